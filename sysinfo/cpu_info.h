@@ -1,0 +1,32 @@
+// CPU description: model, cores, ISA flags that matter for FLOP peaks, clock and caches.
+// Read from /proc/cpuinfo and sysfs; host-only.
+#ifndef SYSINFO_CPU_INFO_H_
+#define SYSINFO_CPU_INFO_H_
+
+#include <string>
+
+namespace sysinfo {
+
+struct CpuInfo {
+  std::string model = "unknown";
+  int logical_cpus = 0;      // what the OS schedules on
+  int physical_cores = 0;    // "cpu cores" x sockets; 0 when unknown
+  bool avx2 = false;
+  bool avx512f = false;
+  bool fma = false;
+  double mhz = 0;            // current clock as /proc/cpuinfo reports it; 0 when unknown
+  long l2_bytes = 0;         // per core; 0 when unknown
+  long l3_bytes = 0;         // last-level cache, per socket; 0 when unknown
+
+  // "AVX2 FMA" etc., empty string when none of the tracked flags is present.
+  std::string IsaString() const;
+  // fp32 FMA lanes per instruction: 16 with AVX-512, 8 with AVX2, 4 otherwise.
+  int Fp32Lanes() const;
+};
+
+// Reads the running machine. Never fails: unknown fields stay at their defaults.
+CpuInfo ReadCpuInfo();
+
+}  // namespace sysinfo
+
+#endif  // SYSINFO_CPU_INFO_H_

@@ -1,0 +1,150 @@
+"""cuda_library: compiles .cu files with nvcc into a library that plain cc_binary and cc_test
+targets link.
+
+  cuda_library(
+      name = "foo_cuda",
+      srcs = ["foo_cuda.cu"],      # compiled by nvcc, one object each
+      hdrs = ["foo.h"],            # host-visible headers, exported to dependents
+      deps = [":foo"],             # cc_library / cuda_library deps: their headers and flags
+      copts = [],                  # extra nvcc flags
+  )
+
+Architectures: sm_90 SASS plus compute_90 PTX by default. Choose others from the command line
+or .bazelrc with `--define=cuda_archs=80,90` (comma-separated compute capabilities; SASS for
+each, PTX for the last). A change to any header of the target or of its deps rebuilds the
+objects that may include it. Where no CUDA toolkit was found, the target is incompatible and
+skipped by `bazel build //...`.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "NVCC")
+
+DEFAULT_CUDA_ARCHS = "90"
+
+def _gencode_flags(archs):
+    flags = []
+    archs = [a.strip() for a in archs.split(",") if a.strip()]
+    if not archs:
+        fail("--define=cuda_archs must name at least one compute capability, e.g. 90")
+    for a in archs:
+        if not a.isdigit():
+            fail("--define=cuda_archs: '%s' is not a compute capability like 80 or 90" % a)
+        flags.append("-gencode=arch=compute_%s,code=sm_%s" % (a, a))
+    last = archs[-1]
+    flags.append("-gencode=arch=compute_%s,code=compute_%s" % (last, last))
+    return flags
+
+def _cuda_library_impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    feature_configuration = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    dep_infos = [d[CcInfo] for d in ctx.attr.deps]
+    dep_cc = cc_common.merge_cc_infos(cc_infos = dep_infos)
+    dep_ctx = dep_cc.compilation_context
+
+    own_hdrs = ctx.files.hdrs + [f for f in ctx.files.srcs if f.extension in ["cuh", "h"]]
+    header_inputs = depset(own_hdrs, transitive = [dep_ctx.headers])
+
+    opt = ctx.var.get("COMPILATION_MODE", "fastbuild") == "opt"
+    archs = ctx.var.get("cuda_archs", DEFAULT_CUDA_ARCHS)
+    base = [
+        "-std=c++17",
+        "-O3" if opt else "-O1",
+        "-lineinfo",
+        "--expt-relaxed-constexpr",
+        "-Xcompiler=-fPIC",
+        "-ccbin=" + cc_toolchain.compiler_executable,
+        "-I.",
+        "-I" + ctx.bin_dir.path,
+        "-I" + ctx.genfiles_dir.path,
+    ] + _gencode_flags(archs)
+    if opt:
+        base.append("-DNDEBUG")
+    for inc in dep_ctx.includes.to_list() + dep_ctx.quote_includes.to_list():
+        base.append("-I" + inc)
+    for inc in dep_ctx.system_includes.to_list():
+        base += ["-isystem", inc]
+    for d in dep_ctx.defines.to_list():
+        base.append("-D" + d)
+
+    objects = []
+    for src in ctx.files.srcs:
+        if src.extension != "cu":
+            continue
+        obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-3]))
+        ctx.actions.run(
+            executable = NVCC,
+            arguments = base + ctx.attr.copts + ["-c", src.path, "-o", obj.path],
+            inputs = depset([src], transitive = [header_inputs]),
+            outputs = [obj],
+            mnemonic = "NvccCompile",
+            progress_message = "nvcc %s" % src.short_path,
+            use_default_shell_env = True,
+        )
+        objects.append(obj)
+
+    archive = ctx.actions.declare_file("lib%s.a" % ctx.label.name)
+    ctx.actions.run(
+        executable = cc_toolchain.ar_executable,
+        arguments = ["rcs", archive.path] + [o.path for o in objects],
+        inputs = objects,
+        outputs = [archive],
+        mnemonic = "NvccArchive",
+        use_default_shell_env = True,
+    )
+    library = cc_common.create_library_to_link(
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        static_library = archive,
+        alwayslink = True,
+    )
+    own = CcInfo(
+        compilation_context = cc_common.create_compilation_context(headers = depset(ctx.files.hdrs)),
+        linking_context = cc_common.create_linking_context(
+            linker_inputs = depset([cc_common.create_linker_input(
+                owner = ctx.label,
+                libraries = depset([library]),
+            )]),
+        ),
+    )
+    return [
+        DefaultInfo(files = depset([archive])),
+        cc_common.merge_cc_infos(cc_infos = [own] + dep_infos),
+    ]
+
+_cuda_library = rule(
+    implementation = _cuda_library_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".cu", ".cuh", ".h"]),
+        "hdrs": attr.label_list(allow_files = [".h", ".cuh"]),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "copts": attr.string_list(),
+        "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
+    },
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+)
+
+# What a CUDA-only target puts in target_compatible_with.
+CUDA_COMPATIBLE = [] if CUDA_ENABLED else ["@platforms//:incompatible"]
+
+def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
+    """nvcc-compiled library, linked with cudart; skipped where no CUDA toolkit exists."""
+    _cuda_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps + ["@local_cuda//:cudart"],
+        copts = copts,
+        target_compatible_with = kwargs.pop("target_compatible_with", []) + CUDA_COMPATIBLE,
+        **kwargs
+    )
+
+def if_cuda(with_cuda, without_cuda = []):
+    """Picks a value by whether the CUDA toolkit was found (e.g. a real or a stub backend)."""
+    return with_cuda if CUDA_ENABLED else without_cuda
