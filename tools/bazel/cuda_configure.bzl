@@ -4,7 +4,7 @@ It creates @local_cuda with:
   :cudart, :cublas, :cublasLt, :nccl   cc targets that link the toolkit's shared libraries
                                        (with an rpath to its lib folder)
   defs.bzl                             CUDA_ENABLED, CUDA_PATH, NVCC, CUDA_VERSION
-Where no toolkit is found, every target is marked incompatible (`@platforms//:incompatible`),
+MLBENCH_NO_CUDA=1 pretends there is none. Where no toolkit is found, every target is marked incompatible (`@platforms//:incompatible`),
 so `bazel build //...` and `bazel test //...` skip the CUDA parts instead of failing.
 Nothing is downloaded.
 """
@@ -17,6 +17,9 @@ _LIBS = {
 }
 
 def _find_cuda(repository_ctx):
+    # MLBENCH_NO_CUDA=1 builds as if no toolkit existed (to test the skip path).
+    if repository_ctx.os.environ.get("MLBENCH_NO_CUDA", "") not in ["", "0"]:
+        return None
     candidates = []
     env_path = repository_ctx.os.environ.get("CUDA_PATH", "")
     if env_path:
@@ -82,6 +85,6 @@ def _local_cuda_impl(repository_ctx):
 
 local_cuda = repository_rule(
     implementation = _local_cuda_impl,
-    environ = ["CUDA_PATH"],
+    environ = ["CUDA_PATH", "MLBENCH_NO_CUDA"],
     local = True,
 )
