@@ -1,0 +1,142 @@
+// Measured ceilings JSON: read, write (temp file + rename), and turn into a Peak.
+#include "accounting/ceilings.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace accounting {
+namespace {
+
+absl::Status CheckFigure(const std::string& what, double v) {
+  if (std::isfinite(v) && v >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, "=", v, " is invalid: must be finite and >= 0"));
+}
+
+absl::Status Validate(const Ceilings& c, const std::string& where) {
+  for (const auto& [key, value] : c.peak_flops) {
+    if (!ParseDtype(key).ok() || std::string(DtypeName(*ParseDtype(key))) != key) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": peak_flops key '", key,
+                                                     "' is not a dtype name (allowed: ",
+                                                     std::string(AllowedDtypeNames()), ")"));
+    }
+    if (auto st = CheckFigure(absl::StrCat(where, ": peak_flops.", key), value); !st.ok()) return st;
+  }
+  return CheckFigure(absl::StrCat(where, ": bandwidth_bytes_per_s"), c.bandwidth_bytes_per_s);
+}
+
+}  // namespace
+
+absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
+  if (auto st = Validate(c, path); !st.ok()) return st;
+  nlohmann::json j;
+  j["machine"] = c.machine;
+  j["peak_flops"] = nlohmann::json::object();
+  for (const auto& [k, v] : c.peak_flops) j["peak_flops"][k] = v;
+  j["bandwidth_bytes_per_s"] = c.bandwidth_bytes_per_s;
+  j["method"] = c.method;
+  j["date"] = c.date;
+
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot write ceilings: cannot open '", tmp, "'"));
+    }
+    out << j.dump(2) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return absl::DataLossError(absl::StrCat("cannot write ceilings: write to '", tmp, "' failed"));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write ceilings: rename '", tmp, "' -> '", path, "' failed"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot read ceilings file '", path,
+        "': missing or unreadable (write one with `bazel run //micro:ceilings`)"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ceilings file '", path, "' is not a JSON object"));
+  }
+  Ceilings c;
+  auto get_string = [&](const char* key, std::string* out) -> absl::Status {
+    if (!j.contains(key)) return absl::OkStatus();
+    if (!j[key].is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceilings file '", path, "': '", key, "' must be a string"));
+    }
+    *out = j[key].get<std::string>();
+    return absl::OkStatus();
+  };
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"machine", &c.machine},
+                          {"method", &c.method},
+                          {"date", &c.date}}) {
+    if (auto st = get_string(key, out); !st.ok()) return st;
+  }
+  if (j.contains("peak_flops")) {
+    if (!j["peak_flops"].is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceilings file '", path, "': 'peak_flops' must be an object"));
+    }
+    for (auto it = j["peak_flops"].begin(); it != j["peak_flops"].end(); ++it) {
+      if (!it.value().is_number()) {
+        return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "': peak_flops.",
+                                                       it.key(), " must be a number"));
+      }
+      c.peak_flops[it.key()] = it.value().get<double>();
+    }
+  }
+  if (j.contains("bandwidth_bytes_per_s")) {
+    if (!j["bandwidth_bytes_per_s"].is_number()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ceilings file '", path, "': 'bandwidth_bytes_per_s' must be a number"));
+    }
+    c.bandwidth_bytes_per_s = j["bandwidth_bytes_per_s"].get<double>();
+  }
+  if (auto st = Validate(c, absl::StrCat("ceilings file '", path, "'")); !st.ok()) return st;
+  return c;
+}
+
+absl::StatusOr<Peak> MeasuredPeak(const Ceilings& c, Dtype dtype, const std::string& path_for_source) {
+  auto it = c.peak_flops.find(std::string(DtypeName(dtype)));
+  if (it == c.peak_flops.end() || !(it->second > 0)) {
+    std::vector<std::string> have;
+    for (const auto& [k, v] : c.peak_flops) {
+      if (v > 0) have.push_back(k);
+    }
+    return absl::NotFoundError(absl::StrCat(
+        "ceilings file '", path_for_source, "' has no ", std::string(DtypeName(dtype)),
+        " peak (it has: ", have.empty() ? "none" : absl::StrJoin(have, ", "),
+        "); measure it with `bazel run //micro:ceilings` or give --peak_flops"));
+  }
+  Peak p;
+  p.flops_per_s = it->second;
+  p.bytes_per_s = c.bandwidth_bytes_per_s;
+  p.source = absl::StrCat("measured: ", path_for_source, " (", c.machine, "; ", c.method, "; ",
+                          c.date, ")");
+  return p;
+}
+
+}  // namespace accounting

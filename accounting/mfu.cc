@@ -1,0 +1,66 @@
+// MFU, HFU and the running (smoothed) MFU of train loops.
+#include "accounting/mfu.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace accounting {
+namespace {
+
+absl::Status Positive(const char* name, double v) {
+  if (v > 0 && std::isfinite(v)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, "=", v, " is invalid: must be finite and > 0"));
+}
+
+absl::StatusOr<double> Utilisation(const char* flops_name, double flops, double seconds,
+                                   double peak) {
+  for (auto st : {Positive(flops_name, flops), Positive("step_seconds", seconds),
+                  Positive("peak_flops_per_s", peak)}) {
+    if (!st.ok()) return st;
+  }
+  return flops / seconds / peak;
+}
+
+}  // namespace
+
+absl::StatusOr<double> Mfu(double flops_per_step, double step_seconds, double peak_flops_per_s) {
+  return Utilisation("flops_per_step", flops_per_step, step_seconds, peak_flops_per_s);
+}
+
+absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds,
+                           double peak_flops_per_s) {
+  return Utilisation("hardware_flops_per_step", hardware_flops_per_step, step_seconds,
+                     peak_flops_per_s);
+}
+
+absl::StatusOr<double> MfuFromThroughput(double params, double tokens_per_s, int devices,
+                                         double peak_per_device) {
+  for (auto st : {Positive("params", params), Positive("tokens_per_second", tokens_per_s),
+                  Positive("peak_per_device", peak_per_device)}) {
+    if (!st.ok()) return st;
+  }
+  if (devices < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("devices=", devices, " is invalid: must be >= 1"));
+  }
+  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored as in seed 003.
+  return 6.0 * params * tokens_per_s / (devices * peak_per_device);
+}
+
+void RunningMfu::Update(double step_mfu) {
+  ++updates_;
+  if (updates_ <= kSkip) return;  // nanoGPT: local_iter_num >= 5 before the first estimate
+  value_ = value_.has_value() ? 0.9 * *value_ + 0.1 * step_mfu : step_mfu;
+}
+
+std::string RunningMfu::ToString() const {
+  return value_.has_value() ? FormatPercent(*value_) : "n/a";
+}
+
+std::string FormatPercent(double fraction, int decimals) {
+  return absl::StrFormat("%.*f%%", decimals, fraction * 100.0);
+}
+
+}  // namespace accounting
