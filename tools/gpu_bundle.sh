@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the GPU-relevant binaries and tests HERE (where Bazel is) and packs them, stripped, with
+# the runtime .debs they need, into one ignored folder (default .gpu/, under 64 MiB) that
+# tools/gpu_check.sh runs on a GPU machine without Bazel (DESIGN.md, "Running on a GPU machine").
+#
+#   tools/gpu_bundle.sh [DIR]        build and pack into DIR (default .gpu)
+#
+# Host code is built with --config=portable (x86-64-v3, not -march=native) in a separate Bazel
+# output base, so the bundle runs on another CPU and does not disturb the normal build cache.
+# The CUDA libraries are not packed (cuBLAS alone is hundreds of MB): gpu_check.sh uses the GPU
+# machine's own. Only libcudart (small) travels as a fallback.
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+DEST="${1:-.gpu}"
+LIMIT_MB=60
+
+# Binaries and tests that matter on a GPU. A target that does not exist (yet) is left out with a note.
+WANTED=(
+  //tools:devices
+  //tools/bazel/testdata:cuda_rule_test
+  //micro:matmul
+  //micro:elementwise
+  //micro:ceilings
+  //macro:gpt_step
+  //macro:ddp_step
+)
+# CUDA tests of the model, whatever they are called.
+MODEL_CUDA_TESTS=$(bazel query 'kind("cc_test", //model/cuda/...)' 2>/dev/null || true)
+
+TARGETS=()
+for t in "${WANTED[@]}" $MODEL_CUDA_TESTS; do
+  if bazel query "$t" >/dev/null 2>&1; then TARGETS+=("$t"); else echo "gpu_bundle: $t does not exist, left out"; fi
+done
+echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
+BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
+"${BAZEL[@]}" build -c opt --config=portable "${TARGETS[@]}"
+BIN="$("${BAZEL[@]}" info -c opt --config=portable bazel-bin 2>/dev/null)"
+
+TMP="${DEST}.tmp.$$"
+rm -rf "$TMP"; mkdir -p "$TMP/bin" "$TMP/debs" "$TMP/lib" "$TMP/data"
+for t in "${TARGETS[@]}"; do
+  rel="${t#//}"; pkg="${rel%%:*}"; name="${rel##*:}"
+  out="$(echo "${pkg}_${name}" | tr '/' '_')"
+  cp "$BIN/$pkg/$name" "$TMP/bin/$out"
+  chmod u+w "$TMP/bin/$out"
+  strip --strip-unneeded "$TMP/bin/$out"
+done
+# Test data the CUDA tests read (fixtures), if any.
+for d in model/testdata; do
+  [[ -d "$d" ]] && mkdir -p "$TMP/data/$d" && cp -r "$d"/. "$TMP/data/$d/"
+done
+
+# Runtime .debs: every shared library the binaries load that a Debian package owns, except the
+# C/C++ runtime the GPU machine has anyway. CUDA libraries are found there, not carried.
+declare -A PKGS=()
+for f in "$TMP"/bin/*; do
+  while read -r lib; do
+    [[ -z "$lib" || ! -e "$lib" ]] && continue
+    real="$(readlink -f "$lib")"
+    owner="$(dpkg -S "$real" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    [[ -z "$owner" ]] && owner="$(dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    [[ -z "$owner" ]] && continue
+    case "$owner" in libc6|libstdc++6|libgcc-s1|libcrypt1|libzstd1|zlib1g) continue ;; esac
+    PKGS["$owner"]=1
+  done < <(ldd "$f" | awk '/=> \//{print $3}')
+done
+# OpenBLAS's OpenMP build needs its Fortran runtime; MPI ranks need mpirun's helpers.
+(cd "$TMP/debs" && apt-get download "${!PKGS[@]}" >/dev/null)
+cp -L /usr/local/cuda/lib64/libcudart.so.13 "$TMP/lib/" 2>/dev/null || true
+cp tools/gpu_check.sh "$TMP/gpu_check.sh"
+
+{
+  echo "commit: $(git rev-parse HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "targets: ${TARGETS[*]}"
+  echo "debs: ${!PKGS[*]}"
+} > "$TMP/MANIFEST.txt"
+
+size_mb=$(du -sm "$TMP" | cut -f1)
+if (( size_mb > LIMIT_MB )); then
+  echo "gpu_bundle: $TMP is ${size_mb} MiB, over the ${LIMIT_MB} MiB limit; not installed" >&2
+  du -sh "$TMP"/*/* | sort -h | tail >&2
+  exit 1
+fi
+rm -rf "$DEST"; mv "$TMP" "$DEST"
+echo "gpu_bundle: $DEST ready, ${size_mb} MiB"; cat "$DEST/MANIFEST.txt"
+echo "gpu_bundle: on the GPU machine run: bash $DEST/gpu_check.sh \$OUT"
