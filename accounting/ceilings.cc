@@ -26,7 +26,7 @@ absl::Status Validate(const Ceilings& c, const std::string& where) {
     if (!ParseDtype(key).ok() || std::string(DtypeName(*ParseDtype(key))) != key) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": peak_flops key '", key,
                                                      "' is not a dtype name (allowed: ",
-                                                     std::string(AllowedDtypeNames()), ")"));
+                                                     AllowedDtypeNames(), ")"));
     }
     if (auto st = CheckFigure(absl::StrCat(where, ": peak_flops.", key), value); !st.ok()) return st;
   }
@@ -120,14 +120,14 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
 }
 
 absl::StatusOr<Peak> MeasuredPeak(const Ceilings& c, Dtype dtype, const std::string& path_for_source) {
-  auto it = c.peak_flops.find(std::string(DtypeName(dtype)));
+  auto it = c.peak_flops.find(DtypeName(dtype));
   if (it == c.peak_flops.end() || !(it->second > 0)) {
     std::vector<std::string> have;
     for (const auto& [k, v] : c.peak_flops) {
       if (v > 0) have.push_back(k);
     }
     return absl::NotFoundError(absl::StrCat(
-        "ceilings file '", path_for_source, "' has no ", std::string(DtypeName(dtype)),
+        "ceilings file '", path_for_source, "' has no ", DtypeName(dtype),
         " peak (it has: ", have.empty() ? "none" : absl::StrJoin(have, ", "),
         "); measure it with `bazel run //micro:ceilings` or give --peak_flops"));
   }

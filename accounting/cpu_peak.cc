@@ -36,7 +36,7 @@ absl::StatusOr<Peak> CpuDeclaredPeakFromInfo(const sysinfo::CpuInfo& info, Dtype
                                              int fma_units_per_core) {
   if (dtype != Dtype::kFp32) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a declared CPU peak is fp32 only, not ", std::string(DtypeName(dtype)),
+        "a declared CPU peak is fp32 only, not ", DtypeName(dtype),
         ": measure that dtype with `bazel run //micro:ceilings` and pass --ceilings=FILE"));
   }
   if (!info.fma) {

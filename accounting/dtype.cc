@@ -8,18 +8,17 @@
 
 namespace accounting {
 
-std::string_view DtypeName(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kFp32: return "fp32";
-    case Dtype::kTf32: return "tf32";
-    case Dtype::kBf16: return "bf16";
-    case Dtype::kFp16: return "fp16";
-    case Dtype::kFp8: return "fp8";
-  }
-  return "unknown";
+const std::string& DtypeName(Dtype dtype) {
+  static const std::string* names[] = {new std::string("fp32"), new std::string("tf32"),
+                                       new std::string("bf16"), new std::string("fp16"),
+                                       new std::string("fp8")};
+  return *names[static_cast<int>(dtype)];
 }
 
-std::string_view AllowedDtypeNames() { return "fp32, tf32, bf16, fp16, fp8"; }
+const std::string& AllowedDtypeNames() {
+  static const std::string* names = new std::string("fp32, tf32, bf16, fp16, fp8");
+  return *names;
+}
 
 absl::StatusOr<Dtype> ParseDtype(std::string_view name) {
   std::string s = absl::AsciiStrToLower(std::string(name));
@@ -29,7 +28,7 @@ absl::StatusOr<Dtype> ParseDtype(std::string_view name) {
   if (s == "fp16" || s == "float16" || s == "half") return Dtype::kFp16;
   if (s == "fp8") return Dtype::kFp8;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown dtype '", std::string(name), "': allowed are ", std::string(AllowedDtypeNames())));
+      absl::StrCat("unknown dtype '", std::string(name), "': allowed are ", AllowedDtypeNames()));
 }
 
 int BytesPerElement(Dtype dtype) {

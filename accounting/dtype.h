@@ -3,6 +3,7 @@
 #ifndef ACCOUNTING_DTYPE_H_
 #define ACCOUNTING_DTYPE_H_
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -11,8 +12,9 @@ namespace accounting {
 
 enum class Dtype { kFp32, kTf32, kBf16, kFp16, kFp8 };
 
-// "fp32", "tf32", "bf16", "fp16", "fp8".
-std::string_view DtypeName(Dtype dtype);
+// "fp32", "tf32", "bf16", "fp16", "fp8". A std::string (not a string_view): Debian's Abseil is
+// built with its own absl::string_view, so absl::StrCat does not take std::string_view.
+const std::string& DtypeName(Dtype dtype);
 
 // Parses one of the names above (case-insensitive; "float32", "bfloat16", "float16" are
 // accepted too). Error: names the value and the allowed set.
@@ -22,7 +24,7 @@ absl::StatusOr<Dtype> ParseDtype(std::string_view name);
 int BytesPerElement(Dtype dtype);
 
 // "fp32, tf32, bf16, fp16, fp8": for messages.
-std::string_view AllowedDtypeNames();
+const std::string& AllowedDtypeNames();
 
 }  // namespace accounting
 

@@ -39,12 +39,16 @@ int64_t GptParamCount(const GptShape& s, bool include_position_embeddings) {
   return n;
 }
 
-std::string_view ConventionName(AttentionConvention c) {
-  return c == AttentionConvention::kFull ? "full" : "causal-halved";
+const std::string& ConventionName(AttentionConvention c) {
+  static const std::string* full = new std::string("full");
+  static const std::string* halved = new std::string("causal-halved");
+  return c == AttentionConvention::kFull ? *full : *halved;
 }
 
-std::string_view ConventionFormula(AttentionConvention c) {
-  return c == AttentionConvention::kFull ? "12*L*C*T" : "6*L*C*T";
+const std::string& ConventionFormula(AttentionConvention c) {
+  static const std::string* full = new std::string("12*L*C*T");
+  static const std::string* halved = new std::string("6*L*C*T");
+  return c == AttentionConvention::kFull ? *full : *halved;
 }
 
 double AttentionTrainFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c) {

@@ -46,10 +46,10 @@ enum class AttentionConvention {
   kFull,          // 12*L*C*T per token: PaLM, nanoGPT
   kCausalHalved,  // 6*L*C*T per token: llm.c (only the causal half of QK^T and AV)
 };
-// "full (12*L*C*T, PaLM/nanoGPT)" style short names: "full", "causal-halved".
-std::string_view ConventionName(AttentionConvention convention);
+// Short names: "full", "causal-halved".
+const std::string& ConventionName(AttentionConvention convention);
 // The term as a formula, for printing: "12*L*C*T" or "6*L*C*T".
-std::string_view ConventionFormula(AttentionConvention convention);
+const std::string& ConventionFormula(AttentionConvention convention);
 
 // Attention FLOPs per token for training (fwd + bwd): 12LCT or 6LCT with T = seq.
 double AttentionTrainFlopsPerToken(const GptShape& shape, int64_t seq, AttentionConvention c);

@@ -3,7 +3,7 @@
 #ifndef ACCOUNTING_MFU_RATING_H_
 #define ACCOUNTING_MFU_RATING_H_
 
-#include <string_view>
+#include <string>
 #include <vector>
 
 namespace accounting {
@@ -11,9 +11,9 @@ namespace accounting {
 struct MfuBand {
   double lower;                // inclusive, fraction (0.20)
   double upper;                // exclusive; +inf for the last band
-  std::string_view name;       // machine-readable: "problem", "low", "fair", "good", "excellent",
+  std::string name;            // machine-readable: "problem", "low", "fair", "good", "excellent",
                                // "check-formula"
-  std::string_view advice;     // what to do, from the seed
+  std::string advice;          // what to do, from the seed
 };
 
 const std::vector<MfuBand>& MfuBands();

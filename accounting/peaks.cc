@@ -133,9 +133,11 @@ const std::vector<DatasheetEntry>& DatasheetRegistry() {
   return *registry;
 }
 
-std::string_view HowToGiveAPeak() {
-  return "give a peak with --peak_flops=FLOP_PER_S (and --bandwidth=BYTES_PER_S), or measure "
-         "this machine's ceilings with `bazel run //micro:ceilings` and pass --ceilings=FILE";
+const std::string& HowToGiveAPeak() {
+  static const std::string* text = new std::string(
+      "give a peak with --peak_flops=FLOP_PER_S (and --bandwidth=BYTES_PER_S), or measure "
+         "this machine's ceilings with `bazel run //micro:ceilings` and pass --ceilings=FILE");
+  return *text;
 }
 
 absl::StatusOr<const DatasheetEntry*> FindDatasheetEntry(std::string_view device_name) {
@@ -150,7 +152,7 @@ absl::StatusOr<const DatasheetEntry*> FindDatasheetEntry(std::string_view device
   }
   return absl::NotFoundError(absl::StrCat("unknown device '", std::string(device_name),
                                           "': no datasheet entry (known: ", KnownNames(), "); ",
-                                          std::string(HowToGiveAPeak())));
+                                          HowToGiveAPeak()));
 }
 
 absl::StatusOr<Peak> DatasheetPeak(std::string_view device_name, Dtype dtype, Sparsity sparsity) {
@@ -159,20 +161,20 @@ absl::StatusOr<Peak> DatasheetPeak(std::string_view device_name, Dtype dtype, Sp
   const DatasheetEntry& entry = **e;
   std::optional<double> dense = entry.DenseFlops(dtype);
   if (!dense.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(entry.name, " has no ", std::string(DtypeName(dtype)),
+    return absl::InvalidArgumentError(absl::StrCat(entry.name, " has no ", DtypeName(dtype),
                                                    " tensor math on its datasheet; pick another "
                                                    "dtype or ",
-                                                   std::string(HowToGiveAPeak())));
+                                                   HowToGiveAPeak()));
   }
   Peak p;
   p.bytes_per_s = entry.bandwidth_bytes_per_s;
   if (sparsity == Sparsity::kSparse && dtype != Dtype::kFp32) {
     p.flops_per_s = *dense * entry.sparse_factor;
-    p.source = absl::StrCat("datasheet: ", entry.name, " ", std::string(DtypeName(dtype)),
+    p.source = absl::StrCat("datasheet: ", entry.name, " ", DtypeName(dtype),
                             " SPARSE 2:4 (not comparable with dense MFU) (", entry.url, ")");
   } else {
     p.flops_per_s = *dense;
-    p.source = absl::StrCat("datasheet: ", entry.name, " ", std::string(DtypeName(dtype)), " dense (",
+    p.source = absl::StrCat("datasheet: ", entry.name, " ", DtypeName(dtype), " dense (",
                             entry.url, ")");
   }
   return p;

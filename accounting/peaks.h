@@ -64,7 +64,7 @@ absl::StatusOr<Peak> DatasheetBandwidth(std::string_view device_name);
 absl::StatusOr<Peak> PeakFromFlags(double flops_per_s, double bytes_per_s, std::string_view flag_name);
 
 // The text appended to "unknown device" errors: how to give a peak instead.
-std::string_view HowToGiveAPeak();
+const std::string& HowToGiveAPeak();
 
 }  // namespace accounting
 

@@ -302,7 +302,7 @@ absl::Status RunMfu() {
   if (!mfu.ok()) return mfu.status();
   const accounting::MfuBand& band = accounting::RateMfu(*mfu);
   const double model_flops_per_s = 6 * *params * *tps;
-  std::printf("MFU: %s  [%s]\n", accounting::FormatPercent(*mfu).c_str(), std::string(band.advice).c_str());
+  std::printf("MFU: %s  [%s]\n", accounting::FormatPercent(*mfu).c_str(), band.advice.c_str());
   std::printf("  model FLOP/s: 6 * N * tokens/s = 6 * %s * %s = %s (6N per token; attention term not included)\n",
               Num(*params).c_str(), Num(*tps).c_str(), Num(model_flops_per_s).c_str());
   std::printf("  peak: %lld device(s) x %s FLOP/s = %s FLOP/s\n", static_cast<long long>(*devices),
@@ -310,7 +310,7 @@ absl::Status RunMfu() {
   std::printf("  peak source: %s\n", peak->peak.source.c_str());
   std::printf("result: mfu=%.6g percent=%.4g band=%s params=%s tokens_per_second=%s devices=%lld "
               "peak_flops=%s dtype=%s peak_kind=%s peak=%s convention=6N\n",
-              *mfu, *mfu * 100, std::string(band.name).c_str(), Num(*params).c_str(), Num(*tps).c_str(),
+              *mfu, *mfu * 100, band.name.c_str(), Num(*params).c_str(), Num(*tps).c_str(),
               static_cast<long long>(*devices), Num(peak->peak.flops_per_s).c_str(),
               Raw(FLAGS_dtype).c_str(), peak->kind.c_str(), peak->label.c_str());
   return absl::OkStatus();
@@ -442,8 +442,8 @@ absl::Status RunGpt() {
     absl::StatusOr<accounting::StepFlops> f = accounting::GptStepFlops(s, seq, batch, 1, conv);
     if (!f.ok()) return f.status();
     const double fwd = accounting::ForwardFlopsPerToken(s, seq, conv);
-    const std::string name(accounting::ConventionName(conv));
-    std::printf("attention %s (6N + %s):\n", name.c_str(), std::string(accounting::ConventionFormula(conv)).c_str());
+    const std::string& name = accounting::ConventionName(conv);
+    std::printf("attention %s (6N + %s):\n", name.c_str(), accounting::ConventionFormula(conv).c_str());
     std::printf("  train FLOPs per token:    %.6g  (6N = %.6g, attention = %.6g)\n", f->model_flops_per_token,
                 6.0 * n, accounting::AttentionTrainFlopsPerToken(s, seq, conv));
     std::printf("  train FLOPs per sequence: %.6g\n", f->model_flops_per_sequence);
