@@ -1,0 +1,45 @@
+// Sizes of the CPU model's activation and scratch tensors.
+#include "model/activation_layout.h"
+
+namespace model {
+
+std::vector<ActivationTensor> CpuActivationTensors(const GptConfig& c, int64_t B, int64_t T) {
+  const int64_t L = c.layers, C = c.width, NH = c.heads, Vp = c.padded_vocab;
+  const int64_t BT = B * T;
+  return {
+      {ActId::kEncoded, "encoded", BT * C},
+      {ActId::kLn1, "ln1", L * BT * C},
+      {ActId::kLn1Mean, "ln1_mean", L * BT},
+      {ActId::kLn1Rstd, "ln1_rstd", L * BT},
+      {ActId::kQkv, "qkv", L * BT * 3 * C},
+      {ActId::kAtty, "atty", L * BT * C},
+      {ActId::kAtt, "att", L * B * NH * T * T},
+      {ActId::kResidual2, "residual2", L * BT * C},
+      {ActId::kLn2, "ln2", L * BT * C},
+      {ActId::kLn2Mean, "ln2_mean", L * BT},
+      {ActId::kLn2Rstd, "ln2_rstd", L * BT},
+      {ActId::kFch, "fch", L * BT * 4 * C},
+      {ActId::kFchGelu, "fch_gelu", L * BT * 4 * C},
+      {ActId::kResidual3, "residual3", L * BT * C},
+      {ActId::kLnf, "lnf", BT * C},
+      {ActId::kLnfMean, "lnf_mean", BT},
+      {ActId::kLnfRstd, "lnf_rstd", BT},
+      {ActId::kLogits, "logits", BT * Vp},
+      {ActId::kLse, "lse", BT},
+      {ActId::kLosses, "losses", BT},
+      {ActId::kProj, "proj", BT * C},
+      {ActId::kDResidual, "dresidual", BT * C},
+      {ActId::kDBtc, "dbtc", BT * C},
+      {ActId::kDFch, "dfch", BT * 4 * C},
+      {ActId::kDQkv, "dqkv", BT * 3 * C},
+      {ActId::kDAtt, "datt", B * NH * T * T},
+  };
+}
+
+int64_t CpuActivationElements(const GptConfig& c, int64_t B, int64_t T) {
+  int64_t n = 0;
+  for (const ActivationTensor& t : CpuActivationTensors(c, B, T)) n += t.size;
+  return n;
+}
+
+}  // namespace model

@@ -1,0 +1,27 @@
+// AdamW update on the CPU.
+#include "model/adamw_cpu.h"
+
+#include <cmath>
+
+#include "model/adamw_math.h"
+
+namespace model {
+
+template <typename F>
+void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1,
+                  float beta2, float eps, float weight_decay, int t) {
+  const F bc1 = F(1) - std::pow(F(beta1), F(t));
+  const F bc2 = F(1) - std::pow(F(beta2), F(t));
+  const F flr = lr, fb1 = beta1, fb2 = beta2, feps = eps, fwd = weight_decay;
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    adamw_update_one(&params[i], &m[i], &v[i], grads[i], flr, fb1, fb2, feps, fwd, bc1, bc2);
+  }
+}
+
+template void adamw_update<float>(float*, const float*, float*, float*, int64_t, float, float,
+                                  float, float, float, int);
+template void adamw_update<double>(double*, const double*, double*, double*, int64_t, float,
+                                   float, float, float, float, int);
+
+}  // namespace model

@@ -1,0 +1,28 @@
+// Causal multi-head self-attention on the CPU (llm.c's attention_forward / attention_backward),
+// with the QK^T and AV products as GEMMs per (batch, head) read straight out of the qkv buffer
+// (strided, no copies). The GEMMs compute the full T x T score matrix (the masked half is
+// computed, then zeroed), so the counted FLOPs follow accounting's kFull convention:
+// forward 2 x 2*T*T*hs per (b, h), backward 4 x 2*T*T*hs; 12*L*C*T per token in all.
+// Legend: B batch, T sequence, C channels, NH heads, hs = C/NH head size.
+#ifndef MODEL_ATTENTION_CPU_H_
+#define MODEL_ATTENTION_CPU_H_
+
+#include <cstdint>
+
+namespace model {
+
+// out: (B, T, C) heads concatenated; att: (B, NH, T, T) softmax(q k^T / sqrt(hs)) with the
+// causal mask, zeros above the diagonal, saved for backward; inp: (B, T, 3C) = q | k | v.
+template <typename F>
+void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64_t C,
+                       int64_t NH);
+
+// dinp: (B, T, 3C) OVERWRITTEN with dq | dk | dv; datt: (B, NH, T, T) scratch;
+// dout: (B, T, C); inp: (B, T, 3C); att: (B, NH, T, T) from the forward pass.
+template <typename F>
+void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* att, int64_t B,
+                        int64_t T, int64_t C, int64_t NH);
+
+}  // namespace model
+
+#endif  // MODEL_ATTENTION_CPU_H_

@@ -1,0 +1,309 @@
+// The CPU GPT-2: forward, backward and AdamW over the ops in *_cpu.h, one layer at a time.
+#include "model/cpu_gpt.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "model/adamw_cpu.h"
+#include "model/attention_cpu.h"
+#include "model/crossentropy_cpu.h"
+#include "model/encoder_cpu.h"
+#include "model/gelu_cpu.h"
+#include "model/layernorm_cpu.h"
+#include "model/matmul_cpu.h"
+#include "model/residual_cpu.h"
+
+namespace model {
+
+template <typename F>
+AlignedArray<F>::AlignedArray(int64_t n) : n_(n) {
+  if (n == 0) return;
+  const size_t bytes = (static_cast<size_t>(n) * sizeof(F) + 63) / 64 * 64;
+  F* p = static_cast<F*>(std::aligned_alloc(64, bytes));
+  if (p == nullptr) {
+    std::fprintf(stderr, "out of memory allocating %zu bytes\n", bytes);
+    std::abort();
+  }
+  data_.reset(p);
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) p[i] = F(0);
+}
+
+template <typename F>
+void AlignedArray<F>::Free::operator()(F* p) const {
+  std::free(p);
+}
+
+namespace {
+
+// A per-layer slice of a stacked tensor, or nullptr for an absent one (bias=false).
+template <typename F>
+F* Slice(F* base, int64_t offset) {
+  return base == nullptr ? nullptr : base + offset;
+}
+
+}  // namespace
+
+template <typename F>
+CpuGpt<F>::CpuGpt(const GptConfig& config, int B, int T)
+    : config_(config), layout_(config), B_(B), T_(T) {}
+
+template <typename F>
+absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& config, int B,
+                                                              int T) {
+  if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  std::unique_ptr<CpuGpt<F>> m(new CpuGpt<F>(config, B, T));
+  const int64_t n = m->layout_.num_params();
+  m->params_ = AlignedArray<F>(n);
+  m->grads_ = AlignedArray<F>(n);
+  m->m_ = AlignedArray<F>(n);
+  m->v_ = AlignedArray<F>(n);
+  const std::vector<ActivationTensor> acts = CpuActivationTensors(config, B, T);
+  int64_t total = 0;
+  for (const ActivationTensor& t : acts) total += t.size;
+  m->acts_ = AlignedArray<F>(total);
+  F* p = m->acts_.data();
+  for (const ActivationTensor& t : acts) {
+    m->act_[static_cast<int>(t.id)] = p;
+    p += t.size;
+  }
+  m->inputs_.assign(static_cast<size_t>(B) * T, 0);
+  m->targets_.assign(static_cast<size_t>(B) * T, 0);
+  return m;
+}
+
+template <typename F>
+absl::Status CpuGpt<F>::Forward(const Batch& batch) {
+  if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
+  inputs_ = batch.inputs;
+  targets_ = batch.targets;
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+  const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
+  const ParamPointers<F> p = PointParams(layout_, params_.data());
+
+  {
+    ScopedOp op(timer_, "encoder_forward");
+    encoder_forward(act(ActId::kEncoded), inputs_.data(), p.wte, p.wpe, B, T, C);
+  }
+  for (int64_t l = 0; l < L; ++l) {
+    F* residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
+    F* ln1 = act(ActId::kLn1) + l * BT * C;
+    F* ln1_mean = act(ActId::kLn1Mean) + l * BT;
+    F* ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
+    F* qkv = act(ActId::kQkv) + l * BT * 3 * C;
+    F* atty = act(ActId::kAtty) + l * BT * C;
+    F* att = act(ActId::kAtt) + l * B * NH * T * T;
+    F* residual2 = act(ActId::kResidual2) + l * BT * C;
+    F* ln2 = act(ActId::kLn2) + l * BT * C;
+    F* ln2_mean = act(ActId::kLn2Mean) + l * BT;
+    F* ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
+    F* fch = act(ActId::kFch) + l * BT * 4 * C;
+    F* fch_gelu = act(ActId::kFchGelu) + l * BT * 4 * C;
+    F* residual3 = act(ActId::kResidual3) + l * BT * C;
+    F* proj = act(ActId::kProj);
+    {
+      ScopedOp op(timer_, "layernorm_forward");
+      layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C),
+                        B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/qkv");
+      matmul_forward(qkv, ln1, p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), B, T, C, 3 * C,
+                     "qkv");
+    }
+    {
+      ScopedOp op(timer_, "attention_forward");
+      attention_forward(atty, att, qkv, B, T, C, NH);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/attproj");
+      matmul_forward(proj, atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), B, T, C, C,
+                     "attproj");
+    }
+    {
+      ScopedOp op(timer_, "residual_forward");
+      residual_forward(residual2, residual, proj, BT * C);
+    }
+    {
+      ScopedOp op(timer_, "layernorm_forward");
+      layernorm_forward(ln2, ln2_mean, ln2_rstd, residual2, p.ln2w + l * C, Slice(p.ln2b, l * C),
+                        B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/fc");
+      matmul_forward(fch, ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), B, T, C, 4 * C,
+                     "fc");
+    }
+    {
+      ScopedOp op(timer_, "gelu_forward");
+      gelu_forward(fch_gelu, fch, BT * 4 * C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/fcproj");
+      matmul_forward(proj, fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), B, T,
+                     4 * C, C, "fcproj");
+    }
+    {
+      ScopedOp op(timer_, "residual_forward");
+      residual_forward(residual3, residual2, proj, BT * C);
+    }
+  }
+  F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
+  {
+    ScopedOp op(timer_, "layernorm_forward");
+    layernorm_forward(act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd), last, p.lnfw,
+                      p.lnfb, B, T, C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/lm_head");
+    matmul_forward(act(ActId::kLogits), act(ActId::kLnf), p.lm_head, static_cast<const F*>(nullptr),
+                   B, T, C, Vp, "lm_head");
+  }
+  {
+    ScopedOp op(timer_, "crossentropy_forward");
+    crossentropy_forward(act(ActId::kLosses), act(ActId::kLse), act(ActId::kLogits),
+                         targets_.data(), B, T, V, Vp);
+  }
+  double sum = 0;
+  const F* losses = act(ActId::kLosses);
+  for (int64_t i = 0; i < BT; ++i) sum += losses[i];
+  loss_ = sum / static_cast<double>(BT);
+  have_forward_ = true;
+  return absl::OkStatus();
+}
+
+template <typename F>
+void CpuGpt<F>::ZeroGrad() {
+  ScopedOp op(timer_, "zero_grad");
+  F* g = grads_.data();
+  const int64_t n = layout_.num_params();
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) g[i] = F(0);
+}
+
+template <typename F>
+absl::Status CpuGpt<F>::Backward() {
+  if (!have_forward_) {
+    return absl::FailedPreconditionError(
+        "Backward needs a Forward first (each Forward allows one Backward)");
+  }
+  have_forward_ = false;
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+  const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
+  const ParamPointers<F> p = PointParams(layout_, params_.data());
+  const ParamPointers<F> g = PointParams(layout_, grads_.data());
+  F* dlogits = act(ActId::kLogits);
+  F* dresidual = act(ActId::kDResidual);
+  F* dbtc = act(ActId::kDBtc);
+  F* dfch = act(ActId::kDFch);
+  F* dqkv = act(ActId::kDQkv);
+  F* datt = act(ActId::kDAtt);
+
+  {
+    ScopedOp op(timer_, "crossentropy_softmax_backward");
+    crossentropy_softmax_backward(dlogits, act(ActId::kLse), targets_.data(),
+                                  F(1) / static_cast<F>(BT), B, T, V, Vp);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/lm_head");
+    matmul_backward(dbtc, g.lm_head, static_cast<F*>(nullptr), dlogits, act(ActId::kLnf),
+                    p.lm_head, B, T, C, Vp, "lm_head.bwd");
+  }
+  F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
+  {
+    ScopedOp op(timer_, "layernorm_backward");
+    std::memset(dresidual, 0, sizeof(F) * BT * C);
+    layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, p.lnfw, act(ActId::kLnfMean),
+                       act(ActId::kLnfRstd), B, T, C);
+  }
+  for (int64_t l = L - 1; l >= 0; --l) {
+    F* residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
+    F* ln1 = act(ActId::kLn1) + l * BT * C;
+    F* ln1_mean = act(ActId::kLn1Mean) + l * BT;
+    F* ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
+    F* qkv = act(ActId::kQkv) + l * BT * 3 * C;
+    F* atty = act(ActId::kAtty) + l * BT * C;
+    F* att = act(ActId::kAtt) + l * B * NH * T * T;
+    F* residual2 = act(ActId::kResidual2) + l * BT * C;
+    F* ln2 = act(ActId::kLn2) + l * BT * C;
+    F* ln2_mean = act(ActId::kLn2Mean) + l * BT;
+    F* ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
+    F* fch = act(ActId::kFch) + l * BT * 4 * C;
+    F* fch_gelu = act(ActId::kFchGelu) + l * BT * 4 * C;
+    // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
+    {
+      ScopedOp op(timer_, "matmul_backward/fcproj");
+      matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual,
+                      fch_gelu, p.fcprojw + l * 4 * C * C, B, T, 4 * C, C, "fcproj.bwd");
+    }
+    {
+      ScopedOp op(timer_, "gelu_backward");
+      gelu_backward(dfch, fch, dfch, BT * 4 * C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_backward/fc");
+      matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2,
+                      p.fcw + l * 4 * C * C, B, T, C, 4 * C, "fc.bwd");
+    }
+    {
+      // dresidual becomes d(residual2).
+      ScopedOp op(timer_, "layernorm_backward");
+      layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2,
+                         p.ln2w + l * C, ln2_mean, ln2_rstd, B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_backward/attproj");
+      matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
+                      p.attprojw + l * C * C, B, T, C, C, "attproj.bwd");
+    }
+    {
+      ScopedOp op(timer_, "attention_backward");
+      attention_backward(dqkv, datt, dbtc, qkv, att, B, T, C, NH);
+    }
+    {
+      ScopedOp op(timer_, "matmul_backward/qkv");
+      matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1,
+                      p.qkvw + l * 3 * C * C, B, T, C, 3 * C, "qkv.bwd");
+    }
+    {
+      // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
+      ScopedOp op(timer_, "layernorm_backward");
+      layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual,
+                         p.ln1w + l * C, ln1_mean, ln1_rstd, B, T, C);
+    }
+  }
+  {
+    ScopedOp op(timer_, "encoder_backward");
+    encoder_backward(g.wte, g.wpe, dresidual, inputs_.data(), B, T, C);
+  }
+  return absl::OkStatus();
+}
+
+template <typename F>
+absl::Status CpuGpt<F>::Update(const AdamWConfig& opt, int step) {
+  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
+  if (step < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
+  }
+  ScopedOp op(timer_, "adamw_update");
+  for (const ParamTensorInfo& t : layout_.tensors()) {
+    if (t.size == 0) continue;
+    adamw_update(params_.data() + t.offset, grads_.data() + t.offset, m_.data() + t.offset,
+                 v_.data() + t.offset, t.size, opt.lr, opt.beta1, opt.beta2, opt.eps,
+                 t.weight_decay ? opt.weight_decay : 0.0f, step);
+  }
+  return absl::OkStatus();
+}
+
+template <typename F>
+const F* CpuGpt<F>::logits() const {
+  return have_forward_ ? act_[static_cast<int>(ActId::kLogits)] : nullptr;
+}
+
+template class AlignedArray<float>;
+template class AlignedArray<double>;
+template class CpuGpt<float>;
+template class CpuGpt<double>;
+
+}  // namespace model

@@ -1,0 +1,86 @@
+// The CPU GPT-2, templated on the element type: CpuGpt<float> is the training model behind
+// MakeCpuModel (cpu_model.h); CpuGpt<double> runs the very same code in double precision for
+// the gradient check. All buffers (parameters, gradients, AdamW m and v, activations from
+// activation_layout.h) are allocated once in Create.
+#ifndef MODEL_CPU_GPT_H_
+#define MODEL_CPU_GPT_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "model/activation_layout.h"
+#include "model/batch.h"
+#include "model/gpt_config.h"
+#include "model/gpt_model.h"
+#include "model/op_timer.h"
+#include "model/param_layout.h"
+
+namespace model {
+
+// A zero-initialised, 64-byte aligned array of n elements (first touched in parallel).
+template <typename F>
+class AlignedArray {
+ public:
+  AlignedArray() = default;
+  explicit AlignedArray(int64_t n);
+  F* data() { return data_.get(); }
+  const F* data() const { return data_.get(); }
+  int64_t size() const { return n_; }
+
+ private:
+  struct Free {
+    void operator()(F* p) const;
+  };
+  std::unique_ptr<F, Free> data_;
+  int64_t n_ = 0;
+};
+
+template <typename F>
+class CpuGpt {
+ public:
+  // Parameters start at zero: call InitParams on params() (float) or copy them in.
+  static absl::StatusOr<std::unique_ptr<CpuGpt>> Create(const GptConfig& config, int B, int T);
+
+  const GptConfig& config() const { return config_; }
+  const ParamLayout& layout() const { return layout_; }
+  int B() const { return B_; }
+  int T() const { return T_; }
+  int64_t num_params() const { return layout_.num_params(); }
+  F* params() { return params_.data(); }
+  F* grads() { return grads_.data(); }
+  int64_t activation_elements() const { return acts_.size(); }
+
+  absl::Status Forward(const Batch& batch);
+  double loss() const { return loss_; }  // mean over B*T, summed in double
+  void ZeroGrad();
+  absl::Status Backward();
+  absl::Status Update(const AdamWConfig& opt, int step);
+
+  // (B, T, Vp); null after Backward turned them into their gradient, or before any Forward.
+  const F* logits() const;
+  void SetOpTimer(OpTimer* timer) { timer_ = timer; }
+
+ private:
+  CpuGpt(const GptConfig& config, int B, int T);
+  F* act(ActId id) { return act_[static_cast<int>(id)]; }
+
+  GptConfig config_;
+  ParamLayout layout_;
+  int B_, T_;
+  AlignedArray<F> params_, grads_, m_, v_, acts_;
+  F* act_[kNumActivationTensors] = {};
+  std::vector<int32_t> inputs_, targets_;
+  double loss_ = 0;
+  bool have_forward_ = false;  // a Forward whose logits are intact
+  OpTimer* timer_ = nullptr;
+};
+
+extern template class CpuGpt<float>;
+extern template class CpuGpt<double>;
+
+}  // namespace model
+
+#endif  // MODEL_CPU_GPT_H_

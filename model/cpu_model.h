@@ -1,0 +1,21 @@
+// The CPU fp32 GptModel: OpenBLAS GEMMs and OpenMP loops (cpu_gpt.h), parameters initialised
+// from `seed` as GPT-2 does (param_init.h). Thread count: model::SetNumThreads (threads.h).
+#ifndef MODEL_CPU_MODEL_H_
+#define MODEL_CPU_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "model/gpt_config.h"
+#include "model/gpt_model.h"
+
+namespace model {
+
+// Errors: an invalid config, batch < 1, or seq outside [1, block] (ValidateRunShape).
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T,
+                                                       uint64_t seed);
+
+}  // namespace model
+
+#endif  // MODEL_CPU_MODEL_H_

@@ -1,0 +1,35 @@
+// Row-major GEMM through OpenBLAS for float (sgemm) and double (dgemm), so the templated CPU
+// ops run in fp32 for training and in fp64 for the gradient check with the same code.
+//   C (M, N) = alpha * op(A) (M, K) @ op(B) (K, N) + beta * C
+// Called from one thread, OpenBLAS (OpenMP build) uses the OpenMP pool; called inside an
+// OpenMP parallel region it runs single-threaded on the calling thread.
+#ifndef MODEL_GEMM_CPU_H_
+#define MODEL_GEMM_CPU_H_
+
+#include <cstdint>
+
+#include <cblas.h>
+
+namespace model {
+
+inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                     const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                     float* C, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
+              static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb),
+              beta, C, static_cast<int>(ldc));
+}
+
+inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
+                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta,
+                     double* C, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
+              static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb),
+              beta, C, static_cast<int>(ldc));
+}
+
+}  // namespace model
+
+#endif  // MODEL_GEMM_CPU_H_

@@ -1,0 +1,34 @@
+// Memory a training run needs for a chosen batch: parameters, gradients, AdamW's two moments
+// and the activations (the CPU model's layout, activation_layout.h, which it allocates exactly).
+// A CUDA model keeps the same four parameter-sized buffers; its activations may differ.
+#ifndef MODEL_GPT_MEMORY_H_
+#define MODEL_GPT_MEMORY_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "model/gpt_config.h"
+
+namespace model {
+
+struct MemoryEstimate {
+  int64_t num_params = 0;
+  int64_t params_bytes = 0;
+  int64_t grads_bytes = 0;
+  int64_t adamw_bytes = 0;  // m and v
+  int64_t activations_bytes = 0;
+  int64_t total_bytes() const {
+    return params_bytes + grads_bytes + adamw_bytes + activations_bytes;
+  }
+  // "params 498.0 MB, grads 498.0 MB, AdamW m+v 995.8 MB, activations 224.1 MB: total 2.2 GB"
+  std::string Describe() const;
+};
+
+// Errors as ValidateRunShape. bytes_per_element: 4 for fp32.
+absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,
+                                                      int64_t bytes_per_element = 4);
+
+}  // namespace model
+
+#endif  // MODEL_GPT_MEMORY_H_

@@ -1,0 +1,26 @@
+// LayerNorm on the CPU (llm.c's layernorm_forward / layernorm_backward), eps = 1e-5 as in
+// GPT-2 and PyTorch's default. Rows are normalised over C with the biased variance.
+// Legend: B batch, T sequence, C channels.
+#ifndef MODEL_LAYERNORM_CPU_H_
+#define MODEL_LAYERNORM_CPU_H_
+
+#include <cstdint>
+
+namespace model {
+
+// out: (B, T, C); mean, rstd: (B, T) saved for backward; inp: (B, T, C);
+// weight: (C); bias: (C) or nullptr.
+template <typename F>
+void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
+                       int64_t B, int64_t T, int64_t C);
+
+// dinp: (B, T, C) +=; dweight: (C) +=; dbias: (C) += (skipped when nullptr);
+// dout, inp: (B, T, C); weight: (C); mean, rstd: (B, T) from the forward pass.
+template <typename F>
+void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
+                        const F* weight, const F* mean, const F* rstd, int64_t B, int64_t T,
+                        int64_t C);
+
+}  // namespace model
+
+#endif  // MODEL_LAYERNORM_CPU_H_

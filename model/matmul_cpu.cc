@@ -1,0 +1,73 @@
+// Linear layer forward/backward on the CPU via cblas_sgemm / cblas_dgemm.
+#include "model/matmul_cpu.h"
+
+#include <algorithm>
+
+#include "accounting/flop_counter.h"
+#include "model/gemm_cpu.h"
+
+namespace model {
+
+template <typename F>
+void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_t B, int64_t T,
+                    int64_t C, int64_t OC, std::string_view tag) {
+  const int64_t BT = B * T;
+  F beta = 0;
+  if (bias != nullptr) {
+    // Start each output row from the bias, then accumulate the product into it.
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < BT; ++r) {
+      F* row = out + r * OC;
+#pragma omp simd
+      for (int64_t o = 0; o < OC; ++o) row[o] = bias[o];
+    }
+    beta = 1;
+  }
+  accounting::CountMatmul(BT, C, OC, tag);
+  cpu_gemm(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C, F(1), inp, C, weight, C, beta, out,
+           OC);
+}
+
+template <typename F>
+void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
+                     int64_t B, int64_t T, int64_t C, int64_t OC, std::string_view tag) {
+  const int64_t BT = B * T;
+  if (dinp != nullptr) {
+    // dinp (BT, C) = dout (BT, OC) @ weight (OC, C)
+    accounting::CountMatmul(BT, OC, C, tag);
+    cpu_gemm(false, false, BT, C, OC, F(1), dout, OC, weight, C, F(0), dinp, C);
+  }
+  // dweight (OC, C) += dout^T (OC, BT) @ inp (BT, C)
+  accounting::CountMatmul(OC, BT, C, tag);
+  cpu_gemm(true, false, OC, C, BT, F(1), dout, OC, inp, C, F(1), dweight, C);
+  if (dbias != nullptr) {
+    // Column sums; each thread owns a block of columns and walks the rows in order, so the
+    // result does not depend on the thread count.
+    constexpr int64_t kBlock = 256;
+    const int64_t blocks = (OC + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      const int64_t o0 = blk * kBlock, n = std::min(kBlock, OC - o0);
+      F acc[kBlock] = {};
+      for (int64_t r = 0; r < BT; ++r) {
+        const F* row = dout + r * OC + o0;
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
+      }
+      for (int64_t j = 0; j < n; ++j) dbias[o0 + j] += acc[j];
+    }
+  }
+}
+
+template void matmul_forward<float>(float*, const float*, const float*, const float*, int64_t,
+                                    int64_t, int64_t, int64_t, std::string_view);
+template void matmul_forward<double>(double*, const double*, const double*, const double*,
+                                     int64_t, int64_t, int64_t, int64_t, std::string_view);
+template void matmul_backward<float>(float*, float*, float*, const float*, const float*,
+                                     const float*, int64_t, int64_t, int64_t, int64_t,
+                                     std::string_view);
+template void matmul_backward<double>(double*, double*, double*, const double*, const double*,
+                                      const double*, int64_t, int64_t, int64_t, int64_t,
+                                      std::string_view);
+
+}  // namespace model
