@@ -1,0 +1,160 @@
+// Locating, listing, running and merging benchmark binaries; see bench_runner.h.
+#include "tools/bench_runner.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tools/bench_subprocess.h"
+#include "tools/gate_io.h"
+
+namespace bench {
+namespace {
+
+constexpr char kWorkspace[] = "mlbench";
+
+bool IsExecutableFile(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
+std::string TempJsonPath() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  if (dir == nullptr || *dir == '\0') dir = std::getenv("TMPDIR");
+  if (dir == nullptr || *dir == '\0') dir = "/tmp";
+  std::string templ = absl::StrCat(dir, "/mlbench_bench_XXXXXX");
+  int fd = mkstemp(templ.data());
+  if (fd >= 0) close(fd);
+  return templ;
+}
+
+std::string Tail(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
+
+}  // namespace
+
+absl::StatusOr<std::string> LocateBinary(const std::string& runfiles_path, const std::string& argv0) {
+  std::vector<std::string> tried;
+  auto under = [&](const char* root) { return absl::StrCat(root, "/", kWorkspace, "/", runfiles_path); };
+  std::vector<std::string> candidates;
+  if (const char* r = std::getenv("RUNFILES_DIR"); r != nullptr && *r) candidates.push_back(under(r));
+  if (!argv0.empty()) candidates.push_back(under(absl::StrCat(argv0, ".runfiles").c_str()));
+  if (const char* t = std::getenv("TEST_SRCDIR"); t != nullptr && *t) candidates.push_back(under(t));
+  candidates.push_back(runfiles_path);  // `bazel run` starts in <runfiles>/mlbench
+  candidates.push_back(gate::UserPath(runfiles_path));
+  for (const std::string& c : candidates) {
+    if (IsExecutableFile(c)) return c;
+    tried.push_back(c);
+  }
+  return absl::NotFoundError(absl::StrCat("benchmark binary '", runfiles_path,
+                                          "' not found; looked in: ", absl::StrJoin(tried, ", "),
+                                          ". Is it in BENCH_BINARIES (tools/BUILD.bazel) and built?"));
+}
+
+absl::StatusOr<std::vector<std::string>> ListCases(const std::string& exe, const std::string& filter) {
+  std::vector<std::string> argv = {exe, "--benchmark_list_tests=true"};
+  if (!filter.empty()) argv.push_back(absl::StrCat("--benchmark_filter=", filter));
+  absl::StatusOr<ProcessResult> r = RunProcess(argv, /*capture_stderr=*/true);
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("listing the cases of ", exe, " with filter '", filter,
+                                            "' failed (exit ", r->exit_code, "): ",
+                                            Tail(r->stderr_text + r->stdout_text, 2000)));
+  }
+  // Google Benchmark 1.7.1 reports a bad regex on stderr and still exits 0.
+  if (size_t pos = r->stderr_text.find("Could not compile benchmark re"); pos != std::string::npos) {
+    std::string msg(absl::StripAsciiWhitespace(r->stderr_text.substr(pos)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the filter '", filter, "' is not a valid regex: ", msg.substr(0, 300)));
+  }
+  std::vector<std::string> cases;
+  for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty()) cases.emplace_back(line);
+  }
+  return cases;
+}
+
+absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time) {
+  const std::string out = TempJsonPath();
+  std::vector<std::string> argv = {target.exe, "--benchmark_repetitions=1",
+                                   absl::StrCat("--benchmark_out=", out),
+                                   "--benchmark_out_format=json", "--benchmark_format=console",
+                                   "--benchmark_color=false"};
+  if (!target.filter.empty()) argv.push_back(absl::StrCat("--benchmark_filter=", target.filter));
+  if (min_time > 0) argv.push_back(absl::StrCat("--benchmark_min_time=", min_time));
+  // Both streams are captured: the console table and Google Benchmark's context banner would
+  // repeat every round. They are shown when the binary fails.
+  absl::StatusOr<ProcessResult> r = RunProcess(argv, /*capture_stderr=*/true);
+  if (!r.ok()) {
+    std::remove(out.c_str());
+    return r.status();
+  }
+  if (r->exit_code != 0) {
+    std::remove(out.c_str());
+    return absl::InternalError(absl::StrCat(target.binary.label, " (", target.exe, ") exited with ",
+                                            r->exit_code, "; its output ended with:\n",
+                                            Tail(r->stdout_text, 1500), "\n",
+                                            Tail(r->stderr_text, 1500)));
+  }
+  absl::StatusOr<nlohmann::json> j = gate::ReadJsonFile(out);
+  std::remove(out.c_str());
+  if (!j.ok()) {
+    return absl::Status(j.status().code(),
+                        absl::StrCat(target.binary.label, " wrote a bad report: ", j.status().message()));
+  }
+  if (!j->is_object() || !j->contains("benchmarks") || !(*j)["benchmarks"].is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(target.binary.label, " wrote JSON without a \"benchmarks\" array"));
+  }
+  return j;
+}
+
+absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, const RunOptions& options) {
+  if (options.repetitions < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("repetitions = ", options.repetitions, "; it must be at least 1"));
+  }
+  nlohmann::json merged = {{"context", nlohmann::json::object()}, {"benchmarks", nlohmann::json::array()}};
+  bool have_context = false;
+  for (int round = 0; round < options.repetitions; ++round) {
+    for (const Target& t : targets) {
+      if (t.cases.empty()) continue;
+      auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<nlohmann::json> j = RunOnce(t, options.min_time);
+      if (!j.ok()) return j.status();
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!have_context && j->contains("context") && (*j)["context"].is_object()) {
+        merged["context"] = (*j)["context"];
+        have_context = true;
+      }
+      std::set<std::string> seen;
+      for (nlohmann::json& b : (*j)["benchmarks"]) {
+        if (!b.is_object()) continue;
+        if (b.contains("run_type") && b["run_type"] != "iteration") continue;  // no aggregates
+        b["repetition_index"] = round;
+        b["repetitions"] = options.repetitions;
+        b["mlbench_binary"] = t.binary.label;
+        if (b.contains("name") && b["name"].is_string()) seen.insert(b["name"].get<std::string>());
+        merged["benchmarks"].push_back(std::move(b));
+      }
+      for (const std::string& c : t.cases) {
+        if (seen.count(c) == 0) {
+          std::fprintf(stderr, "bench: warning: %s listed '%s' but reported no result for it in round %d\n",
+                       t.binary.label.c_str(), c.c_str(), round + 1);
+        }
+      }
+      if (options.progress) options.progress(round, t, secs);
+    }
+  }
+  return merged;
+}
+
+}  // namespace bench

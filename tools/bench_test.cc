@@ -1,0 +1,92 @@
+// End to end: //tools:bench on the fixture binary (tools/testdata/fake_bench): --list with
+// Google Benchmark filter semantics (a leading '-' negates), rounds merged into one JSON file
+// with the machine's description and the calibration cases, and bad input rejected (exit 2).
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "tools/bench_subprocess.h"
+#include "tools/gate_io.h"
+
+namespace {
+
+using nlohmann::json;
+
+const char kFake[] = "--binaries=tools/testdata/fake_bench";
+
+bench::ProcessResult Bench(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/bench")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  absl::StatusOr<bench::ProcessResult> r = bench::RunProcess(argv, /*capture_stderr=*/true);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *r;
+}
+
+std::set<std::string> Lines(const std::string& s) {
+  std::set<std::string> out;
+  for (absl::string_view l : absl::StrSplit(s, '\n', absl::SkipEmpty())) out.emplace(l);
+  return out;
+}
+
+TEST(BenchTest, ListUsesGoogleBenchmarkFilterSemantics) {
+  bench::ProcessResult r = Bench({kFake, "--list"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(Lines(r.stdout_text),
+            (std::set<std::string>{"BM_Fake/cpu/axpy/N:262144", "BM_Fake/cpu/tokens", "BM_Fake/cpu/unverified",
+                                   "BM_Fake/cuda/skipped"}));
+  r = Bench({kFake, "--list", "--filter=-axpy"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(Lines(r.stdout_text),
+            (std::set<std::string>{"BM_Fake/cpu/tokens", "BM_Fake/cpu/unverified", "BM_Fake/cuda/skipped"}));
+  r = Bench({kFake, "--list", "--filter=/cuda/"});
+  EXPECT_EQ(Lines(r.stdout_text), (std::set<std::string>{"BM_Fake/cuda/skipped"}));
+}
+
+TEST(BenchTest, RoundsAreMergedWithMachineContext) {
+  const std::string out = absl::StrCat(std::getenv("TEST_TMPDIR"), "/run.json");
+  bench::ProcessResult r = Bench({kFake, "--filter=axpy|cuda", "--repetitions=2", "--min_time=0.01",
+                                  "--out=" + out});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  absl::StatusOr<json> j = gate::ReadJsonFile(out);
+  ASSERT_TRUE(j.ok()) << j.status();
+  const json& m = (*j)["context"]["mlbench"];
+  EXPECT_TRUE(m["cpu_model"].is_string());
+  EXPECT_GT(m["logical_cpus"].get<int>(), 0);
+  EXPECT_TRUE(m["gpu_name"].is_string());
+  EXPECT_TRUE(m["cuda_runtime"].is_string());
+  EXPECT_EQ(m["suite"], "custom");
+  EXPECT_EQ(m["filter"], "axpy|cuda");
+  EXPECT_EQ(m["repetitions"], 2);
+  EXPECT_EQ(m["build_type"], "opt");
+  std::map<std::string, std::set<int>> reps;
+  for (const json& b : (*j)["benchmarks"]) {
+    EXPECT_EQ(b["repetitions"], 2);
+    reps[b["name"].get<std::string>()].insert(b["repetition_index"].get<int>());
+  }
+  EXPECT_EQ(reps["BM_Fake/cpu/axpy/N:262144"], (std::set<int>{0, 1}));
+  EXPECT_EQ(reps["BM_Fake/cuda/skipped"], (std::set<int>{0, 1}));
+  EXPECT_EQ(reps.count("BM_Fake/cpu/tokens"), 0u);
+  int calibration_cases = 0;
+  for (const auto& [name, r] : reps) calibration_cases += name.rfind("BM_Calibration/", 0) == 0;
+  EXPECT_EQ(calibration_cases, 2);
+}
+
+TEST(BenchTest, BadInputExitsTwo) {
+  bench::ProcessResult r = Bench({kFake, "--list", "--filter=("});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("not a valid regex"), std::string::npos) << r.stderr_text;
+  r = Bench({kFake, "--filter=nothing_matches_this", "--out=/dev/null"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("selects no case"), std::string::npos) << r.stderr_text;
+  r = Bench({"--binaries=tools/no_such_binary", "--list"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("tools/no_such_binary"), std::string::npos);
+  r = Bench({kFake, "--repetitions=0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("--repetitions=0"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// Baseline merge and atomic update; see gate_baseline.h.
+#include "tools/gate_baseline.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "tools/gate_compare.h"
+#include "tools/gate_io.h"
+
+namespace gate {
+namespace {
+
+std::string ContextString(const nlohmann::json& ctx, const char* mlbench_field, const char* gb_field) {
+  if (ctx.contains("mlbench") && ctx["mlbench"].is_object() && ctx["mlbench"].contains(mlbench_field) &&
+      ctx["mlbench"][mlbench_field].is_string()) {
+    return ctx["mlbench"][mlbench_field].get<std::string>();
+  }
+  if (gb_field != nullptr && ctx.contains(gb_field) && ctx[gb_field].is_string()) {
+    return ctx[gb_field].get<std::string>();
+  }
+  return "unknown";
+}
+
+absl::Status MakeDirs(const std::string& dir) {
+  if (dir.empty()) return absl::OkStatus();
+  std::string partial;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      partial = dir.substr(0, i);
+      if (!partial.empty() && mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+        return absl::PermissionDeniedError(
+            absl::StrCat("cannot create folder '", partial, "': ", std::strerror(errno)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
+                              const std::string& path) {
+  if (!baseline.is_object() || baseline.value("format", "") != kBaselineFormat) {
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a baseline file: \"format\" is not \"",
+                                                   kBaselineFormat, "\""));
+  }
+  std::string file_key = baseline.value("key", "");
+  if (file_key != key.Describe()) {
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' holds the baseline of machine '", file_key,
+                                                   "', not of this run's machine '", key.Describe(), "'"));
+  }
+  return absl::OkStatus();
+}
+
+nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current, const MachineKey& key,
+                             const std::string& suite, bool require_verified, const std::string& date,
+                             UpdateStats* stats) {
+  const std::string commit = ContextString(current.context, "commit", nullptr);
+  std::set<std::string> replaced;
+  nlohmann::json entries = nlohmann::json::array();
+  UpdateStats st;
+  for (const std::string& name : current.order) {
+    const auto& cur = current.cases.at(name);
+    if (UnverifiedReason(cur, require_verified)) {
+      ++st.skipped_unverified;
+      continue;
+    }
+    replaced.insert(name);
+    ++st.updated_cases;
+    for (nlohmann::json e : cur) {
+      e["mlbench_recorded"] = {{"commit", commit}, {"date", date}};
+      entries.push_back(std::move(e));
+    }
+  }
+  nlohmann::json history = nlohmann::json::array();
+  if (existing != nullptr) {
+    std::set<std::string> kept;
+    for (const nlohmann::json& e : existing->value("benchmarks", nlohmann::json::array())) {
+      std::string name = e.value("name", "");
+      if (name.empty() || replaced.count(name)) continue;
+      kept.insert(name);
+      entries.push_back(e);
+    }
+    st.kept_cases = static_cast<int>(kept.size());
+    if (existing->contains("history") && (*existing)["history"].is_array()) history = (*existing)["history"];
+  }
+  history.push_back({{"commit", commit}, {"date", date}, {"updated_cases", st.updated_cases}});
+  while (history.size() > 50) history.erase(history.begin());
+
+  nlohmann::json doc;
+  doc["format"] = kBaselineFormat;
+  doc["key"] = key.Describe();
+  doc["suite"] = suite;
+  doc["machine"] = key.ToJson();
+  doc["provenance"] = {{"commit", commit},
+                       {"date", date},
+                       {"host_name", ContextString(current.context, "host_name", "host_name")},
+                       {"build_type", ContextString(current.context, "build_type", nullptr)},
+                       {"source", current.source},
+                       {"updated_cases", st.updated_cases},
+                       {"kept_cases", st.kept_cases}};
+  doc["history"] = history;
+  doc["context"] = current.context;
+  doc["benchmarks"] = entries;
+  if (stats != nullptr) *stats = st;
+  return doc;
+}
+
+absl::StatusOr<UpdateStats> UpdateBaselineFile(const std::string& path, const Run& current,
+                                               const MachineKey& key, const std::string& suite,
+                                               bool require_verified, const std::string& date) {
+  nlohmann::json existing;
+  bool have_existing = false;
+  absl::StatusOr<nlohmann::json> read = ReadJsonFile(path);
+  if (read.ok()) {
+    if (absl::Status s = ValidateBaseline(*read, key, path); !s.ok()) return s;
+    existing = *std::move(read);
+    have_existing = true;
+  } else if (!absl::IsNotFound(read.status())) {
+    return read.status();  // malformed: never overwrite what we cannot read
+  }
+  UpdateStats st;
+  nlohmann::json doc = MergeBaseline(have_existing ? &existing : nullptr, current, key, suite,
+                                     require_verified, date, &st);
+  if (size_t slash = path.rfind('/'); slash != std::string::npos) {
+    if (absl::Status s = MakeDirs(path.substr(0, slash)); !s.ok()) return s;
+  }
+  if (absl::Status s = WriteFileAtomically(path, doc.dump(1) + "\n"); !s.ok()) return s;
+  return st;
+}
+
+}  // namespace gate

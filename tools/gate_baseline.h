@@ -1,0 +1,56 @@
+// Baseline files: one per machine key and suite, in tools/baselines/ (gate_key.h names them).
+//
+//   {
+//     "format": "mlbench-gate-baseline/1",
+//     "key": "AMD EPYC x2 | no GPU | CUDA none", "suite": "quick",
+//     "machine": {cpu_model, logical_cpus, gpu_name, gpu_count, cuda},
+//     "provenance": {commit, date, host_name, build_type, source, updated_cases, kept_cases},
+//     "history": [{commit, date, updated_cases}, ...]   (latest last, at most 50),
+//     "context": <context of the run last recorded>,
+//     "benchmarks": [<Google Benchmark iteration entries>, each with
+//                    "mlbench_recorded": {commit, date}]
+//   }
+// It has "context" and "benchmarks" like a run, so gate_run.h reads it as one.
+//
+// An update merges: every verified case of the current run replaces that case's entries;
+// cases the run did not touch (another filter) and unverified ones keep their old entries,
+// each with the commit and date it was recorded at. Only this key's file is written
+// (temporary file + rename); other machines' files are never opened for writing.
+#ifndef TOOLS_GATE_BASELINE_H_
+#define TOOLS_GATE_BASELINE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tools/gate_key.h"
+#include "tools/gate_run.h"
+
+namespace gate {
+
+inline constexpr char kBaselineFormat[] = "mlbench-gate-baseline/1";
+
+// Checks "format" and that the file's key matches `key`.
+absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
+                              const std::string& path);
+
+struct UpdateStats {
+  int updated_cases = 0;
+  int kept_cases = 0;
+  int skipped_unverified = 0;
+};
+
+// The merged baseline document. `existing` is null when there is no file yet.
+nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current, const MachineKey& key,
+                             const std::string& suite, bool require_verified, const std::string& date,
+                             UpdateStats* stats);
+
+// Reads `path` if it exists (NotFound otherwise), merges and writes it atomically, creating
+// the folder if needed.
+absl::StatusOr<UpdateStats> UpdateBaselineFile(const std::string& path, const Run& current,
+                                               const MachineKey& key, const std::string& suite,
+                                               bool require_verified, const std::string& date);
+
+}  // namespace gate
+
+#endif  // TOOLS_GATE_BASELINE_H_

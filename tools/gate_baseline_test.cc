@@ -1,0 +1,101 @@
+// Baseline merging and atomic update: other cases and other machines are never lost,
+// unverified cases are never stored, a malformed or foreign file is never overwritten.
+#include "tools/gate_baseline.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "tools/gate_io.h"
+
+namespace gate {
+namespace {
+
+using nlohmann::json;
+
+json Entry(const std::string& name, double ns, int rep, double verified = 1.0) {
+  return {{"name", name}, {"run_type", "iteration"}, {"repetition_index", rep},
+          {"real_time", ns}, {"time_unit", "ns"},     {"verified", verified}};
+}
+
+json Context(const std::string& cpu, const std::string& commit) {
+  return {{"host_name", "vm"},
+          {"mlbench",
+           {{"cpu_model", cpu}, {"logical_cpus", 2}, {"gpu_name", "none"}, {"gpu_count", 0},
+            {"cuda_runtime", "13.0"}, {"suite", "quick"}, {"commit", commit}, {"build_type", "opt"}}}};
+}
+
+Run MakeRun(const json& context, const std::vector<json>& entries) {
+  json j = {{"context", context}, {"benchmarks", entries}};
+  return *ParseRun(j, "current.json");
+}
+
+std::string TmpDir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t != nullptr ? t : "/tmp";
+}
+
+TEST(GateBaselineTest, MergeReplacesRunCasesKeepsOthersSkipsUnverified) {
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), nullptr);
+  gate::Run first = MakeRun(Context("AMD EPYC", "c1"), {Entry("BM_A", 10, 0), Entry("BM_B", 20, 0)});
+  UpdateStats st;
+  json doc = MergeBaseline(nullptr, first, key, "quick", true, "2024-01-01T00:00:00Z", &st);
+  EXPECT_EQ(st.updated_cases, 2);
+  EXPECT_EQ(doc["format"], kBaselineFormat);
+  EXPECT_EQ(doc["provenance"]["commit"], "c1");
+  EXPECT_EQ(doc["provenance"]["host_name"], "vm");
+  EXPECT_EQ(doc["benchmarks"][0]["mlbench_recorded"]["commit"], "c1");
+
+  // Second run: only BM_A (a filter), and an unverified BM_B that must not replace the old one.
+  gate::Run second = MakeRun(Context("AMD EPYC", "c2"), {Entry("BM_A", 11, 0), Entry("BM_B", 99, 0, 0.0)});
+  json doc2 = MergeBaseline(&doc, second, key, "quick", true, "2024-01-02T00:00:00Z", &st);
+  EXPECT_EQ(st.updated_cases, 1);
+  EXPECT_EQ(st.kept_cases, 1);
+  EXPECT_EQ(st.skipped_unverified, 1);
+  gate::Run merged = *ParseRun(doc2, "baseline");
+  ASSERT_EQ(merged.cases.size(), 2u);
+  EXPECT_EQ(merged.cases["BM_A"][0]["real_time"], 11.0);
+  EXPECT_EQ(merged.cases["BM_A"][0]["mlbench_recorded"]["commit"], "c2");
+  EXPECT_EQ(merged.cases["BM_B"][0]["real_time"], 20.0);
+  EXPECT_EQ(merged.cases["BM_B"][0]["mlbench_recorded"]["commit"], "c1");
+  EXPECT_EQ(doc2["history"].size(), 2u);
+  EXPECT_EQ(doc2["provenance"]["commit"], "c2");
+}
+
+TEST(GateBaselineTest, UpdateFileKeepsOtherMachinesAndRefusesBadFiles) {
+  const std::string dir = TmpDir() + "/baselines_test/nested";
+  gate::Run a_run = MakeRun(Context("CPU A", "c1"), {Entry("BM_A", 10, 0)});
+  gate::Run b_run = MakeRun(Context("CPU B", "c1"), {Entry("BM_A", 30, 0)});
+  MachineKey a = *KeyFromContext(a_run.context, nullptr);
+  MachineKey b = *KeyFromContext(b_run.context, nullptr);
+  const std::string pa = dir + "/" + a.FileName("quick");
+  const std::string pb = dir + "/" + b.FileName("quick");
+  ASSERT_NE(pa, pb);
+  ASSERT_TRUE(UpdateBaselineFile(pa, a_run, a, "quick", true, "d1").ok());  // creates the folders
+  ASSERT_TRUE(UpdateBaselineFile(pb, b_run, b, "quick", true, "d1").ok());
+  gate::Run a_run2 = MakeRun(Context("CPU A", "c2"), {Entry("BM_A", 12, 0)});
+  absl::StatusOr<UpdateStats> st = UpdateBaselineFile(pa, a_run2, a, "quick", true, "d2");
+  ASSERT_TRUE(st.ok()) << st.status();
+  // Machine B's file is untouched.
+  absl::StatusOr<json> jb = ReadJsonFile(pb);
+  ASSERT_TRUE(jb.ok());
+  EXPECT_EQ((*jb)["benchmarks"][0]["real_time"], 30.0);
+  absl::StatusOr<json> ja = ReadJsonFile(pa);
+  ASSERT_TRUE(ja.ok());
+  EXPECT_EQ((*ja)["benchmarks"][0]["real_time"], 12.0);
+  EXPECT_TRUE(ValidateBaseline(*ja, a, pa).ok());
+
+  // A file holding another machine's key is refused, and left as it was.
+  EXPECT_FALSE(UpdateBaselineFile(pb, a_run, a, "quick", true, "d3").ok());
+  EXPECT_EQ((*ReadJsonFile(pb))["benchmarks"][0]["real_time"], 30.0);
+
+  // A malformed file is refused (exit 2 in the tool), and not overwritten.
+  { std::ofstream(pa) << "{\"format\": "; }
+  absl::StatusOr<UpdateStats> bad = UpdateBaselineFile(pa, a_run, a, "quick", true, "d4");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(pa), std::string::npos);
+  EXPECT_EQ(*ReadTextFile(pa), "{\"format\": ");
+}
+
+}  // namespace
+}  // namespace gate

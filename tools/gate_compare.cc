@@ -1,0 +1,275 @@
+// Per-case statuses with Mann-Whitney U, effect size and calibration; see gate_compare.h.
+#include "tools/gate_compare.h"
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/stats.h"
+
+namespace gate {
+namespace {
+
+absl::StatusOr<double> UnitSeconds(const nlohmann::json& entry) {
+  std::string unit = entry.value("time_unit", "ns");
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  return absl::InvalidArgumentError(
+      absl::StrCat("time_unit '", unit, "' of ", entry.value("name", "?"), " is not one of ns, us, ms, s"));
+}
+
+bool IsCalibration(const std::string& name) { return absl::StartsWith(name, kCalibrationPrefix); }
+
+// First case of `run` whose name starts with `prefix`, or nullptr.
+const std::vector<nlohmann::json>* FindCase(const Run& run, const std::string& prefix, std::string* name) {
+  for (const std::string& n : run.order) {
+    if (absl::StartsWith(n, prefix)) {
+      *name = n;
+      return &run.cases.at(n);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* StatusName(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::kRegressed: return "REGRESSED";
+    case CaseStatus::kImproved: return "IMPROVED";
+    case CaseStatus::kSame: return "SAME";
+    case CaseStatus::kNew: return "NEW";
+    case CaseStatus::kMissing: return "MISSING";
+    case CaseStatus::kUnverified: return "UNVERIFIED";
+  }
+  return "?";
+}
+
+int Comparison::Count(CaseStatus s) const {
+  int n = 0;
+  for (const CaseResult& c : cases) n += c.status == s;
+  return n;
+}
+
+absl::StatusOr<Metric> ParseMetric(const std::string& text) {
+  Metric m;
+  std::string name = text;
+  std::string dir;
+  if (size_t colon = text.rfind(':'); colon != std::string::npos) {
+    name = text.substr(0, colon);
+    dir = text.substr(colon + 1);
+  }
+  if (name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--metric='", text, "': empty metric name"));
+  }
+  m.name = name;
+  if (m.is_time()) {
+    if (!dir.empty() && dir != "lower") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--metric='", text, "': ", name, " is a time, lower is better; only ':lower' may follow it"));
+    }
+    m.higher_is_better = false;
+    return m;
+  }
+  if (dir.empty() || dir == "higher") {
+    m.higher_is_better = true;
+  } else if (dir == "lower") {
+    m.higher_is_better = false;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--metric='", text, "': direction '", dir, "' is not 'higher' or 'lower'"));
+  }
+  return m;
+}
+
+absl::Status ValidateOptions(const CompareOptions& o) {
+  if (!(o.threshold >= 0 && o.threshold < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--threshold=", o.threshold, " is out of range; allowed: 0 <= threshold < 1 "
+                     "(a relative change of the medians, 0.05 = 5%)"));
+  }
+  if (!(o.alpha > 0 && o.alpha <= 0.5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--alpha=", o.alpha, " is out of range; allowed: 0 < alpha <= 0.5"));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<std::string> UnverifiedReason(const std::vector<nlohmann::json>& entries,
+                                            bool require_verified) {
+  for (const nlohmann::json& e : entries) {
+    if (e.value("error_occurred", false)) {
+      return absl::StrCat("error: ", e.value("error_message", "(no message)"));
+    }
+  }
+  for (const nlohmann::json& e : entries) {
+    if (!e.contains("verified")) {
+      if (require_verified) return std::string("no 'verified' counter");
+      continue;
+    }
+    const nlohmann::json& v = e["verified"];
+    if (!v.is_number()) return std::string("'verified' is not a number");
+    double x = v.get<double>();
+    if (std::fabs(x - 1.0) > 1e-9) {
+      return x == 0 ? std::string("output check failed (verified = 0)")
+                    : absl::StrFormat("verified = %g, expected 1 (threaded cases: use kAvgThreads)", x);
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::vector<double>> MetricSamples(const std::vector<nlohmann::json>& entries,
+                                                  const Metric& metric) {
+  std::vector<double> out;
+  for (const nlohmann::json& e : entries) {
+    if (!e.contains(metric.name) || !e[metric.name].is_number()) {
+      return absl::NotFoundError(absl::StrCat(e.value("name", "?"), " has no numeric '", metric.name, "'"));
+    }
+    double v = e[metric.name].get<double>();
+    if (metric.is_time()) {
+      absl::StatusOr<double> unit = UnitSeconds(e);
+      if (!unit.ok()) return unit.status();
+      v *= *unit;
+    }
+    if (!std::isfinite(v)) {
+      return absl::InvalidArgumentError(absl::StrCat(e.value("name", "?"), ": ", metric.name, " is not finite"));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, const CompareOptions& options) {
+  if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
+  Comparison cmp;
+  const Metric& metric = options.metric;
+
+  // Calibration factor s = median calibration time now / in the baseline.
+  if (!options.calibration.empty()) {
+    std::string cur_name, base_name;
+    const auto* cur_cal = FindCase(current, options.calibration, &cur_name);
+    const auto* base_cal = FindCase(baseline, options.calibration, &base_name);
+    if (cur_cal == nullptr || base_cal == nullptr || cur_name != base_name) {
+      if (!baseline.cases.empty()) {
+        cmp.warnings.push_back(absl::StrCat("calibration case '", options.calibration,
+                                            "' is not in both runs; no normalisation"));
+      }
+    } else if (UnverifiedReason(*cur_cal, false) || UnverifiedReason(*base_cal, false)) {
+      cmp.warnings.push_back(absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
+    } else {
+      Metric time;  // real_time
+      absl::StatusOr<std::vector<double>> c = MetricSamples(*cur_cal, time);
+      absl::StatusOr<std::vector<double>> b = MetricSamples(*base_cal, time);
+      if (!c.ok()) return c.status();
+      if (!b.ok()) return b.status();
+      double mc = *stats::Median(*c), mb = *stats::Median(*b);
+      if (mc > 0 && mb > 0) {
+        cmp.calibrated = true;
+        cmp.calibration_case = cur_name;
+        cmp.calibration_factor = mc / mb;
+      }
+    }
+  }
+
+  bool few_reps = false;
+  for (const std::string& name : current.order) {
+    if (IsCalibration(name)) continue;
+    const std::vector<nlohmann::json>& cur = current.cases.at(name);
+    CaseResult r;
+    r.name = name;
+    r.n_current = static_cast<int>(cur.size());
+    if (std::optional<std::string> why = UnverifiedReason(cur, options.require_verified)) {
+      r.status = CaseStatus::kUnverified;
+      r.note = *why;
+      cmp.cases.push_back(r);
+      continue;
+    }
+    absl::StatusOr<std::vector<double>> c = MetricSamples(cur, metric);
+    if (absl::IsNotFound(c.status())) {
+      cmp.not_compared.push_back(name);
+      continue;
+    }
+    if (!c.ok()) return c.status();
+    if (cmp.calibrated) {
+      for (double& v : *c) v = metric.higher_is_better ? v * cmp.calibration_factor : v / cmp.calibration_factor;
+    }
+    r.current_median = *stats::Median(*c);
+
+    auto base_it = baseline.cases.find(name);
+    if (base_it == baseline.cases.end()) {
+      r.status = CaseStatus::kNew;
+      cmp.cases.push_back(r);
+      continue;
+    }
+    const std::vector<nlohmann::json>& base = base_it->second;
+    r.n_baseline = static_cast<int>(base.size());
+    if (UnverifiedReason(base, options.require_verified)) {
+      r.status = CaseStatus::kNew;
+      r.note = "the baseline's entry is unverified";
+      cmp.cases.push_back(r);
+      continue;
+    }
+    absl::StatusOr<std::vector<double>> b = MetricSamples(base, metric);
+    if (!b.ok()) {
+      r.status = CaseStatus::kNew;
+      r.note = absl::StrCat("the baseline has no '", metric.name, "'");
+      cmp.cases.push_back(r);
+      continue;
+    }
+    r.baseline_median = *stats::Median(*b);
+    r.change = r.baseline_median != 0 ? r.current_median / r.baseline_median - 1.0 : 0.0;
+    // "worse" is slower (larger) for lower-is-better metrics, smaller for higher-is-better.
+    const double worse_by = metric.higher_is_better ? -r.change : r.change;
+    const stats::Alternative worse_alt =
+        metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
+    const stats::Alternative better_alt =
+        metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
+    absl::StatusOr<stats::MannWhitneyResult> p_worse = stats::MannWhitneyU(*c, *b, worse_alt);
+    absl::StatusOr<stats::MannWhitneyResult> p_better = stats::MannWhitneyU(*c, *b, better_alt);
+    if (!p_worse.ok()) return p_worse.status();
+    if (!p_better.ok()) return p_better.status();
+    const stats::MannWhitneyResult& directional = worse_by >= 0 ? *p_worse : *p_better;
+    r.p_value = directional.p_value;
+    r.exact = directional.exact;
+    if (worse_by >= options.threshold && p_worse->p_value < options.alpha) {
+      r.status = CaseStatus::kRegressed;
+    } else if (-worse_by >= options.threshold && p_better->p_value < options.alpha) {
+      r.status = CaseStatus::kImproved;
+    } else {
+      r.status = CaseStatus::kSame;
+    }
+    if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
+      few_reps = true;
+      r.note = absl::StrCat("only ", r.n_baseline, " vs ", r.n_current, " repetitions (want >= ",
+                            kMinRepetitions, ")");
+    }
+    cmp.cases.push_back(r);
+  }
+  for (const std::string& name : baseline.order) {
+    if (IsCalibration(name) || current.cases.count(name)) continue;
+    CaseResult r;
+    r.name = name;
+    r.status = CaseStatus::kMissing;
+    r.n_baseline = static_cast<int>(baseline.cases.at(name).size());
+    if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), metric); b.ok()) {
+      r.baseline_median = *stats::Median(*b);
+    }
+    cmp.cases.push_back(r);
+  }
+  if (few_reps) {
+    cmp.warnings.push_back(absl::StrCat(
+        "fewer than ", kMinRepetitions, " repetitions on a side: the Mann-Whitney test has little power "
+        "(3 vs 3 can never reach p < 0.05); run tools/bench with --repetitions=", kMinRepetitions, " or more"));
+  }
+  if (!cmp.not_compared.empty()) {
+    cmp.warnings.push_back(absl::StrCat(cmp.not_compared.size(), " case(s) have no '", metric.name,
+                                        "' and were not compared"));
+  }
+  return cmp;
+}
+
+}  // namespace gate

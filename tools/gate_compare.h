@@ -1,0 +1,114 @@
+// Per-case comparison of a current run against a baseline: the statuses tools/gate reports.
+//
+// Metric. real_time (default) or cpu_time, lower is better, compared in seconds whatever the
+// time_unit; or a counter by name, higher is better (tokens_per_second, ...), or lower with a
+// ":lower" suffix ("ms_per_step:lower"). A case that lacks the counter is listed as not
+// compared, never gated.
+//
+// Verification convention (what micro/ and macro/ follow). A case passes its output check when
+// every repetition has "verified" == 1: the benchmark sets state.counters["verified"] to 1
+// after comparing its output with a reference, 0 when the check failed (a multi-threaded case
+// uses Counter(ok, Counter::kAvgThreads), so one failing thread gives < 1). A repetition with
+// "error_occurred": true (SkipWithError, e.g. a CUDA case without a GPU) is unverified too,
+// with its error_message. With require_verified (the default) a case without the counter is
+// unverified ("no 'verified' counter"); with require_verified=false only an explicit 0 or an
+// error is. UNVERIFIED cases are shown and never gated on, and never stored in a baseline.
+//
+// Statuses, per case:
+//   UNVERIFIED  the current run did not pass its output check (above).
+//   NEW         no (verified) baseline for the case.
+//   MISSING     in the baseline, not in the current run.
+//   REGRESSED   worse by at least `threshold` (relative change of the medians) AND the
+//               one-sided Mann-Whitney U test "current is worse" gives p < alpha.
+//   IMPROVED    the same, in the better direction.
+//   SAME        anything else.
+// Mann-Whitney U is computed over the repetitions of each side (stats.h: exact without ties
+// for up to 50 per side, else the normal approximation with tie correction). With fewer than
+// 9 repetitions on a side the case gets a warning: with 3 vs 3 the smallest one-sided p is
+// 0.05, so nothing can be significant; 9 vs 9 allows p down to 1/48620.
+//
+// Calibration (noisy shared machines). When `calibration` names a case (a prefix of its name,
+// e.g. "BM_Calibration/cpu/fma") present and verified in both runs, each current value is
+// rescaled by how fast the machine ran that fixed workload in each run:
+//     s = median calibration real_time (current) / median calibration real_time (baseline)
+//     lower-is-better metric:  current' = current / s;   higher-is-better: current' = current * s
+// so a machine 10% slower throughout a run does not read as a 10% regression. Medians,
+// changes and the test use current'. Cases whose name starts with "BM_Calibration/" are never
+// gated themselves; the report shows s. Whether to normalise is a choice: it removes a
+// whole-machine slowdown shared by the case and the calibration, and adds the calibration's
+// own noise; tools/false_alarm_experiment.sh measures both ways.
+#ifndef TOOLS_GATE_COMPARE_H_
+#define TOOLS_GATE_COMPARE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "tools/gate_run.h"
+
+namespace gate {
+
+enum class CaseStatus { kRegressed, kImproved, kSame, kNew, kMissing, kUnverified };
+const char* StatusName(CaseStatus s);  // "REGRESSED", ...
+
+struct Metric {
+  std::string name = "real_time";
+  bool higher_is_better = false;
+  bool is_time() const { return name == "real_time" || name == "cpu_time"; }
+};
+
+// "real_time", "cpu_time", "NAME" (a counter, higher is better), "NAME:higher", "NAME:lower".
+absl::StatusOr<Metric> ParseMetric(const std::string& text);
+
+inline constexpr char kCalibrationPrefix[] = "BM_Calibration/";
+inline constexpr int kMinRepetitions = 9;
+
+struct CompareOptions {
+  Metric metric;
+  double threshold = 0.05;  // minimum relative change of the medians
+  double alpha = 0.05;      // one-sided significance level of each direction
+  std::string calibration;  // case-name prefix; empty: no normalisation
+  bool require_verified = true;
+};
+
+// Validates ranges: threshold in [0, 1), alpha in (0, 0.5].
+absl::Status ValidateOptions(const CompareOptions& o);
+
+struct CaseResult {
+  std::string name;
+  CaseStatus status = CaseStatus::kSame;
+  int n_baseline = 0, n_current = 0;
+  double baseline_median = 0;  // in seconds for a time metric, else the counter's unit
+  double current_median = 0;   // after calibration, when used
+  double change = 0;           // current / baseline - 1 (signed, of the metric's value)
+  double p_value = 1;          // one-sided, in the direction of `change`
+  bool exact = false;          // p from the exact distribution
+  std::string note;            // why UNVERIFIED, warnings
+};
+
+struct Comparison {
+  std::vector<CaseResult> cases;            // in current-run order, then MISSING ones
+  std::vector<std::string> not_compared;    // cases without the metric
+  std::vector<std::string> warnings;
+  bool calibrated = false;
+  std::string calibration_case;
+  double calibration_factor = 1;            // s above
+  int Count(CaseStatus s) const;
+};
+
+// nullopt when every repetition passed; else the reason.
+std::optional<std::string> UnverifiedReason(const std::vector<nlohmann::json>& entries,
+                                            bool require_verified);
+
+// The metric per repetition (seconds for times). NotFound when an entry lacks it.
+absl::StatusOr<std::vector<double>> MetricSamples(const std::vector<nlohmann::json>& entries,
+                                                  const Metric& metric);
+
+// `baseline` may be empty (no baseline file: every case NEW).
+absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, const CompareOptions& options);
+
+}  // namespace gate
+
+#endif  // TOOLS_GATE_COMPARE_H_

@@ -1,0 +1,119 @@
+// Table and markdown output of the gate; see gate_report.h.
+#include "tools/gate_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace gate {
+namespace {
+
+std::string Change(const CaseResult& c) {
+  if (c.status == CaseStatus::kNew || c.status == CaseStatus::kMissing ||
+      c.status == CaseStatus::kUnverified) {
+    return "-";
+  }
+  return absl::StrFormat("%+.1f%%", 100.0 * c.change);
+}
+
+std::string PValue(const CaseResult& c) {
+  if (c.status == CaseStatus::kNew || c.status == CaseStatus::kMissing ||
+      c.status == CaseStatus::kUnverified) {
+    return "-";
+  }
+  return absl::StrFormat("%.2g%s", c.p_value, c.exact ? "" : "~");
+}
+
+std::string Value(double v, bool shown, bool is_time) { return shown ? FormatValue(v, is_time) : "-"; }
+
+std::string Counts(const Comparison& cmp) {
+  std::string s;
+  for (CaseStatus st : {CaseStatus::kRegressed, CaseStatus::kImproved, CaseStatus::kSame, CaseStatus::kNew,
+                        CaseStatus::kMissing, CaseStatus::kUnverified}) {
+    absl::StrAppend(&s, s.empty() ? "" : ", ", cmp.Count(st), " ", StatusName(st));
+  }
+  return s;
+}
+
+std::string Calibration(const Comparison& cmp) {
+  if (!cmp.calibrated) return "none";
+  return absl::StrFormat("%s ran %.3fx the baseline's time (current values divided by that)",
+                         cmp.calibration_case, cmp.calibration_factor);
+}
+
+}  // namespace
+
+std::string FormatValue(double v, bool is_time) {
+  if (!is_time) return absl::StrFormat("%.4g", v);
+  double a = std::fabs(v);
+  if (a >= 1) return absl::StrFormat("%.4g s", v);
+  if (a >= 1e-3) return absl::StrFormat("%.4g ms", v * 1e3);
+  if (a >= 1e-6) return absl::StrFormat("%.4g us", v * 1e6);
+  return absl::StrFormat("%.4g ns", v * 1e9);
+}
+
+std::string FormatTable(const ReportHeader& h, const Comparison& cmp, bool is_time) {
+  std::string out;
+  absl::StrAppend(&out, "gate: machine key '", h.key, "', suite '", h.suite, "'\n");
+  absl::StrAppend(&out, "gate: baseline ", h.baseline_path, h.baseline_exists ? "" : " (does not exist)", "\n");
+  absl::StrAppend(&out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %.1f%% and one-sided "
+                                        "Mann-Whitney p < %g\n",
+                                        h.metric, 100 * h.threshold, h.alpha));
+  absl::StrAppend(&out, "gate: calibration: ", Calibration(cmp), "\n");
+  size_t width = 40;
+  for (const CaseResult& c : cmp.cases) width = std::max(width, c.name.size());
+  absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %s\n", "status", width, "case",
+                                        "baseline", "current", "change", "p", "note"));
+  for (const CaseResult& c : cmp.cases) {
+    bool base = c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified;
+    bool cur = c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified;
+    absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %s\n", StatusName(c.status), width,
+                                          c.name, Value(c.baseline_median, base, is_time),
+                                          Value(c.current_median, cur, is_time), Change(c), PValue(c), c.note));
+  }
+  for (const std::string& n : cmp.not_compared) {
+    absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  (no %s)\n", "-", width, n, h.metric));
+  }
+  absl::StrAppend(&out, "gate: ", Counts(cmp), "  (p: one-sided, '~' = normal approximation)\n");
+  for (const std::string& w : cmp.warnings) absl::StrAppend(&out, "gate: warning: ", w, "\n");
+  return out;
+}
+
+std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is_time) {
+  std::string out;
+  int regressed = cmp.Count(CaseStatus::kRegressed);
+  absl::StrAppend(&out, "## Performance gate: ",
+                  !h.baseline_exists ? "no baseline for this machine"
+                                     : (regressed > 0 ? absl::StrCat(regressed, " regression(s)") : "passed"),
+                  "\n\n");
+  absl::StrAppend(&out, "- machine key: `", h.key, "`, suite `", h.suite, "`\n");
+  absl::StrAppend(&out, "- baseline: `", h.baseline_path, "`", h.baseline_exists ? "" : " (does not exist)", "\n");
+  absl::StrAppend(&out, absl::StrFormat("- metric: %s; regression = change >= %.1f%% and one-sided "
+                                        "Mann-Whitney U p < %g\n",
+                                        h.metric, 100 * h.threshold, h.alpha));
+  absl::StrAppend(&out, "- calibration: ", Calibration(cmp), "\n");
+  absl::StrAppend(&out, "- ", Counts(cmp), "\n\n");
+  absl::StrAppend(&out, "| status | case | baseline | current | change | p | note |\n");
+  absl::StrAppend(&out, "| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+  for (const CaseResult& c : cmp.cases) {
+    bool base = c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified;
+    bool cur = c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified;
+    std::string status = StatusName(c.status);
+    if (c.status == CaseStatus::kRegressed) status = "**" + status + "**";
+    absl::StrAppend(&out, "| ", status, " | `", c.name, "` | ", Value(c.baseline_median, base, is_time), " | ",
+                    Value(c.current_median, cur, is_time), " | ", Change(c), " | ", PValue(c), " | ", c.note,
+                    " |\n");
+  }
+  if (!cmp.warnings.empty()) {
+    absl::StrAppend(&out, "\nWarnings:\n");
+    for (const std::string& w : cmp.warnings) absl::StrAppend(&out, "- ", w, "\n");
+  }
+  if (regressed > 0 || !h.baseline_exists) {
+    absl::StrAppend(&out, "\nTo record this run as the baseline:\n\n    ", h.update_command, "\n");
+  }
+  return out;
+}
+
+}  // namespace gate

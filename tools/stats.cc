@@ -1,0 +1,135 @@
+// Mann-Whitney U (exact and normal approximation) and the median; see stats.h.
+#include "tools/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+
+namespace stats {
+namespace {
+
+absl::Status CheckSample(const std::vector<double>& v, const char* which) {
+  if (v.empty()) return absl::InvalidArgumentError(absl::StrCat("sample ", which, " is empty"));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sample ", which, "[", i, "] = ", v[i], " is not a finite number"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double NormalSf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+std::vector<double> ExactUCounts(int n1, int n2) {
+  // f(m, n)[u]: splits of m + n distinct values into m x's and n y's with U1 = u.
+  // The largest value is either an x (it beats all n y's) or a y:
+  //   f(m, n)[u] = f(m - 1, n)[u - n] + f(m, n - 1)[u];  f(0, n) = f(m, 0) = {1}.
+  std::vector<std::vector<double>> prev(n2 + 1, std::vector<double>{1.0});  // m = 0
+  for (int m = 1; m <= n1; ++m) {
+    std::vector<std::vector<double>> cur(n2 + 1);
+    cur[0] = {1.0};
+    for (int n = 1; n <= n2; ++n) {
+      std::vector<double>& c = cur[n];
+      c.assign(static_cast<size_t>(m) * n + 1, 0.0);
+      const std::vector<double>& a = prev[n];     // f(m - 1, n), size (m - 1) n + 1
+      const std::vector<double>& b = cur[n - 1];  // f(m, n - 1), size m (n - 1) + 1
+      for (size_t u = 0; u < b.size(); ++u) c[u] += b[u];
+      for (size_t u = 0; u < a.size(); ++u) c[u + n] += a[u];
+    }
+    prev.swap(cur);
+  }
+  return prev[n2];
+}
+
+absl::StatusOr<double> Median(std::vector<double> v) {
+  if (v.empty()) return absl::InvalidArgumentError("median of an empty sample");
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
+                                               const std::vector<double>& y,
+                                               Alternative alternative, Method method) {
+  if (absl::Status s = CheckSample(x, "x"); !s.ok()) return s;
+  if (absl::Status s = CheckSample(y, "y"); !s.ok()) return s;
+  const size_t n1 = x.size(), n2 = y.size(), n = n1 + n2;
+
+  // Mid-ranks of the pooled sample (1-based), and the tie term sum(t^3 - t).
+  std::vector<std::pair<double, int>> pooled;  // (value, 0 for x / 1 for y)
+  pooled.reserve(n);
+  for (double v : x) pooled.emplace_back(v, 0);
+  for (double v : y) pooled.emplace_back(v, 1);
+  std::sort(pooled.begin(), pooled.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  double r1 = 0, tie_term = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && pooled[j].first == pooled[i].first) ++j;
+    double t = static_cast<double>(j - i);
+    double mid_rank = 0.5 * (static_cast<double>(i + 1) + static_cast<double>(j));
+    for (size_t k = i; k < j; ++k) {
+      if (pooled[k].second == 0) r1 += mid_rank;
+    }
+    tie_term += t * t * t - t;
+    i = j;
+  }
+
+  MannWhitneyResult r;
+  r.u1 = r1 - static_cast<double>(n1) * (n1 + 1) / 2.0;
+  r.ties = tie_term > 0;
+  const double mean = static_cast<double>(n1) * n2 / 2.0;
+
+  const bool exact_allowed =
+      !r.ties && n1 <= static_cast<size_t>(kExactMaxN) && n2 <= static_cast<size_t>(kExactMaxN);
+  if (method == Method::kExact && !exact_allowed) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "exact Mann-Whitney U needs untied samples of at most ", kExactMaxN, " values; got n1 = ",
+        n1, ", n2 = ", n2, r.ties ? ", with ties" : ""));
+  }
+  if (exact_allowed && method != Method::kNormal) {
+    r.exact = true;
+    std::vector<double> counts = ExactUCounts(static_cast<int>(n1), static_cast<int>(n2));
+    double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+    // Without ties U1 is an integer.
+    size_t u = static_cast<size_t>(std::llround(r.u1));
+    double upper = 0, lower = 0;  // P(U >= u1), P(U <= u1)
+    for (size_t k = 0; k < counts.size(); ++k) {
+      if (k >= u) upper += counts[k];
+      if (k <= u) lower += counts[k];
+    }
+    upper /= total;
+    lower /= total;
+    switch (alternative) {
+      case Alternative::kGreater: r.p_value = upper; break;
+      case Alternative::kLess: r.p_value = lower; break;
+      case Alternative::kTwoSided: r.p_value = std::min(1.0, 2.0 * std::min(upper, lower)); break;
+    }
+    return r;
+  }
+
+  const double var = static_cast<double>(n1) * n2 / 12.0 *
+                     ((n + 1.0) - tie_term / (static_cast<double>(n) * (n - 1.0)));
+  if (var <= 0) {  // every value tied: no evidence either way
+    r.p_value = 1.0;
+    return r;
+  }
+  const double sd = std::sqrt(var);
+  switch (alternative) {
+    case Alternative::kGreater: r.p_value = NormalSf((r.u1 - mean - 0.5) / sd); break;
+    case Alternative::kLess: r.p_value = NormalSf((mean - r.u1 - 0.5) / sd); break;
+    case Alternative::kTwoSided: {
+      double u = std::max(r.u1, static_cast<double>(n1) * n2 - r.u1);
+      r.p_value = std::min(1.0, 2.0 * NormalSf((u - mean - 0.5) / sd));
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace stats
