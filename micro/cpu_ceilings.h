@@ -1,0 +1,57 @@
+// The CPU's measured ceilings in one call: the best fp32 FMA rate over the ISAs this CPU runs
+// (fma_peak.h) and the STREAM copy bandwidth (stream.h), packed as accounting::Ceilings.
+// matmul and elementwise call it at start-up when no --ceilings file is given (a quick
+// measurement, well under a second); //micro:ceilings measures the same things at length.
+#ifndef MICRO_CPU_CEILINGS_H_
+#define MICRO_CPU_CEILINGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "accounting/ceilings.h"
+#include "accounting/peaks.h"
+#include "micro/fma_peak.h"
+#include "micro/stream.h"
+
+namespace micro {
+
+struct CpuCeilingOptions {
+  double fma_seconds_per_trial = 0.03;
+  int fma_trials = 3;
+  int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC)
+  int stream_trials = 4;
+};
+
+struct CpuCeilingsResult {
+  accounting::Ceilings ceilings;           // peak_flops["fp32"], bandwidth = STREAM copy
+  std::optional<FmaPeakResult> avx2;       // absent when the CPU lacks the ISA
+  std::optional<FmaPeakResult> avx512;
+  StreamResult stream;
+};
+
+// ISO 8601 UTC time, for Ceilings::date.
+std::string NowIso8601();
+
+// "AVX-512 FMA loop, 2 threads, 24 chains; STREAM copy 128 MiB x 2 arrays, best of 4": what
+// was measured and how, for Ceilings::method.
+std::string DescribeCpuMethod(const CpuCeilingsResult& r);
+
+// Packs measured pieces into Ceilings (machine = CPU model, date = now). The fp32 peak is the
+// faster ISA; at least one FMA result is required.
+absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
+                                                     const std::optional<FmaPeakResult>& avx512,
+                                                     const StreamResult& stream,
+                                                     const std::string& method);
+
+absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& options = {});
+
+// The fp32 peak FLOP/s and bandwidth a CPU benchmark divides by. With a path: that
+// measured-ceilings file (source "measured: <path> ..."). Without: MeasureCpuCeilings() now,
+// source "measured at start-up: <method>".
+absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path);
+
+}  // namespace micro
+
+#endif  // MICRO_CPU_CEILINGS_H_
