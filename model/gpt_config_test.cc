@@ -1,0 +1,134 @@
+// Presets, validation messages, parameter counts against accounting's formula, and the memory
+// estimate against what the CPU model actually allocates.
+#include "model/gpt_config.h"
+
+#include <cmath>
+
+#include "accounting/gpt_flops.h"
+#include "gtest/gtest.h"
+#include "model/activation_layout.h"
+#include "model/cpu_gpt.h"
+#include "model/gpt_memory.h"
+#include "model/param_layout.h"
+
+namespace model {
+namespace {
+
+TEST(GptConfig, PresetsAreValidAndNamed) {
+  for (const std::string& name : GptPresetNames()) {
+    auto c = GptPreset(name);
+    ASSERT_TRUE(c.ok()) << name;
+    EXPECT_EQ(c->name, name);
+    EXPECT_TRUE(ValidateConfig(*c).ok()) << name;
+  }
+  auto g = GptPreset("gpt2");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->layers, 12);
+  EXPECT_EQ(g->heads, 12);
+  EXPECT_EQ(g->width, 768);
+  EXPECT_EQ(g->vocab, 50257);
+  EXPECT_EQ(g->padded_vocab, 50304);
+  EXPECT_EQ(g->block, 1024);
+}
+
+TEST(GptConfig, UnknownPresetListsTheAllowedOnes) {
+  auto c = GptPreset("gpt3");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("gpt3"), std::string::npos);
+  EXPECT_NE(c.status().message().find("gpt2-medium"), std::string::npos);
+}
+
+TEST(GptConfig, PadVocab) {
+  EXPECT_EQ(PadVocab(50257), 50304);
+  EXPECT_EQ(PadVocab(50257, 128), 50304);
+  EXPECT_EQ(PadVocab(64), 64);
+  EXPECT_EQ(PadVocab(65), 128);
+}
+
+TEST(GptConfig, ValidationNamesTheValueAndTheRange) {
+  GptConfig c = *GptPreset("gpt2");
+  c.heads = 7;
+  absl::Status st = ValidateConfig(c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("heads=7"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("width=768"), std::string::npos) << st;
+
+  c = *GptPreset("gpt2");
+  c.layers = 0;
+  st = ValidateConfig(c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("layers=0"), std::string::npos) << st;
+  EXPECT_NE(st.message().find(">= 1"), std::string::npos) << st;
+
+  c = *GptPreset("gpt2");
+  c.padded_vocab = 50000;
+  st = ValidateConfig(c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("padded_vocab=50000"), std::string::npos) << st;
+
+  c = *GptPreset("gpt2");
+  st = ValidateRunShape(c, 4, 2048);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("seq=2048"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("[1, 1024]"), std::string::npos) << st;
+  st = ValidateRunShape(c, 0, 64);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("batch=0"), std::string::npos) << st;
+  EXPECT_TRUE(ValidateRunShape(c, 4, 1024).ok());
+}
+
+// The buffer the model allocates has exactly accounting's parameter count (padded vocab).
+TEST(GptConfig, ParamCountMatchesAccounting) {
+  for (const std::string& name : GptPresetNames()) {
+    for (bool bias : {true, false}) {
+      GptConfig c = *GptPreset(name);
+      c.bias = bias;
+      const ParamLayout layout(c);
+      EXPECT_EQ(layout.num_params(), accounting::GptParamCount(ToGptShape(c), true))
+          << name << " bias=" << bias;
+    }
+  }
+  // The familiar figures: llm.c's 124,475,904 (padded) for gpt2; 124,439,808 with V = 50257
+  // (nanoGPT's "124M" report, which also excludes nothing).
+  const GptConfig g = *GptPreset("gpt2");
+  EXPECT_EQ(ParamLayout(g).num_params(), 124475904);
+  accounting::GptShape unpadded = ToGptShape(g);
+  unpadded.vocab = g.vocab;
+  EXPECT_EQ(accounting::GptParamCount(unpadded, true), 124439808);
+}
+
+TEST(GptConfig, UntiedWeightsAddAnLmHead) {
+  GptConfig c = *GptPreset("test-tiny");
+  const int64_t tied = ParamLayout(c).num_params();
+  c.tie_weights = false;
+  EXPECT_EQ(ParamLayout(c).num_params(), tied + int64_t{c.padded_vocab} * c.width);
+}
+
+TEST(GptMemory, EstimateMatchesTheCpuModelsAllocation) {
+  GptConfig c = *GptPreset("test-mini");
+  const int B = 3, T = 40;
+  auto est = EstimateTrainingMemory(c, B, T);
+  ASSERT_TRUE(est.ok()) << est.status();
+  auto m = CpuGpt<float>::Create(c, B, T);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(est->num_params, (*m)->num_params());
+  EXPECT_EQ(est->params_bytes, 4 * (*m)->num_params());
+  EXPECT_EQ(est->grads_bytes, est->params_bytes);
+  EXPECT_EQ(est->adamw_bytes, 2 * est->params_bytes);
+  EXPECT_EQ(est->activations_bytes, 4 * (*m)->activation_elements());
+  EXPECT_EQ(est->total_bytes(), 16 * (*m)->num_params() + 4 * (*m)->activation_elements());
+  EXPECT_NE(est->Describe().find("activations"), std::string::npos);
+}
+
+TEST(GptMemory, Gpt2AtBatch4Seq64) {
+  auto est = EstimateTrainingMemory(*GptPreset("gpt2"), 4, 64);
+  ASSERT_TRUE(est.ok());
+  // 4 copies of 124.5M floats: ~1.99 GB; activations grow with B*T (logits alone 51.5 MB).
+  EXPECT_EQ(est->params_bytes + est->grads_bytes + est->adamw_bytes, 16 * int64_t{124475904});
+  EXPECT_GT(est->activations_bytes, 4 * int64_t{4 * 64 * 50304});
+  auto bad = EstimateTrainingMemory(*GptPreset("gpt2"), 4, 4096);
+  EXPECT_FALSE(bad.ok());
+}
+
+}  // namespace
+}  // namespace model

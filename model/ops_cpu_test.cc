@@ -1,0 +1,162 @@
+// The CPU ops against plain reference loops (the model-level gradient check covers every
+// backward; these pin the forward semantics and the FLOP reports one op at a time).
+#include <cmath>
+#include <vector>
+
+#include "accounting/flop_counter.h"
+#include "gtest/gtest.h"
+#include "model/attention_cpu.h"
+#include "model/crossentropy_cpu.h"
+#include "model/layernorm_cpu.h"
+#include "model/matmul_cpu.h"
+#include "model/rng.h"
+
+namespace model {
+namespace {
+
+std::vector<float> Random(int64_t n, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(scale * rng.Normal());
+  return v;
+}
+
+TEST(MatmulCpu, ForwardMatchesLoopsAndCountsFlops) {
+  const int64_t B = 2, T = 5, C = 7, OC = 9;
+  auto inp = Random(B * T * C, 1), w = Random(OC * C, 2), bias = Random(OC, 3);
+  std::vector<float> out(B * T * OC);
+  accounting::FlopCounter counter;
+  {
+    accounting::ScopedFlopCounter scope(&counter);
+    matmul_forward(out.data(), inp.data(), w.data(), bias.data(), B, T, C, OC, "test");
+  }
+  EXPECT_EQ(counter.matmul_total(), 2.0 * B * T * C * OC);
+  EXPECT_EQ(counter.by_tag().at("test"), 2.0 * B * T * C * OC);
+  for (int64_t r = 0; r < B * T; ++r) {
+    for (int64_t o = 0; o < OC; ++o) {
+      double ref = bias[o];
+      for (int64_t c = 0; c < C; ++c) ref += double(inp[r * C + c]) * w[o * C + c];
+      EXPECT_NEAR(out[r * OC + o], ref, 1e-5);
+    }
+  }
+}
+
+TEST(MatmulCpu, BackwardOverwritesDinpAndAccumulatesWeights) {
+  const int64_t B = 1, T = 4, C = 3, OC = 5;
+  auto inp = Random(B * T * C, 4), w = Random(OC * C, 5), dout = Random(B * T * OC, 6);
+  std::vector<float> dinp(B * T * C, 100.0f), dw(OC * C, 1.0f), db(OC, 2.0f);
+  accounting::FlopCounter counter;
+  {
+    accounting::ScopedFlopCounter scope(&counter);
+    matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), B, T,
+                    C, OC, "test.bwd");
+  }
+  EXPECT_EQ(counter.matmul_total(), 4.0 * B * T * C * OC);  // backward = 2x forward
+  for (int64_t r = 0; r < T; ++r) {
+    for (int64_t c = 0; c < C; ++c) {
+      double ref = 0;
+      for (int64_t o = 0; o < OC; ++o) ref += double(dout[r * OC + o]) * w[o * C + c];
+      EXPECT_NEAR(dinp[r * C + c], ref, 1e-5);
+    }
+  }
+  for (int64_t o = 0; o < OC; ++o) {
+    double sb = 2.0;
+    for (int64_t r = 0; r < T; ++r) sb += dout[r * OC + o];
+    EXPECT_NEAR(db[o], sb, 1e-5);
+    for (int64_t c = 0; c < C; ++c) {
+      double ref = 1.0;
+      for (int64_t r = 0; r < T; ++r) ref += double(dout[r * OC + o]) * inp[r * C + c];
+      EXPECT_NEAR(dw[o * C + c], ref, 1e-5);
+    }
+  }
+}
+
+TEST(AttentionCpu, ForwardMatchesCausalLoopsAndCountsFullTxT) {
+  const int64_t B = 2, T = 6, C = 8, NH = 2, hs = C / NH;
+  auto qkv = Random(B * T * 3 * C, 7);
+  std::vector<float> out(B * T * C), att(B * NH * T * T);
+  accounting::FlopCounter counter;
+  {
+    accounting::ScopedFlopCounter scope(&counter);
+    attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+  }
+  // QK^T and AV over the full T x T: 2 * (2 * T * T * hs) per (b, h) = 4 B T^2 C.
+  EXPECT_EQ(counter.matmul_total(), 4.0 * B * T * T * C);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t h = 0; h < NH; ++h) {
+      for (int64_t t = 0; t < T; ++t) {
+        const float* q = qkv.data() + (b * T + t) * 3 * C + h * hs;
+        std::vector<double> s(t + 1);
+        double mx = -1e30, sum = 0;
+        for (int64_t j = 0; j <= t; ++j) {
+          const float* k = qkv.data() + (b * T + j) * 3 * C + C + h * hs;
+          double d = 0;
+          for (int64_t i = 0; i < hs; ++i) d += double(q[i]) * k[i];
+          s[j] = d / std::sqrt(double(hs));
+          mx = std::max(mx, s[j]);
+        }
+        for (auto& x : s) sum += (x = std::exp(x - mx));
+        for (int64_t j = 0; j < T; ++j) {
+          const double p = j <= t ? s[j] / sum : 0.0;
+          EXPECT_NEAR(att[((b * NH + h) * T + t) * T + j], p, 1e-6);
+        }
+        for (int64_t i = 0; i < hs; ++i) {
+          double o = 0;
+          for (int64_t j = 0; j <= t; ++j) {
+            o += s[j] / sum * qkv[(b * T + j) * 3 * C + 2 * C + h * hs + i];
+          }
+          EXPECT_NEAR(out[(b * T + t) * C + h * hs + i], o, 1e-5);
+        }
+      }
+    }
+  }
+}
+
+TEST(CrossEntropyCpu, LossAndInPlaceGradientIgnorePaddedColumns) {
+  const int64_t B = 2, T = 3, V = 10, Vp = 16;
+  auto logits = Random(B * T * Vp, 8, 3.0);
+  for (int64_t r = 0; r < B * T; ++r) {
+    for (int64_t i = V; i < Vp; ++i) logits[r * Vp + i] = 1000.0f;  // must not matter
+  }
+  const std::vector<int32_t> targets = {0, 9, 3, 4, 5, 1};
+  std::vector<float> losses(B * T), lse(B * T);
+  crossentropy_forward(losses.data(), lse.data(), logits.data(), targets.data(), B, T, V, Vp);
+  const std::vector<float> saved = logits;
+  const float dloss = 1.0f / (B * T);
+  crossentropy_softmax_backward(logits.data(), lse.data(), targets.data(), dloss, B, T, V, Vp);
+  for (int64_t r = 0; r < B * T; ++r) {
+    double mx = -1e30, sum = 0;
+    for (int64_t i = 0; i < V; ++i) mx = std::max(mx, double(saved[r * Vp + i]));
+    for (int64_t i = 0; i < V; ++i) sum += std::exp(saved[r * Vp + i] - mx);
+    const double ref_lse = mx + std::log(sum);
+    EXPECT_NEAR(lse[r], ref_lse, 1e-5);
+    EXPECT_NEAR(losses[r], ref_lse - saved[r * Vp + targets[r]], 1e-5);
+    double gsum = 0;
+    for (int64_t i = 0; i < V; ++i) {
+      const double p = std::exp(saved[r * Vp + i] - ref_lse);
+      EXPECT_NEAR(logits[r * Vp + i], dloss * (p - (i == targets[r])), 1e-7);
+      gsum += logits[r * Vp + i];
+    }
+    EXPECT_NEAR(gsum, 0.0, 1e-7);  // softmax - onehot sums to zero
+    for (int64_t i = V; i < Vp; ++i) EXPECT_EQ(logits[r * Vp + i], 0.0f);
+  }
+}
+
+TEST(LayerNormCpu, NormalisesRows) {
+  const int64_t B = 1, T = 3, C = 32;
+  auto inp = Random(B * T * C, 9, 5.0);
+  std::vector<float> w(C, 1.0f), b(C, 0.0f), out(B * T * C), mean(B * T), rstd(B * T);
+  layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), B, T, C);
+  for (int64_t r = 0; r < B * T; ++r) {
+    double s = 0, s2 = 0;
+    for (int64_t i = 0; i < C; ++i) {
+      s += out[r * C + i];
+      s2 += double(out[r * C + i]) * out[r * C + i];
+    }
+    EXPECT_NEAR(s / C, 0.0, 1e-6);
+    EXPECT_NEAR(s2 / C, 1.0, 1e-3);  // var / (var + 1e-5) with var ~ 25
+  }
+}
+
+}  // namespace
+}  // namespace model
