@@ -1,0 +1,147 @@
+// GptSession: model and data set-up, the timed step, the profile schedule.
+#include "macro/gpt_session.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "accounting/ceilings.h"
+#include "accounting/cpu_peak.h"
+#include "accounting/flop_counter.h"
+#include "macro/make_model.h"
+#include "model/token_file.h"
+#include "sysinfo/cpu_info.h"
+
+namespace macro {
+
+absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::string& cuda_device_name) {
+  if (o.peak_flops > 0) return accounting::PeakFromFlags(o.peak_flops, 0, "peak_flops");
+  if (!o.ceilings.empty()) {
+    auto c = accounting::ReadCeilings(o.ceilings);
+    if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
+    auto p = accounting::MeasuredPeak(*c, o.dtype, o.ceilings);
+    if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", p.status().message()));
+    return p;
+  }
+  if (o.device == "cuda") {
+    auto p = accounting::DatasheetPeak(cuda_device_name, o.dtype);
+    if (!p.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no datasheet peak for '", cuda_device_name, "' in ", accounting::DtypeName(o.dtype), ": ",
+          p.status().message(), " (give --peak_flops=FLOPS or --ceilings=FILE)"));
+    }
+    return p;
+  }
+  return accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
+}
+
+absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o) {
+  std::unique_ptr<GptSession> s(new GptSession());
+  s->o_ = o;
+  std::string device_name;
+  auto model = MakeModel(o, &device_name);
+  if (!model.ok()) return model.status();
+  s->model_ = std::move(*model);
+  auto peak = ChoosePeak(o, device_name);
+  if (!peak.ok()) return peak.status();
+  s->peak_ = *peak;
+
+  auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, 1, o.convention);
+  if (!flops.ok()) return flops.status();
+  s->flops_ = *flops;
+
+  auto random = model::MakeFixedRandomBatchSource(o.batch, o.seq, o.config.vocab, o.seed);
+  if (!random.ok()) return random.status();
+  s->random_source_ = std::move(*random);
+  if (o.real_data || o.compare_data) {
+    auto file = model::TokenFile::Open(o.data);
+    if (!file.ok()) return absl::InvalidArgumentError(absl::StrCat("--data: ", file.status().message()));
+    std::shared_ptr<const model::TokenFile> shared(std::move(*file));
+    auto real = model::MakeTokenFileBatchSource(shared, o.batch, o.seq, o.config.vocab, o.seed);
+    if (!real.ok()) return absl::InvalidArgumentError(absl::StrCat("--data: ", real.status().message()));
+    s->real_source_ = std::move(*real);
+  }
+  s->clock_ = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
+  if (s->clock_ == nullptr) return absl::InternalError("no CUDA clock in a build without CUDA");
+  return s;
+}
+
+std::string GptSession::DescribeData(bool real_data) const {
+  return real_data && real_source_ ? real_source_->Describe() : random_source_->Describe();
+}
+
+absl::StatusOr<StepTimes> GptSession::Step(bool real_data) {
+  model::BatchSource* source = real_data ? real_source_.get() : random_source_.get();
+  if (source == nullptr) return absl::FailedPreconditionError("no token file was given (--data)");
+  model::AdamWConfig opt;
+  opt.lr = static_cast<float>(o_.lr);
+  opt.weight_decay = static_cast<float>(o_.weight_decay);
+  opt.beta1 = static_cast<float>(o_.beta1);
+  opt.beta2 = static_cast<float>(o_.beta2);
+
+  accounting::FlopCounter counter;
+  std::unique_ptr<accounting::ScopedFlopCounter> scope;
+  if (steps_done_ == 0) scope = std::make_unique<accounting::ScopedFlopCounter>(&counter);
+
+  clock_->Mark();
+  if (auto s = source->Next(&batch_); !s.ok()) return s;
+  clock_->Mark();
+  if (auto s = model_->Forward(batch_); !s.ok()) return s;
+  clock_->Mark();
+  model_->ZeroGrad();
+  if (auto s = model_->Backward(); !s.ok()) return s;
+  clock_->Mark();
+  if (auto s = model_->Update(opt, steps_done_ + 1); !s.ok()) return s;
+  clock_->Mark();
+  StepTimes t;
+  t.loss = model_->loss();  // synchronises a device
+  std::vector<double> sec = clock_->Seconds();
+  if (sec.size() != 4) return absl::InternalError("step clock returned the wrong number of intervals");
+  t.data = sec[0];
+  t.forward = sec[1];
+  t.backward = sec[2];
+  t.optimizer = sec[3];
+  if (scope) {
+    scope.reset();
+    counted_flops_ = counter.total();
+  }
+  ++steps_done_;
+  return t;
+}
+
+absl::Status GptSession::Profile(bool real_data, OpTrace* trace) {
+  std::unique_ptr<TraceTimer> timer = o_.device == "cuda" ? MakeCudaTraceTimer() : MakeHostTraceTimer();
+  if (timer == nullptr) return absl::InternalError("no CUDA trace timer in a build without CUDA");
+  const int total = kProfileWait + kProfileWarmup + kProfileActive;
+  for (int i = 0; i < total; ++i) {
+    const bool timing = i >= kProfileWait;
+    const bool active = i >= kProfileWait + kProfileWarmup;
+    model_->SetOpTimer(timing ? timer.get() : nullptr);
+    if (timing) timer->Begin(kStepSpan);
+    auto t = Step(real_data);
+    if (timing) timer->End();
+    if (!t.ok()) {
+      model_->SetOpTimer(nullptr);
+      return t.status();
+    }
+    if (timing && !active) timer->Reset();  // warm-up: timed, then discarded
+  }
+  model_->SetOpTimer(nullptr);
+  timer->Flush(trace);
+  return absl::OkStatus();
+}
+
+SeriesStats Summarise(std::vector<double> v) {
+  SeriesStats s;
+  s.n = static_cast<int>(v.size());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.sum = std::accumulate(v.begin(), v.end(), 0.0);
+  s.mean = s.sum / v.size();
+  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  return s;
+}
+
+}  // namespace macro

@@ -1,0 +1,82 @@
+// One train-step benchmark session: the model, its data, the peak it is measured against and
+// the FLOPs per step, created once and stepped many times (warm-up, timed steps, profile).
+//
+// A step is: fetch a batch (data), Forward (forward), ZeroGrad + Backward (backward), AdamW
+// (optimizer), then loss() which synchronises the device where there is one. Each phase is timed
+// on the device's own clock (macro/step_clock.h); the step's time is the sum of the phases.
+#ifndef MACRO_GPT_SESSION_H_
+#define MACRO_GPT_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "accounting/gpt_flops.h"
+#include "accounting/peaks.h"
+#include "macro/step_clock.h"
+#include "macro/step_options.h"
+#include "model/batch_source.h"
+#include "model/gpt_model.h"
+
+namespace macro {
+
+struct StepTimes {
+  double data = 0, forward = 0, backward = 0, optimizer = 0;
+  float loss = 0;
+  double total() const { return data + forward + backward + optimizer; }
+};
+
+// Chooses the peak: --peak_flops, else --ceilings (measured), else the datasheet for a CUDA
+// device, else the CPU declared as cores x FMA lanes x 2 FMA units x 2 x clock.
+absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::string& cuda_device_name);
+
+class GptSession {
+ public:
+  // Builds the model on o.device and the batch sources: fixed random always, the token file
+  // when o.real_data or o.compare_data.
+  static absl::StatusOr<std::unique_ptr<GptSession>> Create(const StepOptions& o);
+
+  // One training step with the chosen data (real = token file). The first call also counts the
+  // FLOPs of the matmuls actually issued (accounting::FlopCounter) for HFU.
+  absl::StatusOr<StepTimes> Step(bool real_data);
+
+  // Name of the span around each profiled step; its self time is time outside any op.
+  static constexpr char kStepSpan[] = "step";
+
+  // --profile: runs kProfileWait + kProfileWarmup + kProfileActive steps and records per-op spans
+  // of the active ones into `trace` (with "step" spans around them).
+  absl::Status Profile(bool real_data, OpTrace* trace);
+
+  const StepOptions& options() const { return o_; }
+  model::GptModel& model() { return *model_; }
+  const accounting::StepFlops& flops() const { return flops_; }
+  const accounting::Peak& peak() const { return peak_; }
+  double counted_flops_per_step() const { return counted_flops_; }
+  int steps_done() const { return steps_done_; }
+  bool has_real_data() const { return real_source_ != nullptr; }
+  std::string DescribeData(bool real_data) const;
+
+ private:
+  GptSession() = default;
+  StepOptions o_;
+  std::unique_ptr<model::GptModel> model_;
+  std::unique_ptr<model::BatchSource> random_source_, real_source_;
+  std::unique_ptr<StepClock> clock_;
+  model::Batch batch_;
+  accounting::StepFlops flops_;
+  accounting::Peak peak_;
+  double counted_flops_ = 0;
+  int steps_done_ = 0;
+};
+
+// Summary statistics of a series (step times).
+struct SeriesStats {
+  double median = 0, min = 0, max = 0, mean = 0, sum = 0;
+  int n = 0;
+};
+SeriesStats Summarise(std::vector<double> v);
+
+}  // namespace macro
+
+#endif  // MACRO_GPT_SESSION_H_

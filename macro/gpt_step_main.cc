@@ -1,0 +1,417 @@
+// //macro:gpt_step — the GPT-2 train-step benchmark users run first.
+//
+// nanoGPT's bench.py, made exact: every knob is a flag, the device is synchronised only where one
+// exists, tokens/s states its numerator and denominator, FLOPs per step name their attention
+// convention, and MFU/HFU name the peak they divide by. The run is a Google Benchmark case, so
+// --benchmark_filter, --benchmark_repetitions, --benchmark_format=json and --benchmark_out work.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "accounting/mfu.h"
+#include "accounting/throughput.h"
+#include "benchmark/benchmark.h"
+#include "macro/gpt_session.h"
+#include "macro/step_options.h"
+#include "model/gpt_config.h"
+#include "sysinfo/cpu_info.h"
+#include "sysinfo/cuda_info.h"
+
+ABSL_FLAG(std::string, preset, "gpt2", "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
+ABSL_FLAG(int, layers, 0, "number of layers (0: the preset's)");
+ABSL_FLAG(int, heads, 0, "attention heads; must divide --width (0: the preset's)");
+ABSL_FLAG(int, width, 0, "embedding width C (0: the preset's)");
+ABSL_FLAG(int, vocab, 0, "vocabulary size, padded to a multiple of 64 for the matmuls (0: the preset's)");
+ABSL_FLAG(int, block, 0, "block size: the longest sequence, rows of the position table (0: the preset's)");
+ABSL_FLAG(int, seq, 0, "sequence length T actually trained, <= --block (crop) (0: block on CUDA, 64 on CPU)");
+ABSL_FLAG(int, batch, 0, "batch size B (0: 12 on CUDA, 4 on CPU)");
+ABSL_FLAG(std::string, bias, "", "Linear and LayerNorm biases: true or false (empty: the preset's)");
+ABSL_FLAG(bool, real_data, false, "read batches from the token file --data (else one fixed random batch)");
+ABSL_FLAG(std::string, data, "", "token file in nanoGPT's format (flat uint16); make one with //tools:make_tokens");
+ABSL_FLAG(bool, compare_data, false, "run with the fixed random batch and with --data, and print what the data path costs");
+ABSL_FLAG(uint64_t, seed, 1337, "seed for the parameters and the batches");
+ABSL_FLAG(std::string, device, "auto", "auto (cuda if a GPU is present, else cpu), cpu or cuda");
+ABSL_FLAG(std::string, dtype, "auto", "auto (bf16 on CUDA, fp16 without bf16, fp32 on CPU), fp32 or bf16");
+ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
+ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
+ABSL_FLAG(int, threads, 0, "CPU threads for OpenMP and OpenBLAS (0: every core)");
+ABSL_FLAG(bool, profile, false, "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print the top ops");
+ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "Chrome trace file for --profile (Perfetto, chrome://tracing)");
+ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the measured peak");
+ABSL_FLAG(double, peak_flops, 0, "peak FLOP/s to divide by, overriding the datasheet or the CPU's declared peak");
+ABSL_FLAG(std::string, attention, "full", "attention FLOPs convention: full (12·L·C·T, nanoGPT/PaLM) or causal (6·L·C·T, llm.c)");
+ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
+ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay (2-D weights only)");
+ABSL_FLAG(double, beta1, 0.9, "AdamW beta1");
+ABSL_FLAG(double, beta2, 0.95, "AdamW beta2");
+
+namespace macro {
+namespace {
+
+FILE* g_log = stdout;
+
+void Log(const std::string& s) {
+  std::fputs(s.c_str(), g_log);
+  std::fputc('\n', g_log);
+  std::fflush(g_log);
+}
+
+struct CaseResult {
+  bool ran = false;
+  bool real_data = false;
+  std::vector<StepTimes> steps;  // timed steps of the last repetition
+};
+
+struct Run {
+  StepOptions options;
+  std::unique_ptr<GptSession> session;
+  absl::Status create_status;
+  bool warmed = false;
+  accounting::RunningMfu running;
+  std::vector<CaseResult> results;  // one per registered case
+};
+
+Run* g_run = nullptr;
+
+double StepMfu(const GptSession& s, double seconds) {
+  auto m = accounting::Mfu(s.flops().model_flops_per_step, seconds, s.peak().flops_per_s);
+  return m.ok() ? *m : 0;
+}
+
+void LogStep(const GptSession& s, const char* kind, int i, int n, const StepTimes& t,
+             const accounting::RunningMfu& running) {
+  double tok = s.options().tokens_per_step() / t.total();
+  Log(absl::StrFormat("step %3d/%-3d %-7s | loss %.4f | %9.2f ms | %10.1f tokens/s | mfu %s", i, n,
+                      kind, t.loss, t.total() * 1e3, tok, running.ToString()));
+}
+
+absl::Status EnsureSession(Run* run) {
+  if (run->session) return absl::OkStatus();
+  if (!run->create_status.ok()) return run->create_status;
+  Log(absl::StrCat("gpt_step: building ", model::DescribeConfig(run->options.config), " on ",
+                   run->options.device, " (B=", run->options.batch, ", T=", run->options.seq, ")"));
+  auto s = GptSession::Create(run->options);
+  if (!s.ok()) {
+    run->create_status = s.status();
+    return s.status();
+  }
+  run->session = std::move(*s);
+  Log(absl::StrCat("gpt_step: ", run->session->model().num_params(), " parameters; peak ",
+                   absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
+                   run->session->peak().source, ")"));
+  return absl::OkStatus();
+}
+
+void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
+  Run* run = g_run;
+  if (auto st = EnsureSession(run); !st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    for (auto _ : state) {
+    }
+    return;
+  }
+  GptSession& s = *run->session;
+  const StepOptions& o = run->options;
+  if (!run->warmed) {
+    for (int i = 1; i <= o.warmup_steps; ++i) {
+      auto t = s.Step(real_data);
+      if (!t.ok()) {
+        state.SkipWithError(std::string(t.status().message()).c_str());
+        for (auto _ : state) {
+        }
+        return;
+      }
+      run->running.Update(StepMfu(s, t->total()));
+      LogStep(s, "warm-up", i, o.warmup_steps, *t, run->running);
+    }
+    run->warmed = true;
+  }
+  CaseResult& result = run->results[case_index];
+  result.ran = true;
+  result.real_data = real_data;
+  result.steps.clear();
+  int i = 0;
+  for (auto _ : state) {
+    auto t = s.Step(real_data);
+    if (!t.ok()) {
+      state.SkipWithError(std::string(t.status().message()).c_str());
+      break;
+    }
+    state.SetIterationTime(t->total());
+    run->running.Update(StepMfu(s, t->total()));
+    LogStep(s, real_data ? "real" : "timed", ++i, o.steps, *t, run->running);
+    result.steps.push_back(*t);
+  }
+  if (result.steps.empty()) return;
+
+  std::vector<double> totals;
+  for (const StepTimes& t : result.steps) totals.push_back(t.total());
+  SeriesStats st = Summarise(totals);
+  const double tokens = static_cast<double>(o.tokens_per_step()) * st.n;
+  auto mfu = accounting::Mfu(s.flops().model_flops_per_step * st.n, st.sum, s.peak().flops_per_s);
+  auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
+  state.counters["tokens_per_second"] = tokens / st.sum;
+  state.counters["flops_per_second"] = s.flops().model_flops_per_step * st.n / st.sum;
+  state.counters["mfu"] = mfu.ok() ? *mfu : 0;
+  state.counters["hfu"] = hfu.ok() ? *hfu : 0;
+  state.counters["ms_per_step"] = st.median * 1e3;
+  state.counters["loss"] = result.steps.back().loss;
+  state.counters["flops_per_step"] = s.flops().model_flops_per_step;
+  state.counters["peak_flops"] = s.peak().flops_per_s;
+  state.counters["verified"] = std::isfinite(result.steps.back().loss) ? 1 : 0;
+  state.SetLabel(absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
+                              " attention; peak: ", s.peak().source));
+}
+
+void PrintSummary(const Run& run, const CaseResult& r) {
+  const GptSession& s = *run.session;
+  const StepOptions& o = run.options;
+  std::vector<double> totals, data, fwd, bwd, opt;
+  for (const StepTimes& t : r.steps) {
+    totals.push_back(t.total());
+    data.push_back(t.data);
+    fwd.push_back(t.forward);
+    bwd.push_back(t.backward);
+    opt.push_back(t.optimizer);
+  }
+  SeriesStats st = Summarise(totals);
+  Log(absl::StrCat("\n== summary: BM_GptStep/", o.CaseName(), r.real_data ? "/data:real" : "", ", ", st.n,
+                   " timed steps after ", o.warmup_steps, " warm-up"));
+  Log(absl::StrFormat("step time     median %.2f ms (min %.2f, max %.2f; spread (max-min)/median %.1f%%)",
+                      st.median * 1e3, st.min * 1e3, st.max * 1e3,
+                      st.median > 0 ? 100 * (st.max - st.min) / st.median : 0));
+  accounting::TokenCount num;
+  num.tokens = static_cast<double>(o.tokens_per_step()) * st.n;
+  num.ranks = accounting::RankScope::kOneRank;
+  accounting::TimedPhases den;
+  den.data = true;
+  den.optimizer = true;
+  den.logging = true;  // loss() read back every step, as bench.py's loss.item()
+  auto tp = accounting::TrainingThroughput::Make(num, st.sum, den);
+  if (tp.ok()) {
+    Log(absl::StrCat("tokens/s      ", tp->ToString()));
+    Log(absl::StrCat("              = ", st.n, " steps x B=", o.batch, " x T=", o.seq,
+                     " tokens / ", absl::StrFormat("%.3f", st.sum),
+                     " s (data, forward, backward, optimizer; warm-up excluded)"));
+  }
+  Log(absl::StrFormat("FLOPs/step    %.4g model (%s), %.4g counted from the matmuls issued",
+                      s.flops().model_flops_per_step, s.flops().Describe(), s.counted_flops_per_step()));
+  auto mfu = accounting::Mfu(s.flops().model_flops_per_step * st.n, st.sum, s.peak().flops_per_s);
+  auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
+  Log(absl::StrFormat("peak          %.4g FLOP/s: %s", s.peak().flops_per_s, s.peak().source));
+  Log(absl::StrCat("MFU           ", mfu.ok() ? accounting::FormatPercent(*mfu) : std::string(mfu.status().message()),
+                   "  (model FLOPs / time / peak)"));
+  Log(absl::StrCat("HFU           ", hfu.ok() ? accounting::FormatPercent(*hfu) : std::string(hfu.status().message()),
+                   "  (FLOPs of the matmuls actually issued / time / peak; no recompute here)"));
+  double sum = st.sum > 0 ? st.sum : 1;
+  auto share = [&](const std::vector<double>& v) { return 100 * Summarise(v).sum / sum; };
+  Log(absl::StrFormat("time split    data %.1f%% | forward %.1f%% | backward %.1f%% | optimizer %.1f%%",
+                      share(data), share(fwd), share(bwd), share(opt)));
+  Log(absl::StrCat("data          ", s.DescribeData(r.real_data)));
+}
+
+void PrintCompareData(const Run& run) {
+  const CaseResult* random = nullptr;
+  const CaseResult* real = nullptr;
+  for (const CaseResult& r : run.results) {
+    if (!r.ran || r.steps.empty()) continue;
+    (r.real_data ? real : random) = &r;
+  }
+  if (random == nullptr || real == nullptr) {
+    Log("compare_data: both the random and the real-data case must run (check --benchmark_filter)");
+    return;
+  }
+  auto median_of = [](const CaseResult& r, double StepTimes::*phase) {
+    std::vector<double> v;
+    for (const StepTimes& t : r.steps) v.push_back(phase ? t.*phase : t.total());
+    return Summarise(v).median;
+  };
+  double step_rand = median_of(*random, nullptr), step_real = median_of(*real, nullptr);
+  double data_rand = median_of(*random, &StepTimes::data), data_real = median_of(*real, &StepTimes::data);
+  Log("\n== compare_data (the seed's first diagnostic: swap the data loader for fixed tensors)");
+  Log(absl::StrFormat("step median   random %.2f ms | real %.2f ms | difference %+.2f ms (%+.1f%% of the real step)",
+                      step_rand * 1e3, step_real * 1e3, (step_real - step_rand) * 1e3,
+                      step_real > 0 ? 100 * (step_real - step_rand) / step_real : 0));
+  Log(absl::StrFormat("data phase    random %.3f ms | real %.3f ms: the data path is %.2f%% of the real step",
+                      data_rand * 1e3, data_real * 1e3, step_real > 0 ? 100 * data_real / step_real : 0));
+  Log("              (a difference is not all disk: caches, copies and synchronisation can take part)");
+}
+
+absl::Status RunProfile(Run* run) {
+  if (auto st = EnsureSession(run); !st.ok()) return st;
+  const StepOptions& o = run->options;
+  Log(absl::StrCat("\n== profile: wait ", kProfileWait, ", warm up ", kProfileWarmup, ", record ",
+                   kProfileActive, " steps (", o.device == "cuda" ? "CUDA events" : "host timers", ")"));
+  OpTrace trace;
+  if (auto st = run->session->Profile(o.real_data, &trace); !st.ok()) return st;
+  if (auto st = trace.WriteChromeTrace(o.profile_out, absl::StrCat("gpt_step ", o.CaseName()));
+      !st.ok()) {
+    return st;
+  }
+  Log(absl::StrCat("trace written: ", o.profile_out, " (open in https://ui.perfetto.dev or chrome://tracing)"));
+  Log("top ops by self time over the recorded steps:");
+  Log(absl::StrFormat("  %-28s %7s %12s %7s", "op", "calls", "self ms", "share"));
+  for (const OpSummary& op : trace.TopBySelfTime("op", 16)) {
+    std::string name = op.name == GptSession::kStepSpan ? "(step, outside any op)" : op.name;
+    Log(absl::StrFormat("  %-28s %7d %12.2f %6.1f%%", name, op.calls, op.self_us / 1e3, 100 * op.share));
+  }
+  return absl::OkStatus();
+}
+
+RawStepFlags ReadFlags() {
+  RawStepFlags f;
+  f.preset = absl::GetFlag(FLAGS_preset);
+  f.layers = absl::GetFlag(FLAGS_layers);
+  f.heads = absl::GetFlag(FLAGS_heads);
+  f.width = absl::GetFlag(FLAGS_width);
+  f.vocab = absl::GetFlag(FLAGS_vocab);
+  f.block = absl::GetFlag(FLAGS_block);
+  f.seq = absl::GetFlag(FLAGS_seq);
+  f.batch = absl::GetFlag(FLAGS_batch);
+  f.bias = absl::GetFlag(FLAGS_bias);
+  f.real_data = absl::GetFlag(FLAGS_real_data);
+  f.data = absl::GetFlag(FLAGS_data);
+  f.compare_data = absl::GetFlag(FLAGS_compare_data);
+  f.seed = absl::GetFlag(FLAGS_seed);
+  f.device = absl::GetFlag(FLAGS_device);
+  f.dtype = absl::GetFlag(FLAGS_dtype);
+  f.warmup_steps = absl::GetFlag(FLAGS_warmup_steps);
+  f.steps = absl::GetFlag(FLAGS_steps);
+  f.threads = absl::GetFlag(FLAGS_threads);
+  f.profile = absl::GetFlag(FLAGS_profile);
+  f.profile_out = absl::GetFlag(FLAGS_profile_out);
+  f.ceilings = absl::GetFlag(FLAGS_ceilings);
+  f.peak_flops = absl::GetFlag(FLAGS_peak_flops);
+  f.attention = absl::GetFlag(FLAGS_attention);
+  f.lr = absl::GetFlag(FLAGS_lr);
+  f.weight_decay = absl::GetFlag(FLAGS_weight_decay);
+  f.beta1 = absl::GetFlag(FLAGS_beta1);
+  f.beta2 = absl::GetFlag(FLAGS_beta2);
+  return f;
+}
+
+constexpr char kUsage[] =
+    "gpt_step: the GPT-2 train-step benchmark (nanoGPT's bench.py, made exact).\n"
+    "\n"
+    "  bazel run //macro:gpt_step                        defaults for this machine (said at start)\n"
+    "  bazel run //macro:gpt_step -- --preset=gpt2 --batch=8 --seq=128 --steps=20\n"
+    "  bazel run //macro:gpt_step -- --ceilings=/tmp/ceil.json   MFU against measured ceilings\n"
+    "  bazel run //macro:gpt_step -- --benchmark_format=json --benchmark_out=/tmp/step.json\n"
+    "\n"
+    "Google Benchmark flags work too: --benchmark_filter, --benchmark_repetitions,\n"
+    "--benchmark_format, --benchmark_out, --benchmark_out_format. Each timed step is one\n"
+    "iteration; its time is the device-clock sum of data, forward, backward and optimizer.";
+
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") ||
+        !std::strcmp(argv[i], "--helpfull")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Our flags, sorted, with their defaults (Abseil's --help would list every library's flags).
+void PrintHelp() {
+  std::printf("%s\n\nFlags:\n", kUsage);
+  std::map<std::string, absl::CommandLineFlag*> mine;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::StrContains(flag->Filename(), "gpt_step_main")) mine[std::string(name)] = flag;
+  }
+  for (const auto& [name, flag] : mine) {
+    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
+                flag->Help().c_str());
+  }
+}
+
+}  // namespace
+}  // namespace macro
+
+int main(int argc, char** argv) {
+  using namespace macro;
+  absl::SetProgramUsageMessage(kUsage);
+  if (WantsHelp(argc, argv)) {
+    PrintHelp();
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
+  absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
+
+  for (int i = 1; i < argc; ++i) {
+    if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console")) {
+      g_log = stderr;  // keep machine-readable stdout clean
+    }
+  }
+
+  Run run;
+  auto options = ResolveStepOptions(ReadFlags(), sysinfo::ProbeCuda());
+  if (!options.ok()) {
+    std::fprintf(stderr, "gpt_step: error: %s\n", std::string(options.status().message()).c_str());
+    return 2;
+  }
+  run.options = *options;
+  g_run = &run;
+  for (const std::string& c : run.options.choices) Log(absl::StrCat("gpt_step: ", c));
+
+  const StepOptions& o = run.options;
+  std::vector<bool> modes;
+  if (o.compare_data) modes = {false, true};
+  else modes = {o.real_data};
+  for (size_t i = 0; i < modes.size(); ++i) {
+    std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
+    if (o.compare_data) name += modes[i] ? "/data:real" : "/data:random";
+    run.results.emplace_back();
+    bool real = modes[i];
+    benchmark::RegisterBenchmark(name.c_str(), [i, real](benchmark::State& st) { BM_GptStep(st, i, real); })
+        ->Iterations(o.steps)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+  benchmark::AddCustomContext("mlbench_cpu", cpu.model);
+#ifdef NDEBUG
+  benchmark::AddCustomContext("mlbench_build_type", "opt (NDEBUG)");
+#else
+  benchmark::AddCustomContext("mlbench_build_type", "debug (asserts on)");
+#endif
+  benchmark::AddCustomContext("mlbench_device", o.device);
+  benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
+  benchmark::AddCustomContext("mlbench_attention_convention", std::string(accounting::ConventionName(o.convention)));
+
+  size_t ran = benchmark::RunSpecifiedBenchmarks();
+  if (ran == 0) {
+    Log("gpt_step: no case matched --benchmark_filter; nothing ran");
+    return 0;
+  }
+  int failures = 0;
+  if (!run.create_status.ok()) {
+    std::fprintf(stderr, "gpt_step: error: %s\n", std::string(run.create_status.message()).c_str());
+    return 1;
+  }
+  for (const CaseResult& r : run.results) {
+    if (r.ran && !r.steps.empty()) PrintSummary(run, r);
+    else if (r.ran) ++failures;
+  }
+  if (o.compare_data) PrintCompareData(run);
+  if (o.profile) {
+    if (auto st = RunProfile(&run); !st.ok()) {
+      std::fprintf(stderr, "gpt_step: profile: %s\n", std::string(st.message()).c_str());
+      return 1;
+    }
+  }
+  benchmark::Shutdown();
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,77 @@
+// The train-step benchmark's options: raw flag values in, a validated run description out.
+//
+// Resolution is a pure function of the flags and the machine's CUDA inventory, so the defaults
+// and every error are unit-tested without running anything. Defaults follow nanoGPT's bench.py
+// on a GPU (GPT-2 124M, batch 12, seq 1024, bf16, 10 warm-up + 20 timed steps) and a small CPU run
+// without one (batch 4, seq 64, fp32, a few steps); each choice is recorded with its reason.
+#ifndef MACRO_STEP_OPTIONS_H_
+#define MACRO_STEP_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "accounting/dtype.h"
+#include "accounting/gpt_flops.h"
+#include "model/gpt_config.h"
+#include "sysinfo/cuda_info.h"
+
+namespace macro {
+
+// Flag values as given. 0, -1 or "" mean "not given: use the default".
+struct RawStepFlags {
+  std::string preset = "gpt2";
+  int layers = 0, heads = 0, width = 0, vocab = 0, block = 0;
+  int seq = 0, batch = 0;
+  std::string bias;          // "", "true", "false"
+  bool real_data = false;
+  std::string data;          // token file (nanoGPT uint16 format)
+  bool compare_data = false;
+  uint64_t seed = 1337;
+  std::string device = "auto";  // auto | cpu | cuda
+  std::string dtype = "auto";   // auto | fp32 | bf16 | fp16
+  int warmup_steps = -1, steps = -1;
+  int threads = 0;
+  bool profile = false;
+  std::string profile_out = "gpt_step_trace.json";
+  std::string ceilings;      // measured-ceilings JSON from //micro:ceilings
+  double peak_flops = 0;     // explicit peak, FLOP/s
+  std::string attention = "full";  // full | causal
+  double lr = 6e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95;
+};
+
+struct StepOptions {
+  model::GptConfig config;
+  int batch = 0, seq = 0;
+  std::string device;               // "cpu" or "cuda"
+  accounting::Dtype dtype = accounting::Dtype::kFp32;
+  int warmup_steps = 0, steps = 0;
+  int threads = 0;                  // 0: every core
+  bool real_data = false;
+  std::string data;
+  bool compare_data = false;
+  uint64_t seed = 0;
+  bool profile = false;
+  std::string profile_out;
+  std::string ceilings;
+  double peak_flops = 0;
+  accounting::AttentionConvention convention = accounting::AttentionConvention::kFull;
+  double lr = 0, weight_decay = 0, beta1 = 0, beta2 = 0;
+  // "device: cpu (no CUDA device: ...)", "batch: 4 (CPU default)", ...
+  std::vector<std::string> choices;
+
+  int64_t tokens_per_step() const { return static_cast<int64_t>(batch) * seq; }
+  // "gpt2/cpu/fp32/B:4/T:64": the benchmark case name's suffix.
+  std::string CaseName() const;
+};
+
+// Profiler schedule (the seed's torch.profiler schedule): wait, warm-up, then active steps.
+constexpr int kProfileWait = 5, kProfileWarmup = 5, kProfileActive = 5;
+
+absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& flags,
+                                               const sysinfo::CudaInventory& cuda);
+
+}  // namespace macro
+
+#endif  // MACRO_STEP_OPTIONS_H_

@@ -1,0 +1,148 @@
+// Tests the train-step benchmark's defaults and its flag errors.
+#include "macro/step_options.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "gtest/gtest.h"
+
+namespace macro {
+namespace {
+
+sysinfo::CudaInventory NoGpu() {
+  sysinfo::CudaInventory inv;
+  inv.reason = "CUDA driver version is insufficient";
+  return inv;
+}
+
+sysinfo::CudaInventory OneGpu(int cc_major) {
+  sysinfo::CudaInventory inv;
+  inv.available = true;
+  sysinfo::CudaDevice d;
+  d.name = "NVIDIA H200";
+  d.cc_major = cc_major;
+  inv.devices.push_back(d);
+  return inv;
+}
+
+void ExpectErrorNames(const absl::StatusOr<StepOptions>& o, const std::string& flag) {
+  ASSERT_FALSE(o.ok()) << "expected an error naming " << flag;
+  EXPECT_NE(o.status().message().find(flag), std::string::npos) << o.status().message();
+}
+
+TEST(StepOptionsTest, CpuDefaults) {
+  auto o = ResolveStepOptions(RawStepFlags{}, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->device, "cpu");
+  EXPECT_EQ(o->config.name, "gpt2");
+  EXPECT_EQ(o->config.layers, 12);
+  EXPECT_EQ(o->batch, 4);
+  EXPECT_EQ(o->seq, 64);
+  EXPECT_EQ(o->dtype, accounting::Dtype::kFp32);
+  EXPECT_FALSE(o->real_data);
+  EXPECT_EQ(o->CaseName(), "gpt2/cpu/fp32/B:4/T:64");
+  // Each default is explained, including why the device is the CPU.
+  ASSERT_FALSE(o->choices.empty());
+  EXPECT_NE(o->choices[0].find("insufficient"), std::string::npos);
+}
+
+TEST(StepOptionsTest, GpuDefaultsAreBenchPys) {
+  auto o = ResolveStepOptions(RawStepFlags{}, OneGpu(9));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->device, "cuda");
+  EXPECT_EQ(o->batch, 12);
+  EXPECT_EQ(o->seq, 1024);
+  EXPECT_EQ(o->dtype, accounting::Dtype::kBf16);
+  EXPECT_EQ(o->warmup_steps, 10);
+  EXPECT_EQ(o->steps, 20);
+}
+
+TEST(StepOptionsTest, OldGpuFallsBackToFp16) {
+  auto o = ResolveStepOptions(RawStepFlags{}, OneGpu(7));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->dtype, accounting::Dtype::kFp16);
+}
+
+TEST(StepOptionsTest, SeqLongerThanBlock) {
+  RawStepFlags f;
+  f.seq = 2048;
+  f.block = 1024;
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--seq");
+}
+
+TEST(StepOptionsTest, HeadsMustDivideWidth) {
+  RawStepFlags f;
+  f.heads = 5;
+  f.width = 768;
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--heads");
+}
+
+TEST(StepOptionsTest, CudaWithoutGpu) {
+  RawStepFlags f;
+  f.device = "cuda";
+  auto o = ResolveStepOptions(f, NoGpu());
+  ExpectErrorNames(o, "--device");
+  EXPECT_NE(o.status().message().find("insufficient"), std::string::npos);
+}
+
+TEST(StepOptionsTest, MissingDataFile) {
+  RawStepFlags f;
+  f.real_data = true;
+  f.data = "/nonexistent/train.bin";
+  auto o = ResolveStepOptions(f, NoGpu());
+  ExpectErrorNames(o, "--data");
+  EXPECT_NE(o.status().message().find("make_tokens"), std::string::npos);
+  f.data = "";
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--data");
+}
+
+TEST(StepOptionsTest, GivenDataFileMeansRealData) {
+  std::string path = std::string(getenv("TEST_TMPDIR")) + "/train.bin";
+  { std::ofstream(path) << "0123456789"; }
+  RawStepFlags f;
+  f.data = path;
+  auto o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->real_data);
+}
+
+TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
+  struct Case { void (*set)(RawStepFlags*); const char* flag; };
+  const Case cases[] = {
+      {[](RawStepFlags* f) { f->preset = "gpt5"; }, "--preset"},
+      {[](RawStepFlags* f) { f->device = "tpu"; }, "--device"},
+      {[](RawStepFlags* f) { f->dtype = "int3"; }, "--dtype"},
+      {[](RawStepFlags* f) { f->dtype = "bf16"; }, "--dtype"},  // CPU runs fp32 only
+      {[](RawStepFlags* f) { f->batch = -2; }, "--batch"},
+      {[](RawStepFlags* f) { f->layers = -1; }, "--layers"},
+      {[](RawStepFlags* f) { f->steps = 0; }, "--steps"},
+      {[](RawStepFlags* f) { f->bias = "maybe"; }, "--bias"},
+      {[](RawStepFlags* f) { f->attention = "linear"; }, "--attention"},
+      {[](RawStepFlags* f) { f->peak_flops = -1; }, "--peak_flops"},
+      {[](RawStepFlags* f) { f->ceilings = "/nonexistent.json"; }, "--ceilings"},
+      {[](RawStepFlags* f) { f->lr = 0; }, "--lr"},
+      {[](RawStepFlags* f) { f->threads = -3; }, "--threads"},
+  };
+  for (const Case& c : cases) {
+    RawStepFlags f;
+    c.set(&f);
+    ExpectErrorNames(ResolveStepOptions(f, NoGpu()), c.flag);
+  }
+}
+
+TEST(StepOptionsTest, OverridesMakeACustomConfig) {
+  RawStepFlags f;
+  f.layers = 2;
+  f.seq = 32;
+  f.batch = 1;
+  f.bias = "false";
+  auto o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->config.layers, 2);
+  EXPECT_FALSE(o->config.bias);
+  EXPECT_EQ(o->config.name, "gpt2-custom");
+  EXPECT_EQ(o->CaseName(), "gpt2-custom/cpu/fp32/B:1/T:32");
+}
+
+}  // namespace
+}  // namespace macro
