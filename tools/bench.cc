@@ -36,6 +36,9 @@ ABSL_FLAG(bool, quick, false, "short runs: --benchmark_min_time=0.05, and the qu
 ABSL_FLAG(double, min_time, 0, "--benchmark_min_time in seconds (0: 0.05 with --quick, else the binary's default)");
 ABSL_FLAG(std::string, suite, "", "suite name recorded for tools/gate's baseline file "
           "(default: 'quick' with --quick and no --filter, 'custom' with a filter, else 'full')");
+ABSL_FLAG(double, max_foreign_cpu, 0.15,
+          "retry a binary's run when other processes used more than this share of the machine's CPU");
+ABSL_FLAG(int, retries, 2, "extra attempts per binary and round when the machine was busy");
 ABSL_FLAG(bool, calibration, true, "also run //tools:bench_calibration in every round");
 ABSL_FLAG(std::string, binaries, "",
           "comma-separated binaries (runfiles paths or files) to use instead of the known list; "
@@ -157,9 +160,18 @@ int main(int argc, char** argv) {
   bench::RunOptions options;
   options.repetitions = repetitions;
   options.min_time = min_time;
-  options.progress = [&](int round, const bench::Target& t, double secs) {
-    std::fprintf(stderr, "bench: round %d/%d  %-28s %3zu case(s) %6.1f s\n", round + 1, repetitions,
-                 t.binary.label.c_str(), t.cases.size(), secs);
+  options.max_foreign_cpu = absl::GetFlag(FLAGS_max_foreign_cpu);
+  options.retries = absl::GetFlag(FLAGS_retries);
+  if (!(options.max_foreign_cpu > 0 && options.max_foreign_cpu <= 1) || options.retries < 0 ||
+      options.retries > 20) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--max_foreign_cpu=", options.max_foreign_cpu, " / --retries=", options.retries,
+        " out of range; allowed: 0 < max_foreign_cpu <= 1, 0 <= retries <= 20")));
+  }
+  options.progress = [&](int round, const bench::Target& t, double secs, double foreign, int attempts) {
+    std::fprintf(stderr, "bench: round %d/%d  %-28s %3zu case(s) %6.1f s  others used %3.0f%% of the CPU%s\n",
+                 round + 1, repetitions, t.binary.label.c_str(), t.cases.size(), secs, 100 * foreign,
+                 attempts > 1 ? absl::StrCat(" (", attempts, " attempts)").c_str() : "");
   };
   absl::StatusOr<nlohmann::json> merged = bench::RunRounds(targets, options);
   if (!merged.ok()) return Fail(merged.status());
@@ -170,6 +182,7 @@ int main(int argc, char** argv) {
   m["repetitions"] = repetitions;
   m["min_time"] = min_time;
   m["calibration"] = calibration;
+  m["max_foreign_cpu"] = options.max_foreign_cpu;
   nlohmann::json labels = nlohmann::json::array();
   for (const bench::Target& t : targets) labels.push_back(t.binary.label);
   m["binaries"] = labels;

@@ -8,6 +8,14 @@
 // what the Mann-Whitney test in tools/gate assumes (independent repetitions). Each merged entry
 // carries repetition_index (the round), repetitions (N) and mlbench_binary (its label).
 //
+// Quiet rounds: a shared machine is often busy with other people's work (compiles, other
+// benchmarks). Around each binary run bench reads /proc/stat and its children's CPU time
+// (getrusage) and computes the foreign CPU fraction: the share of the machine's CPU time used
+// by anything but the benchmark (steal time included). A run above max_foreign_cpu is
+// discarded and retried after a pause, up to `retries` times; the quietest attempt is kept.
+// Each entry records mlbench_foreign_cpu and mlbench_attempts; tools/gate warns when the
+// machine was busy.
+//
 // The filter is passed to each binary unchanged, so Google Benchmark's semantics hold: a regex
 // matched against the full case name, a leading '-' negating it.
 #ifndef TOOLS_BENCH_RUNNER_H_
@@ -42,9 +50,26 @@ struct Target {
 struct RunOptions {
   int repetitions = 1;  // rounds
   double min_time = 0;  // --benchmark_min_time in seconds; 0 keeps Google Benchmark's default
-  // Called after each binary run, for progress lines: round (0-based), target, seconds taken.
-  std::function<void(int, const Target&, double)> progress;
+  double max_foreign_cpu = 0.15;  // retry a binary run when others used more of the machine
+  int retries = 2;                // extra attempts per binary run and round
+  double retry_wait_s = 2.0;      // pause before a retry
+  // Called after each binary run, for progress lines: round (0-based), target, seconds taken,
+  // foreign CPU fraction of the attempt kept, attempts made.
+  std::function<void(int, const Target&, double, double, int)> progress;
 };
+
+// Machine-wide CPU time (seconds summed over CPUs) from /proc/stat, and this process's
+// waited-for children's CPU time; the difference of two samples gives the foreign fraction.
+struct CpuSample {
+  double busy_s = 0;      // user + nice + system + irq + softirq + steal
+  double total_s = 0;     // busy + idle + iowait
+  double children_s = 0;  // getrusage(RUSAGE_CHILDREN) user + system
+  bool valid = false;
+};
+CpuSample SampleCpu();
+// Share of the machine's CPU time between a and b not used by our children, in [0, 1];
+// 0 when /proc/stat was unreadable.
+double ForeignCpuFraction(const CpuSample& a, const CpuSample& b);
 
 // Runs `exe` once with the filter and returns its JSON report ({"context", "benchmarks"}).
 // Errors name the binary and, for bad JSON, the byte where parsing failed.

@@ -35,6 +35,27 @@ const std::vector<nlohmann::json>* FindCase(const Run& run, const std::string& p
   return nullptr;
 }
 
+// Median share of the CPU other processes used while the run's binaries ran (tools/bench
+// records it per entry as mlbench_foreign_cpu); a warning when above 15%.
+void BusyWarning(const Run& run, const char* which, std::vector<std::string>* warnings) {
+  std::vector<double> f;
+  for (const auto& [name, entries] : run.cases) {
+    for (const nlohmann::json& e : entries) {
+      if (e.contains("mlbench_foreign_cpu") && e["mlbench_foreign_cpu"].is_number()) {
+        f.push_back(e["mlbench_foreign_cpu"].get<double>());
+      }
+    }
+  }
+  if (f.empty()) return;
+  double med = *stats::Median(f);
+  if (med > 0.15) {
+    warnings->push_back(absl::StrFormat(
+        "the machine was busy during the %s run: other processes used a median %.0f%% of its CPU "
+        "(tools/bench retried the busiest rounds); changes may be noise",
+        which, 100 * med));
+  }
+}
+
 }  // namespace
 
 const char* StatusName(CaseStatus s) {
@@ -260,6 +281,8 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     }
     cmp.cases.push_back(r);
   }
+  BusyWarning(baseline, "baseline", &cmp.warnings);
+  BusyWarning(current, "current", &cmp.warnings);
   if (few_reps) {
     cmp.warnings.push_back(absl::StrCat(
         "fewer than ", kMinRepetitions, " repetitions on a side: the Mann-Whitney test has little power "

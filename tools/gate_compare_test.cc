@@ -205,6 +205,20 @@ TEST(GateCompareTest, CalibrationMissingOnOneSideWarnsAndComparesRaw) {
   EXPECT_NE(c->warnings[0].find("not in both runs"), std::string::npos);
 }
 
+TEST(GateCompareTest, BusyMachineIsWarnedAbout) {
+  gate::Run base = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_foreign_cpu", 0.02}})});
+  gate::Run quiet = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_foreign_cpu", 0.05}})});
+  gate::Run busy = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_foreign_cpu", 0.6}})});
+  absl::StatusOr<Comparison> c = Compare(base, quiet, Defaults());
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->warnings.empty());
+  c = Compare(base, busy, Defaults());
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("busy during the current run"), std::string::npos);
+  EXPECT_NE(c->warnings[0].find("60%"), std::string::npos);
+}
+
 TEST(GateCompareTest, EmptyBaselineMakesEverythingNew) {
   gate::Run cur = MakeRun({Reps("BM_A", 1000, 9), Reps("BM_B", 1000, 9)});
   absl::StatusOr<Comparison> c = Compare(gate::Run{}, cur, Defaults());

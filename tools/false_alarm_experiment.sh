@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# False-alarm experiment for tools/gate (issue 8): record a baseline of the quick suite on this
+# machine, then run the same suite RUNS times (default 10) on unchanged code and gate each run
+# against that baseline. A run that reports any REGRESSED case is a false alarm. Each run is
+# gated twice: with calibration (the default, BM_Calibration/cpu/fma) and without
+# (--calibration=none), so the report shows what normalisation buys on this machine.
+#
+#   tools/false_alarm_experiment.sh [RUNS] [OUTDIR]
+#   BENCH_ARGS="--filter=... --binaries=..." tools/false_alarm_experiment.sh   # another suite
+#   GATE_ARGS="--threshold=0.05" tools/false_alarm_experiment.sh               # gate options
+#
+# The baseline goes to OUTDIR/baselines, never to tools/baselines. Binaries are built once and
+# run from bazel-bin (no bazel server in the loop). Exit status: 0 when no calibrated run
+# raised a regression, 1 otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-10}"
+OUT="${2:-/tmp/mlbench_false_alarm}"
+BENCH_ARGS="${BENCH_ARGS:---quick --repetitions=9}"
+GATE_ARGS="${GATE_ARGS:-}"
+case "$BENCH_ARGS" in *--repetitions=*) ;; *) BENCH_ARGS="$BENCH_ARGS --repetitions=9" ;; esac
+
+bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null
+rm -rf "$OUT"
+mkdir -p "$OUT/baselines"
+export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
+
+bench() { bazel-bin/tools/bench $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+gate() { bazel-bin/tools/gate --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+
+start=$(date +%s)
+echo "false alarms: recording the baseline ($BENCH_ARGS)"
+bench "$OUT/baseline_run.json"
+gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
+grep -E "^gate: baseline .* (created|updated)" "$OUT/baseline_update.txt" || true
+
+alarms=0
+raw_alarms=0
+printf "%-4s %-9s %-10s %-10s %-26s %s\n" run exit regressed raw_regr calibration "largest change (calibrated)"
+for i in $(seq 1 "$RUNS"); do
+  run="$OUT/run_$i.json"
+  bench "$run"
+  set +e
+  gate "$run" --summary="$OUT/run_$i.gate.md" > "$OUT/run_$i.gate.txt"; rc=$?
+  gate "$run" --calibration=none --summary="$OUT/run_$i.raw.gate.md" > "$OUT/run_$i.raw.gate.txt"; raw_rc=$?
+  set -e
+  if [ "$rc" -ge 2 ] || [ "$raw_rc" -ge 2 ]; then
+    echo "gate failed on bad input in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2
+  fi
+  n=$(grep -c "^REGRESSED" "$OUT/run_$i.gate.txt" || true)
+  nr=$(grep -c "^REGRESSED" "$OUT/run_$i.raw.gate.txt" || true)
+  [ "$rc" -eq 1 ] && alarms=$((alarms + 1))
+  [ "$raw_rc" -eq 1 ] && raw_alarms=$((raw_alarms + 1))
+  cal=$(sed -n 's/^gate: calibration: .* ran \([0-9.]*x\) .*/\1/p' "$OUT/run_$i.gate.txt")
+  # Largest |change| among compared cases, with its name.
+  big=$(awk '$1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" {c=$0; sub(/.*  /,"",c)} \
+             $1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" { for (f=1; f<=NF; f++) if ($f ~ /^[+-][0-9.]+%$/) { v=$f; gsub(/[+%]/,"",v); a=v<0?-v:v; if (a>m) {m=a; best=$2" "$f} } } \
+             END {print best}' "$OUT/run_$i.gate.txt")
+  printf "%-4s %-9s %-10s %-10s %-26s %s\n" "$i" "$rc" "$n" "$nr" "${cal:-none}" "$big"
+done
+secs=$(( $(date +%s) - start ))
+echo "false alarms: $alarms of $RUNS runs with calibration, $raw_alarms of $RUNS without ($secs s; files in $OUT)"
+[ "$alarms" -eq 0 ]

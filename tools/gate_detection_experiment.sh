@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Detection experiment for tools/gate (issue 8): a case built to run 25% slower must be
+# reported REGRESSED in at least 9 of 10 runs. The case is BM_Fake/cpu/axpy of the test
+# fixture (tools/testdata/fake_bench.cc): real CPU work whose size the test-only variable
+# MLBENCH_FAKE_SLOWDOWN scales (1.25 = 25% more work per iteration). The baseline is recorded
+# without it, then RUNS runs (default 10) set it; each is gated with the default options.
+#
+#   tools/gate_detection_experiment.sh [RUNS] [OUTDIR] [SLOWDOWN]
+#
+# Exit status: 0 when at least 90% of the runs flagged the slowed case, 1 otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-10}"
+OUT="${2:-/tmp/mlbench_detection}"
+SLOWDOWN="${3:-1.25}"
+GATE_ARGS="${GATE_ARGS:-}"
+CASE="BM_Fake/cpu/axpy/N:262144"
+
+bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null
+rm -rf "$OUT"
+mkdir -p "$OUT/baselines"
+export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
+BENCH_ARGS="--binaries=bazel-bin/tools/testdata/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=9 --suite=detection"
+
+bench() { bazel-bin/tools/bench $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+gate() { bazel-bin/tools/gate --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+
+start=$(date +%s)
+echo "detection: recording the baseline (MLBENCH_FAKE_SLOWDOWN unset)"
+MLBENCH_FAKE_SLOWDOWN= bench "$OUT/baseline_run.json"
+gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
+
+hits=0
+others=0
+printf "%-4s %-5s %-34s %s\n" run exit "$CASE" "other REGRESSED"
+for i in $(seq 1 "$RUNS"); do
+  run="$OUT/run_$i.json"
+  MLBENCH_FAKE_SLOWDOWN="$SLOWDOWN" bench "$run"
+  set +e
+  gate "$run" --summary="$OUT/run_$i.gate.md" > "$OUT/run_$i.gate.txt"; rc=$?
+  set -e
+  if [ "$rc" -ge 2 ]; then echo "gate failed on bad input in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2; fi
+  line=$(grep -F " $CASE " "$OUT/run_$i.gate.txt" | head -1)
+  status=$(echo "$line" | awk '{print $1}')
+  change=$(echo "$line" | grep -oE '[+-][0-9.]+%' | head -1)
+  other=$(grep "^REGRESSED" "$OUT/run_$i.gate.txt" | grep -vcF " $CASE " || true)
+  [ "$status" = "REGRESSED" ] && hits=$((hits + 1))
+  others=$((others + other))
+  printf "%-4s %-5s %-34s %s\n" "$i" "$rc" "$status $change" "$other"
+done
+echo "detection: $CASE slowed x$SLOWDOWN reported REGRESSED in $hits of $RUNS runs; other cases REGRESSED: $others ($(( $(date +%s) - start )) s; files in $OUT)"
+[ $((hits * 10)) -ge $((RUNS * 9)) ]
