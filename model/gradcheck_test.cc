@@ -14,6 +14,7 @@
 #include "model/cpu_gpt.h"
 #include "model/param_init.h"
 #include "model/rng.h"
+#include "model/threads.h"
 
 namespace model {
 namespace {
@@ -58,6 +59,10 @@ void CheckAllTensors(const GptConfig& c) {
   // (which still visits every row of every matrix; all elements would take ~10x longer).
   constexpr int64_t kMaxChecked = 160;
   const double h = 1e-5;
+  // Thousands of tiny forward passes: one thread avoids OpenMP's barrier cost, which dominates
+  // (and explodes when other tests share the cores). Results do not depend on the count.
+  const int threads = NumThreads();
+  SetNumThreads(1);
   for (const ParamTensorInfo& t : layout.tensors()) {
     if (t.size == 0) continue;
     double worst = 0, max_g = 0;
@@ -90,6 +95,7 @@ void CheckAllTensors(const GptConfig& c) {
                 static_cast<long long>(nonzero), max_g, worst);
     EXPECT_GT(nonzero, 0) << t.name << ": an all-zero gradient checks nothing";
   }
+  SetNumThreads(threads);
 }
 
 TEST(GradCheck, EveryTensorTiedWithBias) { CheckAllTensors(*GptPreset("test-tiny")); }
