@@ -18,8 +18,10 @@
 namespace micro {
 
 struct CpuCeilingOptions {
-  double fma_seconds_per_trial = 0.03;
-  int fma_trials = 3;
+  // Many short trials, best taken: on a shared machine the best of many is a steadier
+  // estimate of the ceiling than a few long ones.
+  double fma_seconds_per_trial = 0.01;
+  int fma_trials = 10;
   int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC)
   int stream_trials = 4;
 };

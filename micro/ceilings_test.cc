@@ -1,0 +1,98 @@
+// //micro:ceilings' cases, quick: every CPU case runs and carries its counters, the recorder
+// turns them into a ceilings file that accounting reads back, and the benchmarks' --ceilings
+// path resolves to it.
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "accounting/ceilings.h"
+#include "gtest/gtest.h"
+#include "micro/ceilings_cases.h"
+#include "micro/collecting_reporter.h"
+#include "micro/cpu_ceilings.h"
+
+namespace micro {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
+  static CeilingRecorder recorder;
+  const std::vector<std::string> names = RegisterCeilingsBenchmarks(SizeSet::kQuick, &recorder);
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
+  ASSERT_EQ(reporter.runs().size(), names.size());
+  const std::string no_cuda = CudaSkipReason();
+  for (const CollectedRun& run : reporter.runs()) {
+    SCOPED_TRACE(run.name);
+    const bool cuda = absl::StrContains(run.name, "/cuda/");
+    if (cuda && !no_cuda.empty()) {
+      EXPECT_EQ(run.error_message, no_cuda);
+      continue;
+    }
+    if (absl::StrContains(run.name, "avx512") && !FmaIsaSupported(FmaIsa::kAvx512)) {
+      EXPECT_TRUE(run.error);
+      continue;
+    }
+    ASSERT_FALSE(run.error) << run.error_message;
+    EXPECT_EQ(run.counters.at("verified"), 1);
+    const bool flops = absl::StrContains(run.name, "/fma/") || absl::StrContains(run.name, "/gemm/");
+    const char* mean = flops ? "FLOP/s" : "bytes/s";
+    const char* best = flops ? "best_FLOP/s" : "best_bytes/s";
+    ASSERT_TRUE(run.counters.count(mean) && run.counters.count(best));
+    EXPECT_GT(run.counters.at(mean), 0);
+    // The best trial is at least the mean of the last batch of trials.
+    EXPECT_GE(run.counters.at(best), run.counters.at(mean) * (1 - 1e-9));
+  }
+
+  ASSERT_TRUE(recorder.HasCpu());
+  MicroFlags flags;
+  flags.ceilings_out = TempPath("cpu_ceilings.json");
+  ASSERT_TRUE(WriteRecordedCeilings(recorder, flags).ok());
+  absl::StatusOr<accounting::Ceilings> back = accounting::ReadCeilings(flags.ceilings_out);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->peak_flops.count("fp32"));
+  EXPECT_GT(back->peak_flops.at("fp32"), 1e9);  // any x86 core with AVX2 does this
+  EXPECT_GT(back->bandwidth_bytes_per_s, 1e8);
+  EXPECT_TRUE(absl::StrContains(back->method, "STREAM copy")) << back->method;
+
+  absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak(flags.ceilings_out);
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_EQ(peak->flops_per_s, back->peak_flops.at("fp32"));
+  EXPECT_EQ(peak->bytes_per_s, back->bandwidth_bytes_per_s);
+  EXPECT_TRUE(absl::StartsWith(peak->source, "measured: ")) << peak->source;
+
+  // Without a GPU the CUDA file cannot be written, and says why.
+  if (!no_cuda.empty()) {
+    MicroFlags cuda_flags;
+    cuda_flags.cuda_ceilings_out = TempPath("gpu_ceilings.json");
+    absl::Status s = WriteRecordedCeilings(recorder, cuda_flags);
+    EXPECT_FALSE(s.ok());
+    EXPECT_TRUE(absl::StrContains(s.message(), "copy_d2d")) << s;
+  }
+}
+
+TEST(CeilingsBenchmarkTest, NothingMeasuredIsAnError) {
+  CeilingRecorder empty;
+  MicroFlags flags;
+  flags.ceilings_out = TempPath("never_written.json");
+  absl::Status s = WriteRecordedCeilings(empty, flags);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "nothing to write")) << s;
+  EXPECT_EQ(std::fopen(flags.ceilings_out.c_str(), "r"), nullptr);
+}
+
+TEST(CeilingsBenchmarkTest, StartupMeasurementSaysSo) {
+  absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak("");
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_GT(peak->flops_per_s, 1e9);
+  EXPECT_GT(peak->bytes_per_s, 1e8);
+  EXPECT_TRUE(absl::StartsWith(peak->source, "measured at start-up")) << peak->source;
+  EXPECT_FALSE(ResolveCpuPeak(TempPath("missing.json")).ok());
+}
+
+}  // namespace
+}  // namespace micro
