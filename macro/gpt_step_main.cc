@@ -347,14 +347,14 @@ int main(int argc, char** argv) {
     PrintHelp();
     return 0;
   }
-  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
-  absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
-
   for (int i = 1; i < argc; ++i) {
     if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console")) {
       g_log = stderr;  // keep machine-readable stdout clean
     }
   }
+  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
+  absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
+
 
   Run run;
   auto options = ResolveStepOptions(ReadFlags(), sysinfo::ProbeCuda());

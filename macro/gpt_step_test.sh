@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# End-to-end checks of //macro:gpt_step on a tiny config (CPU):
+#  - the JSON counters agree with accounting: tokens/s = tokens / time, MFU = FLOPs / time / peak,
+#    and FLOPs per step equal //tools:estimate's figure for the same shape;
+#  - a filter that matches nothing runs nothing; bad flags exit non-zero naming the flag;
+#  - the log and the summary are printed; --profile writes a Chrome trace.
+set -u
+STEP="$1"; ESTIMATE="$2"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() { echo "FAIL: $*"; exit 1; }
+TINY=(--preset=test-tiny --batch=2 --seq=8 --warmup_steps=1 --steps=4 --device=cpu --threads=1)
+
+# 1. JSON counters against accounting.
+"$STEP" "${TINY[@]}" --benchmark_format=json --benchmark_out="$TMP/out.json" >"$TMP/stdout.json" 2>"$TMP/log.txt" \
+  || { cat "$TMP/log.txt"; fail "tiny run exited non-zero"; }
+grep -q "step   1/4   timed" "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no per-step log line"; }
+grep -q "== summary" "$TMP/log.txt" || fail "no summary"
+grep -q "^MFU " "$TMP/log.txt" || fail "summary has no MFU line"
+flops_est=$("$ESTIMATE" gpt --layers=2 --heads=2 --width=16 --vocab=64 --block=16 --seq=8 --batch=2 \
+  | sed -n 's/.*train_flops_per_step_full=\([0-9.e+]*\).*/\1/p')
+[[ -n "$flops_est" ]] || fail "could not read //tools:estimate's FLOPs per step"
+python3 - "$TMP/out.json" "$TMP/stdout.json" "$flops_est" <<'PY' || fail "counter check"
+import json, math, sys
+out = json.load(open(sys.argv[1]))
+stdout = json.load(open(sys.argv[2]))   # stdout must be clean JSON too
+flops_est = float(sys.argv[3])
+runs = [b for b in out["benchmarks"] if b["name"].startswith("BM_GptStep/")]
+assert len(runs) == 1, runs
+b = runs[0]
+for k in ["tokens_per_second", "flops_per_second", "mfu", "hfu", "ms_per_step", "loss", "flops_per_step", "peak_flops"]:
+    assert k in b, f"missing counter {k}"
+unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+step_s = b["real_time"] * unit          # mean manual time per iteration (device clock)
+tokens_per_step = 2 * 8
+def close(a, e, what):
+    assert math.isclose(a, e, rel_tol=1e-6), f"{what}: {a} != {e}"
+close(b["flops_per_step"], flops_est, "FLOPs/step vs //tools:estimate")
+close(b["tokens_per_second"], tokens_per_step / step_s, "tokens/s = tokens / time")
+close(b["mfu"], b["flops_per_step"] / step_s / b["peak_flops"], "MFU = FLOPs / time / peak")
+assert 0 < b["mfu"] <= 1, b["mfu"]
+assert 0 < b["hfu"] <= 1, b["hfu"]
+assert math.isfinite(b["loss"]) and b["loss"] > 0
+print("counters OK:", {k: b[k] for k in ["tokens_per_second", "mfu", "hfu", "loss"]})
+PY
+
+# 2. A filter that matches nothing runs nothing.
+out="$("$STEP" "${TINY[@]}" --benchmark_filter=nothing_matches_this 2>&1)" || fail "empty filter exited non-zero"
+grep -q "nothing ran" <<<"$out" || fail "empty filter: no 'nothing ran' message"
+grep -q "^step " <<<"$out" && fail "empty filter still ran steps"
+
+# 3. Bad input: non-zero exit, message naming the flag.
+expect_error() {
+  local flag="$1"; shift
+  local msg
+  if msg="$("$STEP" "$@" 2>&1)"; then fail "$* exited 0"; fi
+  grep -q -- "$flag" <<<"$msg" || fail "$*: message does not name $flag: $msg"
+}
+expect_error --seq --seq=2048 --block=1024
+expect_error --heads --heads=5 --width=768
+expect_error --data --real_data --data=/nonexistent/train.bin
+expect_error bogus_flag --bogus_flag=1
+if ! "$STEP" --help | grep -q -- "--batch"; then fail "--help does not list --batch"; fi
+msg="$("$STEP" --device=cuda 2>&1)"; rc=$?
+if [[ "$msg" == *"no CUDA device"* ]]; then
+  [[ $rc -ne 0 ]] || fail "--device=cuda without a GPU exited 0"
+  grep -q -- "--device" <<<"$msg" || fail "--device=cuda error does not name --device"
+fi
+
+# 4. --profile writes a loadable Chrome trace and prints the top ops.
+"$STEP" "${TINY[@]}" --profile --profile_out="$TMP/trace.json" >"$TMP/profile.txt" 2>&1 || { cat "$TMP/profile.txt"; fail "--profile run"; }
+grep -q "top ops by self time" "$TMP/profile.txt" || fail "no top-ops table"
+python3 -c "
+import json,sys
+d=json.load(open('$TMP/trace.json'))
+names={e['name'] for e in d['traceEvents'] if e.get('ph')=='X'}
+assert len(names) >= 5, names
+print('trace OK:', len(d['traceEvents']), 'events,', len(names), 'names')
+" || fail "trace JSON"
+echo PASS
