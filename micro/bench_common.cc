@@ -77,8 +77,8 @@ void SetHelpKind(BinaryKind kind) { g_help_kind = kind; }
 void PrintMicroHelp() {
   std::printf("%s",
       "micro benchmark flags (besides Google Benchmark's, below):\n"
-      "  --sizes=default|quick   quick: tiny sizes and --benchmark_min_time-like short runs\n"
-      "                          (what the cc_tests use)\n");
+      "  --sizes=default|quick   quick: tiny sizes and a 0.01 s minimum time per case (what\n"
+      "                          the cc_tests run); names then end in /min_time:0.010\n");
   if (g_help_kind == BinaryKind::kCeilings) {
     std::printf("%s",
         "  --ceilings_out=FILE     write the CPU ceilings measured here (fp32 FMA peak, STREAM\n"
@@ -115,13 +115,17 @@ void AddMicroContext() {
   benchmark::AddCustomContext("build_type", "debug (assertions on, no NDEBUG)");
 #endif
   benchmark::AddCustomContext("compilation_mode", MICRO_COMPILATION_MODE);
-  std::string isa;
+  // MICRO_COPTS are the BUILD file's flags; a command-line --copt (e.g. --config=portable)
+  // can override -march, so the ISA the compiler actually targeted is added from its macros.
+  std::string isa = "no AVX2";
 #ifdef __AVX512F__
-  isa = " (AVX-512F enabled at compile time)";
+  isa = "AVX-512F";
 #elif defined(__AVX2__)
-  isa = " (AVX2 enabled at compile time)";
+  isa = "AVX2";
 #endif
-  benchmark::AddCustomContext("compile_flags", absl::StrCat(MICRO_COPTS, isa));
+  benchmark::AddCustomContext(
+      "compile_flags", absl::StrCat(MICRO_COPTS, " (+ command-line --copt; compiler targeted ",
+                                    isa, ")"));
   benchmark::AddCustomContext("compiler", __VERSION__);
   benchmark::AddCustomContext("commit", GitCommit());
   benchmark::AddCustomContext("openblas", OpenBlasDescription());
