@@ -46,18 +46,13 @@ void FmaCase(benchmark::State& state, FmaIsa isa, double seconds, CeilingRecorde
     state.SkipWithError(absl::StrCat("this CPU does not support ", FmaIsaName(isa)).c_str());
     return;
   }
-  // Calibrate the step count so a trial lasts about `seconds`.
-  int64_t steps = 1 << 12;
-  absl::StatusOr<FmaPeakResult> r = RunFmaLoop(isa, steps);
-  while (r.ok() && r->seconds < 0.002 && steps < (int64_t{1} << 40)) {
-    steps *= 4;
-    r = RunFmaLoop(isa, steps);
-  }
-  if (!r.ok()) {
-    state.SkipWithError(std::string(r.status().message()).c_str());
+  absl::StatusOr<int64_t> calibrated = CalibrateFmaSteps(isa, seconds);
+  if (!calibrated.ok()) {
+    state.SkipWithError(std::string(calibrated.status().message()).c_str());
     return;
   }
-  steps = std::max<int64_t>(1, static_cast<int64_t>(steps * seconds / r->seconds));
+  const int64_t steps = *calibrated;
+  absl::StatusOr<FmaPeakResult> r;
   double total = 0, best = 0, flops = 0;
   int threads = 0;
   for (auto _ : state) {

@@ -1,6 +1,7 @@
 // //micro:ceilings' cases, quick: every CPU case runs and carries its counters, the recorder
 // turns them into a ceilings file that accounting reads back, and the benchmarks' --ceilings
 // path resolves to it.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -26,6 +27,7 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
   ASSERT_EQ(reporter.runs().size(), names.size());
   const std::string no_cuda = CudaSkipReason();
+  double best_fma = 0, best_copy = 0;
   for (const CollectedRun& run : reporter.runs()) {
     SCOPED_TRACE(run.name);
     const bool cuda = absl::StrContains(run.name, "/cuda/");
@@ -46,6 +48,8 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
     EXPECT_GT(run.counters.at(mean), 0);
     // The best trial is at least the mean of the last batch of trials.
     EXPECT_GE(run.counters.at(best), run.counters.at(mean) * (1 - 1e-9));
+    if (absl::StrContains(run.name, "cpu/fma/")) best_fma = std::max(best_fma, run.counters.at(best));
+    if (absl::StrContains(run.name, "cpu/stream_copy/")) best_copy = run.counters.at(best);
   }
 
   ASSERT_TRUE(recorder.HasCpu());
@@ -55,8 +59,13 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   absl::StatusOr<accounting::Ceilings> back = accounting::ReadCeilings(flags.ceilings_out);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_TRUE(back->peak_flops.count("fp32"));
-  EXPECT_GT(back->peak_flops.at("fp32"), 1e9);  // any x86 core with AVX2 does this
-  EXPECT_GT(back->bandwidth_bytes_per_s, 1e8);
+  // The file holds the best trial over every run of the cases (Google Benchmark runs each
+  // case more than once while it sizes the iteration count): at least the reported bests.
+  // (No absolute speed bound: parallel tests on 2 cores can slow any trial down.)
+  EXPECT_GT(best_fma, 0);
+  EXPECT_GE(back->peak_flops.at("fp32"), best_fma);
+  EXPECT_GT(best_copy, 0);
+  EXPECT_GE(back->bandwidth_bytes_per_s, best_copy);
   EXPECT_TRUE(absl::StrContains(back->method, "STREAM copy")) << back->method;
 
   absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak(flags.ceilings_out);
@@ -88,8 +97,8 @@ TEST(CeilingsBenchmarkTest, NothingMeasuredIsAnError) {
 TEST(CeilingsBenchmarkTest, StartupMeasurementSaysSo) {
   absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak("");
   ASSERT_TRUE(peak.ok()) << peak.status();
-  EXPECT_GT(peak->flops_per_s, 1e9);
-  EXPECT_GT(peak->bytes_per_s, 1e8);
+  EXPECT_GT(peak->flops_per_s, 0);
+  EXPECT_GT(peak->bytes_per_s, 0);
   EXPECT_TRUE(absl::StartsWith(peak->source, "measured at start-up")) << peak->source;
   EXPECT_FALSE(ResolveCpuPeak(TempPath("missing.json")).ok());
 }

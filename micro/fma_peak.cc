@@ -169,6 +169,27 @@ absl::StatusOr<FmaPeakResult> RunFmaLoop(FmaIsa isa, int64_t steps, int threads)
   return r;
 }
 
+absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, int threads) {
+  if (!(seconds_per_trial > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
+  }
+  int64_t steps = 1 << 12;
+  while (true) {
+    double fastest = 0;
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<FmaPeakResult> r = RunFmaLoop(isa, steps, threads);
+      if (!r.ok()) return r.status();
+      if (i == 0 || r->seconds < fastest) fastest = r->seconds;
+    }
+    if (fastest >= 1e-3 || steps >= (int64_t{1} << 40)) {
+      const double scaled = static_cast<double>(steps) * seconds_per_trial / fastest;
+      return std::max<int64_t>(steps, static_cast<int64_t>(scaled));
+    }
+    steps *= 4;
+  }
+}
+
 absl::StatusOr<FmaPeakResult> MeasureFmaPeak(FmaIsa isa, double seconds_per_trial, int trials,
                                              int threads) {
   if (!(seconds_per_trial > 0)) {
@@ -176,19 +197,11 @@ absl::StatusOr<FmaPeakResult> MeasureFmaPeak(FmaIsa isa, double seconds_per_tria
         absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
   }
   if (trials < 1) return absl::InvalidArgumentError(absl::StrCat("trials = ", trials, "; need >= 1"));
-  // Calibrate: grow the step count until a run takes long enough to time, then scale.
-  int64_t steps = 1 << 12;
-  absl::StatusOr<FmaPeakResult> probe = RunFmaLoop(isa, steps, threads);
-  while (probe.ok() && probe->seconds < 0.005 && steps < (int64_t{1} << 40)) {
-    steps *= 4;
-    probe = RunFmaLoop(isa, steps, threads);
-  }
-  if (!probe.ok()) return probe.status();
-  steps = std::max<int64_t>(
-      1, static_cast<int64_t>(static_cast<double>(steps) * seconds_per_trial / probe->seconds));
+  absl::StatusOr<int64_t> steps = CalibrateFmaSteps(isa, seconds_per_trial, threads);
+  if (!steps.ok()) return steps.status();
   FmaPeakResult best;
   for (int i = 0; i < trials; ++i) {
-    absl::StatusOr<FmaPeakResult> r = RunFmaLoop(isa, steps, threads);
+    absl::StatusOr<FmaPeakResult> r = RunFmaLoop(isa, *steps, threads);
     if (!r.ok()) return r.status();
     if (r->flops_per_s > best.flops_per_s) best = *r;
   }

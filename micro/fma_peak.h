@@ -42,6 +42,11 @@ int64_t FmaFlopsPerStep(FmaIsa isa);
 // threads < 0.
 absl::StatusOr<FmaPeakResult> RunFmaLoop(FmaIsa isa, int64_t steps, int threads = 0);
 
+// The step count for runs of about `seconds_per_trial`: grows a probe until it lasts 1 ms or
+// more, and scales from the fastest of 3 probes, so a probe that was preempted on a busy
+// machine does not shrink the trials into fork/join overhead. Never below the probe's count.
+absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, int threads = 0);
+
 // Calibrates the step count so one run lasts about `seconds_per_trial`, then returns the best
 // of `trials` runs (the ceiling is the fastest run; slower ones saw interference).
 absl::StatusOr<FmaPeakResult> MeasureFmaPeak(FmaIsa isa, double seconds_per_trial, int trials,

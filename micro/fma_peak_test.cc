@@ -30,12 +30,25 @@ TEST(FmaPeakTest, BadArgumentsAreErrors) {
   if (!FmaIsaSupported(FmaIsa::kAvx512)) EXPECT_FALSE(RunFmaLoop(FmaIsa::kAvx512, 10).ok());
 }
 
+TEST(FmaPeakTest, CalibrationNeverShrinksBelowAMillisecondProbe) {
+  absl::StatusOr<int64_t> steps = CalibrateFmaSteps(FmaIsa::kAvx2, 1e-6);
+  ASSERT_TRUE(steps.ok()) << steps.status();
+  // A 1 us target would be a handful of steps; the floor is a probe that lasted >= 1 ms.
+  EXPECT_GE(*steps, 4096);
+  absl::StatusOr<FmaPeakResult> r = RunFmaLoop(FmaIsa::kAvx2, *steps);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->seconds, 1e-4);
+  EXPECT_FALSE(CalibrateFmaSteps(FmaIsa::kAvx2, 0).ok());
+}
+
 TEST(FmaPeakTest, MeasuredPeakIsTheBestTrial) {
+  // No speed bound here: under parallel tests on 2 cores a trial can be preempted for many
+  // times its length. Speeds are the benchmarks' business; this checks the arithmetic.
   absl::StatusOr<FmaPeakResult> r = MeasureFmaPeak(FmaIsa::kAvx2, 0.005, 3);
   ASSERT_TRUE(r.ok()) << r.status();
-  // A 2-core machine does between 1 and 1000 GFLOP/s of fp32 FMA.
-  EXPECT_GT(r->flops_per_s, 1e9);
-  EXPECT_LT(r->flops_per_s, 1e12);
+  EXPECT_GT(r->flops_per_s, 0);
+  EXPECT_DOUBLE_EQ(r->flops_per_s, r->flops / r->seconds);
+  EXPECT_EQ(static_cast<int64_t>(r->flops) % FmaFlopsPerStep(FmaIsa::kAvx2), 0);
 }
 
 TEST(StreamTest, MeasuresCopyAndTriad) {
