@@ -174,6 +174,9 @@ absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, 
     return absl::InvalidArgumentError(
         absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
   }
+  // Start the OpenMP thread pool first: its creation would make the first probe look slow.
+  absl::StatusOr<FmaPeakResult> warm = RunFmaLoop(isa, 1, threads);
+  if (!warm.ok()) return warm.status();
   int64_t steps = 1 << 12;
   while (true) {
     double fastest = 0;

@@ -33,11 +33,10 @@ TEST(FmaPeakTest, BadArgumentsAreErrors) {
 TEST(FmaPeakTest, CalibrationNeverShrinksBelowAMillisecondProbe) {
   absl::StatusOr<int64_t> steps = CalibrateFmaSteps(FmaIsa::kAvx2, 1e-6);
   ASSERT_TRUE(steps.ok()) << steps.status();
-  // A 1 us target would be a handful of steps; the floor is a probe that lasted >= 1 ms.
+  // A 1 us target would be a handful of steps; the floor is the first probe size (4096) or a
+  // larger one that lasted >= 1 ms. (How long a run takes is not asserted: parallel tests.)
   EXPECT_GE(*steps, 4096);
-  absl::StatusOr<FmaPeakResult> r = RunFmaLoop(FmaIsa::kAvx2, *steps);
-  ASSERT_TRUE(r.ok());
-  EXPECT_GT(r->seconds, 1e-4);
+  EXPECT_EQ(*steps % 4096, 0);
   EXPECT_FALSE(CalibrateFmaSteps(FmaIsa::kAvx2, 0).ok());
 }
 
