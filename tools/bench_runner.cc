@@ -84,7 +84,15 @@ absl::StatusOr<std::string> LocateBinary(const std::string& runfiles_path, const
   candidates.push_back(runfiles_path);  // `bazel run` starts in <runfiles>/mlbench
   candidates.push_back(gate::UserPath(runfiles_path));
   for (const std::string& c : candidates) {
-    if (IsExecutableFile(c)) return c;
+    if (IsExecutableFile(c)) {
+      // The runfiles tree is a tree of symlinks that another bazel command may rebuild while
+      // bench runs (a shared checkout): hold on to the file itself.
+      char* real = realpath(c.c_str(), nullptr);
+      if (real == nullptr) return c;
+      std::string resolved(real);
+      free(real);
+      return resolved;
+    }
     tried.push_back(c);
   }
   return absl::NotFoundError(absl::StrCat("benchmark binary '", runfiles_path,
@@ -182,9 +190,22 @@ absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, con
         if (f <= options.max_foreign_cpu) break;
       }
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!have_context && j->contains("context") && (*j)["context"].is_object()) {
-        merged["context"] = (*j)["context"];
-        have_context = true;
+      // Context: the first benchmark binary's (the calibration binary's only if nothing else
+      // runs), plus keys other binaries add that it lacks (their custom context).
+      if (j->contains("context") && (*j)["context"].is_object()) {
+        const bool is_calibration = t.binary.label == CalibrationBinary().label;
+        if (!have_context && !is_calibration) {
+          nlohmann::json ctx = (*j)["context"];
+          for (auto& [k, v] : merged["context"].items()) {
+            if (!ctx.contains(k)) ctx[k] = v;
+          }
+          merged["context"] = std::move(ctx);
+          have_context = true;
+        } else {
+          for (auto& [k, v] : (*j)["context"].items()) {
+            if (!merged["context"].contains(k)) merged["context"][k] = v;
+          }
+        }
       }
       std::set<std::string> seen;
       for (nlohmann::json& b : (*j)["benchmarks"]) {

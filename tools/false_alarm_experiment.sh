@@ -10,7 +10,7 @@
 #   GATE_ARGS="--threshold=0.05" tools/false_alarm_experiment.sh               # gate options
 #
 # The baseline goes to OUTDIR/baselines, never to tools/baselines. Binaries are built once and
-# run from bazel-bin (no bazel server in the loop). Exit status: 0 when no calibrated run
+# run from a snapshot copy (no bazel server in the loop, no rebuild can change them). Exit status: 0 when no calibrated run
 # raised a regression, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +24,17 @@ bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null
 rm -rf "$OUT"
 mkdir -p "$OUT/baselines"
 export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
+unset RUNFILES_DIR
+# Snapshot the binaries (symlinks resolved), so that rebuilds in this checkout during the
+# experiment cannot change the code under test.
+SNAP="$OUT/snapshot"
+mkdir -p "$SNAP"
+BIN="$(bazel info bazel-bin 2>/dev/null)"  # not the bazel-bin link: another config may own it
+cp -L "$BIN/tools/bench" "$BIN/tools/gate" "$BIN/tools/testdata/fake_bench" "$SNAP/"
+cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
 
-bench() { bazel-bin/tools/bench $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
-gate() { bazel-bin/tools/gate --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+gate() { "$SNAP/gate" --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
 
 start=$(date +%s)
 echo "false alarms: recording the baseline ($BENCH_ARGS)"

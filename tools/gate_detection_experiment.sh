@@ -20,10 +20,18 @@ bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null
 rm -rf "$OUT"
 mkdir -p "$OUT/baselines"
 export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
-BENCH_ARGS="--binaries=bazel-bin/tools/testdata/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=9 --suite=detection"
+unset RUNFILES_DIR
+# Snapshot the binaries (symlinks resolved), so that rebuilds in this checkout during the
+# experiment cannot change the code under test.
+SNAP="$OUT/snapshot"
+mkdir -p "$SNAP"
+BIN="$(bazel info bazel-bin 2>/dev/null)"  # not the bazel-bin link: another config may own it
+cp -L "$BIN/tools/bench" "$BIN/tools/gate" "$BIN/tools/testdata/fake_bench" "$SNAP/"
+cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
+BENCH_ARGS="--binaries=$SNAP/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=9 --suite=detection"
 
-bench() { bazel-bin/tools/bench $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
-gate() { bazel-bin/tools/gate --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+gate() { "$SNAP/gate" --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
 
 start=$(date +%s)
 echo "detection: recording the baseline (MLBENCH_FAKE_SLOWDOWN unset)"
