@@ -12,7 +12,8 @@
 
 namespace model {
 
-// Errors: an invalid config, batch < 1, or seq outside [1, block] (ValidateRunShape).
+// Errors: an invalid config, batch < 1, or seq outside [1, block] (ValidateRunShape);
+// ResourceExhausted when the memory estimate (gpt_memory.h) exceeds the host's MemAvailable.
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T,
                                                        uint64_t seed);
 

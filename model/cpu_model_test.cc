@@ -44,6 +44,11 @@ TEST(CpuModel, CreationErrors) {
   GptConfig c = *GptPreset("test-tiny");
   c.heads = 3;
   EXPECT_FALSE(MakeCpuModel(c, kB, kT, 1).ok());
+  // gpt2-xl at B=64, T=1024 needs ~350 GB (the attention scores alone are 322 GB).
+  auto huge = MakeCpuModel(*GptPreset("gpt2-xl"), 64, 1024, 1);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(huge.status().message().find("MB available"), std::string::npos) << huge.status();
 }
 
 TEST(CpuModel, BadBatchesAreRejected) {

@@ -1,0 +1,25 @@
+// The cuBLASLt GemmRunner (gemm.h): one handle and one workspace per runner; per distinct spec
+// and operand alignment one matmul descriptor, four layouts and the heuristic's first algorithm,
+// cached, so a train step costs no heuristic queries after the first.
+#ifndef MODEL_CUDA_GEMM_CUBLASLT_H_
+#define MODEL_CUDA_GEMM_CUBLASLT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "model/cuda/gemm.h"
+
+namespace model {
+namespace cuda {
+
+// cuBLASLt's recommended workspace for Hopper.
+inline constexpr int64_t kCublasLtWorkspaceBytes = 32 << 20;
+
+// nullptr and *error set if the handle or the workspace cannot be created.
+std::unique_ptr<GemmRunner> MakeCublasLtRunner(int64_t workspace_bytes, std::string* error);
+
+}  // namespace cuda
+}  // namespace model
+
+#endif  // MODEL_CUDA_GEMM_CUBLASLT_H_

@@ -1,0 +1,120 @@
+// What every kernel file of the CUDA model shares: the launch macro and warp / block reductions.
+//
+// MODEL_CUDA_LAUNCH(kernel, grid, block)(args...) is kernel<<<grid, block>>>(args...) on the
+// legacy default stream (stream 0, which the benchmark's events time). It is a macro only so
+// that the kernel emulator (emu/include/cuda_runtime.h defines it first) can run the very same
+// launcher code on a machine without a GPU.
+#ifndef MODEL_CUDA_LAUNCH_CUH_
+#define MODEL_CUDA_LAUNCH_CUH_
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "model/cuda/launch_config.h"
+
+#ifndef MODEL_CUDA_LAUNCH
+#define MODEL_CUDA_LAUNCH(kernel, grid, block) kernel<<<(grid), (block)>>>
+#endif
+
+namespace model {
+namespace cuda {
+
+// A launcher's shape check: aborts naming the launcher and the violated condition (a wrong
+// shape here is a bug in the model, not an input error).
+#define MODEL_CUDA_REQUIRE(cond, launcher)                                                     \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      std::fprintf(stderr, "%s: shape check failed: %s (%s:%d)\n", launcher, #cond, __FILE__, \
+                   __LINE__);                                                                  \
+      std::abort();                                                                            \
+    }                                                                                          \
+  } while (0)
+
+// Checked conversion of launch_config.h's dims.
+inline dim3 GridOf(const LaunchDims& d, const char* launcher) {
+  const std::string error = CheckLaunch(d);
+  if (!error.empty()) {
+    std::fprintf(stderr, "%s: bad launch configuration: %s\n", launcher, error.c_str());
+    std::abort();
+  }
+  return dim3(static_cast<unsigned>(d.grid_x), static_cast<unsigned>(d.grid_y), 1);
+}
+inline dim3 BlockOf(const LaunchDims& d) {
+  return dim3(static_cast<unsigned>(d.block_x), static_cast<unsigned>(d.block_y), 1);
+}
+
+constexpr int kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+// Finite stand-in for -inf in max reductions: exp(kNegMax - m) is 0, never NaN.
+constexpr float kNegMax = -3.402823466e38f;
+
+// Sum / max over the 32 lanes of a warp; every lane gets the result. All lanes must call.
+__device__ __forceinline__ float WarpSum(float v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;
+}
+
+__device__ __forceinline__ float WarpMax(float v) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
+  }
+  return v;
+}
+
+// Sum over a 1-D block whose size is a multiple of 32 (at most 1024); every thread gets the
+// result. `scratch` is __shared__ float[32], free on entry and on return. All threads must call.
+__device__ __forceinline__ float BlockSum(float v, float* scratch) {
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const int warps = blockDim.x / kWarpSize;
+  v = WarpSum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float total = lane < warps ? scratch[lane] : 0.0f;
+  total = WarpSum(total);
+  __syncthreads();  // scratch may be reused after return
+  return total;
+}
+
+// Online-softmax pair (running max m, sum s of exp(x - m)), merged exactly.
+struct MaxSum {
+  float m;
+  float s;
+};
+
+__device__ __forceinline__ MaxSum MergeMaxSum(MaxSum a, MaxSum b) {
+  const float m = fmaxf(a.m, b.m);
+  return MaxSum{m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+}
+
+__device__ __forceinline__ MaxSum WarpMaxSum(MaxSum v) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    MaxSum o{__shfl_xor_sync(kFullMask, v.m, offset), __shfl_xor_sync(kFullMask, v.s, offset)};
+    v = MergeMaxSum(v, o);
+  }
+  return v;
+}
+
+// MaxSum over a 1-D block (size a multiple of 32); every thread gets the result.
+// `scratch_m`, `scratch_s` are __shared__ float[32].
+__device__ __forceinline__ MaxSum BlockMaxSum(MaxSum v, float* scratch_m, float* scratch_s) {
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const int warps = blockDim.x / kWarpSize;
+  v = WarpMaxSum(v);
+  if (lane == 0) {
+    scratch_m[warp] = v.m;
+    scratch_s[warp] = v.s;
+  }
+  __syncthreads();
+  MaxSum total = lane < warps ? MaxSum{scratch_m[lane], scratch_s[lane]} : MaxSum{kNegMax, 0.0f};
+  total = WarpMaxSum(total);
+  __syncthreads();
+  return total;
+}
+
+}  // namespace cuda
+}  // namespace model
+
+#endif  // MODEL_CUDA_LAUNCH_CUH_

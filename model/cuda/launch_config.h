@@ -1,0 +1,55 @@
+// Launch-configuration arithmetic of the CUDA model's kernels, as pure host functions: the
+// launchers (*_cuda.cu) take their grids and blocks from here, and launch_config_test.cc checks
+// them without a GPU (every element or row covered exactly once, limits respected).
+#ifndef MODEL_CUDA_LAUNCH_CONFIG_H_
+#define MODEL_CUDA_LAUNCH_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+namespace model {
+namespace cuda {
+
+struct LaunchDims {
+  int64_t grid_x = 1;
+  int64_t grid_y = 1;
+  int block_x = 1;
+  int block_y = 1;
+  int64_t blocks() const { return grid_x * grid_y; }
+  int threads_per_block() const { return block_x * block_y; }
+};
+
+// CUDA's limits: grid.x < 2^31, grid.y <= 65535, at most 1024 threads per block.
+inline constexpr int64_t kMaxGridX = 2147483647;
+inline constexpr int64_t kMaxGridY = 65535;
+inline constexpr int kMaxBlockThreads = 1024;
+// Enough resident blocks to fill an H200 (132 SMs) a few times over; a grid-stride or
+// split-reduction kernel does not need more.
+inline constexpr int64_t kTargetBlocks = 132 * 8;
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One thread per element: grid.x = ceil(n / block).
+LaunchDims ElementwiseLaunch(int64_t n, int block = 256);
+// A grid-stride loop over n elements: at most max_blocks blocks.
+LaunchDims GridStrideLaunch(int64_t n, int block = 256, int64_t max_blocks = kTargetBlocks);
+// One warp per row: block/32 rows per block.
+LaunchDims WarpPerRowLaunch(int64_t rows, int block = 256);
+// One block per row.
+LaunchDims BlockPerRowLaunch(int64_t rows, int block);
+// Column sums over a (rows, cols) matrix: blocks of (32 columns) x (8 row lanes); grid.y splits
+// the rows so that about kTargetBlocks blocks run, each thread summing at least
+// kMinRowsPerThread rows (partial sums meet with atomicAdd).
+inline constexpr int kColumnBlockX = 32;
+inline constexpr int kColumnBlockY = 8;
+inline constexpr int64_t kMinRowsPerThread = 16;
+LaunchDims ColumnReduceLaunch(int64_t rows, int64_t cols);
+
+// "" when dims are launchable (grid and block sizes positive and within CUDA's limits),
+// else a message naming the bad value.
+std::string CheckLaunch(const LaunchDims& dims);
+
+}  // namespace cuda
+}  // namespace model
+
+#endif  // MODEL_CUDA_LAUNCH_CONFIG_H_
