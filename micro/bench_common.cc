@@ -92,7 +92,9 @@ void PrintMicroHelp() {
         "  --ceilings=FILE         CPU peaks from a file written by\n"
         "                          `bazel run //micro:ceilings -- --ceilings_out=FILE`; without\n"
         "                          it the CPU peak is measured at start-up (FMA loop + STREAM\n"
-        "                          copy, under a second) and labelled \"measured at start-up\"\n"
+        "                          copy, under a second) and labelled \"measured at start-up\".\n"
+        "                          A file whose machine is this host's CUDA device is used as\n"
+        "                          --cuda_ceilings instead.\n"
         "  --cuda_ceilings=FILE    GPU peaks from a file written with --cuda_ceilings_out;\n"
         "                          without it the datasheet peak of the device is used\n");
   }
@@ -196,10 +198,29 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
   state.SetLabel(absl::StrCat("peak: ", peak->source));
 }
 
+absl::Status RouteCeilingsFiles(MicroFlags* flags) {
+  if (flags->ceilings.empty()) return absl::OkStatus();
+  absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(flags->ceilings);
+  if (!c.ok()) return c.status();
+  for (const sysinfo::CudaDevice& d : CudaProbe().devices) {
+    if (d.name != c->machine) continue;
+    if (!flags->cuda_ceilings.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--ceilings=", flags->ceilings, " describes the GPU '", c->machine,
+          "' and --cuda_ceilings=", flags->cuda_ceilings, " is given too: give one GPU file"));
+    }
+    flags->cuda_ceilings = flags->ceilings;
+    flags->ceilings.clear();
+    break;
+  }
+  return absl::OkStatus();
+}
+
 int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags) {
   absl::StatusOr<MicroFlags> f = ExtractMicroFlags(kind, argc, argv);
-  if (!f.ok()) {
-    std::fprintf(stderr, "%s: %s\n", argv[0], std::string(f.status().message()).c_str());
+  absl::Status routed = f.ok() ? RouteCeilingsFiles(&*f) : f.status();
+  if (!routed.ok()) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], std::string(routed.message()).c_str());
     return 2;
   }
   *flags = *f;

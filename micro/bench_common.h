@@ -89,6 +89,11 @@ class PeakProvider {
 void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak,
                      double flops, double bytes, double seconds_per_iteration);
 
+// Sends a --ceilings file that describes a CUDA device of this machine (its `machine` is the
+// device's name, as //micro:ceilings writes when only CUDA cases ran) to cuda_ceilings, so one
+// flag serves both. Errors: unreadable file; a GPU file given while --cuda_ceilings is too.
+absl::Status RouteCeilingsFiles(MicroFlags* flags);
+
 // benchmark::Initialize + our flags; returns 0 to go on, or an exit code (bad flags).
 int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags);
 

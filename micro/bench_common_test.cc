@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "micro/cpu_ceilings.h"
 
 namespace micro {
 namespace {
@@ -78,6 +79,35 @@ TEST(BenchCommonTest, DatasheetPeakForCudaAndErrorForUnknownDevice) {
   EXPECT_FALSE(peaks.Cuda("Imaginary GPU 9000", accounting::Dtype::kBf16).ok());
   PeakProvider from_file("", "/nonexistent/ceilings.json");
   EXPECT_FALSE(from_file.Cuda("NVIDIA H100 80GB HBM3", accounting::Dtype::kBf16).ok());
+}
+
+TEST(BenchCommonTest, CeilingsFilesAreCheckedAgainstTheMachine) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/gpu_ceilings.json";
+  accounting::Ceilings gpu;
+  gpu.machine = "NVIDIA H200";
+  gpu.peak_flops["bf16"] = 7e14;
+  gpu.bandwidth_bytes_per_s = 4e12;
+  gpu.method = "test";
+  gpu.date = "2024-01-01T00:00:00Z";
+  ASSERT_TRUE(accounting::WriteCeilings(path, gpu).ok());
+
+  MicroFlags flags;
+  flags.ceilings = path;
+  ASSERT_TRUE(RouteCeilingsFiles(&flags).ok());
+  if (CudaProbe().available && CudaProbe().devices[0].name == "NVIDIA H200") {
+    EXPECT_EQ(flags.cuda_ceilings, path);  // the GPU's file goes to the CUDA cases
+    EXPECT_EQ(flags.ceilings, "");
+  } else {
+    // Not this machine's GPU: it stays a CPU file, and the CPU peak refuses it.
+    EXPECT_EQ(flags.ceilings, path);
+    absl::StatusOr<accounting::Peak> p = ResolveCpuPeak(path);
+    ASSERT_FALSE(p.ok());
+    EXPECT_TRUE(absl::StrContains(p.status().message(), "not this CPU")) << p.status();
+  }
+  MicroFlags missing;
+  missing.ceilings = path + ".missing";
+  EXPECT_FALSE(RouteCeilingsFiles(&missing).ok());
 }
 
 }  // namespace

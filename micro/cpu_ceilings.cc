@@ -90,6 +90,12 @@ absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path
   if (!ceilings_path.empty()) {
     absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(ceilings_path);
     if (!c.ok()) return c.status();
+    const std::string cpu = sysinfo::ReadCpuInfo().model;
+    if (c->machine != cpu) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "ceilings file '", ceilings_path, "' describes '", c->machine, "', not this CPU '", cpu,
+          "'; measure this one with `bazel run //micro:ceilings -- --ceilings_out=FILE`"));
+    }
     return accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
   }
   absl::StatusOr<CpuCeilingsResult> r = MeasureCpuCeilings();

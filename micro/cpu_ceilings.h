@@ -50,8 +50,9 @@ absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeak
 absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& options = {});
 
 // The fp32 peak FLOP/s and bandwidth a CPU benchmark divides by. With a path: that
-// measured-ceilings file (source "measured: <path> ..."). Without: MeasureCpuCeilings() now,
-// source "measured at start-up: <method>".
+// measured-ceilings file (source "measured: <path> ..."), which must describe this CPU (its
+// `machine` equals the CPU model; a GPU's file is an error). Without: MeasureCpuCeilings()
+// now, source "measured at start-up: <ISA> FMA loop ..., STREAM copy ...".
 absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path);
 
 }  // namespace micro
