@@ -1,0 +1,478 @@
+// //macro:ddp_step — data-parallel GPT-2 training with per-rank MFU.
+//
+//   mpirun -np N bazel-out/k8-opt/bin/macro/ddp_step [gpt_step's flags] [--grad_accum=A]
+//   bazel run //macro:ddp_step_mpirun -- -np 2 [flags]         (mpirun around the binary)
+//
+// Each rank trains the same model (rank 0's parameters, broadcast at start) on its own data
+// shard (random batch seeded seed + rank, or token-file windows drawn with seed + rank); after
+// backward the gradients are averaged: MPI_Allreduce on CPUs, NCCL on GPUs (one GPU per rank by
+// local rank; the NCCL id is broadcast over MPI). Rank 0 prints the per-rank table: each rank's
+// MFU is its LOCAL work (batch x accumulation x seq x FLOPs per token) over ONE device's peak,
+// summarised as min / median / max / mean, with the all-reduce time and its share of the step.
+// One rank is the non-DDP baseline; --baseline_mfu=X (a 1-rank run's figure) prints the scaling.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "accounting/mfu.h"
+#include "accounting/throughput.h"
+#include "macro/ddp_accounting.h"
+#include "macro/ddp_allreduce.h"
+#include "macro/ddp_mpi.h"
+#include "macro/ddp_trainer.h"
+#include "macro/gpt_session.h"
+#include "macro/make_model.h"
+#include "macro/step_clock.h"
+#include "macro/step_options.h"
+#include "model/batch_source.h"
+#include "model/gpt_config.h"
+#include "model/token_file.h"
+#include "nlohmann/json.hpp"
+#include "sysinfo/cpu_info.h"
+#include "sysinfo/cuda_info.h"
+
+// gpt_step's flags (macro/gpt_step_main.cc), same names and meaning.
+ABSL_FLAG(std::string, preset, "gpt2", "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
+ABSL_FLAG(int, layers, 0, "number of layers (0: the preset's)");
+ABSL_FLAG(int, heads, 0, "attention heads; must divide --width (0: the preset's)");
+ABSL_FLAG(int, width, 0, "embedding width C (0: the preset's)");
+ABSL_FLAG(int, vocab, 0, "vocabulary size (0: the preset's)");
+ABSL_FLAG(int, block, 0, "block size (0: the preset's)");
+ABSL_FLAG(int, seq, 0, "sequence length T, <= --block (0: block on CUDA, 64 on CPU)");
+ABSL_FLAG(int, batch, 0, "batch size B PER RANK per micro-step (0: 12 on CUDA, 4 on CPU)");
+ABSL_FLAG(std::string, bias, "", "Linear and LayerNorm biases: true or false (empty: the preset's)");
+ABSL_FLAG(bool, real_data, false, "read batches from the token file --data (each rank draws windows with seed + rank)");
+ABSL_FLAG(std::string, data, "", "token file in nanoGPT's format (flat uint16)");
+ABSL_FLAG(bool, compare_data, false, "not supported by ddp_step (use gpt_step)");
+ABSL_FLAG(uint64_t, seed, 1337, "seed: parameters (rank 0's, broadcast), batches seed + rank");
+ABSL_FLAG(std::string, device, "auto", "auto, cpu (MPI_Allreduce) or cuda (NCCL, one GPU per rank)");
+ABSL_FLAG(std::string, dtype, "auto", "auto, fp32 or bf16");
+ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
+ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
+ABSL_FLAG(int, threads, 0, "CPU threads per rank (0: physical cores / ranks on this node)");
+ABSL_FLAG(bool, profile, false, "not supported by ddp_step (use gpt_step)");
+ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "unused by ddp_step");
+ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON: one device's measured peak");
+ABSL_FLAG(double, peak_flops, 0, "ONE device's (one rank's) peak FLOP/s");
+ABSL_FLAG(std::string, attention, "full", "attention FLOPs convention: full or causal");
+ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
+ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay");
+ABSL_FLAG(double, beta1, 0.9, "AdamW beta1");
+ABSL_FLAG(double, beta2, 0.95, "AdamW beta2");
+// ddp_step's own.
+ABSL_FLAG(int, grad_accum, 1, "gradient-accumulation micro-steps per optimizer step (>= 1)");
+ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error (a peer died or hung); <= 0: none");
+ABSL_FLAG(double, baseline_mfu, 0, "MFU of a 1-rank run of the same config: prints the scaling loss (MFU at N / MFU at 1)");
+ABSL_FLAG(std::string, json_out, "", "rank 0 writes the per-rank figures here as JSON (temp file, then rename)");
+ABSL_FLAG(int, test_exit_rank, -1, "testing: this rank exits (code 7) at --test_fail_step without a word to the others");
+ABSL_FLAG(int, test_hang_rank, -1, "testing: this rank stops responding at --test_fail_step");
+ABSL_FLAG(int, test_fail_step, 2, "testing: the step (from 1, warm-up included) at which the test rank fails");
+
+namespace macro {
+namespace {
+
+MpiWorld* g_world = nullptr;
+
+void Log0(const std::string& s) {
+  if (g_world != nullptr && g_world->rank() != 0) return;
+  std::fputs(s.c_str(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+std::string Prefix() { return absl::StrCat("ddp_step: rank ", g_world ? g_world->rank() : 0); }
+
+// Every rank's `local` for one stage: if any failed, every rank gets the same error naming them.
+absl::Status AllOk(const std::string& stage, const absl::Status& local) {
+  auto all = g_world->AllgatherStrings(local.ok() ? "" : std::string(local.message()));
+  if (!all.ok()) return all.status();
+  std::string msg;
+  for (int r = 0; r < g_world->size(); ++r) {
+    if (!(*all)[r].empty()) absl::StrAppend(&msg, msg.empty() ? "" : "; ", "rank ", r, ": ", (*all)[r]);
+  }
+  if (msg.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(stage, ": ", msg));
+}
+
+RawStepFlags ReadFlags() {
+  RawStepFlags f;
+  f.preset = absl::GetFlag(FLAGS_preset);
+  f.layers = absl::GetFlag(FLAGS_layers);
+  f.heads = absl::GetFlag(FLAGS_heads);
+  f.width = absl::GetFlag(FLAGS_width);
+  f.vocab = absl::GetFlag(FLAGS_vocab);
+  f.block = absl::GetFlag(FLAGS_block);
+  f.seq = absl::GetFlag(FLAGS_seq);
+  f.batch = absl::GetFlag(FLAGS_batch);
+  f.bias = absl::GetFlag(FLAGS_bias);
+  f.real_data = absl::GetFlag(FLAGS_real_data);
+  f.data = absl::GetFlag(FLAGS_data);
+  f.compare_data = absl::GetFlag(FLAGS_compare_data);
+  f.seed = absl::GetFlag(FLAGS_seed);
+  f.device = absl::GetFlag(FLAGS_device);
+  f.dtype = absl::GetFlag(FLAGS_dtype);
+  f.warmup_steps = absl::GetFlag(FLAGS_warmup_steps);
+  f.steps = absl::GetFlag(FLAGS_steps);
+  f.threads = absl::GetFlag(FLAGS_threads);
+  f.profile = absl::GetFlag(FLAGS_profile);
+  f.profile_out = absl::GetFlag(FLAGS_profile_out);
+  f.ceilings = absl::GetFlag(FLAGS_ceilings);
+  f.peak_flops = absl::GetFlag(FLAGS_peak_flops);
+  f.attention = absl::GetFlag(FLAGS_attention);
+  f.lr = absl::GetFlag(FLAGS_lr);
+  f.weight_decay = absl::GetFlag(FLAGS_weight_decay);
+  f.beta1 = absl::GetFlag(FLAGS_beta1);
+  f.beta2 = absl::GetFlag(FLAGS_beta2);
+  return f;
+}
+
+// What must agree across ranks (not threads or paths of per-rank outputs).
+std::string Fingerprint(const StepOptions& o, int grad_accum) {
+  return absl::StrCat(model::DescribeConfig(o.config), " ", o.CaseName(), " accum=", grad_accum,
+                      " warmup=", o.warmup_steps, " steps=", o.steps, " seed=", o.seed,
+                      " real_data=", o.real_data, " data=", o.data, " attention=",
+                      accounting::ConventionName(o.convention),
+                      absl::StrFormat(" lr=%g wd=%g b1=%g b2=%g peak=%g", o.lr, o.weight_decay, o.beta1, o.beta2, o.peak_flops),
+                      " ceilings=", o.ceilings);
+}
+
+absl::Status WriteJsonAtomically(const std::string& path, const nlohmann::json& j) {
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream f(tmp);
+    if (!f) return absl::InvalidArgumentError(absl::StrCat("--json_out=", path, ": cannot write ", tmp));
+    f << j.dump(2) << "\n";
+    if (!f) return absl::InternalError(absl::StrCat("--json_out=", path, ": write failed"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::InternalError(absl::StrCat("--json_out=", path, ": rename failed"));
+  }
+  return absl::OkStatus();
+}
+
+struct Setup {
+  StepOptions o;
+  int grad_accum = 1;
+  std::unique_ptr<model::GptModel> model;
+  std::unique_ptr<GradAllReducer> reducer;
+  std::unique_ptr<model::BatchSource> source;
+  std::unique_ptr<StepClock> clock;
+  accounting::Peak peak;
+  accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
+};
+
+// Everything a rank builds before training; collective: every rank returns the same status.
+absl::Status Build(Setup* s) {
+  const int W = g_world->size(), r = g_world->rank();
+  absl::Status local = absl::OkStatus();
+  auto options = ResolveStepOptions(ReadFlags(), sysinfo::ProbeCuda());
+  s->grad_accum = absl::GetFlag(FLAGS_grad_accum);
+  if (!options.ok()) {
+    local = options.status();
+  } else if (options->compare_data || options->profile) {
+    local = absl::InvalidArgumentError("--compare_data and --profile are gpt_step's; ddp_step does not run them");
+  } else if (s->grad_accum < 1) {
+    local = absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));
+  }
+  if (auto st = AllOk("flags", local); !st.ok()) return st;
+  s->o = *options;
+  StepOptions& o = s->o;
+  if (o.device == "cpu" && o.threads == 0) {
+    sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+    int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+    o.threads = std::max(1, cores / g_world->local_size());
+    o.choices.push_back(absl::StrCat("threads: ", o.threads, " per rank (", cores, " cores / ",
+                                     g_world->local_size(), " ranks on this node)"));
+  }
+  // Configs that differ across ranks (checked at start).
+  if (auto st = CheckSameOnAllRanks(g_world, "configuration", Fingerprint(o, s->grad_accum)); !st.ok()) return st;
+  for (const std::string& c : o.choices) Log0(absl::StrCat("ddp_step: ", c));
+
+  // The all-reducer first: on GPUs it checks that every rank has its own device.
+  if (o.device == "cuda") {
+    auto red = MakeNcclAllReducer(g_world);
+    if (!red.ok()) return red.status();  // every rank has the same error (gathered inside)
+    s->reducer = std::move(*red);
+  } else {
+    s->reducer = MakeMpiAllReducer(g_world);
+  }
+
+  std::string device_name;
+  auto model = MakeModel(o, &device_name);
+  if (model.ok()) s->model = std::move(*model);
+  else local = model.status();
+  if (local.ok()) {
+    auto peak = ChoosePeak(o, device_name);
+    if (!peak.ok()) {
+      local = peak.status();
+    } else {
+      s->peak = *peak;
+      if (o.device == "cpu" && o.peak_flops <= 0 && o.ceilings.empty()) {
+        // One rank's device is its share of the CPU: the declared peak x threads / cores.
+        sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+        int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+        if (o.threads < cores) {
+          s->peak.flops_per_s *= static_cast<double>(o.threads) / cores;
+          s->peak.source = absl::StrCat(s->peak.source, "; x ", o.threads, "/", cores,
+                                        " cores: one rank's share of the CPU");
+        }
+      }
+    }
+  }
+  if (local.ok()) {
+    auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, s->grad_accum, o.convention);
+    if (flops.ok()) s->flops = *flops;
+    else local = flops.status();
+  }
+  if (local.ok()) {
+    const uint64_t seed = o.seed + static_cast<uint64_t>(r);  // each rank its own shard
+    if (o.real_data) {
+      auto file = model::TokenFile::Open(o.data);
+      if (!file.ok()) {
+        local = absl::InvalidArgumentError(absl::StrCat("--data: ", file.status().message()));
+      } else {
+        std::shared_ptr<const model::TokenFile> shared(std::move(*file));
+        auto src = model::MakeTokenFileBatchSource(shared, o.batch, o.seq, o.config.vocab, seed);
+        if (src.ok()) s->source = std::move(*src);
+        else local = absl::InvalidArgumentError(absl::StrCat("--data: ", src.status().message()));
+      }
+    } else {
+      auto src = model::MakeFixedRandomBatchSource(o.batch, o.seq, o.config.vocab, seed);
+      if (src.ok()) s->source = std::move(*src);
+      else local = src.status();
+    }
+  }
+  if (local.ok()) {
+    s->clock = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
+    if (s->clock == nullptr) local = absl::InternalError("no CUDA clock in a build without CUDA");
+  }
+  if (auto st = AllOk("set-up", local); !st.ok()) return st;
+  Log0(absl::StrFormat("ddp_step: %d rank(s), %s, %s on %s (B=%d per rank, T=%d, accum=%d); %lld parameters; "
+                       "gradients averaged with %s",
+                       W, model::DescribeConfig(o.config), accounting::DtypeName(o.dtype), o.device, o.batch,
+                       o.seq, s->grad_accum, static_cast<long long>(s->model->num_params()), s->reducer->name()));
+  Log0(absl::StrCat("ddp_step: data: ", s->source->Describe(), " (rank r uses seed ", o.seed, " + r)"));
+  return absl::OkStatus();
+}
+
+int Run() {
+  Setup s;
+  if (auto st = Build(&s); !st.ok()) {
+    Log0(absl::StrCat("ddp_step: error: ", st.message()));
+    std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(st.message()).c_str());
+    return 2;
+  }
+  const StepOptions& o = s.o;
+  const int W = g_world->size(), r = g_world->rank();
+  model::AdamWConfig opt;
+  opt.lr = static_cast<float>(o.lr);
+  opt.weight_decay = static_cast<float>(o.weight_decay);
+  opt.beta1 = static_cast<float>(o.beta1);
+  opt.beta2 = static_cast<float>(o.beta2);
+  DdpTrainer trainer(g_world, s.model.get(), s.reducer.get(), s.clock.get(), s.grad_accum, opt);
+  if (auto st = trainer.BroadcastParams(); !st.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(st.message()).c_str());
+    MpiWorld::Abort(1);
+  }
+  auto next = [&](model::Batch* b) { return s.source->Next(b); };
+  const double local_flops = s.flops.model_flops_per_step;
+  std::vector<DdpStepTimes> timed;
+  const int total_steps = o.warmup_steps + o.steps;
+  for (int i = 1; i <= total_steps; ++i) {
+    if (i == absl::GetFlag(FLAGS_test_fail_step)) {
+      if (r == absl::GetFlag(FLAGS_test_exit_rank)) {
+        std::fprintf(stderr, "%s: --test_exit_rank: exiting at step %d\n", Prefix().c_str(), i);
+        std::fflush(stderr);
+        std::_Exit(7);
+      }
+      if (r == absl::GetFlag(FLAGS_test_hang_rank)) {
+        std::fprintf(stderr, "%s: --test_hang_rank: hanging at step %d\n", Prefix().c_str(), i);
+        std::fflush(stderr);
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      }
+    }
+    auto t = trainer.Step(next);
+    if (!t.ok()) {
+      std::fprintf(stderr, "%s: error in step %d: %s\n", Prefix().c_str(), i, std::string(t.status().message()).c_str());
+      MpiWorld::Abort(1);
+    }
+    const bool warm = i <= o.warmup_steps;
+    if (!warm) timed.push_back(*t);
+    auto mfu = PerRankMfu(local_flops, t->total(), s.peak.flops_per_s);
+    Log0(absl::StrFormat("step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm %8.2f ms (%4.1f%%) | mfu %s",
+                         warm ? i : i - o.warmup_steps, warm ? o.warmup_steps : o.steps, warm ? "warm-up" : "timed",
+                         t->loss, t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(),
+                         mfu.ok() ? accounting::FormatPercent(*mfu) : "n/a"));
+  }
+
+  // Per-rank figures over the timed steps.
+  std::vector<double> totals, comms;
+  for (const DdpStepTimes& t : timed) {
+    totals.push_back(t.total());
+    comms.push_back(t.comm);
+  }
+  SeriesStats st = Summarise(totals), sc = Summarise(comms);
+  auto mfu = PerRankMfu(local_flops * st.n, st.sum, s.peak.flops_per_s);
+  const double local_tokens = static_cast<double>(o.tokens_per_step()) * s.grad_accum * st.n;
+  auto hash = ParamsHash(s.model.get());
+  std::vector<double> mine = {mfu.ok() ? *mfu : 0,
+                              st.median,
+                              sc.median,
+                              sc.sum / std::max(st.sum, 1e-30),
+                              local_tokens / std::max(st.sum, 1e-30),
+                              st.sum,
+                              hash.ok() ? static_cast<double>(*hash >> 12) : -1,
+                              timed.empty() ? 0 : timed.back().loss};
+  constexpr int kF = 8;
+  auto all = g_world->AllgatherDoubles(mine);
+  if (!all.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(all.status().message()).c_str());
+    MpiWorld::Abort(1);
+  }
+  auto field = [&](int k) {
+    std::vector<double> v(W);
+    for (int q = 0; q < W; ++q) v[q] = (*all)[q * kF + k];
+    return v;
+  };
+  std::vector<double> mfus = field(0), steps_med = field(1), comm_med = field(2), comm_share = field(3),
+                      tps = field(4), sums = field(5), hashes = field(6), losses = field(7);
+  bool identical = std::all_of(hashes.begin(), hashes.end(), [&](double h) { return h == hashes[0] && h >= 0; });
+  int rc = identical ? 0 : 1;
+  if (r == 0) {
+    Log0(absl::StrCat("\n== per-rank figures: BM_DdpStep/", o.CaseName(), "/ranks:", W, "/accum:", s.grad_accum, ", ",
+                      st.n, " timed steps after ", o.warmup_steps, " warm-up"));
+    Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %10s", "rank", "step ms", "comm ms", "comm %",
+                         "tokens/s", "loss", "MFU"));
+    for (int q = 0; q < W; ++q) {
+      Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %10s", q, steps_med[q] * 1e3,
+                           comm_med[q] * 1e3, 100 * comm_share[q], tps[q], losses[q],
+                           accounting::FormatPercent(mfus[q])));
+    }
+    auto sm = SummariseRanks(mfus);
+    auto scs = SummariseRanks(comm_share);
+    auto scm = SummariseRanks(comm_med);
+    if (sm.ok()) {
+      Log0(absl::StrFormat("MFU per rank  min %s (rank %d) | median %s | max %s (rank %d) | mean %s",
+                           accounting::FormatPercent(sm->min), sm->argmin, accounting::FormatPercent(sm->median),
+                           accounting::FormatPercent(sm->max), sm->argmax, accounting::FormatPercent(sm->mean)));
+    }
+    if (scs.ok() && scm.ok()) {
+      Log0(absl::StrFormat("comm          all-reduce median %.3f ms per step (ranks' median; max %.3f ms); "
+                           "share of the step: min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%",
+                           scm->median * 1e3, scm->max * 1e3, 100 * scs->min, 100 * scs->median,
+                           100 * scs->max, 100 * scs->mean));
+      Log0("              (the all-reduce time includes waiting for slower ranks)");
+    }
+    Log0(absl::StrFormat("numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
+                         "(%s) = %.4g FLOPs per step",
+                         o.batch, s.grad_accum, o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
+    Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak "
+                         "%.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
+    double mean_sum = 0;
+    for (double x : sums) mean_sum += x / W;
+    auto inflated = InflatedMfu(local_flops * st.n, W, sums[0], s.peak.flops_per_s);
+    auto deflated = DeflatedMfu(local_flops * st.n, W, sums[0], s.peak.flops_per_s);
+    if (W > 1 && inflated.ok() && deflated.ok()) {
+      Log0(absl::StrFormat("not used      rank 0's global work / one peak = %s (x%d too high); local work / all %d "
+                           "peaks = %s (/%d too low)",
+                           accounting::FormatPercent(*inflated), W, W, accounting::FormatPercent(*deflated), W));
+    }
+    accounting::TokenCount num;
+    num.tokens = 0;
+    for (int q = 0; q < W; ++q) num.tokens += tps[q] * mean_sum;
+    num.ranks = accounting::RankScope::kAllRanks;
+    num.world_size = W;
+    num.includes_grad_accum = s.grad_accum > 1;
+    accounting::TimedPhases den;
+    den.data = true;
+    den.optimizer = true;
+    den.logging = true;
+    auto tp = accounting::TrainingThroughput::Make(num, mean_sum, den);
+    if (tp.ok()) Log0(absl::StrCat("tokens/s      ", tp->ToString()));
+    const double baseline = absl::GetFlag(FLAGS_baseline_mfu);
+    if (W == 1) {
+      Log0(absl::StrFormat("baseline      1 rank: this is the non-DDP MFU (%s); give --baseline_mfu=%.6f to an "
+                           "N-rank run of the same config for its scaling loss",
+                           accounting::FormatPercent(mfus[0]), mfus[0]));
+    }
+    if (baseline > 0 && sm.ok()) {
+      auto ratio = ScalingRatio(sm->mean, baseline);
+      if (ratio.ok()) {
+        Log0(absl::StrFormat("scaling       mean MFU at %d ranks %s vs 1 rank %s: %.3f (scaling loss %.1f%%)", W,
+                             accounting::FormatPercent(sm->mean), accounting::FormatPercent(baseline), *ratio,
+                             100 * (1 - *ratio)));
+      }
+    }
+    Log0(identical ? "parameters    identical on every rank after the last step (hash of the bytes)"
+                   : "parameters    DIFFER across ranks after the last step: the all-reduce or the data split is wrong");
+    if (const std::string path = absl::GetFlag(FLAGS_json_out); !path.empty()) {
+      nlohmann::json j;
+      j["case"] = absl::StrCat("BM_DdpStep/", o.CaseName(), "/ranks:", W, "/accum:", s.grad_accum);
+      j["ranks"] = W;
+      j["device"] = o.device;
+      j["allreduce"] = s.reducer->name();
+      j["model"] = model::DescribeConfig(o.config);
+      j["batch_per_rank"] = o.batch;
+      j["seq"] = o.seq;
+      j["grad_accum"] = s.grad_accum;
+      j["timed_steps"] = st.n;
+      j["local_flops_per_step"] = local_flops;
+      j["peak_flops_per_device"] = s.peak.flops_per_s;
+      j["peak_source"] = s.peak.source;
+      j["mfu_convention"] = "local work / (step seconds x one device's peak)";
+      j["per_rank"] = nlohmann::json::array();
+      for (int q = 0; q < W; ++q) {
+        j["per_rank"].push_back({{"rank", q}, {"mfu", mfus[q]}, {"step_ms_median", steps_med[q] * 1e3},
+                                 {"comm_ms_median", comm_med[q] * 1e3}, {"comm_share", comm_share[q]},
+                                 {"tokens_per_second", tps[q]}, {"loss", losses[q]}});
+      }
+      if (sm.ok()) j["mfu_summary"] = {{"min", sm->min}, {"median", sm->median}, {"max", sm->max}, {"mean", sm->mean}};
+      j["params_identical"] = identical;
+      if (auto wst = WriteJsonAtomically(path, j); !wst.ok()) {
+        std::fprintf(stderr, "ddp_step: error: %s\n", std::string(wst.message()).c_str());
+        rc = 1;
+      } else {
+        Log0(absl::StrCat("json          ", path));
+      }
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+}  // namespace macro
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "ddp_step: data-parallel GPT-2 training with per-rank MFU.\n"
+      "  mpirun -np N ddp_step [gpt_step's flags] [--grad_accum=A] [--baseline_mfu=X]");
+  // --timeout_s is needed before MPI is up: read it from argv by hand, parse the rest after.
+  double timeout_s = 120;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--timeout_s=", 0) == 0) timeout_s = std::atof(a.c_str() + 12);
+  }
+  auto world = macro::MpiWorld::Init(&argc, &argv, timeout_s);
+  if (!world.ok()) {
+    std::fprintf(stderr, "ddp_step: error: %s\n", std::string(world.status().message()).c_str());
+    return 2;
+  }
+  macro::g_world = *world;
+  absl::ParseCommandLine(argc, argv);
+  (*world)->set_timeout_s(absl::GetFlag(FLAGS_timeout_s));
+  int rc = macro::Run();
+  macro::MpiWorld::Finalize();
+  return rc;
+}
