@@ -19,3 +19,50 @@ cat "$tmp/equiv.log"
 [ "$(grep -c '\[  PASSED  \] 3 tests' "$tmp/equiv.log")" = 2 ] || fail "both ranks must pass 3 tests"
 
 [ -n "$step" ] || exit 0
+
+common=(--preset=test-tiny --seq=16 --batch=2 --warmup_steps=1 --steps=3)
+
+echo "== ddp_step, 2 ranks: the per-rank table"
+timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --grad_accum=2 --json_out="$tmp/ddp.json" > "$tmp/run.log" 2>&1 \
+  || { cat "$tmp/run.log"; fail "2-rank run"; }
+cat "$tmp/run.log"
+grep -q "per-rank figures" "$tmp/run.log" || fail "no per-rank table"
+for q in 0 1; do grep -Eq "^ +$q +[0-9.]+ +[0-9.]+ +[0-9.]+% .*%$" "$tmp/run.log" || fail "no table row for rank $q"; done
+grep -q "MFU per rank  min .* median .* max .* mean" "$tmp/run.log" || fail "no min/median/max/mean line"
+grep -q "numerator     LOCAL work per rank" "$tmp/run.log" || fail "numerator not stated"
+grep -q "ONE device's peak" "$tmp/run.log" || fail "denominator not stated"
+grep -q "identical on every rank" "$tmp/run.log" || fail "parameters not identical"
+grep -q '"params_identical": true' "$tmp/ddp.json" || fail "json"
+
+echo "== configs that differ across ranks: an error on every rank, at start"
+set +e
+timeout 60 mpirun -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3 > "$tmp/mismatch.log" 2>&1
+rc=$?
+set -e
+cat "$tmp/mismatch.log"
+[ $rc -ne 0 ] || fail "a config mismatch must fail"
+grep -q "configuration differs across ranks" "$tmp/mismatch.log" || fail "mismatch message"
+grep -q "rank 1: .*B:3" "$tmp/mismatch.log" || fail "mismatch must name rank 1's config"
+! grep -q "step .*timed" "$tmp/mismatch.log" || fail "no step may run with a mismatch"
+
+echo "== a rank that dies: the job ends with an error"
+set +e
+start=$(date +%s)
+timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --test_exit_rank=1 --test_fail_step=2 --timeout_s=10 > "$tmp/die.log" 2>&1
+rc=$?
+set -e
+cat "$tmp/die.log"
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a dead rank must end the job with an error (rc=$rc)"
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "took too long after a rank died"
+
+echo "== a rank that hangs: the others exit after --timeout_s"
+set +e
+start=$(date +%s)
+timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --test_hang_rank=1 --test_fail_step=2 --timeout_s=2 > "$tmp/hang.log" 2>&1
+rc=$?
+set -e
+cat "$tmp/hang.log"
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a hung rank must end the job with an error (rc=$rc)"
+grep -q "did not finish within 2.0 s" "$tmp/hang.log" || fail "timeout message"
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "hang not bounded by the timeout"
+echo "PASS"
