@@ -9,6 +9,7 @@
 #include "accounting/cpu_peak.h"
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
+#include "micro/cpu_ceilings.h"
 #include "model/token_file.h"
 #include "sysinfo/cpu_info.h"
 
@@ -16,6 +17,19 @@ namespace macro {
 
 absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::string& cuda_device_name) {
   if (o.peak_flops > 0) return accounting::PeakFromFlags(o.peak_flops, 0, "peak_flops");
+  if (o.device == "cpu") {
+    // A measured fp32 FMA peak (the --ceilings file, else a sub-second measurement now): the
+    // declared cores x lanes x units x clock over-states CPUs whose wide FMA is double-pumped.
+    auto measured = micro::ResolveCpuPeak(o.ceilings);
+    if (measured.ok() || !o.ceilings.empty()) {
+      if (!measured.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", measured.status().message()));
+      return measured;
+    }
+    auto declared = accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
+    if (!declared.ok()) return declared.status();
+    declared->source += absl::StrCat(" (the start-up measurement failed: ", measured.status().message(), ")");
+    return declared;
+  }
   if (!o.ceilings.empty()) {
     auto c = accounting::ReadCeilings(o.ceilings);
     if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
@@ -32,7 +46,7 @@ absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::str
     }
     return p;
   }
-  return accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
+  return absl::InternalError(absl::StrCat("unknown device '", o.device, "'"));
 }
 
 absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o) {

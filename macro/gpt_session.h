@@ -27,8 +27,9 @@ struct StepTimes {
   double total() const { return data + forward + backward + optimizer; }
 };
 
-// Chooses the peak: --peak_flops, else --ceilings (measured), else the datasheet for a CUDA
-// device, else the CPU declared as cores x FMA lanes x 2 FMA units x 2 x clock.
+// Chooses the peak: --peak_flops; else on the CPU the measured fp32 FMA peak (--ceilings, or a
+// sub-second measurement at start-up; the declared cores x lanes x units x clock only if that
+// fails); on CUDA --ceilings (measured) or the datasheet for the device and dtype.
 absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::string& cuda_device_name);
 
 class GptSession {
