@@ -76,6 +76,12 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   int calibration_cases = 0;
   for (const auto& [name, r] : reps) calibration_cases += name.rfind("BM_Calibration/", 0) == 0;
   EXPECT_EQ(calibration_cases, 2);
+  // The calibration cases follow the verification convention (verified == 1, threads averaged).
+  for (const json& b : (*j)["benchmarks"]) {
+    if (b["name"].get<std::string>().rfind("BM_Calibration/", 0) == 0) {
+      EXPECT_EQ(b["verified"], 1.0) << b["name"];
+    }
+  }
 }
 
 TEST(BenchTest, BadInputExitsTwo) {

@@ -61,8 +61,8 @@ for i in $(seq 1 "$RUNS"); do
   [ "$raw_rc" -eq 1 ] && raw_alarms=$((raw_alarms + 1))
   cal=$(sed -n 's/^gate: calibration: .* ran \([0-9.]*x\) .*/\1/p' "$OUT/run_$i.gate.txt")
   # Largest |change| among compared cases, with its name.
-  big=$(awk '$1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" {c=$0; sub(/.*  /,"",c)} \
-             $1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" { for (f=1; f<=NF; f++) if ($f ~ /^[+-][0-9.]+%$/) { v=$f; gsub(/[+%]/,"",v); a=v<0?-v:v; if (a>m) {m=a; best=$2" "$f} } } \
+  big=$(awk '$1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" { for (f=3; f<=NF; f++) if ($f ~ /^[+-][0-9.]+%$/) {
+               v=substr($f, 1, length($f)-1)+0; a=v<0?-v:v; if (a>m) {m=a; best=$2" "$f} } }
              END {print best}' "$OUT/run_$i.gate.txt")
   printf "%-4s %-9s %-10s %-10s %-26s %s\n" "$i" "$rc" "$n" "$nr" "${cal:-none}" "$big"
 done

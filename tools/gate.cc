@@ -9,6 +9,7 @@
 // Exit status: 1 when any case REGRESSED (without --update), 0 otherwise (also when this
 // machine has no baseline: it says so), 2 on bad input (unreadable or malformed JSON names
 // the file and the byte; bad flag values name the value and the allowed range).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "tools/bench_context.h"
 #include "tools/gate_baseline.h"
 #include "tools/gate_compare.h"
@@ -56,6 +58,28 @@ std::string ShellQuote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// The //tools:bench command that re-measures a run like `current`, from what bench recorded in
+// context.mlbench; empty when the run was not made by bench.
+std::string BenchCommand(const nlohmann::json& context) {
+  if (!context.contains("mlbench") || !context["mlbench"].is_object()) return "";
+  const nlohmann::json& m = context["mlbench"];
+  std::string suite = m.value("suite", "");
+  std::string filter = m.value("filter", "");
+  int reps = m.value("repetitions", 1);
+  double min_time = m.value("min_time", 0.0);
+  std::string cmd = "bazel run //tools:bench --";
+  if (suite == "quick") {
+    absl::StrAppend(&cmd, " --quick");
+    if (min_time != 0.05) absl::StrAppend(&cmd, " --min_time=", min_time);
+  } else {
+    if (!filter.empty()) absl::StrAppend(&cmd, " --filter=", ShellQuote(filter));
+    if (min_time > 0) absl::StrAppend(&cmd, " --min_time=", min_time);
+    if (suite != "custom" && suite != "full") absl::StrAppend(&cmd, " --suite=", ShellQuote(suite));
+  }
+  absl::StrAppend(&cmd, " --repetitions=", std::max(reps, 9), " --out=/tmp/mlbench_run.json");
+  return cmd;
 }
 
 }  // namespace
@@ -133,6 +157,14 @@ int main(int argc, char** argv) {
   if (!options.require_verified) absl::StrAppend(&update, " --require_verified=false");
   absl::StrAppend(&update, " --update");
   header.update_command = update;
+  // In CI the run file is gone after the job: also say how to re-measure and record.
+  std::string remeasure;
+  if (std::string bench = BenchCommand(current->context); !bench.empty()) {
+    std::string u = update;
+    absl::StrReplaceAll({{absl::StrCat("--current=", ShellQuote(current_path)), "--current=/tmp/mlbench_run.json"}}, &u);
+    remeasure = absl::StrCat(bench, " && \\\n    ", u);
+  }
+  header.remeasure_command = remeasure;
 
   std::fputs(gate::FormatTable(header, *cmp, options.metric.is_time()).c_str(), stdout);
   std::string summary = absl::GetFlag(FLAGS_summary);
@@ -161,12 +193,14 @@ int main(int argc, char** argv) {
     std::printf("gate: no baseline exists for machine key '%s' (suite '%s'); expected %s. "
                 "Nothing is gated: every case is NEW. To record one:\n  %s\n",
                 key->Describe().c_str(), suite.c_str(), baseline_path.c_str(), update.c_str());
+    if (!remeasure.empty()) std::printf("or, measuring afresh on this machine:\n  %s\n", remeasure.c_str());
     return 0;
   }
   if (regressed > 0) {
     std::printf("gate: FAILED: %d case(s) REGRESSED against %s.\n"
                 "If the slowdown is intended, accept the new numbers with:\n  %s\n",
                 regressed, baseline_path.c_str(), update.c_str());
+    if (!remeasure.empty()) std::printf("or, measuring afresh on this machine:\n  %s\n", remeasure.c_str());
     return 1;
   }
   std::printf("gate: passed (no regression against %s)\n", baseline_path.c_str());

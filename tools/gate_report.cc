@@ -112,6 +112,9 @@ std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is
   }
   if (regressed > 0 || !h.baseline_exists) {
     absl::StrAppend(&out, "\nTo record this run as the baseline:\n\n    ", h.update_command, "\n");
+    if (!h.remeasure_command.empty()) {
+      absl::StrAppend(&out, "\nor, measuring afresh on this machine:\n\n    ", h.remeasure_command, "\n");
+    }
   }
   return out;
 }

@@ -20,6 +20,7 @@ struct ReportHeader {
   double threshold = 0.05;
   double alpha = 0.05;
   std::string update_command;  // the command that records the current run as the baseline
+  std::string remeasure_command;  // bench + gate --update, measuring afresh (may be empty)
 };
 
 std::string FormatTable(const ReportHeader& header, const Comparison& cmp, bool metric_is_time);
