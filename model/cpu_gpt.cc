@@ -1,6 +1,7 @@
 // The CPU GPT-2: forward, backward and AdamW over the ops in *_cpu.h, one layer at a time.
 #include "model/cpu_gpt.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 

@@ -28,7 +28,9 @@ TrainRun Train(uint64_t seed) {
   for (int step = 1; step <= 3; ++step) {
     EXPECT_TRUE((*m)->Forward(batch).ok());
     r.losses.push_back((*m)->loss());
-    if (step == 3) EXPECT_TRUE((*m)->CopyLogitsToHost(&r.logits).ok());
+    if (step == 3) {
+      EXPECT_TRUE((*m)->CopyLogitsToHost(&r.logits).ok());
+    }
     (*m)->ZeroGrad();
     EXPECT_TRUE((*m)->Backward().ok());
     EXPECT_TRUE((*m)->Update(opt, step).ok());
