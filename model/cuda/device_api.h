@@ -20,6 +20,10 @@ void DeviceFree(void* ptr);
 // Free and total bytes of the current device; "" on success.
 std::string DeviceMemoryInfo(int64_t* free_bytes, int64_t* total_bytes);
 
+// The calling thread's current device (cudaGetDevice / cudaSetDevice); "" on success.
+std::string DeviceGet(int* device);
+std::string DeviceSet(int device);
+
 // Synchronous copies (they wait for the work queued before them on the default stream).
 void CopyToDevice(void* dst, const void* src, int64_t bytes);
 void CopyToHost(void* dst, const void* src, int64_t bytes);

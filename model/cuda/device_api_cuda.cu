@@ -36,6 +36,25 @@ std::string DeviceMemoryInfo(int64_t* free_bytes, int64_t* total_bytes) {
   return "";
 }
 
+std::string DeviceGet(int* device) {
+  const cudaError_t err = cudaGetDevice(device);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("cudaGetDevice failed: ") + cudaGetErrorString(err);
+  }
+  return "";
+}
+
+std::string DeviceSet(int device) {
+  const cudaError_t err = cudaSetDevice(device);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("cudaSetDevice(") + std::to_string(device) + ") failed: " +
+           cudaGetErrorString(err);
+  }
+  return "";
+}
+
 void CopyToDevice(void* dst, const void* src, int64_t bytes) {
   if (bytes == 0) return;
   CUDA_CHECK(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyHostToDevice));

@@ -1,8 +1,9 @@
 // device_api.h for the kernel emulator: "device" memory is host memory, every call synchronous.
-// The emulated device reports 4 GiB total (free = total minus what is allocated), so the
+// The emulated device reports 4 GiB total (free = total minus what is allocated now), so the
 // memory-plan check runs as it would on a GPU.
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "model/cuda/device_api.h"
@@ -12,7 +13,15 @@ namespace cuda {
 namespace {
 
 constexpr int64_t kEmuTotalBytes = int64_t{4} << 30;
-int64_t g_allocated = 0;
+std::map<void*, int64_t>& Allocations() {
+  static auto* m = new std::map<void*, int64_t>();
+  return *m;
+}
+int64_t Allocated() {
+  int64_t sum = 0;
+  for (const auto& [p, bytes] : Allocations()) sum += bytes;
+  return sum;
+}
 
 }  // namespace
 
@@ -26,17 +35,28 @@ std::string DeviceAlloc(void** ptr, int64_t bytes) {
   // Fill with a NaN pattern, as fresh device memory holds garbage: a kernel that reads what
   // nobody wrote shows up as NaN in the results.
   std::memset(p, 0xFF, rounded);
-  g_allocated += bytes;
+  Allocations()[p] = bytes;
   *ptr = p;
   return "";
 }
 
-void DeviceFree(void* ptr) { std::free(ptr); }
+void DeviceFree(void* ptr) {
+  Allocations().erase(ptr);
+  std::free(ptr);
+}
 
 std::string DeviceMemoryInfo(int64_t* free_bytes, int64_t* total_bytes) {
   *total_bytes = kEmuTotalBytes;
-  *free_bytes = kEmuTotalBytes - g_allocated;
+  *free_bytes = kEmuTotalBytes - Allocated();
   return "";
+}
+
+std::string DeviceGet(int* device) {
+  *device = 0;
+  return "";
+}
+std::string DeviceSet(int device) {
+  return device == 0 ? "" : "the emulated machine has one device, 0";
 }
 
 void CopyToDevice(void* dst, const void* src, int64_t bytes) {

@@ -67,6 +67,8 @@ class GemmRunner {
  public:
   virtual ~GemmRunner() = default;
   virtual const char* name() const = 0;  // "cublasLt" / "reference"
+  // Device memory the runner allocates at its first Run (part of the model's memory plan).
+  virtual int64_t workspace_bytes() const = 0;
   // Runs on the legacy default stream (asynchronous on the GPU). Aborts with the spec and the
   // error if the spec is malformed or the library fails.
   virtual void Run(const GemmSpec& spec, const GemmPointers& ptrs) = 0;
@@ -74,6 +76,9 @@ class GemmRunner {
   // finds an algorithm; GeLU epilogues are not available for every type).
   virtual bool Supports(const GemmSpec& spec, const GemmPointers& ptrs) = 0;
 };
+
+// The workspace the cuBLASLt runner (gemm_cublaslt.h) uses: NVIDIA's recommendation for Hopper.
+inline constexpr int64_t kCublasLtWorkspaceBytes = int64_t{32} << 20;
 
 // The host reference: loops over host-addressable memory (accumulates in double).
 std::unique_ptr<GemmRunner> MakeReferenceGemmRunner();

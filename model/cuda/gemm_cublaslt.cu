@@ -89,8 +89,8 @@ void SetPointers(cublasLtMatmulDesc_t desc, const GemmSpec& s, const GemmPointer
 
 class CublasLtRunner final : public GemmRunner {
  public:
-  CublasLtRunner(cublasLtHandle_t handle, void* workspace, int64_t workspace_bytes)
-      : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes) {}
+  CublasLtRunner(cublasLtHandle_t handle, int64_t workspace_bytes)
+      : handle_(handle), workspace_bytes_(workspace_bytes) {}
 
   ~CublasLtRunner() override {
     // Errors are ignored here: at process exit the CUDA context may already be gone.
@@ -101,10 +101,11 @@ class CublasLtRunner final : public GemmRunner {
       if (plan.c != nullptr) cublasLtMatrixLayoutDestroy(plan.c);
     }
     cublasLtDestroy(handle_);
-    cudaFree(workspace_);
+    if (workspace_ != nullptr) cudaFree(workspace_);
   }
 
   const char* name() const override { return "cublasLt"; }
+  int64_t workspace_bytes() const override { return workspace_bytes_; }
 
   bool Supports(const GemmSpec& spec, const GemmPointers& ptrs) override {
     if (!CheckGemmSpec(spec).empty()) return false;
@@ -121,6 +122,9 @@ class CublasLtRunner final : public GemmRunner {
     if (!plan.supported) {
       std::fprintf(stderr, "cuBLASLt gemm: no algorithm for %s\n", DescribeGemm(s).c_str());
       std::abort();
+    }
+    if (workspace_ == nullptr && workspace_bytes_ > 0) {
+      CUDA_CHECK(cudaMalloc(&workspace_, static_cast<size_t>(workspace_bytes_)));
     }
     SetPointers(plan.desc, s, p);
     const float alpha = s.alpha, beta = s.beta;
@@ -197,7 +201,7 @@ class CublasLtRunner final : public GemmRunner {
   }
 
   cublasLtHandle_t handle_;
-  void* workspace_;
+  void* workspace_ = nullptr;
   int64_t workspace_bytes_;
   std::map<std::string, Plan> plans_;
 };
@@ -211,15 +215,7 @@ std::unique_ptr<GemmRunner> MakeCublasLtRunner(int64_t workspace_bytes, std::str
     *error = std::string("cublasLtCreate failed: ") + cublasGetStatusString(st);
     return nullptr;
   }
-  void* workspace = nullptr;
-  const cudaError_t err = cudaMalloc(&workspace, static_cast<size_t>(workspace_bytes));
-  if (err != cudaSuccess) {
-    cublasLtDestroy(handle);
-    *error = std::string("cudaMalloc of the cuBLASLt workspace (") +
-             std::to_string(workspace_bytes) + " bytes) failed: " + cudaGetErrorString(err);
-    return nullptr;
-  }
-  return std::make_unique<CublasLtRunner>(handle, workspace, workspace_bytes);
+  return std::make_unique<CublasLtRunner>(handle, workspace_bytes);
 }
 
 }  // namespace cuda

@@ -13,10 +13,9 @@
 namespace model {
 namespace cuda {
 
-// cuBLASLt's recommended workspace for Hopper.
-inline constexpr int64_t kCublasLtWorkspaceBytes = 32 << 20;
-
-// nullptr and *error set if the handle or the workspace cannot be created.
+// nullptr and *error set if the handle cannot be created. The workspace is allocated at the
+// first Run (so that a model can check its whole memory plan before allocating anything);
+// failing that allocation aborts with the CUDA error.
 std::unique_ptr<GemmRunner> MakeCublasLtRunner(int64_t workspace_bytes, std::string* error);
 
 }  // namespace cuda

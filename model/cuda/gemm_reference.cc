@@ -30,6 +30,7 @@ void Store(void* base, StorageType t, int64_t i, float v) {
 class ReferenceGemmRunner final : public GemmRunner {
  public:
   const char* name() const override { return "reference"; }
+  int64_t workspace_bytes() const override { return 0; }
 
   bool Supports(const GemmSpec& spec, const GemmPointers&) override {
     return CheckGemmSpec(spec).empty();

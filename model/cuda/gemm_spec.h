@@ -11,11 +11,21 @@
 #define MODEL_CUDA_GEMM_SPEC_H_
 
 #include <cstdint>
+#include <type_traits>
 
+#include "model/cuda/bf16.h"
 #include "model/cuda/gemm.h"
 
 namespace model {
 namespace cuda {
+
+// The GemmSpec storage type of a kernel storage type (float or Bf16).
+template <typename S>
+constexpr StorageType StorageOf() {
+  static_assert(std::is_same<S, float>::value || std::is_same<S, Bf16>::value,
+                "storage is float or Bf16");
+  return std::is_same<S, Bf16>::value ? StorageType::kBf16 : StorageType::kFp32;
+}
 
 struct GemmCall {
   GemmSpec spec;

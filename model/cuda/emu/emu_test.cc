@@ -116,6 +116,29 @@ TEST(EmuDeathTest, ReportsDeadlockAndShuffleFromExitedLane) {
                "exited");
 }
 
+__global__ void late_sync_kernel() {
+  if (blockIdx.x > 0) __syncthreads();
+}
+
+TEST(EmuDeathTest, ReportsBarriersThatOnlySomeBlocksReach) {
+  // Block 0 never synchronises, so the other blocks run on the fast path, where a barrier is
+  // a divergence the emulator reports instead of mis-running.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(MODEL_CUDA_LAUNCH(late_sync_kernel, dim3(2), dim3(32))(), "block 0");
+}
+
+__global__ void many_blocks_kernel(int* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] += static_cast<int>(blockIdx.x) + 1;
+}
+
+TEST(Emu, BarrierFreeKernelsRunEveryThreadOnceOnTheFastPath) {
+  std::vector<int> out(50 * 64, 0);
+  const int64_t before = ::emu::LaunchCount();
+  MODEL_CUDA_LAUNCH(many_blocks_kernel, dim3(50), dim3(64))(out.data());
+  EXPECT_EQ(::emu::LaunchCount(), before + 1);
+  for (int i = 0; i < 50 * 64; ++i) EXPECT_EQ(out[i], i / 64 + 1);
+}
+
 TEST(EmuDeathTest, RejectsOversizedBlocks) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   std::vector<int> out(2048);

@@ -1,0 +1,225 @@
+// Causal self-attention forward / backward: permutes and the fused causal softmax as kernels,
+// the products as cuBLASLt GEMMs, then the launchers.
+#include <cmath>
+
+#include "accounting/flop_counter.h"
+#include "model/cuda/attention_cuda.h"
+#include "model/cuda/bf16.h"
+#include "model/cuda/cuda_check.cuh"
+#include "model/cuda/gemm_spec.h"
+#include "model/cuda/launch.cuh"
+
+namespace model {
+namespace cuda {
+namespace {
+
+constexpr int kBlock = 256;
+
+// ----------------------------------------------------------------------------------------------
+// kernels
+
+// Element idx of a (B, NH, T, hs) tensor and its column offset in a (B, T, ·) row-major buffer
+// whose head h starts at column h*hs: (b, t) row, h*hs + e column.
+struct HeadIndex {
+  int64_t b, h, t, e;
+};
+
+__device__ __forceinline__ HeadIndex SplitHeadIndex(int64_t idx, int64_t NH, int64_t T,
+                                                    int64_t hs) {
+  HeadIndex r;
+  r.e = idx % hs;
+  r.t = (idx / hs) % T;
+  r.h = (idx / (hs * T)) % NH;
+  r.b = idx / (hs * T * NH);
+  return r;
+}
+
+// q, k, v: (B, NH, T, hs) <- inp (B, T, 3, NH, hs).
+template <typename S>
+__global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_t T,
+                               int64_t NH, int64_t hs) {
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= B * NH * T * hs) return;
+  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
+  const int64_t C = NH * hs;
+  const int64_t src = (i.b * T + i.t) * 3 * C + i.h * hs + i.e;
+  q[idx] = inp[src];
+  k[idx] = inp[src + C];
+  v[idx] = inp[src + 2 * C];
+}
+
+// dinp (B, T, 3, NH, hs) <- dq, dk, dv (B, NH, T, hs); every element of dinp written once.
+template <typename S>
+__global__ void permute_backward_kernel(S* dinp, const S* dq, const S* dk, const S* dv,
+                                        int64_t B, int64_t T, int64_t NH, int64_t hs) {
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= B * NH * T * hs) return;
+  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
+  const int64_t C = NH * hs;
+  const int64_t dst = (i.b * T + i.t) * 3 * C + i.h * hs + i.e;
+  dinp[dst] = dq[idx];
+  dinp[dst + C] = dk[idx];
+  dinp[dst + 2 * C] = dv[idx];
+}
+
+// out (B, T, NH, hs) <- vaccum (B, NH, T, hs).
+template <typename S>
+__global__ void unpermute_kernel(S* out, const S* vaccum, int64_t B, int64_t T, int64_t NH,
+                                 int64_t hs) {
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= B * NH * T * hs) return;
+  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
+  out[(i.b * T + i.t) * NH * hs + i.h * hs + i.e] = vaccum[idx];
+}
+
+// dvaccum (B, NH, T, hs) <- dout (B, T, NH, hs).
+template <typename S>
+__global__ void unpermute_backward_kernel(S* dvaccum, const S* dout, int64_t B, int64_t T,
+                                          int64_t NH, int64_t hs) {
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= B * NH * T * hs) return;
+  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
+  dvaccum[idx] = dout[(i.b * T + i.t) * NH * hs + i.h * hs + i.e];
+}
+
+// In place on att (rows, T), row r = (n, t): the scaled scores of columns 0..t become their
+// softmax, columns t+1.. become 0. One warp per row.
+template <typename S>
+__global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
+                      threadIdx.x / kWarpSize;
+  if (row >= rows) return;
+  const int64_t t = row % T;
+  S* x = att + row * T;
+  MaxSum acc{kNegMax, 0.0f};
+  for (int64_t j = lane; j <= t; j += kWarpSize) {
+    const float v = ToFloat(x[j]);
+    if (v > acc.m) {
+      acc.s = acc.s * expf(acc.m - v) + 1.0f;
+      acc.m = v;
+    } else {
+      acc.s += expf(v - acc.m);
+    }
+  }
+  const MaxSum total = WarpMaxSum(acc);
+  const float inv = 1.0f / total.s;
+  for (int64_t j = lane; j < T; j += kWarpSize) {
+    x[j] = FromFloat<S>(j <= t ? expf(ToFloat(x[j]) - total.m) * inv : 0.0f);
+  }
+}
+
+// In place on datt (rows, T): datt = att * (datt - sum_j att*datt) for columns 0..t, 0 above.
+// One warp per row.
+template <typename S>
+__global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int64_t T) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
+                      threadIdx.x / kWarpSize;
+  if (row >= rows) return;
+  const int64_t t = row % T;
+  S* d = datt + row * T;
+  const S* a = att + row * T;
+  float dot = 0.0f;
+  for (int64_t j = lane; j <= t; j += kWarpSize) dot += ToFloat(a[j]) * ToFloat(d[j]);
+  dot = WarpSum(dot);
+  for (int64_t j = lane; j < T; j += kWarpSize) {
+    d[j] = FromFloat<S>(j <= t ? ToFloat(a[j]) * (ToFloat(d[j]) - dot) : 0.0f);
+  }
+}
+
+template <typename Kernel, typename... Args>
+void LaunchPerElement(const char* name, Kernel kernel, int64_t n, Args... args) {
+  const LaunchDims d = ElementwiseLaunch(n, kBlock);
+  MODEL_CUDA_LAUNCH(kernel, GridOf(d, name), BlockOf(d))(args...);
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------------------------------------
+// launchers
+
+template <typename S>
+void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T,
+                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32) {
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_forward");
+  const int64_t hs = C / NH, N = B * NH, n = B * T * C;
+  const StorageType st = StorageOf<S>();
+  S* q = qkvr;
+  S* k = qkvr + n;
+  S* v = qkvr + 2 * n;
+  LaunchPerElement("attention_forward", permute_kernel<S>, n, q, k, v, inp, B, T, NH, hs);
+  CUDA_CHECK_LAST("attention_forward (permute)");
+  // att (T, T) = q k^T / sqrt(hs) per head, then the causal softmax in place.
+  accounting::CountMatmul(N * T, hs, T, "attention_qk");
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+  const GemmCall qk = AttentionScores(att, q, k, N, T, hs, scale, st, tf32);
+  gemm->Run(qk.spec, qk.ptrs);
+  const LaunchDims rows = WarpPerRowLaunch(N * T, kBlock);
+  MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows, "attention_forward"),
+                    BlockOf(rows))(att, N * T, T);
+  CUDA_CHECK_LAST("attention_forward (softmax)");
+  // vaccum (T, hs) = att v per head, then back to (B, T, C).
+  accounting::CountMatmul(N * T, T, hs, "attention_av");
+  const GemmCall av = AttentionProduct(vaccum, att, v, N, T, hs, 1.0f, st, tf32);
+  gemm->Run(av.spec, av.ptrs);
+  LaunchPerElement("attention_forward", unpermute_kernel<S>, n, out,
+                   static_cast<const S*>(vaccum), B, T, NH, hs);
+  CUDA_CHECK_LAST("attention_forward (unpermute)");
+}
+
+template <typename S>
+void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr,
+                        const S* att, int64_t B, int64_t T, int64_t C, int64_t NH,
+                        GemmRunner* gemm, bool tf32) {
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_backward");
+  const int64_t hs = C / NH, N = B * NH, n = B * T * C;
+  const StorageType st = StorageOf<S>();
+  const S* q = qkvr;
+  const S* k = qkvr + n;
+  const S* v = qkvr + 2 * n;
+  S* dq = dqkvr;
+  S* dk = dqkvr + n;
+  S* dv = dqkvr + 2 * n;
+  LaunchPerElement("attention_backward", unpermute_backward_kernel<S>, n, dvaccum, dout, B, T,
+                   NH, hs);
+  CUDA_CHECK_LAST("attention_backward (unpermute)");
+  // datt = dvaccum v^T; dv = att^T dvaccum.
+  accounting::CountMatmul(N * T, hs, T, "attention_datt");
+  const GemmCall g_datt = AttentionScores(datt, dvaccum, v, N, T, hs, 1.0f, st, tf32);
+  gemm->Run(g_datt.spec, g_datt.ptrs);
+  accounting::CountMatmul(N * T, T, hs, "attention_dv");
+  const GemmCall g_dv = AttentionProductT(dv, att, dvaccum, N, T, hs, 1.0f, st, tf32);
+  gemm->Run(g_dv.spec, g_dv.ptrs);
+  // Softmax backward in place: datt becomes the gradient of the scaled scores.
+  const LaunchDims rows = WarpPerRowLaunch(N * T, kBlock);
+  MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows, "attention_backward"),
+                    BlockOf(rows))(datt, att, N * T, T);
+  CUDA_CHECK_LAST("attention_backward (softmax)");
+  // dq = scale * dscores k; dk = scale * dscores^T q.
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+  accounting::CountMatmul(N * T, T, hs, "attention_dq");
+  const GemmCall g_dq = AttentionProduct(dq, datt, k, N, T, hs, scale, st, tf32);
+  gemm->Run(g_dq.spec, g_dq.ptrs);
+  accounting::CountMatmul(N * T, T, hs, "attention_dk");
+  const GemmCall g_dk = AttentionProductT(dk, datt, q, N, T, hs, scale, st, tf32);
+  gemm->Run(g_dk.spec, g_dk.ptrs);
+  LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp,
+                   static_cast<const S*>(dq), static_cast<const S*>(dk),
+                   static_cast<const S*>(dv), B, T, NH, hs);
+  CUDA_CHECK_LAST("attention_backward (permute)");
+}
+
+template void attention_forward<float>(float*, float*, float*, float*, const float*, int64_t,
+                                       int64_t, int64_t, int64_t, GemmRunner*, bool);
+template void attention_forward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, int64_t, int64_t,
+                                      int64_t, int64_t, GemmRunner*, bool);
+template void attention_backward<float>(float*, float*, float*, float*, const float*,
+                                        const float*, const float*, int64_t, int64_t, int64_t,
+                                        int64_t, GemmRunner*, bool);
+template void attention_backward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, const Bf16*,
+                                       const Bf16*, int64_t, int64_t, int64_t, int64_t,
+                                       GemmRunner*, bool);
+
+}  // namespace cuda
+}  // namespace model

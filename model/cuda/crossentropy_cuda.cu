@@ -1,0 +1,98 @@
+// Classifier loss forward (log-sum-exp per row) and in-place gradient: kernels, then launchers.
+#include "model/cuda/bf16.h"
+#include "model/cuda/crossentropy_cuda.h"
+#include "model/cuda/cuda_check.cuh"
+#include "model/cuda/launch.cuh"
+
+namespace model {
+namespace cuda {
+namespace {
+
+constexpr int kBlock = 512;
+
+// ----------------------------------------------------------------------------------------------
+// kernels
+
+// One block per row: each thread keeps an online (max, sum of exp) over a strided part of the
+// row, the block merges them exactly.
+template <typename S>
+__global__ void crossentropy_forward_kernel(float* losses, float* lse, const S* logits,
+                                            const int32_t* targets, int64_t V, int64_t Vp) {
+  __shared__ float scratch_m[32];
+  __shared__ float scratch_s[32];
+  const int64_t row = blockIdx.x;
+  const S* x = logits + row * Vp;
+  MaxSum acc{kNegMax, 0.0f};
+  for (int64_t i = threadIdx.x; i < V; i += blockDim.x) {
+    const float v = ToFloat(x[i]);
+    if (v > acc.m) {
+      acc.s = acc.s * expf(acc.m - v) + 1.0f;
+      acc.m = v;
+    } else {
+      acc.s += expf(v - acc.m);
+    }
+  }
+  const MaxSum total = BlockMaxSum(acc, scratch_m, scratch_s);
+  if (threadIdx.x == 0) {
+    const float l = total.m + logf(total.s);
+    lse[row] = l;
+    losses[row] = l - ToFloat(x[targets[row]]);
+  }
+}
+
+// One block per row, in place: softmax from the saved log-sum-exp, minus the one-hot target.
+template <typename S>
+__global__ void crossentropy_softmax_backward_kernel(S* logits, const float* lse,
+                                                     const int32_t* targets, float dloss,
+                                                     int64_t V, int64_t Vp) {
+  const int64_t row = blockIdx.x;
+  S* x = logits + row * Vp;
+  const float l = lse[row];
+  const int64_t target = targets[row];
+  for (int64_t i = threadIdx.x; i < Vp; i += blockDim.x) {
+    float g = 0.0f;
+    if (i < V) {
+      g = expf(ToFloat(x[i]) - l) * dloss;
+      if (i == target) g -= dloss;
+    }
+    x[i] = FromFloat<S>(g);
+  }
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------------------------------------
+// launchers
+
+template <typename S>
+void crossentropy_forward(float* losses, float* lse, const S* logits, const int32_t* targets,
+                          int64_t B, int64_t T, int64_t V, int64_t Vp) {
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && V >= 1 && Vp >= V, "crossentropy_forward");
+  const LaunchDims d = BlockPerRowLaunch(B * T, kBlock);
+  MODEL_CUDA_LAUNCH(crossentropy_forward_kernel<S>, GridOf(d, "crossentropy_forward"),
+                    BlockOf(d))(losses, lse, logits, targets, V, Vp);
+  CUDA_CHECK_LAST("crossentropy_forward");
+}
+
+template <typename S>
+void crossentropy_softmax_backward(S* logits, const float* lse, const int32_t* targets,
+                                   float dloss, int64_t B, int64_t T, int64_t V, int64_t Vp) {
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && V >= 1 && Vp >= V, "crossentropy_softmax_backward");
+  const LaunchDims d = BlockPerRowLaunch(B * T, kBlock);
+  MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_kernel<S>,
+                    GridOf(d, "crossentropy_softmax_backward"), BlockOf(d))(logits, lse, targets,
+                                                                            dloss, V, Vp);
+  CUDA_CHECK_LAST("crossentropy_softmax_backward");
+}
+
+template void crossentropy_forward<float>(float*, float*, const float*, const int32_t*, int64_t,
+                                          int64_t, int64_t, int64_t);
+template void crossentropy_forward<Bf16>(float*, float*, const Bf16*, const int32_t*, int64_t,
+                                         int64_t, int64_t, int64_t);
+template void crossentropy_softmax_backward<float>(float*, const float*, const int32_t*, float,
+                                                   int64_t, int64_t, int64_t, int64_t);
+template void crossentropy_softmax_backward<Bf16>(Bf16*, const float*, const int32_t*, float,
+                                                  int64_t, int64_t, int64_t, int64_t);
+
+}  // namespace cuda
+}  // namespace model

@@ -1,0 +1,486 @@
+// The CUDA GPT-2: forward, backward and AdamW as launcher calls, one layer at a time, with the
+// same op names and order as the CPU model (model/cpu_gpt.cc).
+#include "model/cuda/cuda_gpt.h"
+
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "model/cuda/adamw_cuda.h"
+#include "model/cuda/attention_cuda.h"
+#include "model/cuda/bf16.h"
+#include "model/cuda/convert_cuda.h"
+#include "model/cuda/crossentropy_cuda.h"
+#include "model/cuda/cuda_memory.h"
+#include "model/cuda/device_api.h"
+#include "model/cuda/encoder_cuda.h"
+#include "model/cuda/gelu_cuda.h"
+#include "model/cuda/gemm_spec.h"
+#include "model/cuda/layernorm_cuda.h"
+#include "model/cuda/matmul_cuda.h"
+#include "model/op_timer.h"
+#include "model/param_init.h"
+#include "model/param_layout.h"
+
+namespace model {
+namespace cuda {
+
+namespace {
+
+// A per-layer slice of a stacked parameter tensor, or nullptr for an absent one (bias=false).
+template <typename F>
+F* Slice(F* base, int64_t offset) {
+  return base == nullptr ? nullptr : base + offset;
+}
+
+class CudaGptBase : public GptModel {
+ public:
+  virtual std::string Describe() const = 0;
+};
+
+template <typename S>
+class CudaGpt final : public CudaGptBase {
+ public:
+  CudaGpt(const GptConfig& config, int B, int T, const CudaGptOptions& options,
+          std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan)
+      : config_(config),
+        layout_(config),
+        B_(B),
+        T_(T),
+        options_(options),
+        tf32_(options.precision == CudaPrecision::kTf32),
+        gemm_(std::move(gemm)),
+        plan_(std::move(plan)) {}
+
+  ~CudaGpt() override { DeviceFree(arena_); }
+
+  absl::Status Init(uint64_t seed);
+
+  std::string_view device() const override { return "cuda"; }
+  const GptConfig& config() const override { return config_; }
+  int batch_size() const override { return B_; }
+  int seq_len() const override { return T_; }
+  absl::Status Forward(const Batch& batch) override;
+  float loss() override;
+  void ZeroGrad() override;
+  absl::Status Backward() override;
+  absl::Status Update(const AdamWConfig& opt, int step) override;
+  void Synchronize() override { DeviceSynchronize(); }
+  int64_t num_params() const override { return layout_.num_params(); }
+  float* params_data() override { return Ptr<float>(CudaTensor::kParams); }
+  float* grads_data() override { return Ptr<float>(CudaTensor::kGrads); }
+  void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
+  absl::Status CopyParamsToHost(std::vector<float>* out) override;
+  absl::Status CopyParamsFromHost(absl::Span<const float> in) override;
+  absl::Status CopyGradsToHost(std::vector<float>* out) override;
+  absl::Status CopyLogitsToHost(std::vector<float>* out) override;
+  std::string Describe() const override;
+
+ private:
+  template <typename X>
+  X* Ptr(CudaTensor id, int64_t layer = 0) const {
+    const PlannedTensor& t = plan_.tensor(id);
+    if (t.layers == 0) return nullptr;
+    return reinterpret_cast<X*>(static_cast<char*>(arena_) + t.offset + layer * t.layer_stride);
+  }
+  S* Act(CudaTensor id, int64_t layer = 0) const { return Ptr<S>(id, layer); }
+  // The weights the matmuls read: the fp32 master copy, or its bf16 copy.
+  S* Weights() const {
+    if constexpr (std::is_same<S, Bf16>::value) {
+      return Ptr<Bf16>(CudaTensor::kParamsBf16);
+    } else {
+      return Ptr<float>(CudaTensor::kParams);
+    }
+  }
+  void RefreshWeightCopy();
+  bool DecideGeluFusion();
+
+  GptConfig config_;
+  ParamLayout layout_;
+  int B_, T_;
+  CudaGptOptions options_;
+  bool tf32_;
+  std::unique_ptr<GemmRunner> gemm_;
+  CudaMemoryPlan plan_;
+  void* arena_ = nullptr;
+  bool fuse_gelu_ = false;
+  bool have_forward_ = false;  // a Forward whose logits are intact
+  bool have_loss_ = false;
+  float loss_ = 0;
+  OpTimer* timer_ = nullptr;
+};
+
+template <typename S>
+absl::Status CudaGpt<S>::Init(uint64_t seed) {
+  const std::string error = DeviceAlloc(&arena_, plan_.arena_bytes);
+  if (!error.empty()) {
+    return absl::InternalError(absl::StrCat("allocating the CUDA model's ",
+                                            FormatBytes(plan_.arena_bytes), ": ", error));
+  }
+  const int64_t n = layout_.num_params();
+  std::vector<float> host(static_cast<size_t>(n));
+  InitParams(config_, layout_, seed, host.data());
+  CopyToDevice(Ptr<float>(CudaTensor::kParams), host.data(), n * 4);
+  RefreshWeightCopy();
+  MemsetAsync(Ptr<float>(CudaTensor::kGrads), 0, n * 4);
+  MemsetAsync(Ptr<float>(CudaTensor::kAdamM), 0, n * 4);
+  MemsetAsync(Ptr<float>(CudaTensor::kAdamV), 0, n * 4);
+  fuse_gelu_ = options_.fuse_gelu && DecideGeluFusion();
+  DeviceSynchronize();
+  return absl::OkStatus();
+}
+
+template <typename S>
+void CudaGpt<S>::RefreshWeightCopy() {
+  if constexpr (std::is_same<S, Bf16>::value) {
+    convert_to_bf16(Ptr<Bf16>(CudaTensor::kParamsBf16), Ptr<float>(CudaTensor::kParams),
+                    layout_.num_params());
+  }
+}
+
+// The fused GeLU needs both epilogues for the planned fc shapes (layer 0's pointers stand for
+// all: every layer slice has the same alignment).
+template <typename S>
+bool CudaGpt<S>::DecideGeluFusion() {
+  const int64_t BT = int64_t{B_} * T_, C = config_.width;
+  const ParamPointers<S> w = PointParams(layout_, Weights());
+  const GemmCall fwd = LinearForward(Act(CudaTensor::kFchGelu), Act(CudaTensor::kLn2), w.fcw,
+                                     w.fcb, nullptr, Act(CudaTensor::kFch), BT, C, 4 * C,
+                                     StorageOf<S>(), tf32_);
+  const GemmCall bwd = LinearBackwardInput(Act(CudaTensor::kDFch), Act(CudaTensor::kDResidual),
+                                           w.fcprojw, Act(CudaTensor::kFch), BT, 4 * C, C,
+                                           StorageOf<S>(), tf32_);
+  return gemm_->Supports(fwd.spec, fwd.ptrs) && gemm_->Supports(bwd.spec, bwd.ptrs);
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::Forward(const Batch& batch) {
+  if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+  const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
+  GemmRunner* gemm = gemm_.get();
+  const ParamPointers<S> w = PointParams(layout_, Weights());
+  int32_t* inputs = Ptr<int32_t>(CudaTensor::kInputs);
+  int32_t* targets = Ptr<int32_t>(CudaTensor::kTargets);
+  CopyToDevice(inputs, batch.inputs.data(), BT * 4);
+  CopyToDevice(targets, batch.targets.data(), BT * 4);
+  have_loss_ = false;
+
+  {
+    ScopedOp op(timer_, "encoder_forward");
+    encoder_forward(Act(CudaTensor::kEncoded), inputs, w.wte, w.wpe, B, T, C);
+  }
+  for (int64_t l = 0; l < L; ++l) {
+    S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
+    S* ln1 = Act(CudaTensor::kLn1, l);
+    S* qkv = Act(CudaTensor::kQkv);
+    S* atty = Act(CudaTensor::kAtty, l);
+    S* residual2 = Act(CudaTensor::kResidual2, l);
+    S* ln2 = Act(CudaTensor::kLn2, l);
+    S* fch = Act(CudaTensor::kFch, l);
+    S* fch_gelu = Act(CudaTensor::kFchGelu, l);
+    S* residual3 = Act(CudaTensor::kResidual3, l);
+    {
+      ScopedOp op(timer_, "layernorm_forward");
+      layernorm_forward(ln1, Ptr<float>(CudaTensor::kLn1Mean, l),
+                        Ptr<float>(CudaTensor::kLn1Rstd, l), residual, w.ln1w + l * C,
+                        Slice(w.ln1b, l * C), B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/qkv");
+      matmul_forward(qkv, ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C),
+                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 3 * C,
+                     gemm, tf32_, "qkv");
+    }
+    {
+      ScopedOp op(timer_, "attention_forward");
+      attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l),
+                        Act(CudaTensor::kVaccum), qkv, B, T, C, NH, gemm, tf32_);
+    }
+    {
+      // residual2 = residual + atty @ attprojw^T + attprojb: the add is the GEMM's C input.
+      ScopedOp op(timer_, "matmul_forward/attproj");
+      matmul_forward(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
+                     residual, static_cast<S*>(nullptr), B, T, C, C, gemm, tf32_, "attproj");
+    }
+    {
+      ScopedOp op(timer_, "layernorm_forward");
+      layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l),
+                        Ptr<float>(CudaTensor::kLn2Rstd, l), residual2, w.ln2w + l * C,
+                        Slice(w.ln2b, l * C), B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/fc");
+      if (fuse_gelu_) {
+        // fch_gelu = gelu(ln2 @ fcw^T + fcb), and fch = its input, in one GEMM.
+        matmul_forward(fch_gelu, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
+                       static_cast<const S*>(nullptr), fch, B, T, C, 4 * C, gemm, tf32_, "fc");
+      } else {
+        matmul_forward(fch, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
+                       static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 4 * C,
+                       gemm, tf32_, "fc");
+      }
+    }
+    if (!fuse_gelu_) {
+      ScopedOp op(timer_, "gelu_forward");
+      gelu_forward(fch_gelu, fch, BT * 4 * C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/fcproj");
+      matmul_forward(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C),
+                     residual2, static_cast<S*>(nullptr), B, T, 4 * C, C, gemm, tf32_, "fcproj");
+    }
+  }
+  S* last = Act(CudaTensor::kResidual3, L - 1);
+  {
+    ScopedOp op(timer_, "layernorm_forward");
+    layernorm_forward(Act(CudaTensor::kLnf), Ptr<float>(CudaTensor::kLnfMean),
+                      Ptr<float>(CudaTensor::kLnfRstd), last, w.lnfw, w.lnfb, B, T, C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/lm_head");
+    matmul_forward(Act(CudaTensor::kLogits), Act(CudaTensor::kLnf), w.lm_head,
+                   static_cast<const S*>(nullptr), static_cast<const S*>(nullptr),
+                   static_cast<S*>(nullptr), B, T, C, Vp, gemm, tf32_, "lm_head");
+  }
+  {
+    ScopedOp op(timer_, "crossentropy_forward");
+    crossentropy_forward(Ptr<float>(CudaTensor::kLosses), Ptr<float>(CudaTensor::kLse),
+                         Act(CudaTensor::kLogits), targets, B, T, V, Vp);
+  }
+  have_forward_ = true;
+  return absl::OkStatus();
+}
+
+template <typename S>
+float CudaGpt<S>::loss() {
+  if (!have_loss_) {
+    const int64_t BT = int64_t{B_} * T_;
+    std::vector<float> losses(static_cast<size_t>(BT));
+    CopyToHost(losses.data(), Ptr<float>(CudaTensor::kLosses), BT * 4);  // waits for Forward
+    double sum = 0;
+    for (float x : losses) sum += x;
+    loss_ = static_cast<float>(sum / static_cast<double>(BT));
+    have_loss_ = true;
+  }
+  return loss_;
+}
+
+template <typename S>
+void CudaGpt<S>::ZeroGrad() {
+  ScopedOp op(timer_, "zero_grad");
+  MemsetAsync(Ptr<float>(CudaTensor::kGrads), 0, layout_.num_params() * 4);
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::Backward() {
+  if (!have_forward_) {
+    return absl::FailedPreconditionError(
+        "Backward needs a Forward first (each Forward allows one Backward)");
+  }
+  have_forward_ = false;
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+  const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
+  GemmRunner* gemm = gemm_.get();
+  const ParamPointers<S> w = PointParams(layout_, Weights());
+  const ParamPointers<float> g = PointParams(layout_, Ptr<float>(CudaTensor::kGrads));
+  S* dlogits = Act(CudaTensor::kLogits);
+  S* dresidual = Act(CudaTensor::kDResidual);
+  S* dbtc = Act(CudaTensor::kDBtc);
+  S* dfch = Act(CudaTensor::kDFch);
+  S* dqkv = Act(CudaTensor::kDQkv);
+
+  {
+    ScopedOp op(timer_, "crossentropy_softmax_backward");
+    crossentropy_softmax_backward(dlogits, Ptr<float>(CudaTensor::kLse),
+                                  Ptr<int32_t>(CudaTensor::kTargets),
+                                  1.0f / static_cast<float>(BT), B, T, V, Vp);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/lm_head");
+    matmul_backward(dbtc, g.lm_head, static_cast<float*>(nullptr), dlogits,
+                    Act(CudaTensor::kLnf), w.lm_head, static_cast<const S*>(nullptr), B, T, C,
+                    Vp, gemm, tf32_, "lm_head.bwd");
+  }
+  S* last = Act(CudaTensor::kResidual3, L - 1);
+  {
+    ScopedOp op(timer_, "layernorm_backward");
+    MemsetAsync(dresidual, 0, BT * C * static_cast<int64_t>(sizeof(S)));
+    layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, w.lnfw,
+                       Ptr<float>(CudaTensor::kLnfMean), Ptr<float>(CudaTensor::kLnfRstd), B, T,
+                       C);
+  }
+  for (int64_t l = L - 1; l >= 0; --l) {
+    S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
+    S* ln1 = Act(CudaTensor::kLn1, l);
+    S* atty = Act(CudaTensor::kAtty, l);
+    S* residual2 = Act(CudaTensor::kResidual2, l);
+    S* ln2 = Act(CudaTensor::kLn2, l);
+    S* fch = Act(CudaTensor::kFch, l);
+    S* fch_gelu = Act(CudaTensor::kFchGelu, l);
+    // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
+    {
+      ScopedOp op(timer_, "matmul_backward/fcproj");
+      matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual,
+                      fch_gelu, w.fcprojw + l * 4 * C * C,
+                      fuse_gelu_ ? fch : static_cast<const S*>(nullptr), B, T, 4 * C, C, gemm,
+                      tf32_, "fcproj.bwd");
+    }
+    if (!fuse_gelu_) {
+      ScopedOp op(timer_, "gelu_backward");
+      gelu_backward(dfch, fch, dfch, BT * 4 * C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_backward/fc");
+      matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2,
+                      w.fcw + l * 4 * C * C, static_cast<const S*>(nullptr), B, T, C, 4 * C,
+                      gemm, tf32_, "fc.bwd");
+    }
+    {
+      // dresidual becomes d(residual2).
+      ScopedOp op(timer_, "layernorm_backward");
+      layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2,
+                         w.ln2w + l * C, Ptr<float>(CudaTensor::kLn2Mean, l),
+                         Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_backward/attproj");
+      matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
+                      w.attprojw + l * C * C, static_cast<const S*>(nullptr), B, T, C, C, gemm,
+                      tf32_, "attproj.bwd");
+    }
+    {
+      ScopedOp op(timer_, "attention_backward");
+      attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt),
+                         Act(CudaTensor::kDVaccum), dbtc, Act(CudaTensor::kQkvr, l),
+                         Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_);
+    }
+    {
+      ScopedOp op(timer_, "matmul_backward/qkv");
+      matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1,
+                      w.qkvw + l * 3 * C * C, static_cast<const S*>(nullptr), B, T, C, 3 * C,
+                      gemm, tf32_, "qkv.bwd");
+    }
+    {
+      // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
+      ScopedOp op(timer_, "layernorm_backward");
+      layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual,
+                         w.ln1w + l * C, Ptr<float>(CudaTensor::kLn1Mean, l),
+                         Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
+    }
+  }
+  {
+    ScopedOp op(timer_, "encoder_backward");
+    encoder_backward(g.wte, g.wpe, dresidual, Ptr<int32_t>(CudaTensor::kInputs), B, T, C);
+  }
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::Update(const AdamWConfig& opt, int step) {
+  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
+  if (step < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
+  }
+  ScopedOp op(timer_, "adamw_update");
+  Bf16* copy = Ptr<Bf16>(CudaTensor::kParamsBf16);  // null in fp32 modes
+  for (const ParamTensorInfo& t : layout_.tensors()) {
+    if (t.size == 0) continue;
+    adamw_update(Ptr<float>(CudaTensor::kParams) + t.offset,
+                 copy == nullptr ? nullptr : copy + t.offset,
+                 Ptr<float>(CudaTensor::kGrads) + t.offset,
+                 Ptr<float>(CudaTensor::kAdamM) + t.offset,
+                 Ptr<float>(CudaTensor::kAdamV) + t.offset, t.size, opt.lr, opt.beta1,
+                 opt.beta2, opt.eps, t.weight_decay ? opt.weight_decay : 0.0f, step);
+  }
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::CopyParamsToHost(std::vector<float>* out) {
+  out->resize(static_cast<size_t>(layout_.num_params()));
+  CopyToHost(out->data(), Ptr<float>(CudaTensor::kParams), layout_.num_params() * 4);
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::CopyParamsFromHost(absl::Span<const float> in) {
+  if (static_cast<int64_t>(in.size()) != layout_.num_params()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("got ", in.size(), " parameters; this model has ", layout_.num_params()));
+  }
+  CopyToDevice(Ptr<float>(CudaTensor::kParams), in.data(), layout_.num_params() * 4);
+  RefreshWeightCopy();
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::CopyGradsToHost(std::vector<float>* out) {
+  out->resize(static_cast<size_t>(layout_.num_params()));
+  CopyToHost(out->data(), Ptr<float>(CudaTensor::kGrads), layout_.num_params() * 4);
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::CopyLogitsToHost(std::vector<float>* out) {
+  if (!have_forward_) {
+    return absl::FailedPreconditionError(
+        "no logits: call Forward first (Backward turns the logits into their gradient)");
+  }
+  const int64_t n = int64_t{B_} * T_ * config_.padded_vocab;
+  std::vector<S> raw(static_cast<size_t>(n));
+  CopyToHost(raw.data(), Act(CudaTensor::kLogits), n * static_cast<int64_t>(sizeof(S)));
+  out->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) (*out)[i] = ToFloat(raw[i]);
+  return absl::OkStatus();
+}
+
+template <typename S>
+std::string CudaGpt<S>::Describe() const {
+  return absl::StrCat("cuda ", PrecisionName(options_.precision), " on ", options_.device_name,
+                      ", GeLU ",
+                      fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels",
+                      ", bias and residual adds in the GEMM epilogues, gemm ", gemm_->name(),
+                      "; memory: ", plan_.Describe());
+}
+
+template <typename S>
+absl::StatusOr<std::unique_ptr<GptModel>> Create(const GptConfig& config, int B, int T,
+                                                 uint64_t seed, const CudaGptOptions& options,
+                                                 std::unique_ptr<GemmRunner> gemm,
+                                                 CudaMemoryPlan plan) {
+  auto model = std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm),
+                                            std::move(plan));
+  if (auto st = model->Init(seed); !st.ok()) return st;
+  return std::unique_ptr<GptModel>(std::move(model));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T,
+                                                        uint64_t seed,
+                                                        const CudaGptOptions& options,
+                                                        std::unique_ptr<GemmRunner> gemm) {
+  if (gemm == nullptr) return absl::InvalidArgumentError("CreateCudaGpt needs a GemmRunner");
+  const bool bf16 = options.precision == CudaPrecision::kBf16;
+  absl::StatusOr<CudaMemoryPlan> plan = PlanCudaMemory(
+      config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes());
+  if (!plan.ok()) return plan.status();
+  int64_t free_bytes = 0, total_bytes = 0;
+  const std::string error = DeviceMemoryInfo(&free_bytes, &total_bytes);
+  if (!error.empty()) return absl::UnavailableError(error);
+  if (auto st = CheckFits(*plan, free_bytes, total_bytes, options.device_name); !st.ok()) {
+    return st;
+  }
+  if (bf16) return Create<Bf16>(config, B, T, seed, options, std::move(gemm), *std::move(plan));
+  return Create<float>(config, B, T, seed, options, std::move(gemm), *std::move(plan));
+}
+
+std::string DescribeCudaGpt(const GptModel& model) {
+  const auto* m = dynamic_cast<const CudaGptBase*>(&model);
+  return m == nullptr ? "" : m->Describe();
+}
+
+}  // namespace cuda
+}  // namespace model

@@ -1,0 +1,49 @@
+// The CUDA GPT-2 behind model::GptModel, on any GemmRunner: cuBLASLt on a GPU (MakeCudaModel,
+// cuda_model.h), or the reference runner with the kernel emulator for host tests
+// (cuda_gpt_emu_test.cc). Host-only: every device operation goes through the launchers
+// (*_cuda.h) and device_api.h.
+//
+// Precision modes: cuda_precision.h (in bf16 mode AdamW refreshes the bf16 weight copy).
+// Fusions: the bias and the two residual adds per layer are in the GEMM epilogues; the GeLU
+// (forward GELU_AUX_BIAS, backward DGELU) too when options.fuse_gelu and the runner supports it
+// for the planned shapes, else the GeLU kernels run.
+#ifndef MODEL_CUDA_CUDA_GPT_H_
+#define MODEL_CUDA_CUDA_GPT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "model/cuda/cuda_precision.h"
+#include "model/cuda/gemm.h"
+#include "model/gpt_config.h"
+#include "model/gpt_model.h"
+
+namespace model {
+namespace cuda {
+
+struct CudaGptOptions {
+  CudaPrecision precision = CudaPrecision::kBf16;
+  bool fuse_gelu = true;  // use cuBLASLt's GeLU epilogues where the runner supports them
+  std::string device_name = "GPU";  // for messages
+};
+
+// Plans memory, checks it fits (device_api.h's DeviceMemoryInfo) BEFORE allocating, allocates
+// once, initialises the parameters from `seed` exactly as the CPU model does (param_init.h, on
+// the host, then copied). Errors: invalid config or run shape (InvalidArgument), not enough
+// device memory (ResourceExhausted, with needed and free bytes), allocation failure (Internal).
+absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T,
+                                                        uint64_t seed,
+                                                        const CudaGptOptions& options,
+                                                        std::unique_ptr<GemmRunner> gemm);
+
+// For a model made by CreateCudaGpt: precision, GeLU fusion, GEMM runner and the memory plan
+// ("cuda bf16, GeLU fused in cuBLASLt epilogues, gemm cublasLt; memory: params ..."); for any
+// other model, an empty string.
+std::string DescribeCudaGpt(const GptModel& model);
+
+}  // namespace cuda
+}  // namespace model
+
+#endif  // MODEL_CUDA_CUDA_GPT_H_

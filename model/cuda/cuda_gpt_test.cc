@@ -1,0 +1,284 @@
+// The whole CUDA train step against the CPU model (model/cpu_model.h) for a small config:
+// same initial parameters from the same seed, then logits, loss and every gradient tensor of
+// one step, and the losses of ten AdamW steps. Built twice: cuda_gpt_emu_test runs the kernels
+// in the emulator with the reference GEMM (test-tiny), cuda_gpt_cuda_test on the GPU with
+// cuBLASLt (test-mini; skipped without a device).
+#include "model/cuda/cuda_gpt.h"
+
+#include <cmath>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "accounting/flop_counter.h"
+#include "gtest/gtest.h"
+#include "model/cpu_model.h"
+#include "model/cuda/test_backend.h"
+#include "model/gpt_config.h"
+#include "model/op_timer.h"
+#include "model/param_layout.h"
+#include "model/rng.h"
+
+namespace model {
+namespace cuda {
+namespace {
+
+using test::MaxRelErr;
+using test::NormRelErr;
+
+struct RunSetup {
+  GptConfig config;
+  int B, T;
+};
+
+RunSetup SmallSetup() {
+  if (test::IsEmulated()) return RunSetup{*GptPreset("test-tiny"), 2, 16};
+  return RunSetup{*GptPreset("test-mini"), 4, 64};
+}
+
+Batch RandomBatch(const GptConfig& c, int B, int T, uint64_t seed) {
+  Rng rng(seed);
+  Batch b;
+  b.B = B;
+  b.T = T;
+  for (int i = 0; i < B * T; ++i) {
+    b.inputs.push_back(static_cast<int32_t>(rng.UniformInt(c.vocab)));
+    b.targets.push_back(static_cast<int32_t>(rng.UniformInt(c.vocab)));
+  }
+  return b;
+}
+
+std::unique_ptr<GptModel> MakeCuda(const RunSetup& s, CudaPrecision precision, bool fuse_gelu,
+                                   uint64_t seed = 7) {
+  CudaGptOptions options;
+  options.precision = precision;
+  options.fuse_gelu = fuse_gelu;
+  absl::StatusOr<std::unique_ptr<GptModel>> m =
+      CreateCudaGpt(s.config, s.B, s.T, seed, options, test::MakeGemmRunner());
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+std::vector<float> Slice(const std::vector<float>& v, const ParamTensorInfo& t) {
+  return std::vector<float>(v.begin() + t.offset, v.begin() + t.offset + t.size);
+}
+
+struct Tolerances {
+  double logits, loss, grads;
+};
+
+// fp32: max relative error per tensor. bf16 / tf32: relative L2 error per tensor (a few
+// elements near zero may differ by more than their size, the tensor as a whole does not).
+Tolerances TolerancesFor(CudaPrecision p) {
+  switch (p) {
+    case CudaPrecision::kFp32:
+      return {1e-4, 1e-5, 2e-4};
+    case CudaPrecision::kTf32:
+      return {1e-2, 2e-3, 5e-2};
+    case CudaPrecision::kBf16:
+      break;
+  }
+  return {3e-2, 1e-2, 8e-2};
+}
+
+void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu) {
+  SKIP_WITHOUT_DEVICE();
+  const RunSetup s = SmallSetup();
+  absl::StatusOr<std::unique_ptr<GptModel>> cpu = MakeCpuModel(s.config, s.B, s.T, 7);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  std::unique_ptr<GptModel> gpu = MakeCuda(s, precision, fuse_gelu);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->device(), "cuda");
+  EXPECT_EQ(gpu->num_params(), (*cpu)->num_params());
+
+  // Same initial parameters, bit for bit.
+  std::vector<float> p_cpu, p_gpu;
+  ASSERT_TRUE((*cpu)->CopyParamsToHost(&p_cpu).ok());
+  ASSERT_TRUE(gpu->CopyParamsToHost(&p_gpu).ok());
+  ASSERT_EQ(p_cpu, p_gpu);
+
+  const Batch batch = RandomBatch(s.config, s.B, s.T, 11);
+  accounting::FlopCounter cpu_flops, gpu_flops;
+  {
+    accounting::ScopedFlopCounter scope(&cpu_flops);
+    ASSERT_TRUE((*cpu)->Forward(batch).ok());
+    (*cpu)->ZeroGrad();
+    ASSERT_TRUE((*cpu)->Backward().ok());
+  }
+  std::vector<float> logits_cpu, logits_gpu;
+  {
+    accounting::ScopedFlopCounter scope(&gpu_flops);
+    ASSERT_TRUE(gpu->Forward(batch).ok());
+    ASSERT_TRUE(gpu->CopyLogitsToHost(&logits_gpu).ok());
+    gpu->ZeroGrad();
+    ASSERT_TRUE(gpu->Backward().ok());
+  }
+  // The CPU's logits are gone after its Backward: recompute them with a fresh Forward.
+  ASSERT_TRUE((*cpu)->Forward(batch).ok());
+  ASSERT_TRUE((*cpu)->CopyLogitsToHost(&logits_cpu).ok());
+
+  const Tolerances tol = TolerancesFor(precision);
+  const bool fp32 = precision == CudaPrecision::kFp32;
+  EXPECT_LE(fp32 ? MaxRelErr(logits_gpu, logits_cpu) : NormRelErr(logits_gpu, logits_cpu),
+            tol.logits);
+  EXPECT_NEAR(gpu->loss(), (*cpu)->loss(), tol.loss * (*cpu)->loss());
+  // The loss of an untrained model is about ln(vocab).
+  EXPECT_NEAR(gpu->loss(), std::log(static_cast<float>(s.config.vocab)), 0.5);
+
+  std::vector<float> g_cpu, g_gpu;
+  ASSERT_TRUE((*cpu)->CopyGradsToHost(&g_cpu).ok());
+  ASSERT_TRUE(gpu->CopyGradsToHost(&g_gpu).ok());
+  const ParamLayout layout(s.config);
+  for (const ParamTensorInfo& t : layout.tensors()) {
+    if (t.size == 0) continue;
+    const std::vector<float> a = Slice(g_gpu, t), b = Slice(g_cpu, t);
+    EXPECT_LE(fp32 ? MaxRelErr(a, b) : NormRelErr(a, b), tol.grads) << "gradient of " << t.name;
+  }
+  // Every matmul reported, with the CPU's FLOPs per tag.
+  EXPECT_EQ(gpu_flops.by_tag(), cpu_flops.by_tag());
+  EXPECT_EQ(gpu_flops.matmul_total(), cpu_flops.matmul_total());
+}
+
+void TenStepsTrackCpu(CudaPrecision precision) {
+  SKIP_WITHOUT_DEVICE();
+  const RunSetup s = SmallSetup();
+  absl::StatusOr<std::unique_ptr<GptModel>> cpu = MakeCpuModel(s.config, s.B, s.T, 3);
+  ASSERT_TRUE(cpu.ok());
+  std::unique_ptr<GptModel> gpu = MakeCuda(s, precision, true, 3);
+  ASSERT_NE(gpu, nullptr);
+  const Batch batch = RandomBatch(s.config, s.B, s.T, 5);  // one batch, memorised
+  AdamWConfig opt;
+  opt.lr = 1e-3f;
+  const double tol = precision == CudaPrecision::kFp32 ? 2e-4 : 2e-2;
+  float first = 0, last = 0;
+  for (int step = 1; step <= 10; ++step) {
+    for (GptModel* m : {cpu->get(), gpu.get()}) {
+      ASSERT_TRUE(m->Forward(batch).ok());
+      m->ZeroGrad();
+      ASSERT_TRUE(m->Backward().ok());
+      ASSERT_TRUE(m->Update(opt, step).ok());
+    }
+    const float lc = (*cpu)->loss(), lg = gpu->loss();
+    EXPECT_NEAR(lg, lc, tol * lc) << "step " << step;
+    if (step == 1) first = lg;
+    last = lg;
+  }
+  EXPECT_LT(last, first - 0.1f);  // it learns
+  // The parameters after ten updates.
+  std::vector<float> p_cpu, p_gpu;
+  ASSERT_TRUE((*cpu)->CopyParamsToHost(&p_cpu).ok());
+  ASSERT_TRUE(gpu->CopyParamsToHost(&p_gpu).ok());
+  EXPECT_LE(NormRelErr(p_gpu, p_cpu), precision == CudaPrecision::kFp32 ? 1e-5 : 1e-2);
+}
+
+TEST(CudaGptTest, Fp32StepMatchesCpu) { StepMatchesCpu(CudaPrecision::kFp32, false); }
+TEST(CudaGptTest, Fp32StepWithFusedGeluMatchesCpu) {
+  // On cuBLASLt the fp32 GeLU epilogue may not exist; then this is the unfused path again.
+  StepMatchesCpu(CudaPrecision::kFp32, true);
+}
+TEST(CudaGptTest, Bf16StepMatchesCpu) { StepMatchesCpu(CudaPrecision::kBf16, true); }
+TEST(CudaGptTest, Bf16StepUnfusedMatchesCpu) { StepMatchesCpu(CudaPrecision::kBf16, false); }
+TEST(CudaGptTest, Tf32StepIsClose) { StepMatchesCpu(CudaPrecision::kTf32, false); }
+TEST(CudaGptTest, Fp32TenStepsTrackCpu) { TenStepsTrackCpu(CudaPrecision::kFp32); }
+TEST(CudaGptTest, Bf16TenStepsTrackCpu) { TenStepsTrackCpu(CudaPrecision::kBf16); }
+
+TEST(CudaGptTest, InterfaceErrorsAndState) {
+  SKIP_WITHOUT_DEVICE();
+  const RunSetup s = SmallSetup();
+  std::unique_ptr<GptModel> m = MakeCuda(s, CudaPrecision::kBf16, true);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->Backward().code(), absl::StatusCode::kFailedPrecondition);
+  std::vector<float> logits;
+  EXPECT_EQ(m->CopyLogitsToHost(&logits).code(), absl::StatusCode::kFailedPrecondition);
+  const Batch wrong = RandomBatch(s.config, s.B, s.T - 1, 1);
+  EXPECT_EQ(m->Forward(wrong).code(), absl::StatusCode::kInvalidArgument);
+  Batch bad = RandomBatch(s.config, s.B, s.T, 1);
+  bad.inputs[3] = s.config.vocab;
+  EXPECT_EQ(m->Forward(bad).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->Update(AdamWConfig(), 0).code(), absl::StatusCode::kInvalidArgument);
+  AdamWConfig negative;
+  negative.lr = -1;
+  EXPECT_EQ(m->Update(negative, 1).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->CopyParamsFromHost(std::vector<float>(3)).code(),
+            absl::StatusCode::kInvalidArgument);
+
+  // Forward, logits readable; Backward turns them into gradients.
+  const Batch batch = RandomBatch(s.config, s.B, s.T, 2);
+  ASSERT_TRUE(m->Forward(batch).ok());
+  ASSERT_TRUE(m->CopyLogitsToHost(&logits).ok());
+  EXPECT_EQ(logits.size(), static_cast<size_t>(s.B) * s.T * s.config.padded_vocab);
+  m->ZeroGrad();
+  ASSERT_TRUE(m->Backward().ok());
+  EXPECT_EQ(m->CopyLogitsToHost(&logits).code(), absl::StatusCode::kFailedPrecondition);
+  m->Synchronize();
+
+  // Parameters written from the host are what the next Forward uses (bf16 copy refreshed):
+  // all-zero weights give uniform logits, loss ln(vocab).
+  std::vector<float> zeros(static_cast<size_t>(m->num_params()), 0.0f);
+  ASSERT_TRUE(m->CopyParamsFromHost(zeros).ok());
+  ASSERT_TRUE(m->Forward(batch).ok());
+  EXPECT_NEAR(m->loss(), std::log(static_cast<float>(s.config.vocab)), 1e-3);
+
+  const std::string d = DescribeCudaGpt(*m);
+  EXPECT_NE(d.find("bf16"), std::string::npos) << d;
+  EXPECT_NE(d.find("GeLU"), std::string::npos) << d;
+  EXPECT_NE(d.find("total"), std::string::npos) << d;
+  absl::StatusOr<std::unique_ptr<GptModel>> cpu = MakeCpuModel(s.config, s.B, s.T, 1);
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_EQ(DescribeCudaGpt(**cpu), "");
+}
+
+TEST(CudaGptTest, OpTimerSeesEveryOp) {
+  SKIP_WITHOUT_DEVICE();
+  const RunSetup s = SmallSetup();
+  std::unique_ptr<GptModel> m = MakeCuda(s, CudaPrecision::kFp32, false);
+  ASSERT_NE(m, nullptr);
+  HostOpTimer timer;
+  m->SetOpTimer(&timer);
+  const Batch batch = RandomBatch(s.config, s.B, s.T, 2);
+  ASSERT_TRUE(m->Forward(batch).ok());
+  m->ZeroGrad();
+  ASSERT_TRUE(m->Backward().ok());
+  ASSERT_TRUE(m->Update(AdamWConfig(), 1).ok());
+  m->SetOpTimer(nullptr);
+  std::set<std::string> names;
+  int64_t layernorm_calls = 0;
+  for (const OpTime& t : timer.Totals()) {
+    names.insert(t.op);
+    if (t.op == "layernorm_forward") layernorm_calls = t.calls;
+  }
+  for (const char* op :
+       {"encoder_forward", "layernorm_forward", "matmul_forward/qkv", "attention_forward",
+        "matmul_forward/attproj", "matmul_forward/fc", "gelu_forward", "matmul_forward/fcproj",
+        "matmul_forward/lm_head", "crossentropy_forward", "zero_grad",
+        "crossentropy_softmax_backward", "matmul_backward/lm_head", "layernorm_backward",
+        "matmul_backward/fcproj", "gelu_backward", "matmul_backward/fc",
+        "matmul_backward/attproj", "attention_backward", "matmul_backward/qkv",
+        "encoder_backward", "adamw_update"}) {
+    EXPECT_EQ(names.count(op), 1u) << op;
+  }
+  EXPECT_EQ(layernorm_calls, 2 * s.config.layers + 1);
+}
+
+TEST(CudaGptTest, BatchTooLargeIsAnErrorBeforeAllocation) {
+  SKIP_WITHOUT_DEVICE();
+  RunSetup s{*GptPreset("gpt2"), 4096, 1024};  // terabytes of activations
+  CudaGptOptions options;
+  options.device_name = "the test device";
+  absl::StatusOr<std::unique_ptr<GptModel>> m =
+      CreateCudaGpt(s.config, s.B, s.T, 1, options, test::MakeGemmRunner());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kResourceExhausted);
+  const std::string msg(m.status().message());
+  EXPECT_NE(msg.find("need"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("free"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("the test device"), std::string::npos) << msg;
+  // Invalid shapes are InvalidArgument.
+  EXPECT_EQ(CreateCudaGpt(s.config, 1, 2048, 1, options, test::MakeGemmRunner()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace model

@@ -1,0 +1,139 @@
+// The CUDA model's memory plan: sizes per tensor, aligned offsets, group totals, the fit check.
+#include "model/cuda/cuda_memory.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "model/param_layout.h"
+
+namespace model {
+namespace cuda {
+namespace {
+
+int64_t AlignUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+const char* GroupName(MemoryGroup g) {
+  switch (g) {
+    case MemoryGroup::kParams:
+      return "params";
+    case MemoryGroup::kGrads:
+      return "grads";
+    case MemoryGroup::kAdamW:
+      return "AdamW m+v";
+    case MemoryGroup::kWeightCopy:
+      return "bf16 weights";
+    case MemoryGroup::kActivations:
+      return "activations";
+    case MemoryGroup::kScratch:
+      return "scratch";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string FormatBytes(int64_t b) {
+  const double x = static_cast<double>(b);
+  if (x >= 1e9) return absl::StrFormat("%.2f GB", x / 1e9);
+  if (x >= 1e6) return absl::StrFormat("%.1f MB", x / 1e6);
+  if (x >= 1e3) return absl::StrFormat("%.1f kB", x / 1e3);
+  return absl::StrFormat("%d B", b);
+}
+
+std::string CudaMemoryPlan::Describe() const {
+  std::string out;
+  for (int g = 0; g < kNumMemoryGroups; ++g) {
+    if (group_bytes[g] == 0) continue;
+    absl::StrAppend(&out, out.empty() ? "" : ", ", GroupName(static_cast<MemoryGroup>(g)), " ",
+                    FormatBytes(group_bytes[g]));
+  }
+  absl::StrAppend(&out, ", cuBLASLt workspace ", FormatBytes(workspace_bytes), ": total ",
+                  FormatBytes(total_bytes()), " (", StorageName(storage), " activations)");
+  return out;
+}
+
+absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T,
+                                              StorageType storage, int64_t workspace_bytes) {
+  if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  const int64_t L = config.layers, C = config.width, NH = config.heads;
+  const int64_t Vp = config.padded_vocab, BT = int64_t{B} * T;
+  const int64_t np = ParamLayout(config).num_params();
+  const int64_t s = StorageBytes(storage), f = 4, i32 = 4;
+  const int64_t att = int64_t{B} * NH * T * T;
+  const bool copy = storage == StorageType::kBf16;
+
+  CudaMemoryPlan plan;
+  plan.storage = storage;
+  plan.workspace_bytes = workspace_bytes;
+  plan.tensors.resize(kNumCudaTensors);
+  auto add = [&](CudaTensor id, const char* name, MemoryGroup group, int64_t elements,
+                 int64_t element_bytes, int64_t layers) {
+    PlannedTensor& t = plan.tensors[static_cast<int>(id)];
+    t.id = id;
+    t.name = name;
+    t.group = group;
+    t.elements = elements;
+    t.element_bytes = element_bytes;
+    t.layers = layers;
+    t.layer_stride = AlignUp(elements * element_bytes, kTensorAlignment);
+  };
+  using G = MemoryGroup;
+  using X = CudaTensor;
+  add(X::kParams, "params", G::kParams, np, f, 1);
+  add(X::kGrads, "grads", G::kGrads, np, f, 1);
+  add(X::kAdamM, "adamw_m", G::kAdamW, np, f, 1);
+  add(X::kAdamV, "adamw_v", G::kAdamW, np, f, 1);
+  add(X::kParamsBf16, "params_bf16", G::kWeightCopy, np, 2, copy ? 1 : 0);
+  add(X::kEncoded, "encoded", G::kActivations, BT * C, s, 1);
+  add(X::kLn1, "ln1", G::kActivations, BT * C, s, L);
+  add(X::kLn1Mean, "ln1_mean", G::kActivations, BT, f, L);
+  add(X::kLn1Rstd, "ln1_rstd", G::kActivations, BT, f, L);
+  add(X::kQkvr, "qkvr", G::kActivations, 3 * BT * C, s, L);
+  add(X::kAtt, "att", G::kActivations, att, s, L);
+  add(X::kAtty, "atty", G::kActivations, BT * C, s, L);
+  add(X::kResidual2, "residual2", G::kActivations, BT * C, s, L);
+  add(X::kLn2, "ln2", G::kActivations, BT * C, s, L);
+  add(X::kLn2Mean, "ln2_mean", G::kActivations, BT, f, L);
+  add(X::kLn2Rstd, "ln2_rstd", G::kActivations, BT, f, L);
+  add(X::kFch, "fch", G::kActivations, 4 * BT * C, s, L);
+  add(X::kFchGelu, "fch_gelu", G::kActivations, 4 * BT * C, s, L);
+  add(X::kResidual3, "residual3", G::kActivations, BT * C, s, L);
+  add(X::kLnf, "lnf", G::kActivations, BT * C, s, 1);
+  add(X::kLnfMean, "lnf_mean", G::kActivations, BT, f, 1);
+  add(X::kLnfRstd, "lnf_rstd", G::kActivations, BT, f, 1);
+  add(X::kLogits, "logits", G::kActivations, BT * Vp, s, 1);
+  add(X::kLse, "lse", G::kActivations, BT, f, 1);
+  add(X::kLosses, "losses", G::kActivations, BT, f, 1);
+  add(X::kInputs, "inputs", G::kActivations, BT, i32, 1);
+  add(X::kTargets, "targets", G::kActivations, BT, i32, 1);
+  add(X::kQkv, "qkv", G::kScratch, 3 * BT * C, s, 1);
+  add(X::kVaccum, "vaccum", G::kScratch, BT * C, s, 1);
+  add(X::kDResidual, "dresidual", G::kScratch, BT * C, s, 1);
+  add(X::kDBtc, "dbtc", G::kScratch, BT * C, s, 1);
+  add(X::kDFch, "dfch", G::kScratch, 4 * BT * C, s, 1);
+  add(X::kDQkv, "dqkv", G::kScratch, 3 * BT * C, s, 1);
+  add(X::kDQkvr, "dqkvr", G::kScratch, 3 * BT * C, s, 1);
+  add(X::kDAtt, "datt", G::kScratch, att, s, 1);
+  add(X::kDVaccum, "dvaccum", G::kScratch, BT * C, s, 1);
+
+  int64_t offset = 0;
+  for (PlannedTensor& t : plan.tensors) {
+    t.offset = offset;
+    offset += t.bytes();
+    plan.group_bytes[static_cast<int>(t.group)] += t.bytes();
+  }
+  plan.arena_bytes = offset;
+  return plan;
+}
+
+absl::Status CheckFits(const CudaMemoryPlan& plan, int64_t free_bytes, int64_t total_bytes,
+                       const std::string& device_name) {
+  if (plan.total_bytes() <= free_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "not enough GPU memory on ", device_name, ": this model and batch need ",
+      FormatBytes(plan.total_bytes()), " (", plan.total_bytes(), " bytes: ", plan.Describe(),
+      ") but only ", FormatBytes(free_bytes), " (", free_bytes, " bytes) of ",
+      FormatBytes(total_bytes), " are free; use a smaller batch or sequence"));
+}
+
+}  // namespace cuda
+}  // namespace model

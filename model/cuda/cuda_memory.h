@@ -1,0 +1,111 @@
+// The CUDA model's device memory, planned once for a batch of B sequences of T tokens: fp32
+// master weights, gradients and AdamW moments (the param_layout.h layout), the bf16 weight copy
+// (bf16 mode), the activations forward keeps for backward, and the scratch buffers reused
+// across layers. One allocation holds everything; each tensor (and each layer's slice of a
+// per-layer tensor) starts 256-byte aligned. The cuBLASLt workspace is a second allocation,
+// counted here too. Pure arithmetic: cuda_memory_test.cc checks it without a GPU.
+// Legend: L layers, B batch, T sequence, C width, NH heads, Vp padded vocab, BT = B*T.
+#ifndef MODEL_CUDA_CUDA_MEMORY_H_
+#define MODEL_CUDA_CUDA_MEMORY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "model/cuda/gemm.h"
+#include "model/gpt_config.h"
+
+namespace model {
+namespace cuda {
+
+enum class CudaTensor : int {
+  // parameter-sized, fp32 (kParamsBf16: bf16, bf16 mode only)
+  kParams,
+  kGrads,
+  kAdamM,
+  kAdamV,
+  kParamsBf16,
+  // activations kept from forward to backward (storage type S unless noted)
+  kEncoded,    // (B, T, C)
+  kLn1,        // L x (B, T, C)
+  kLn1Mean,    // L x (B, T) fp32
+  kLn1Rstd,    // L x (B, T) fp32
+  kQkvr,       // L x (3, B, NH, T, hs) q | k | v permuted
+  kAtt,        // L x (B, NH, T, T)
+  kAtty,       // L x (B, T, C)
+  kResidual2,  // L x (B, T, C)
+  kLn2,        // L x (B, T, C)
+  kLn2Mean,    // L x (B, T) fp32
+  kLn2Rstd,    // L x (B, T) fp32
+  kFch,        // L x (B, T, 4C) MLP hidden before GeLU
+  kFchGelu,    // L x (B, T, 4C) after GeLU
+  kResidual3,  // L x (B, T, C)
+  kLnf,        // (B, T, C)
+  kLnfMean,    // (B, T) fp32
+  kLnfRstd,    // (B, T) fp32
+  kLogits,     // (B, T, Vp); dlogits after backward
+  kLse,        // (B, T) fp32
+  kLosses,     // (B, T) fp32
+  kInputs,     // (B, T) int32
+  kTargets,    // (B, T) int32
+  // scratch, reused by every layer
+  kQkv,        // (B, T, 3C) forward: qkv matmul output
+  kVaccum,     // (B, NH, T, hs) forward: attention output before unpermute
+  kDResidual,  // (B, T, C) backward: gradient of the residual stream
+  kDBtc,       // (B, T, C) backward: d ln_f, d ln, d atty
+  kDFch,       // (B, T, 4C) backward
+  kDQkv,       // (B, T, 3C) backward
+  kDQkvr,      // (3, B, NH, T, hs) backward
+  kDAtt,       // (B, NH, T, T) backward
+  kDVaccum,    // (B, NH, T, hs) backward
+};
+inline constexpr int kNumCudaTensors = 36;
+
+enum class MemoryGroup : int { kParams, kGrads, kAdamW, kWeightCopy, kActivations, kScratch };
+inline constexpr int kNumMemoryGroups = 6;
+
+struct PlannedTensor {
+  CudaTensor id;
+  std::string name;
+  MemoryGroup group;
+  int64_t elements = 0;        // per layer for per-layer tensors
+  int64_t element_bytes = 0;
+  int64_t layers = 1;          // L for per-layer tensors, else 1; 0 when absent
+  int64_t layer_stride = 0;    // bytes between layer slices (a multiple of 256)
+  int64_t offset = 0;          // bytes from the allocation start (a multiple of 256)
+  int64_t bytes() const { return layers * layer_stride; }
+};
+
+struct CudaMemoryPlan {
+  StorageType storage = StorageType::kFp32;
+  std::vector<PlannedTensor> tensors;  // indexed by CudaTensor
+  int64_t arena_bytes = 0;             // the one allocation
+  int64_t workspace_bytes = 0;         // cuBLASLt's
+  int64_t group_bytes[kNumMemoryGroups] = {};
+  int64_t total_bytes() const { return arena_bytes + workspace_bytes; }
+  const PlannedTensor& tensor(CudaTensor id) const { return tensors[static_cast<int>(id)]; }
+  // "params 497.8 MB, grads 497.8 MB, AdamW m+v 995.6 MB, bf16 weights 248.9 MB,
+  //  activations 8.69 GB, scratch 1.12 GB, cuBLASLt workspace 33.6 MB: total 12.07 GB"
+  std::string Describe() const;
+};
+
+inline constexpr int64_t kTensorAlignment = 256;
+
+// Errors as ValidateRunShape. storage: of activations and the weight copy (kBf16 adds the copy).
+absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T,
+                                              StorageType storage, int64_t workspace_bytes);
+
+// ResourceExhausted before any allocation when the plan needs more than `free_bytes`; the
+// message says how much is needed (and for what) and how much is free of how much.
+absl::Status CheckFits(const CudaMemoryPlan& plan, int64_t free_bytes, int64_t total_bytes,
+                       const std::string& device_name);
+
+// "1.23 GB", "456.7 MB", "12.0 kB", "17 B".
+std::string FormatBytes(int64_t bytes);
+
+}  // namespace cuda
+}  // namespace model
+
+#endif  // MODEL_CUDA_CUDA_MEMORY_H_

@@ -1,0 +1,120 @@
+// The memory plan: sizes from an independent count, alignment, disjoint tensors, the fit check.
+#include "model/cuda/cuda_memory.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "model/gpt_config.h"
+#include "model/param_layout.h"
+
+namespace model {
+namespace cuda {
+namespace {
+
+GptConfig Gpt2() { return *GptPreset("gpt2"); }
+
+TEST(CudaMemory, Gpt2Bf16MatchesAnIndependentCount) {
+  const GptConfig c = Gpt2();
+  const int B = 12, T = 1024;
+  absl::StatusOr<CudaMemoryPlan> plan =
+      PlanCudaMemory(c, B, T, StorageType::kBf16, kCublasLtWorkspaceBytes);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const int64_t L = 12, C = 768, NH = 12, Vp = 50304, BT = B * T;
+  const int64_t np = ParamLayout(c).num_params();
+  EXPECT_EQ(np, 124475904);  // GPT-2 124M with the padded vocab (llm.c's count)
+  EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kParams)], np * 4);
+  EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kAdamW)], 2 * np * 4);
+  EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kWeightCopy)], np * 2);
+  // Activations: bf16 tensors, fp32 statistics and int32 tokens (all sizes here are multiples
+  // of 256 bytes, so alignment adds nothing).
+  const int64_t per_layer_bf16 = BT * C * (1 + 3 + 1 + 1 + 1 + 4 + 4 + 1) + B * NH * T * T;
+  const int64_t act = 2 * (L * per_layer_bf16 + BT * C * 2 + BT * Vp) + 4 * (L * 4 * BT) +
+                      4 * (4 * BT) + 4 * (2 * BT);
+  EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kActivations)], act);
+  const int64_t scratch = 2 * (BT * C * (3 + 1 + 1 + 1 + 4 + 3 + 3 + 1) + B * NH * T * T);
+  EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kScratch)], scratch);
+  EXPECT_EQ(plan->workspace_bytes, 32 << 20);
+  EXPECT_EQ(plan->total_bytes(), np * 4 * 4 + np * 2 + act + scratch + (32 << 20));
+  // About 12 GB: far inside an H200, far outside a small GPU.
+  EXPECT_GT(plan->total_bytes(), int64_t{10} << 30);
+  EXPECT_LT(plan->total_bytes(), int64_t{16} << 30);
+}
+
+TEST(CudaMemory, TensorsAreAlignedDisjointAndInsideTheArena) {
+  for (StorageType st : {StorageType::kFp32, StorageType::kBf16}) {
+    GptConfig c = *GptPreset("test-tiny");
+    absl::StatusOr<CudaMemoryPlan> plan = PlanCudaMemory(c, 3, 7, st, 0);  // odd sizes
+    ASSERT_TRUE(plan.ok());
+    ASSERT_EQ(plan->tensors.size(), static_cast<size_t>(kNumCudaTensors));
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (int i = 0; i < kNumCudaTensors; ++i) {
+      const PlannedTensor& t = plan->tensors[i];
+      EXPECT_EQ(static_cast<int>(t.id), i);
+      EXPECT_EQ(t.offset % kTensorAlignment, 0) << t.name;
+      EXPECT_EQ(t.layer_stride % kTensorAlignment, 0) << t.name;
+      EXPECT_GE(t.layer_stride, t.elements * t.element_bytes) << t.name;
+      EXPECT_LE(t.offset + t.bytes(), plan->arena_bytes) << t.name;
+      if (t.bytes() > 0) ranges.push_back({t.offset, t.offset + t.bytes()});
+    }
+    std::sort(ranges.begin(), ranges.end());
+    for (size_t i = 1; i < ranges.size(); ++i) EXPECT_LE(ranges[i - 1].second, ranges[i].first);
+    // The bf16 weight copy exists only in bf16 mode.
+    EXPECT_EQ(plan->tensor(CudaTensor::kParamsBf16).layers, st == StorageType::kBf16 ? 1 : 0);
+    EXPECT_EQ(plan->tensor(CudaTensor::kAtt).layers, c.layers);
+    EXPECT_EQ(plan->tensor(CudaTensor::kAtt).elements, int64_t{3} * c.heads * 7 * 7);
+  }
+}
+
+TEST(CudaMemory, Fp32DoublesTheScratch) {
+  const GptConfig c = Gpt2();
+  auto bf16 = PlanCudaMemory(c, 4, 256, StorageType::kBf16, 0);
+  auto fp32 = PlanCudaMemory(c, 4, 256, StorageType::kFp32, 0);
+  ASSERT_TRUE(bf16.ok() && fp32.ok());
+  const int a = static_cast<int>(MemoryGroup::kScratch);
+  EXPECT_EQ(fp32->group_bytes[a], 2 * bf16->group_bytes[a]);
+  EXPECT_EQ(fp32->group_bytes[static_cast<int>(MemoryGroup::kWeightCopy)], 0);
+}
+
+TEST(CudaMemory, InvalidShapesAreErrors) {
+  const GptConfig c = Gpt2();
+  EXPECT_FALSE(PlanCudaMemory(c, 0, 1024, StorageType::kBf16, 0).ok());
+  absl::StatusOr<CudaMemoryPlan> too_long = PlanCudaMemory(c, 1, 2048, StorageType::kBf16, 0);
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.status().message().find("2048"), absl::string_view::npos);
+}
+
+TEST(CudaMemory, CheckFitsSaysWhatIsNeededAndFree) {
+  absl::StatusOr<CudaMemoryPlan> plan =
+      PlanCudaMemory(Gpt2(), 12, 1024, StorageType::kBf16, kCublasLtWorkspaceBytes);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(CheckFits(*plan, plan->total_bytes(), plan->total_bytes(), "H200").ok());
+  const int64_t free_bytes = int64_t{8} << 30, total = int64_t{16} << 30;
+  absl::Status st = CheckFits(*plan, free_bytes, total, "GPU 0 (small)");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
+  const std::string msg(st.message());
+  EXPECT_NE(msg.find(std::to_string(plan->total_bytes()) + " bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(free_bytes) + " bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("GPU 0 (small)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("activations"), std::string::npos) << msg;
+}
+
+TEST(CudaMemory, DescribeNamesEveryGroupAndTheTotal) {
+  absl::StatusOr<CudaMemoryPlan> plan =
+      PlanCudaMemory(Gpt2(), 12, 1024, StorageType::kBf16, kCublasLtWorkspaceBytes);
+  ASSERT_TRUE(plan.ok());
+  const std::string d = plan->Describe();
+  for (const char* part : {"params 497.9 MB", "grads 497.9 MB", "AdamW m+v 995.8 MB",
+                           "bf16 weights 249.0 MB", "activations", "scratch",
+                           "cuBLASLt workspace 33.6 MB", "total", "bf16 activations"}) {
+    EXPECT_NE(d.find(part), std::string::npos) << part << " in " << d;
+  }
+  EXPECT_EQ(FormatBytes(17), "17 B");
+  EXPECT_EQ(FormatBytes(1500), "1.5 kB");
+  EXPECT_EQ(FormatBytes(int64_t{12345678901}), "12.35 GB");
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace model

@@ -1,0 +1,41 @@
+// MakeCudaModel: checks, the CUDA probe, then a CudaGpt on a cuBLASLt runner.
+// (DescribeCudaMemory is in cuda_model_common.cc.)
+#include "model/cuda/cuda_model.h"
+
+#include "absl/strings/str_cat.h"
+#include "model/cuda/cuda_gpt.h"
+#include "model/cuda/cuda_precision.h"
+#include "model/cuda/device_api.h"
+#include "model/cuda/gemm_cublaslt.h"
+#include "sysinfo/cuda_info.h"
+
+namespace model {
+
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T,
+                                                        uint64_t seed, accounting::Dtype dtype) {
+  absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
+  if (!precision.ok()) return precision.status();
+  if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  // ProbeCuda visits every device; keep the caller's current one.
+  int device = 0;
+  const bool had_device = cuda::DeviceGet(&device).empty();
+  const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
+  if (!inv.available) return absl::UnavailableError(absl::StrCat("no CUDA device: ", inv.reason));
+  if (had_device) cuda::DeviceSet(device);
+  std::string name = "GPU " + std::to_string(device);
+  for (const sysinfo::CudaDevice& d : inv.devices) {
+    if (d.index == device) name = absl::StrCat("GPU ", device, " (", d.name, ")");
+  }
+  std::string error;
+  std::unique_ptr<cuda::GemmRunner> gemm =
+      cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
+  if (gemm == nullptr) return absl::InternalError(error);
+  cuda::CudaGptOptions options;
+  options.precision = *precision;
+  options.device_name = name;
+  return cuda::CreateCudaGpt(config, B, T, seed, options, std::move(gemm));
+}
+
+std::string DescribeCudaModel(const GptModel& model) { return cuda::DescribeCudaGpt(model); }
+
+}  // namespace model

@@ -1,0 +1,47 @@
+// The CUDA GptModel for the benchmarks and DDP: the GPT-2 train step on one GPU through cuBLASLt
+// (cuda_gpt.h describes the kernels, fusions and precision modes). Host-only header; where the
+// build has no CUDA toolkit, MakeCudaModel is a stub that returns Unavailable.
+//
+//   absl::StatusOr<std::unique_ptr<model::GptModel>> m =
+//       model::MakeCudaModel(config, /*B=*/12, /*T=*/1024, seed, accounting::Dtype::kBf16);
+//
+// dtype: kFp32  fp32 everything, GEMMs in true fp32 (CUBLAS_COMPUTE_32F, no TF32);
+//        kTf32  fp32 storage, GEMMs on TF32 tensor cores;
+//        kBf16  bf16 activations and GEMM inputs, fp32 accumulation, fp32 master weights,
+//               gradients and AdamW moments.
+// Everything runs on the legacy default stream (stream 0); loss() and Synchronize() wait for
+// the device. params_data() / grads_data() are fp32 device pointers.
+#ifndef MODEL_CUDA_CUDA_MODEL_H_
+#define MODEL_CUDA_CUDA_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "accounting/dtype.h"
+#include "model/gpt_config.h"
+#include "model/gpt_model.h"
+
+namespace model {
+
+// Errors, checked in this order: dtype not fp32/tf32/bf16 (InvalidArgument), invalid config or
+// run shape (InvalidArgument), no usable CUDA device (Unavailable, with sysinfo::ProbeCuda()'s
+// reason), not enough free device memory (ResourceExhausted, before any allocation: says how
+// much is needed and how much is free), a failed allocation (Internal).
+// Uses the calling thread's current device (DDP ranks select theirs first).
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T,
+                                                        uint64_t seed, accounting::Dtype dtype);
+
+// The memory MakeCudaModel would allocate, as text ("params 497.8 MB, ..., total 12.07 GB"),
+// without touching a device. Errors as the first two of MakeCudaModel.
+absl::StatusOr<std::string> DescribeCudaMemory(const GptConfig& config, int B, int T,
+                                               accounting::Dtype dtype);
+
+// For a model from MakeCudaModel: precision, device, fusions, GEMM library and memory plan;
+// "" for any other model.
+std::string DescribeCudaModel(const GptModel& model);
+
+}  // namespace model
+
+#endif  // MODEL_CUDA_CUDA_MODEL_H_

@@ -1,0 +1,375 @@
+// Every CUDA op against its CPU twin on random inputs, in fp32 (max relative error ~1e-5) and
+// bf16 (~1e-2; inputs are rounded to bf16 first, so only the device's own rounding differs).
+// Built twice: ops_emu_test runs the kernels in the emulator (small shapes), ops_cuda_test on
+// the GPU (realistic shapes; skipped without a device).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "accounting/flop_counter.h"
+#include "gtest/gtest.h"
+#include "model/adamw_cpu.h"
+#include "model/attention_cpu.h"
+#include "model/crossentropy_cpu.h"
+#include "model/cuda/adamw_cuda.h"
+#include "model/cuda/attention_cuda.h"
+#include "model/cuda/bias_backward_cuda.h"
+#include "model/cuda/convert_cuda.h"
+#include "model/cuda/crossentropy_cuda.h"
+#include "model/cuda/encoder_cuda.h"
+#include "model/cuda/gelu_cuda.h"
+#include "model/cuda/gemm_spec.h"
+#include "model/cuda/layernorm_cuda.h"
+#include "model/cuda/matmul_cuda.h"
+#include "model/cuda/residual_cuda.h"
+#include "model/cuda/test_backend.h"
+#include "model/encoder_cpu.h"
+#include "model/gelu_cpu.h"
+#include "model/layernorm_cpu.h"
+#include "model/matmul_cpu.h"
+#include "model/residual_cpu.h"
+#include "model/rng.h"
+
+namespace model {
+namespace cuda {
+namespace {
+
+using test::DeviceBuffer;
+using test::MaxRelErr;
+using test::Quantized;
+using test::ToFloats;
+using test::ToStorage;
+
+std::vector<float> Random(int64_t n, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = static_cast<float>(scale * rng.Normal());
+  return v;
+}
+
+std::vector<int32_t> RandomTokens(int64_t n, int32_t vocab, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<int32_t> v(static_cast<size_t>(n));
+  for (auto& x : v) x = static_cast<int32_t>(rng.UniformInt(vocab));
+  return v;
+}
+
+// Tolerance of one output: fp32 ~1e-5; bf16 one rounding (2^-9) plus the inputs' effect.
+template <typename S>
+double Tol(double fp32 = 2e-5, double bf16 = 1e-2) {
+  return std::is_same<S, Bf16>::value ? bf16 : fp32;
+}
+
+// Shapes: small in the emulator, GPT-2-like on a GPU.
+struct Shape {
+  int64_t B, T, C, NH, V, Vp;
+};
+Shape Shapes() {
+  if (test::IsEmulated()) return Shape{2, 13, 48, 3, 100, 128};
+  return Shape{4, 256, 768, 12, 50257, 50304};
+}
+
+template <typename S>
+DeviceBuffer<S> Dev(const std::vector<float>& host) {
+  return DeviceBuffer<S>(ToStorage<S>(host));
+}
+template <typename S>
+std::vector<float> Host(const DeviceBuffer<S>& d) {
+  return ToFloats(d.Download());
+}
+
+template <typename S>
+void EncoderMatchesCpu() {
+  const Shape s = Shapes();
+  const int64_t BT = s.B * s.T;
+  auto wte = Quantized<S>(Random(s.Vp * s.C, 1)), wpe = Quantized<S>(Random(s.T * s.C, 2));
+  auto tokens = RandomTokens(BT, static_cast<int32_t>(s.V), 3);
+  tokens[1] = tokens[0];  // a repeated token: two scatter-adds into one row
+  std::vector<float> want(BT * s.C);
+  ::model::encoder_forward(want.data(), tokens.data(), wte.data(), wpe.data(), s.B, s.T, s.C);
+  DeviceBuffer<S> d_wte = Dev<S>(wte), d_wpe = Dev<S>(wpe), d_out(BT * s.C);
+  DeviceBuffer<int32_t> d_tok(tokens);
+  encoder_forward(d_out.get(), d_tok.get(), d_wte.get(), d_wpe.get(), s.B, s.T, s.C);
+  EXPECT_LE(MaxRelErr(Host(d_out), want), Tol<S>(1e-6, 4e-3));
+
+  auto dout = Quantized<S>(Random(BT * s.C, 4));
+  std::vector<float> dwte(s.Vp * s.C, 0.25f), dwpe(s.T * s.C, -0.5f);
+  ::model::encoder_backward(dwte.data(), dwpe.data(), dout.data(), tokens.data(), s.B, s.T, s.C);
+  DeviceBuffer<float> g_wte(std::vector<float>(s.Vp * s.C, 0.25f));
+  DeviceBuffer<float> g_wpe(std::vector<float>(s.T * s.C, -0.5f));
+  DeviceBuffer<S> d_dout = Dev<S>(dout);
+  encoder_backward(g_wte.get(), g_wpe.get(), d_dout.get(), d_tok.get(), s.B, s.T, s.C);
+  EXPECT_LE(MaxRelErr(g_wte.Download(), dwte), 1e-6);
+  EXPECT_LE(MaxRelErr(g_wpe.Download(), dwpe), 1e-6);
+}
+
+template <typename S>
+void LayerNormMatchesCpu() {
+  const Shape s = Shapes();
+  const int64_t BT = s.B * s.T, C = s.C;
+  auto inp = Quantized<S>(Random(BT * C, 5, 2.0));
+  for (int64_t i = 0; i < BT * C; ++i) inp[i] = RoundThrough<S>(inp[i] + 0.3f);  // mean != 0
+  auto w = Quantized<S>(Random(C, 6)), b = Quantized<S>(Random(C, 7));
+  std::vector<float> out(BT * C), mean(BT), rstd(BT);
+  ::model::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), s.B,
+                    s.T, C);
+  DeviceBuffer<S> d_inp = Dev<S>(inp), d_w = Dev<S>(w), d_b = Dev<S>(b), d_out(BT * C);
+  DeviceBuffer<float> d_mean(BT), d_rstd(BT);
+  layernorm_forward(d_out.get(), d_mean.get(), d_rstd.get(), d_inp.get(), d_w.get(), d_b.get(),
+                    s.B, s.T, C);
+  EXPECT_LE(MaxRelErr(Host(d_out), out), Tol<S>());
+  EXPECT_LE(MaxRelErr(d_mean.Download(), mean), 1e-5);
+  EXPECT_LE(MaxRelErr(d_rstd.Download(), rstd), 1e-5);
+
+  // Backward accumulates into dinp, dweight and dbias.
+  auto dout = Quantized<S>(Random(BT * C, 8));
+  auto dinp0 = Quantized<S>(Random(BT * C, 9, 0.1));
+  std::vector<float> dinp = dinp0, dw(C, 1.0f), db(C, -1.0f);
+  ::model::layernorm_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(),
+                     mean.data(), rstd.data(), s.B, s.T, C);
+  DeviceBuffer<S> d_dinp = Dev<S>(dinp0), d_dout = Dev<S>(dout);
+  DeviceBuffer<float> d_dw(std::vector<float>(C, 1.0f)), d_db(std::vector<float>(C, -1.0f));
+  layernorm_backward(d_dinp.get(), d_dw.get(), d_db.get(), d_dout.get(), d_inp.get(), d_w.get(),
+                     d_mean.get(), d_rstd.get(), s.B, s.T, C);
+  EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), Tol<S>());
+  EXPECT_LE(MaxRelErr(d_dw.Download(), dw), Tol<S>(2e-5, 2e-3));
+  EXPECT_LE(MaxRelErr(d_db.Download(), db), Tol<S>(2e-5, 2e-3));
+  // Without a bias: the bias gradient is skipped.
+  layernorm_forward(d_out.get(), d_mean.get(), d_rstd.get(), d_inp.get(), d_w.get(),
+                    static_cast<const S*>(nullptr), s.B, s.T, C);
+  ::model::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(),
+                    static_cast<const float*>(nullptr), s.B, s.T, C);
+  EXPECT_LE(MaxRelErr(Host(d_out), out), Tol<S>());
+}
+
+template <typename S>
+void GeluAndResidualMatchCpu() {
+  const Shape s = Shapes();
+  const int64_t N = s.B * s.T * 4 * s.C + 3;  // not a multiple of the block
+  auto x = Quantized<S>(Random(N, 10, 2.0)), y = Quantized<S>(Random(N, 11));
+  std::vector<float> out(N), dinp(N), sum(N);
+  ::model::gelu_forward(out.data(), x.data(), N);
+  ::model::gelu_backward(dinp.data(), x.data(), y.data(), N);
+  ::model::residual_forward(sum.data(), x.data(), y.data(), N);
+  DeviceBuffer<S> d_x = Dev<S>(x), d_y = Dev<S>(y), d_out(N), d_sum(N);
+  gelu_forward(d_out.get(), d_x.get(), N);
+  EXPECT_LE(MaxRelErr(Host(d_out), out), Tol<S>(1e-6, 4e-3));
+  gelu_backward(d_y.get(), d_x.get(), d_y.get(), N);  // in place: dinp aliases dout
+  EXPECT_LE(MaxRelErr(Host(d_y), dinp), Tol<S>(1e-6, 4e-3));
+  d_y.Upload(ToStorage<S>(y));
+  residual_forward(d_sum.get(), d_x.get(), d_y.get(), N);
+  EXPECT_LE(MaxRelErr(Host(d_sum), sum), Tol<S>(1e-7, 4e-3));
+}
+
+template <typename S>
+void BiasBackwardMatchesCpu() {
+  // Enough rows for several row ranges meeting with atomicAdd.
+  const int64_t R = test::IsEmulated() ? 520 : 4096, OC = test::IsEmulated() ? 40 : 3 * 768;
+  auto dout = Quantized<S>(Random(R * OC, 12));
+  std::vector<float> want(OC, 0.5f);
+  for (int64_t r = 0; r < R; ++r) {
+    for (int64_t o = 0; o < OC; ++o) want[o] += dout[r * OC + o];
+  }
+  DeviceBuffer<S> d_dout = Dev<S>(dout);
+  DeviceBuffer<float> d_db(std::vector<float>(OC, 0.5f));
+  bias_backward(d_db.get(), d_dout.get(), R, OC);
+  EXPECT_LE(MaxRelErr(d_db.Download(), want), Tol<S>(2e-5, 1e-4));
+}
+
+template <typename S>
+void CrossEntropyMatchesCpu() {
+  const Shape s = Shapes();
+  const int64_t BT = s.B * s.T;
+  auto logits = Quantized<S>(Random(BT * s.Vp, 13, 3.0));
+  auto targets = RandomTokens(BT, static_cast<int32_t>(s.V), 14);
+  std::vector<float> losses(BT), lse(BT);
+  ::model::crossentropy_forward(losses.data(), lse.data(), logits.data(), targets.data(), s.B, s.T, s.V,
+                       s.Vp);
+  DeviceBuffer<S> d_logits = Dev<S>(logits);
+  DeviceBuffer<int32_t> d_targets(targets);
+  DeviceBuffer<float> d_losses(BT), d_lse(BT);
+  crossentropy_forward(d_losses.get(), d_lse.get(), d_logits.get(), d_targets.get(), s.B, s.T,
+                       s.V, s.Vp);
+  EXPECT_LE(MaxRelErr(d_losses.Download(), losses), 1e-5);
+  EXPECT_LE(MaxRelErr(d_lse.Download(), lse), 1e-5);
+
+  const float dloss = 1.0f / static_cast<float>(BT);
+  ::model::crossentropy_softmax_backward(logits.data(), lse.data(), targets.data(), dloss, s.B, s.T, s.V,
+                                s.Vp);
+  crossentropy_softmax_backward(d_logits.get(), d_lse.get(), d_targets.get(), dloss, s.B, s.T,
+                                s.V, s.Vp);
+  const std::vector<float> grad = Host(d_logits);
+  EXPECT_LE(MaxRelErr(grad, logits), Tol<S>(2e-5, 1e-2));
+  // Padded columns are exactly zero, and each row's gradient sums to ~0.
+  for (int64_t r = 0; r < BT; ++r) {
+    double sum = 0;
+    for (int64_t i = 0; i < s.Vp; ++i) {
+      if (i >= s.V) {
+        ASSERT_EQ(grad[r * s.Vp + i], 0.0f);
+      }
+      sum += grad[r * s.Vp + i];
+    }
+    EXPECT_NEAR(sum, 0.0, Tol<S>(1e-6, 1e-2) * dloss) << "row " << r;
+  }
+}
+
+template <typename S>
+void AttentionMatchesCpu(bool tf32 = false) {
+  const Shape s = Shapes();
+  const int64_t B = s.B, T = s.T, C = s.C, NH = s.NH, BT = B * T;
+  auto qkv = Quantized<S>(Random(BT * 3 * C, 15));
+  std::vector<float> out(BT * C), att(B * NH * T * T);
+  ::model::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+  std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
+  DeviceBuffer<S> d_qkv = Dev<S>(qkv), d_out(BT * C), d_qkvr(3 * BT * C), d_att(B * NH * T * T),
+      d_vaccum(BT * C);
+  accounting::FlopCounter counter;
+  {
+    accounting::ScopedFlopCounter scope(&counter);
+    attention_forward(d_out.get(), d_qkvr.get(), d_att.get(), d_vaccum.get(), d_qkv.get(), B, T,
+                      C, NH, gemm.get(), tf32);
+  }
+  const double tol = tf32 ? 5e-3 : Tol<S>(2e-5, 2e-2);
+  EXPECT_LE(MaxRelErr(Host(d_att), att), tol);
+  EXPECT_LE(MaxRelErr(Host(d_out), out), tol);
+  // The same FLOPs as the CPU twin reports (full T x T products).
+  EXPECT_EQ(counter.by_tag().at("attention_qk"), 2.0 * B * NH * T * T * (C / NH));
+  EXPECT_EQ(counter.by_tag().at("attention_av"), 2.0 * B * NH * T * T * (C / NH));
+
+  auto dout = Quantized<S>(Random(BT * C, 16));
+  std::vector<float> dinp(BT * 3 * C), datt(B * NH * T * T);
+  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
+  DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * 3 * C), d_dqkvr(3 * BT * C),
+      d_datt(B * NH * T * T), d_dvaccum(BT * C);
+  {
+    accounting::ScopedFlopCounter scope(&counter);
+    attention_backward(d_dinp.get(), d_dqkvr.get(), d_datt.get(), d_dvaccum.get(), d_dout.get(),
+                       d_qkvr.get(), d_att.get(), B, T, C, NH, gemm.get(), tf32);
+  }
+  EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), tf32 ? 1e-2 : Tol<S>(5e-5, 3e-2));
+  for (const char* tag : {"attention_datt", "attention_dv", "attention_dq", "attention_dk"}) {
+    EXPECT_EQ(counter.by_tag().at(tag), 2.0 * B * NH * T * T * (C / NH)) << tag;
+  }
+}
+
+template <typename S>
+void MatmulMatchesCpu() {
+  const Shape s = Shapes();
+  const int64_t B = s.B, T = s.T, C = s.C, OC = 4 * s.C, BT = B * T;
+  auto inp = Quantized<S>(Random(BT * C, 17)), w = Quantized<S>(Random(OC * C, 18, 0.1)),
+       bias = Quantized<S>(Random(OC, 19)), res = Quantized<S>(Random(BT * OC, 20));
+  std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
+  DeviceBuffer<S> d_inp = Dev<S>(inp), d_w = Dev<S>(w), d_bias = Dev<S>(bias),
+      d_res = Dev<S>(res), d_out(BT * OC), d_aux(BT * OC);
+  // out = inp w^T + bias + residual, counted like the CPU.
+  std::vector<float> want(BT * OC);
+  accounting::FlopCounter cpu, gpu;
+  {
+    accounting::ScopedFlopCounter scope(&cpu);
+    ::model::matmul_forward(want.data(), inp.data(), w.data(), bias.data(), B, T, C, OC, "fc");
+  }
+  for (int64_t i = 0; i < BT * OC; ++i) want[i] += res[i];
+  {
+    accounting::ScopedFlopCounter scope(&gpu);
+    matmul_forward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(), d_res.get(),
+                   static_cast<S*>(nullptr), B, T, C, OC, gemm.get(), false, "fc");
+  }
+  EXPECT_LE(MaxRelErr(Host(d_out), want), Tol<S>(2e-5, 1e-2));
+  EXPECT_EQ(gpu.by_tag(), cpu.by_tag());
+
+  // The fused GeLU epilogue, where the runner has it (cuBLASLt: bf16).
+  const GemmCall fused = LinearForward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(),
+                                       nullptr, d_aux.get(), B * T, C, OC, StorageOf<S>(), false);
+  if (gemm->Supports(fused.spec, fused.ptrs)) {
+    matmul_forward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(), static_cast<const S*>(nullptr),
+                   d_aux.get(), B, T, C, OC, gemm.get(), false, "fc");
+    std::vector<float> pre(BT * OC), act(BT * OC);
+    ::model::matmul_forward(pre.data(), inp.data(), w.data(), bias.data(), B, T, C, OC, "fc");
+    ::model::gelu_forward(act.data(), pre.data(), BT * OC);
+    EXPECT_LE(MaxRelErr(Host(d_aux), pre), Tol<S>(2e-5, 1e-2));
+    EXPECT_LE(MaxRelErr(Host(d_out), act), Tol<S>(2e-5, 1e-2));
+  } else {
+    std::printf("[ %s ] no fused GeLU epilogue for %s\n", test::BackendName(),
+                DescribeGemm(fused.spec).c_str());
+  }
+
+  // Backward: dinp overwritten, dweight and dbias accumulated, FLOPs as the CPU's.
+  auto dout = Quantized<S>(Random(BT * OC, 21));
+  std::vector<float> dinp(BT * C), dw(OC * C, 0.5f), db(OC, 0.25f);
+  cpu.Reset();
+  gpu.Reset();
+  {
+    accounting::ScopedFlopCounter scope(&cpu);
+    ::model::matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), B, T,
+                    C, OC, "fc.bwd");
+  }
+  DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * C);
+  DeviceBuffer<float> d_dw(std::vector<float>(OC * C, 0.5f)), d_db(std::vector<float>(OC, 0.25f));
+  {
+    accounting::ScopedFlopCounter scope(&gpu);
+    matmul_backward(d_dinp.get(), d_dw.get(), d_db.get(), d_dout.get(), d_inp.get(), d_w.get(),
+                    static_cast<const S*>(nullptr), B, T, C, OC, gemm.get(), false, "fc.bwd");
+  }
+  EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), Tol<S>(2e-5, 1e-2));
+  EXPECT_LE(MaxRelErr(d_dw.Download(), dw), Tol<S>(2e-5, 1e-2));
+  EXPECT_LE(MaxRelErr(d_db.Download(), db), Tol<S>(2e-5, 1e-3));
+  EXPECT_EQ(gpu.by_tag(), cpu.by_tag());
+  EXPECT_EQ(gpu.matmul_calls(), 2);
+}
+
+TEST(OpsTest, AdamWMatchesCpuAndWritesTheBf16Copy) {
+  SKIP_WITHOUT_DEVICE();
+  const int64_t n = test::IsEmulated() ? 3000 : 1 << 22;
+  auto p = Random(n, 22), g = Random(n, 23), m = Random(n, 24, 0.1), v = Random(n, 25);
+  for (auto& x : v) x = x * x;  // second moments are >= 0
+  DeviceBuffer<float> d_p(p), d_g(g), d_m(m), d_v(v);
+  DeviceBuffer<Bf16> d_copy(n);
+  for (int step = 1; step <= 3; ++step) {
+    ::model::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f,
+                 step);
+    adamw_update(d_p.get(), d_copy.get(), d_g.get(), d_m.get(), d_v.get(), n, 1e-3f, 0.9f,
+                 0.95f, 1e-8f, 0.1f, step);
+  }
+  EXPECT_LE(MaxRelErr(d_p.Download(), p), 1e-6);
+  EXPECT_LE(MaxRelErr(d_m.Download(), m), 1e-6);
+  EXPECT_LE(MaxRelErr(d_v.Download(), v), 1e-6);
+  const std::vector<float> copy = ToFloats(d_copy.Download());
+  EXPECT_EQ(copy, Quantized<Bf16>(d_p.Download()));
+}
+
+TEST(OpsTest, ConvertToBf16RoundsToNearestEven) {
+  SKIP_WITHOUT_DEVICE();
+  auto x = Random(test::IsEmulated() ? 1000 : 1 << 20, 26, 100.0);
+  DeviceBuffer<float> d_x(x);
+  DeviceBuffer<Bf16> d_y(x.size());
+  convert_to_bf16(d_y.get(), d_x.get(), static_cast<int64_t>(x.size()));
+  EXPECT_EQ(ToFloats(d_y.Download()), Quantized<Bf16>(x));
+}
+
+#define OPS_TESTS(name)                     \
+  TEST(OpsTest, name##Fp32) {               \
+    SKIP_WITHOUT_DEVICE();                  \
+    name<float>();                          \
+  }                                         \
+  TEST(OpsTest, name##Bf16) {               \
+    SKIP_WITHOUT_DEVICE();                  \
+    name<Bf16>();                           \
+  }
+
+OPS_TESTS(EncoderMatchesCpu)
+OPS_TESTS(LayerNormMatchesCpu)
+OPS_TESTS(GeluAndResidualMatchCpu)
+OPS_TESTS(BiasBackwardMatchesCpu)
+OPS_TESTS(CrossEntropyMatchesCpu)
+OPS_TESTS(AttentionMatchesCpu)
+OPS_TESTS(MatmulMatchesCpu)
+
+TEST(OpsTest, AttentionTf32IsClose) {
+  SKIP_WITHOUT_DEVICE();
+  AttentionMatchesCpu<float>(/*tf32=*/true);
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace model
