@@ -4,12 +4,14 @@
 //   bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] [--quick]
 //
 // The filter has Google Benchmark's semantics (regex on the full case name; a leading '-'
-// negates it). --quick sets --benchmark_min_time=0.05 and, without --filter, selects the quick
-// CPU suite (QuickFilter() in bench_binaries.cc) that CI gates on. Every round also runs the
+// negates it). --quick sets --benchmark_min_time=0.05, one thread per benchmark (--threads)
+// and, without --filter, selects the quick CPU suite (QuickFilter() in bench_binaries.cc)
+// that CI gates on. Every round also runs the
 // calibration cases (//tools:bench_calibration) unless --calibration=false. The output is the
 // input of //tools:gate. Exit status: 0 done, 2 bad input or a binary that failed.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +38,9 @@ ABSL_FLAG(bool, quick, false, "short runs: --benchmark_min_time=0.05, and the qu
 ABSL_FLAG(double, min_time, 0, "--benchmark_min_time in seconds (0: 0.05 with --quick, else the binary's default)");
 ABSL_FLAG(std::string, suite, "", "suite name recorded for tools/gate's baseline file "
           "(default: 'quick' with --quick and no --filter, 'custom' with a filter, else 'full')");
+ABSL_FLAG(int, threads, -1,
+          "threads for the benchmarks (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MLBENCH_THREADS); "
+          "0 leaves the environment as it is; default: 1 with --quick, else 0");
 ABSL_FLAG(double, max_foreign_cpu, 0.15,
           "retry a binary's run when other processes used more than this share of the machine's CPU");
 ABSL_FLAG(int, retries, 2, "extra attempts per binary and round when the machine was busy");
@@ -105,6 +110,21 @@ int main(int argc, char** argv) {
         absl::StrCat("--min_time=", min_time, " is out of range; allowed: 0 (default) to 60 seconds")));
   }
   if (min_time == 0 && quick) min_time = 0.05;
+  int threads = absl::GetFlag(FLAGS_threads);
+  if (threads < 0) threads = quick ? 1 : 0;
+  if (threads > 1024) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("--threads=", threads, " is out of range; allowed: 0 (as is) to 1024")));
+  }
+  if (threads > 0) {
+    // Children inherit these. One thread is the quick suite's choice: on a small shared
+    // machine a 2-thread BLAS or OpenMP loop stalls at every barrier whenever anything else
+    // wants a core, while a single thread leaves the other core to the intruder.
+    const std::string n = std::to_string(threads);
+    setenv("OMP_NUM_THREADS", n.c_str(), 1);
+    setenv("OPENBLAS_NUM_THREADS", n.c_str(), 1);
+    setenv("MLBENCH_THREADS", n.c_str(), 1);
+  }
   std::string suite = absl::GetFlag(FLAGS_suite);
   if (suite.empty()) suite = quick_suite ? "quick" : (filter.empty() ? "full" : "custom");
 
@@ -154,9 +174,10 @@ int main(int argc, char** argv) {
         " binaries; see the names with --list")));
   }
 
-  std::fprintf(stderr, "bench: %zu case(s)%s, %d round(s), min_time %s, suite '%s'\n", selected,
+  std::fprintf(stderr, "bench: %zu case(s)%s, %d round(s), min_time %s, threads %s, suite '%s'\n", selected,
                calibration ? " + calibration" : "", repetitions,
-               min_time > 0 ? absl::StrCat(min_time, " s").c_str() : "default", suite.c_str());
+               min_time > 0 ? absl::StrCat(min_time, " s").c_str() : "default",
+               threads > 0 ? std::to_string(threads).c_str() : "as the environment says", suite.c_str());
   bench::RunOptions options;
   options.repetitions = repetitions;
   options.min_time = min_time;
@@ -182,6 +203,7 @@ int main(int argc, char** argv) {
   m["repetitions"] = repetitions;
   m["min_time"] = min_time;
   m["calibration"] = calibration;
+  m["threads"] = threads;
   m["max_foreign_cpu"] = options.max_foreign_cpu;
   nlohmann::json labels = nlohmann::json::array();
   for (const bench::Target& t : targets) labels.push_back(t.binary.label);

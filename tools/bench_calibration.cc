@@ -5,9 +5,10 @@
 //   BM_Calibration/cpu/fma     compute: a register-resident FMA recurrence on every core.
 //   BM_Calibration/cpu/stream  memory: a STREAM-style triad over 3 x 32 MiB (past the L3) on
 //                              every core.
-// Both are run with one thread per logical CPU (GB ->Threads) and timed in real time, as the
-// OpenBLAS/OpenMP cases they stand beside use the whole machine.
+// Both run on as many threads as the cases beside them (GB ->Threads: MLBENCH_THREADS, which
+// tools/bench --threads sets, else one per logical CPU) and are timed in real time.
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -15,7 +16,10 @@
 
 namespace {
 
+// As many threads as the benchmarks beside it use: MLBENCH_THREADS (set by tools/bench
+// --threads), else one per logical CPU.
 int Cpus() {
+  if (const char* t = std::getenv("MLBENCH_THREADS"); t != nullptr && std::atoi(t) > 0) return std::atoi(t);
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
 }

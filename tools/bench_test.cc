@@ -49,7 +49,7 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   const std::string out = absl::StrCat(std::getenv("TEST_TMPDIR"), "/run.json");
   // --retries=0: a test on a busy machine must not wait for it to calm down.
   bench::ProcessResult r = Bench({kFake, "--filter=axpy|cuda", "--repetitions=2", "--min_time=0.01",
-                                  "--retries=0", "--out=" + out});
+                                  "--retries=0", "--threads=1", "--out=" + out});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   absl::StatusOr<json> j = gate::ReadJsonFile(out);
   ASSERT_TRUE(j.ok()) << j.status();
@@ -62,6 +62,7 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   EXPECT_EQ(m["filter"], "axpy|cuda");
   EXPECT_EQ(m["repetitions"], 2);
   EXPECT_EQ(m["build_type"], "opt");
+  EXPECT_EQ(m["threads"], 1);
   std::map<std::string, std::set<int>> reps;
   for (const json& b : (*j)["benchmarks"]) {
     EXPECT_EQ(b["repetitions"], 2);
@@ -80,6 +81,7 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   for (const json& b : (*j)["benchmarks"]) {
     if (b["name"].get<std::string>().rfind("BM_Calibration/", 0) == 0) {
       EXPECT_EQ(b["verified"], 1.0) << b["name"];
+      EXPECT_NE(b["name"].get<std::string>().find("/threads:1"), std::string::npos) << b["name"];
     }
   }
 }

@@ -281,6 +281,19 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     }
     cmp.cases.push_back(r);
   }
+  // Runs made with different thread counts measure different things.
+  auto threads = [](const Run& r) -> std::string {
+    if (r.context.contains("mlbench") && r.context["mlbench"].is_object() &&
+        r.context["mlbench"].contains("threads")) {
+      return r.context["mlbench"]["threads"].dump();
+    }
+    return "unknown";
+  };
+  if (!baseline.cases.empty() && threads(baseline) != threads(current)) {
+    cmp.warnings.push_back(absl::StrCat("the baseline was measured with threads = ", threads(baseline),
+                                        ", this run with threads = ", threads(current),
+                                        " (tools/bench --threads); the numbers are not comparable"));
+  }
   BusyWarning(baseline, "baseline", &cmp.warnings);
   BusyWarning(current, "current", &cmp.warnings);
   if (few_reps) {

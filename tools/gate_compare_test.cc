@@ -219,6 +219,21 @@ TEST(GateCompareTest, BusyMachineIsWarnedAbout) {
   EXPECT_NE(c->warnings[0].find("60%"), std::string::npos);
 }
 
+TEST(GateCompareTest, DifferentThreadCountsAreWarnedAbout) {
+  gate::Run base = MakeRun({Reps("BM_A", 1000, 9)});
+  gate::Run cur = MakeRun({Reps("BM_A", 1000, 9)});
+  base.context["mlbench"] = {{"threads", 1}};
+  cur.context["mlbench"] = {{"threads", 0}};
+  absl::StatusOr<Comparison> c = Compare(base, cur, Defaults());
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("threads = 1, this run with threads = 0"), std::string::npos) << c->warnings[0];
+  cur.context["mlbench"]["threads"] = 1;
+  c = Compare(base, cur, Defaults());
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->warnings.empty());
+}
+
 TEST(GateCompareTest, EmptyBaselineMakesEverythingNew) {
   gate::Run cur = MakeRun({Reps("BM_A", 1000, 9), Reps("BM_B", 1000, 9)});
   absl::StatusOr<Comparison> c = Compare(gate::Run{}, cur, Defaults());
