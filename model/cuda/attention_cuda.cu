@@ -1,5 +1,6 @@
 // Causal self-attention forward / backward: permutes and the fused causal softmax as kernels,
 // the products as cuBLASLt GEMMs, then the launchers.
+#include <algorithm>
 #include <cmath>
 
 #include "accounting/flop_counter.h"
@@ -83,9 +84,9 @@ __global__ void unpermute_backward_kernel(S* dvaccum, const S* dout, int64_t B, 
 }
 
 // In place on att (rows, T), row r = (n, t): the scaled scores of columns 0..t become their
-// softmax, columns t+1.. become 0. One warp per row.
+// softmax, columns t+1 .. the end of t's query block become 0. One warp per row.
 template <typename S>
-__global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T) {
+__global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T, int64_t block) {
   const int lane = threadIdx.x % kWarpSize;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
                       threadIdx.x / kWarpSize;
@@ -104,15 +105,17 @@ __global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T) {
   }
   const MaxSum total = WarpMaxSum(acc);
   const float inv = 1.0f / total.s;
-  for (int64_t j = lane; j < T; j += kWarpSize) {
+  const int64_t limit = AttentionRowLimit(t, T, block);
+  for (int64_t j = lane; j < limit; j += kWarpSize) {
     x[j] = FromFloat<S>(j <= t ? expf(ToFloat(x[j]) - total.m) * inv : 0.0f);
   }
 }
 
-// In place on datt (rows, T): datt = att * (datt - sum_j att*datt) for columns 0..t, 0 above.
-// One warp per row.
+// In place on datt (rows, T): datt = att * (datt - sum_j att*datt) for columns 0..t, 0 above
+// up to the end of t's query block. One warp per row.
 template <typename S>
-__global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int64_t T) {
+__global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int64_t T,
+                                        int64_t block) {
   const int lane = threadIdx.x % kWarpSize;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
                       threadIdx.x / kWarpSize;
@@ -123,7 +126,8 @@ __global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int
   float dot = 0.0f;
   for (int64_t j = lane; j <= t; j += kWarpSize) dot += ToFloat(a[j]) * ToFloat(d[j]);
   dot = WarpSum(dot);
-  for (int64_t j = lane; j < T; j += kWarpSize) {
+  const int64_t limit = AttentionRowLimit(t, T, block);
+  for (int64_t j = lane; j < limit; j += kWarpSize) {
     d[j] = FromFloat<S>(j <= t ? ToFloat(a[j]) * (ToFloat(d[j]) - dot) : 0.0f);
   }
 }
@@ -141,28 +145,37 @@ void LaunchPerElement(const char* name, Kernel kernel, int64_t n, Args... args) 
 
 template <typename S>
 void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T,
-                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32) {
+                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32, int64_t block) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_forward");
-  const int64_t hs = C / NH, N = B * NH, n = B * T * C;
+  const int64_t hs = C / NH, N = B * NH, n = B * T * C, Tb = AttentionBlock(T, block);
   const StorageType st = StorageOf<S>();
   S* q = qkvr;
   S* k = qkvr + n;
   S* v = qkvr + 2 * n;
   LaunchPerElement("attention_forward", permute_kernel<S>, n, q, k, v, inp, B, T, NH, hs);
   CUDA_CHECK_LAST("attention_forward (permute)");
-  // att (T, T) = q k^T / sqrt(hs) per head, then the causal softmax in place.
-  accounting::CountMatmul(N * T, hs, T, "attention_qk");
+  // Scores of each query block against the keys up to its end: att = q k^T / sqrt(hs).
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
-  const GemmCall qk = AttentionScores(att, q, k, N, T, hs, scale, st, tf32);
-  gemm->Run(qk.spec, qk.ptrs);
-  const LaunchDims rows = WarpPerRowLaunch(N * T, kBlock);
-  MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows, "attention_forward"),
-                    BlockOf(rows))(att, N * T, T);
+  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
+    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
+    accounting::CountMatmul(N * rows, hs, keys, "attention_qk");
+    const GemmCall g = BatchedScores(att + r0 * T, q + r0 * hs, k, N, rows, keys, hs, T, T * T,
+                                     T * hs, scale, st, tf32);
+    gemm->Run(g.spec, g.ptrs);
+  }
+  // The causal softmax in place.
+  const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
+  MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows_dims, "attention_forward"),
+                    BlockOf(rows_dims))(att, N * T, T, Tb);
   CUDA_CHECK_LAST("attention_forward (softmax)");
-  // vaccum (T, hs) = att v per head, then back to (B, T, C).
-  accounting::CountMatmul(N * T, T, hs, "attention_av");
-  const GemmCall av = AttentionProduct(vaccum, att, v, N, T, hs, 1.0f, st, tf32);
-  gemm->Run(av.spec, av.ptrs);
+  // vaccum = att v per query block, then back to (B, T, C).
+  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
+    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
+    accounting::CountMatmul(N * rows, keys, hs, "attention_av");
+    const GemmCall g = BatchedProduct(vaccum + r0 * hs, att + r0 * T, v, N, rows, keys, hs, T,
+                                      T * T, T * hs, 1.0f, st, tf32);
+    gemm->Run(g.spec, g.ptrs);
+  }
   LaunchPerElement("attention_forward", unpermute_kernel<S>, n, out,
                    static_cast<const S*>(vaccum), B, T, NH, hs);
   CUDA_CHECK_LAST("attention_forward (unpermute)");
@@ -171,9 +184,9 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
 template <typename S>
 void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr,
                         const S* att, int64_t B, int64_t T, int64_t C, int64_t NH,
-                        GemmRunner* gemm, bool tf32) {
+                        GemmRunner* gemm, bool tf32, int64_t block) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_backward");
-  const int64_t hs = C / NH, N = B * NH, n = B * T * C;
+  const int64_t hs = C / NH, N = B * NH, n = B * T * C, Tb = AttentionBlock(T, block);
   const StorageType st = StorageOf<S>();
   const S* q = qkvr;
   const S* k = qkvr + n;
@@ -184,26 +197,44 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   LaunchPerElement("attention_backward", unpermute_backward_kernel<S>, n, dvaccum, dout, B, T,
                    NH, hs);
   CUDA_CHECK_LAST("attention_backward (unpermute)");
-  // datt = dvaccum v^T; dv = att^T dvaccum.
-  accounting::CountMatmul(N * T, hs, T, "attention_datt");
-  const GemmCall g_datt = AttentionScores(datt, dvaccum, v, N, T, hs, 1.0f, st, tf32);
-  gemm->Run(g_datt.spec, g_datt.ptrs);
-  accounting::CountMatmul(N * T, T, hs, "attention_dv");
-  const GemmCall g_dv = AttentionProductT(dv, att, dvaccum, N, T, hs, 1.0f, st, tf32);
-  gemm->Run(g_dv.spec, g_dv.ptrs);
+  // datt = dvaccum v^T, per query block.
+  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
+    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
+    accounting::CountMatmul(N * rows, hs, keys, "attention_datt");
+    const GemmCall g = BatchedScores(datt + r0 * T, dvaccum + r0 * hs, v, N, rows, keys, hs, T,
+                                     T * T, T * hs, 1.0f, st, tf32);
+    gemm->Run(g.spec, g.ptrs);
+  }
+  // dv = att^T dvaccum, per key block: the keys of block [j0, j0 + cols) are seen by the
+  // queries from j0 on (att is zero, or never computed, for earlier ones).
+  for (int64_t j0 = 0; j0 < T; j0 += Tb) {
+    const int64_t cols = std::min(Tb, T - j0), queries = T - j0;
+    accounting::CountMatmul(N * cols, queries, hs, "attention_dv");
+    const GemmCall g = BatchedProductT(dv + j0 * hs, att + j0 * T + j0, dvaccum + j0 * hs, N,
+                                       cols, queries, hs, T, T * T, T * hs, 1.0f, st, tf32);
+    gemm->Run(g.spec, g.ptrs);
+  }
   // Softmax backward in place: datt becomes the gradient of the scaled scores.
-  const LaunchDims rows = WarpPerRowLaunch(N * T, kBlock);
-  MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows, "attention_backward"),
-                    BlockOf(rows))(datt, att, N * T, T);
+  const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
+  MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows_dims, "attention_backward"),
+                    BlockOf(rows_dims))(datt, att, N * T, T, Tb);
   CUDA_CHECK_LAST("attention_backward (softmax)");
-  // dq = scale * dscores k; dk = scale * dscores^T q.
+  // dq = scale * dscores k per query block; dk = scale * dscores^T q per key block.
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
-  accounting::CountMatmul(N * T, T, hs, "attention_dq");
-  const GemmCall g_dq = AttentionProduct(dq, datt, k, N, T, hs, scale, st, tf32);
-  gemm->Run(g_dq.spec, g_dq.ptrs);
-  accounting::CountMatmul(N * T, T, hs, "attention_dk");
-  const GemmCall g_dk = AttentionProductT(dk, datt, q, N, T, hs, scale, st, tf32);
-  gemm->Run(g_dk.spec, g_dk.ptrs);
+  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
+    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
+    accounting::CountMatmul(N * rows, keys, hs, "attention_dq");
+    const GemmCall g = BatchedProduct(dq + r0 * hs, datt + r0 * T, k, N, rows, keys, hs, T,
+                                      T * T, T * hs, scale, st, tf32);
+    gemm->Run(g.spec, g.ptrs);
+  }
+  for (int64_t j0 = 0; j0 < T; j0 += Tb) {
+    const int64_t cols = std::min(Tb, T - j0), queries = T - j0;
+    accounting::CountMatmul(N * cols, queries, hs, "attention_dk");
+    const GemmCall g = BatchedProductT(dk + j0 * hs, datt + j0 * T + j0, q + j0 * hs, N, cols,
+                                       queries, hs, T, T * T, T * hs, scale, st, tf32);
+    gemm->Run(g.spec, g.ptrs);
+  }
   LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp,
                    static_cast<const S*>(dq), static_cast<const S*>(dk),
                    static_cast<const S*>(dv), B, T, NH, hs);
@@ -211,15 +242,15 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
 }
 
 template void attention_forward<float>(float*, float*, float*, float*, const float*, int64_t,
-                                       int64_t, int64_t, int64_t, GemmRunner*, bool);
+                                       int64_t, int64_t, int64_t, GemmRunner*, bool, int64_t);
 template void attention_forward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, int64_t, int64_t,
-                                      int64_t, int64_t, GemmRunner*, bool);
+                                      int64_t, int64_t, GemmRunner*, bool, int64_t);
 template void attention_backward<float>(float*, float*, float*, float*, const float*,
                                         const float*, const float*, int64_t, int64_t, int64_t,
-                                        int64_t, GemmRunner*, bool);
+                                        int64_t, GemmRunner*, bool, int64_t);
 template void attention_backward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, const Bf16*,
                                        const Bf16*, int64_t, int64_t, int64_t, int64_t,
-                                       GemmRunner*, bool);
+                                       GemmRunner*, bool, int64_t);
 
 }  // namespace cuda
 }  // namespace model

@@ -1,9 +1,12 @@
-// Causal multi-head self-attention on the GPU, llm.c's cuBLAS formulation: q, k, v permuted out
-// of the qkv buffer into (B, NH, T, hs), the score and value products as strided-batched
-// cuBLASLt GEMMs over the B*NH heads, a fused causal softmax (one warp per row, online
-// max/sum, zeros written above the diagonal), and the output permuted back. The GEMMs compute
-// the full T x T score matrix, so the FLOPs reported follow accounting's kFull convention, as
-// the CPU twin (model/attention_cpu.h) reports them.
+// Causal multi-head self-attention on the GPU, llm.c's cuBLAS formulation made block-causal:
+// q, k, v permuted out of the qkv buffer into (B, NH, T, hs); the score and value products as
+// strided-batched cuBLASLt GEMMs over the B*NH heads, one per block of `block` query rows, each
+// with only the keys up to its block's end; a fused causal softmax (one warp per row, online
+// max/sum, zeros written above the diagonal up to the block's end); the output permuted back.
+// At T = 1024 and block 256 that is 62.5% of the full T x T work and traffic
+// (launch_config.h: AttentionWorkFraction). The FLOPs reported are those issued; the CPU twin
+// (model/attention_cpu.h) computes, and reports, the full T x T (accounting's kFull), which
+// equals ours when T <= block.
 // Legend: B batch, T sequence, C channels, NH heads, hs = C/NH head size, N = B*NH.
 #ifndef MODEL_CUDA_ATTENTION_CUDA_H_
 #define MODEL_CUDA_ATTENTION_CUDA_H_
@@ -11,25 +14,29 @@
 #include <cstdint>
 
 #include "model/cuda/gemm.h"
+#include "model/cuda/launch_config.h"
 
 namespace model {
 namespace cuda {
 
 // out: (B, T, C) heads concatenated; qkvr: (3, B, NH, T, hs) q | k | v permuted, saved for
-// backward; att: (B, NH, T, T) softmax(q k^T / sqrt(hs)) with the causal mask, zeros above the
-// diagonal, saved for backward; vaccum: (B, NH, T, hs) scratch; inp: (B, T, 3C) = q | k | v.
-// tf32: fp32 GEMMs may use TF32 tensor cores.
+// backward; att: (B, NH, T, T) softmax(q k^T / sqrt(hs)) with the causal mask, saved for
+// backward: row t holds its probabilities in columns 0..t and zeros up to its block's end
+// (AttentionRowLimit); the columns after that are never written. vaccum: (B, NH, T, hs)
+// scratch; inp: (B, T, 3C) = q | k | v. tf32: fp32 GEMMs may use TF32 tensor cores.
+// block: query rows per block (0: kAttentionBlock).
 template <typename S>
 void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T,
-                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32);
+                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32, int64_t block = 0);
 
 // dinp: (B, T, 3C) OVERWRITTEN with dq | dk | dv; dqkvr: (3, B, NH, T, hs) scratch;
 // datt: (B, NH, T, T) scratch; dvaccum: (B, NH, T, hs) scratch; dout: (B, T, C);
 // qkvr, att: from attention_forward.
+// block: as given to attention_forward.
 template <typename S>
 void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr,
                         const S* att, int64_t B, int64_t T, int64_t C, int64_t NH,
-                        GemmRunner* gemm, bool tf32);
+                        GemmRunner* gemm, bool tf32, int64_t block = 0);
 
 }  // namespace cuda
 }  // namespace model

@@ -17,8 +17,10 @@
 #include "model/cuda/encoder_cuda.h"
 #include "model/cuda/gelu_cuda.h"
 #include "model/cuda/gemm_spec.h"
+#include "model/cuda/launch_config.h"
 #include "model/cuda/layernorm_cuda.h"
 #include "model/cuda/matmul_cuda.h"
+#include "model/cuda/residual_cuda.h"
 #include "model/op_timer.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
@@ -95,6 +97,13 @@ class CudaGpt final : public CudaGptBase {
   }
   void RefreshWeightCopy();
   bool DecideGeluFusion();
+  bool DecideResidualFusion();
+  // out = residual + inp @ weight^T + bias: one GEMM with the residual as its C input, or the
+  // GEMM into kProj and the residual kernel.
+  // op: the timer's name for the matmul ("matmul_forward/attproj"); tag: the FLOP counter's.
+  void ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias,
+                              const S* residual, int64_t C, int64_t OC, const char* op,
+                              const char* tag);
 
   GptConfig config_;
   ParamLayout layout_;
@@ -105,6 +114,7 @@ class CudaGpt final : public CudaGptBase {
   CudaMemoryPlan plan_;
   void* arena_ = nullptr;
   bool fuse_gelu_ = false;
+  bool fuse_residual_ = false;
   bool have_forward_ = false;  // a Forward whose logits are intact
   bool have_loss_ = false;
   float loss_ = 0;
@@ -127,6 +137,7 @@ absl::Status CudaGpt<S>::Init(uint64_t seed) {
   MemsetAsync(Ptr<float>(CudaTensor::kAdamM), 0, n * 4);
   MemsetAsync(Ptr<float>(CudaTensor::kAdamV), 0, n * 4);
   fuse_gelu_ = options_.fuse_gelu && DecideGeluFusion();
+  fuse_residual_ = options_.fuse_residual && DecideResidualFusion();
   DeviceSynchronize();
   return absl::OkStatus();
 }
@@ -152,6 +163,40 @@ bool CudaGpt<S>::DecideGeluFusion() {
                                            w.fcprojw, Act(CudaTensor::kFch), BT, 4 * C, C,
                                            StorageOf<S>(), tf32_);
   return gemm_->Supports(fwd.spec, fwd.ptrs) && gemm_->Supports(bwd.spec, bwd.ptrs);
+}
+
+template <typename S>
+bool CudaGpt<S>::DecideResidualFusion() {
+  const int64_t BT = int64_t{B_} * T_, C = config_.width;
+  const ParamPointers<S> w = PointParams(layout_, Weights());
+  const GemmCall attproj =
+      LinearForward(Act(CudaTensor::kResidual2), Act(CudaTensor::kAtty), w.attprojw, w.attprojb,
+                    Act(CudaTensor::kEncoded), nullptr, BT, C, C, StorageOf<S>(), tf32_);
+  const GemmCall fcproj =
+      LinearForward(Act(CudaTensor::kResidual3), Act(CudaTensor::kFchGelu), w.fcprojw, w.fcprojb,
+                    Act(CudaTensor::kResidual2), nullptr, BT, 4 * C, C, StorageOf<S>(), tf32_);
+  return gemm_->Supports(attproj.spec, attproj.ptrs) && gemm_->Supports(fcproj.spec, fcproj.ptrs);
+}
+
+template <typename S>
+void CudaGpt<S>::ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias,
+                                        const S* residual, int64_t C, int64_t OC,
+                                        const char* op_name, const char* tag) {
+  const int64_t B = B_, T = T_;
+  if (fuse_residual_) {
+    ScopedOp op(timer_, op_name);
+    matmul_forward(out, inp, weight, bias, residual, static_cast<S*>(nullptr), B, T, C, OC,
+                   gemm_.get(), tf32_, tag);
+    return;
+  }
+  S* proj = Act(CudaTensor::kProj);
+  {
+    ScopedOp op(timer_, op_name);
+    matmul_forward(proj, inp, weight, bias, static_cast<const S*>(nullptr),
+                   static_cast<S*>(nullptr), B, T, C, OC, gemm_.get(), tf32_, tag);
+  }
+  ScopedOp op(timer_, "residual_forward");
+  residual_forward(out, residual, static_cast<const S*>(proj), B * T * OC);
 }
 
 template <typename S>
@@ -198,12 +243,9 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
       attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l),
                         Act(CudaTensor::kVaccum), qkv, B, T, C, NH, gemm, tf32_);
     }
-    {
-      // residual2 = residual + atty @ attprojw^T + attprojb: the add is the GEMM's C input.
-      ScopedOp op(timer_, "matmul_forward/attproj");
-      matmul_forward(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
-                     residual, static_cast<S*>(nullptr), B, T, C, C, gemm, tf32_, "attproj");
-    }
+    // residual2 = residual + atty @ attprojw^T + attprojb
+    ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
+                           residual, C, C, "matmul_forward/attproj", "attproj");
     {
       ScopedOp op(timer_, "layernorm_forward");
       layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l),
@@ -226,11 +268,10 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
       ScopedOp op(timer_, "gelu_forward");
       gelu_forward(fch_gelu, fch, BT * 4 * C);
     }
-    {
-      ScopedOp op(timer_, "matmul_forward/fcproj");
-      matmul_forward(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C),
-                     residual2, static_cast<S*>(nullptr), B, T, 4 * C, C, gemm, tf32_, "fcproj");
-    }
+    // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
+    ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C,
+                           Slice(w.fcprojb, l * C), residual2, 4 * C, C, "matmul_forward/fcproj",
+                           "fcproj");
   }
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
@@ -438,11 +479,12 @@ absl::Status CudaGpt<S>::CopyLogitsToHost(std::vector<float>* out) {
 
 template <typename S>
 std::string CudaGpt<S>::Describe() const {
-  return absl::StrCat("cuda ", PrecisionName(options_.precision), " on ", options_.device_name,
-                      ", GeLU ",
-                      fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels",
-                      ", bias and residual adds in the GEMM epilogues, gemm ", gemm_->name(),
-                      "; memory: ", plan_.Describe());
+  return absl::StrCat(
+      "cuda ", PrecisionName(options_.precision), " on ", options_.device_name,
+      ", GeLU ", fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels",
+      ", residual adds ", fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
+      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
+      AttentionBlock(T_), "), gemm ", gemm_->name(), "; memory: ", plan_.Describe());
 }
 
 template <typename S>

@@ -4,9 +4,11 @@
 // (*_cuda.h) and device_api.h.
 //
 // Precision modes: cuda_precision.h (in bf16 mode AdamW refreshes the bf16 weight copy).
-// Fusions: the bias and the two residual adds per layer are in the GEMM epilogues; the GeLU
-// (forward GELU_AUX_BIAS, backward DGELU) too when options.fuse_gelu and the runner supports it
-// for the planned shapes, else the GeLU kernels run.
+// Fusions, each used when the option is on and the GemmRunner supports it for the planned
+// shapes (asked once, at creation), else the separate kernels run: the bias is always in the
+// GEMM epilogue; the two residual adds per layer go in as the GEMM's C input (beta = 1,
+// options.fuse_residual); the GeLU as cuBLASLt's GELU_AUX_BIAS forward and DGELU backward
+// epilogues (options.fuse_gelu).
 #ifndef MODEL_CUDA_CUDA_GPT_H_
 #define MODEL_CUDA_CUDA_GPT_H_
 
@@ -25,7 +27,8 @@ namespace cuda {
 
 struct CudaGptOptions {
   CudaPrecision precision = CudaPrecision::kBf16;
-  bool fuse_gelu = true;  // use cuBLASLt's GeLU epilogues where the runner supports them
+  bool fuse_gelu = true;      // cuBLASLt's GeLU epilogues where the runner supports them
+  bool fuse_residual = true;  // residual adds as the projection GEMMs' C input
   std::string device_name = "GPU";  // for messages
 };
 

@@ -60,8 +60,9 @@ enum class CudaTensor : int {
   kDQkvr,      // (3, B, NH, T, hs) backward
   kDAtt,       // (B, NH, T, T) backward
   kDVaccum,    // (B, NH, T, hs) backward
+  kProj,       // (B, T, C) forward: projection output when the residual add is not fused
 };
-inline constexpr int kNumCudaTensors = 36;
+inline constexpr int kNumCudaTensors = 37;
 
 enum class MemoryGroup : int { kParams, kGrads, kAdamW, kWeightCopy, kActivations, kScratch };
 inline constexpr int kNumMemoryGroups = 6;

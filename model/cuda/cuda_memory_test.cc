@@ -32,7 +32,7 @@ TEST(CudaMemory, Gpt2Bf16MatchesAnIndependentCount) {
   const int64_t act = 2 * (L * per_layer_bf16 + BT * C * 2 + BT * Vp) + 4 * (L * 4 * BT) +
                       4 * (4 * BT) + 4 * (2 * BT);
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kActivations)], act);
-  const int64_t scratch = 2 * (BT * C * (3 + 1 + 1 + 1 + 4 + 3 + 3 + 1) + B * NH * T * T);
+  const int64_t scratch = 2 * (BT * C * (3 + 1 + 1 + 1 + 4 + 3 + 3 + 1 + 1) + B * NH * T * T);
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kScratch)], scratch);
   EXPECT_EQ(plan->workspace_bytes, 32 << 20);
   EXPECT_EQ(plan->total_bytes(), np * 4 * 4 + np * 2 + act + scratch + (32 << 20));

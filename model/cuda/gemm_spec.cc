@@ -93,25 +93,26 @@ GemmCall LinearBackwardWeight(float* dweight, const void* dout, const void* inp,
   return call;
 }
 
-GemmCall AttentionScores(void* d, const void* x, const void* y, int64_t N, int64_t T,
-                         int64_t hs, float alpha, StorageType type, bool tf32) {
-  // d^T (T x T): element (j, i) = sum_e y[j][e] x[i][e]: A = y (stored hs x T) transposed,
-  // B = x (stored hs x T).
+GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t rows,
+                       int64_t cols, int64_t hs, int64_t ld, int64_t stride_p,
+                       int64_t stride_xy, float alpha, StorageType type, bool tf32) {
+  // d^T (cols x rows, ld): element (j, i) = sum_e y[j][e] x[i][e]: A = y (stored hs x cols)
+  // transposed, B = x (stored hs x rows).
   GemmCall call;
   GemmSpec& s = call.spec;
   s = Base(type, tf32);
   s.trans_a = true;
   s.trans_b = false;
-  s.m = T;
-  s.n = T;
+  s.m = cols;
+  s.n = rows;
   s.k = hs;
   s.lda = hs;
   s.ldb = hs;
-  s.ldc = T;
+  s.ldc = ld;
   s.batch = N;
-  s.stride_a = T * hs;
-  s.stride_b = T * hs;
-  s.stride_c = T * T;
+  s.stride_a = stride_xy;
+  s.stride_b = stride_xy;
+  s.stride_c = stride_p;
   s.alpha = alpha;
   call.ptrs.a = y;
   call.ptrs.b = x;
@@ -120,25 +121,26 @@ GemmCall AttentionScores(void* d, const void* x, const void* y, int64_t N, int64
   return call;
 }
 
-GemmCall AttentionProduct(void* d, const void* p, const void* y, int64_t N, int64_t T,
-                          int64_t hs, float alpha, StorageType type, bool tf32) {
-  // d^T (hs x T): element (e, i) = sum_j y[j][e] p[i][j]: A = y (stored hs x T),
-  // B = p (stored T x T, column i holds row i of p).
+GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_t rows, int64_t k,
+                        int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy, float alpha,
+                        StorageType type, bool tf32) {
+  // d^T (hs x rows): element (e, i) = sum_j y[j][e] p[i][j]: A = y (stored hs x k),
+  // B = p (stored k x rows, ld: column i holds row i of p).
   GemmCall call;
   GemmSpec& s = call.spec;
   s = Base(type, tf32);
   s.trans_a = false;
   s.trans_b = false;
   s.m = hs;
-  s.n = T;
-  s.k = T;
+  s.n = rows;
+  s.k = k;
   s.lda = hs;
-  s.ldb = T;
+  s.ldb = ld;
   s.ldc = hs;
   s.batch = N;
-  s.stride_a = T * hs;
-  s.stride_b = T * T;
-  s.stride_c = T * hs;
+  s.stride_a = stride_xy;
+  s.stride_b = stride_p;
+  s.stride_c = stride_xy;
   s.alpha = alpha;
   call.ptrs.a = y;
   call.ptrs.b = p;
@@ -147,12 +149,30 @@ GemmCall AttentionProduct(void* d, const void* p, const void* y, int64_t N, int6
   return call;
 }
 
-GemmCall AttentionProductT(void* d, const void* p, const void* y, int64_t N, int64_t T,
-                           int64_t hs, float alpha, StorageType type, bool tf32) {
-  // d^T (hs x T): element (e, i) = sum_j y[j][e] p[j][i]: as AttentionProduct with B transposed.
-  GemmCall call = AttentionProduct(d, p, y, N, T, hs, alpha, type, tf32);
+GemmCall BatchedProductT(void* d, const void* p, const void* y, int64_t N, int64_t cols,
+                         int64_t k, int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy,
+                         float alpha, StorageType type, bool tf32) {
+  // d^T (hs x cols): element (e, i) = sum_j y[j][e] p[j][i]: B = p (stored cols x k, ld)
+  // transposed.
+  GemmCall call = BatchedProduct(d, p, y, N, cols, k, hs, ld, stride_p, stride_xy, alpha, type,
+                                 tf32);
   call.spec.trans_b = true;
   return call;
+}
+
+GemmCall AttentionScores(void* d, const void* x, const void* y, int64_t N, int64_t T,
+                         int64_t hs, float alpha, StorageType type, bool tf32) {
+  return BatchedScores(d, x, y, N, T, T, hs, T, T * T, T * hs, alpha, type, tf32);
+}
+
+GemmCall AttentionProduct(void* d, const void* p, const void* y, int64_t N, int64_t T,
+                          int64_t hs, float alpha, StorageType type, bool tf32) {
+  return BatchedProduct(d, p, y, N, T, T, hs, T, T * T, T * hs, alpha, type, tf32);
+}
+
+GemmCall AttentionProductT(void* d, const void* p, const void* y, int64_t N, int64_t T,
+                           int64_t hs, float alpha, StorageType type, bool tf32) {
+  return BatchedProductT(d, p, y, N, T, T, hs, T, T * T, T * hs, alpha, type, tf32);
 }
 
 }  // namespace cuda

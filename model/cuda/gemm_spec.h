@@ -49,6 +49,22 @@ GemmCall LinearBackwardInput(void* dinp, const void* dout, const void* weight,
 GemmCall LinearBackwardWeight(float* dweight, const void* dout, const void* inp, int64_t R,
                               int64_t C, int64_t OC, StorageType type, bool tf32);
 
+// Batched products of attention blocks. Matrix n of x, y (row-major, hs columns) starts
+// n * stride_xy elements after matrix 0, of d / p (row-major, leading dimension ld) n * stride_p.
+// d[n]: (rows, cols; ld) = alpha * x[n] (rows, hs) @ y[n] (cols, hs)^T.
+GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t rows,
+                       int64_t cols, int64_t hs, int64_t ld, int64_t stride_p,
+                       int64_t stride_xy, float alpha, StorageType type, bool tf32);
+// d[n]: (rows, hs) = alpha * p[n] (rows, k; ld) @ y[n] (k, hs).
+GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_t rows, int64_t k,
+                        int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy, float alpha,
+                        StorageType type, bool tf32);
+// d[n]: (cols, hs) = alpha * p[n] (k, cols; ld)^T @ y[n] (k, hs).
+GemmCall BatchedProductT(void* d, const void* p, const void* y, int64_t N, int64_t cols,
+                         int64_t k, int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy,
+                         float alpha, StorageType type, bool tf32);
+
+// Whole (T, T) attention matrices, N of them, packed:
 // For n in [0, N): d[n]: (T, T) = alpha * x[n] (T, hs) @ y[n] (T, hs)^T.
 GemmCall AttentionScores(void* d, const void* x, const void* y, int64_t N, int64_t T,
                          int64_t hs, float alpha, StorageType type, bool tf32);

@@ -45,6 +45,20 @@ LaunchDims ColumnReduceLaunch(int64_t rows, int64_t cols) {
   return d;
 }
 
+int64_t AttentionBlock(int64_t T, int64_t requested) {
+  const int64_t b = requested > 0 ? requested : kAttentionBlock;
+  return b < T ? b : T;
+}
+
+double AttentionWorkFraction(int64_t T, int64_t block) {
+  double issued = 0;
+  for (int64_t r0 = 0; r0 < T; r0 += block) {
+    const int64_t rows = std::min(block, T - r0);
+    issued += static_cast<double>(rows) * static_cast<double>(r0 + rows);
+  }
+  return issued / (static_cast<double>(T) * static_cast<double>(T));
+}
+
 std::string CheckLaunch(const LaunchDims& d) {
   if (d.grid_x < 1 || d.grid_x > kMaxGridX) {
     return "grid.x = " + std::to_string(d.grid_x) + " is outside [1, 2^31 - 1]";

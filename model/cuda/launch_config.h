@@ -45,6 +45,21 @@ inline constexpr int kColumnBlockY = 8;
 inline constexpr int64_t kMinRowsPerThread = 16;
 LaunchDims ColumnReduceLaunch(int64_t rows, int64_t cols);
 
+// Block-causal attention: query rows go in blocks of this many, each multiplied only with the
+// keys up to its block's end (the rest of the T x T matrix is never computed, read or written).
+inline constexpr int64_t kAttentionBlock = 256;
+// The query block for sequence length T: `requested` if positive, else kAttentionBlock, at
+// most T.
+int64_t AttentionBlock(int64_t T, int64_t requested = 0);
+// The keys a row t sees, rounded up to its block's end: min(T, (t / block + 1) * block).
+// constexpr, so kernels can call it too.
+constexpr int64_t AttentionRowLimit(int64_t t, int64_t T, int64_t block) {
+  const int64_t end = (t / block + 1) * block;
+  return end < T ? end : T;
+}
+// Fraction of the full T x T products that block-causal attention issues.
+double AttentionWorkFraction(int64_t T, int64_t block);
+
 // "" when dims are launchable (grid and block sizes positive and within CUDA's limits),
 // else a message naming the bad value.
 std::string CheckLaunch(const LaunchDims& dims);

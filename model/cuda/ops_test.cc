@@ -30,6 +30,7 @@
 #include "model/matmul_cpu.h"
 #include "model/residual_cpu.h"
 #include "model/rng.h"
+#include "model/threads.h"
 
 namespace model {
 namespace cuda {
@@ -40,6 +41,13 @@ using test::MaxRelErr;
 using test::Quantized;
 using test::ToFloats;
 using test::ToStorage;
+
+// The CPU reference runs single-threaded: its OpenMP threads spin-wait, which on a loaded
+// machine costs far more than they save on these small shapes.
+const bool kOneCpuThread = [] {
+  SetNumThreads(1);
+  return true;
+}();
 
 std::vector<float> Random(int64_t n, uint64_t seed, double scale = 1.0) {
   Rng rng(seed);
@@ -214,10 +222,21 @@ void CrossEntropyMatchesCpu() {
   }
 }
 
+// The causal part of each att row (columns 0..t); what lies above is not compared.
+std::vector<float> CausalPart(const std::vector<float>& att, int64_t T) {
+  std::vector<float> out = att;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t t = (static_cast<int64_t>(i) / T) % T, j = static_cast<int64_t>(i) % T;
+    if (j > t) out[i] = 0.0f;
+  }
+  return out;
+}
+
 template <typename S>
-void AttentionMatchesCpu(bool tf32 = false) {
+void AttentionMatchesCpu(bool tf32, int64_t block) {
   const Shape s = Shapes();
-  const int64_t B = s.B, T = s.T, C = s.C, NH = s.NH, BT = B * T;
+  const int64_t B = s.B, T = s.T, C = s.C, NH = s.NH, BT = B * T, hs = C / NH;
+  const int64_t Tb = AttentionBlock(T, block);
   auto qkv = Quantized<S>(Random(BT * 3 * C, 15));
   std::vector<float> out(BT * C), att(B * NH * T * T);
   ::model::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
@@ -228,29 +247,52 @@ void AttentionMatchesCpu(bool tf32 = false) {
   {
     accounting::ScopedFlopCounter scope(&counter);
     attention_forward(d_out.get(), d_qkvr.get(), d_att.get(), d_vaccum.get(), d_qkv.get(), B, T,
-                      C, NH, gemm.get(), tf32);
+                      C, NH, gemm.get(), tf32, block);
   }
   const double tol = tf32 ? 5e-3 : Tol<S>(2e-5, 2e-2);
-  EXPECT_LE(MaxRelErr(Host(d_att), att), tol);
+  const std::vector<float> got_att = Host(d_att);
+  EXPECT_LE(MaxRelErr(CausalPart(got_att, T), att), tol);
   EXPECT_LE(MaxRelErr(Host(d_out), out), tol);
-  // The same FLOPs as the CPU twin reports (full T x T products).
-  EXPECT_EQ(counter.by_tag().at("attention_qk"), 2.0 * B * NH * T * T * (C / NH));
-  EXPECT_EQ(counter.by_tag().at("attention_av"), 2.0 * B * NH * T * T * (C / NH));
+  // Above the diagonal, up to the end of the row's block: exact zeros.
+  for (int64_t r = 0; r < B * NH * T; ++r) {
+    const int64_t t = r % T;
+    for (int64_t j = t + 1; j < AttentionRowLimit(t, T, Tb); ++j) {
+      ASSERT_EQ(got_att[r * T + j], 0.0f) << "row " << r << " column " << j;
+    }
+  }
+  // FLOPs issued: the full T x T times the block-causal fraction (all of it when T <= block).
+  const double full = 2.0 * B * NH * T * T * hs;
+  const double issued = full * AttentionWorkFraction(T, Tb);
+  EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_qk"), issued);
+  EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_av"), issued);
 
   auto dout = Quantized<S>(Random(BT * C, 16));
   std::vector<float> dinp(BT * 3 * C), datt(B * NH * T * T);
-  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
+  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B,
+                              T, C, NH);
   DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * 3 * C), d_dqkvr(3 * BT * C),
       d_datt(B * NH * T * T), d_dvaccum(BT * C);
   {
     accounting::ScopedFlopCounter scope(&counter);
     attention_backward(d_dinp.get(), d_dqkvr.get(), d_datt.get(), d_dvaccum.get(), d_dout.get(),
-                       d_qkvr.get(), d_att.get(), B, T, C, NH, gemm.get(), tf32);
+                       d_qkvr.get(), d_att.get(), B, T, C, NH, gemm.get(), tf32, block);
   }
   EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), tf32 ? 1e-2 : Tol<S>(5e-5, 3e-2));
   for (const char* tag : {"attention_datt", "attention_dv", "attention_dq", "attention_dk"}) {
-    EXPECT_EQ(counter.by_tag().at(tag), 2.0 * B * NH * T * T * (C / NH)) << tag;
+    EXPECT_DOUBLE_EQ(counter.by_tag().at(tag), issued) << tag;
   }
+}
+
+template <typename S>
+void AttentionMatchesCpu() {
+  AttentionMatchesCpu<S>(false, 0);
+}
+
+// Several query blocks, the last one short: 13 = 4 + 4 + 4 + 1 in the emulator,
+// 256 = 4 x 64 on a GPU (and at T = 1024 the model uses 4 x 256).
+template <typename S>
+void BlockCausalAttentionMatchesCpu() {
+  AttentionMatchesCpu<S>(false, test::IsEmulated() ? 4 : 64);
 }
 
 template <typename S>
@@ -363,11 +405,12 @@ OPS_TESTS(GeluAndResidualMatchCpu)
 OPS_TESTS(BiasBackwardMatchesCpu)
 OPS_TESTS(CrossEntropyMatchesCpu)
 OPS_TESTS(AttentionMatchesCpu)
+OPS_TESTS(BlockCausalAttentionMatchesCpu)
 OPS_TESTS(MatmulMatchesCpu)
 
 TEST(OpsTest, AttentionTf32IsClose) {
   SKIP_WITHOUT_DEVICE();
-  AttentionMatchesCpu<float>(/*tf32=*/true);
+  AttentionMatchesCpu<float>(/*tf32=*/true, 0);
 }
 
 }  // namespace
