@@ -241,7 +241,8 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
     {
       ScopedOp op(timer_, "attention_forward");
       attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l),
-                        Act(CudaTensor::kVaccum), qkv, B, T, C, NH, gemm, tf32_);
+                        Act(CudaTensor::kVaccum), qkv, B, T, C, NH, gemm, tf32_,
+                        options_.attention_block);
     }
     // residual2 = residual + atty @ attprojw^T + attprojb
     ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
@@ -395,7 +396,8 @@ absl::Status CudaGpt<S>::Backward() {
       ScopedOp op(timer_, "attention_backward");
       attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt),
                          Act(CudaTensor::kDVaccum), dbtc, Act(CudaTensor::kQkvr, l),
-                         Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_);
+                         Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
+                         options_.attention_block);
     }
     {
       ScopedOp op(timer_, "matmul_backward/qkv");
@@ -484,7 +486,7 @@ std::string CudaGpt<S>::Describe() const {
       ", GeLU ", fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels",
       ", residual adds ", fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
       ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
-      AttentionBlock(T_), "), gemm ", gemm_->name(), "; memory: ", plan_.Describe());
+      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(), "; memory: ", plan_.Describe());
 }
 
 template <typename S>

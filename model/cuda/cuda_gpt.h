@@ -29,6 +29,7 @@ struct CudaGptOptions {
   CudaPrecision precision = CudaPrecision::kBf16;
   bool fuse_gelu = true;      // cuBLASLt's GeLU epilogues where the runner supports them
   bool fuse_residual = true;  // residual adds as the projection GEMMs' C input
+  int64_t attention_block = 0;  // query rows per attention block (0: kAttentionBlock)
   std::string device_name = "GPU";  // for messages
 };
 

@@ -14,6 +14,7 @@
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
 #include "model/cpu_model.h"
+#include "model/cuda/launch_config.h"
 #include "model/cuda/test_backend.h"
 #include "model/gpt_config.h"
 #include "model/op_timer.h"
@@ -58,8 +59,10 @@ Batch RandomBatch(const GptConfig& c, int B, int T, uint64_t seed) {
 }
 
 std::unique_ptr<GptModel> MakeCuda(const RunSetup& s, CudaPrecision precision, bool fuse_gelu,
-                                   uint64_t seed = 7, bool fuse_residual = true) {
+                                   uint64_t seed = 7, bool fuse_residual = true,
+                                   int64_t attention_block = 0) {
   CudaGptOptions options;
+  options.attention_block = attention_block;
   options.precision = precision;
   options.fuse_gelu = fuse_gelu;
   options.fuse_residual = fuse_residual;
@@ -91,12 +94,14 @@ Tolerances TolerancesFor(CudaPrecision p) {
   return {3e-2, 1e-2, 8e-2};
 }
 
-void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu, bool fuse_residual = true) {
+void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu, bool fuse_residual = true,
+                    int64_t attention_block = 0) {
   SKIP_WITHOUT_DEVICE();
   const RunSetup s = SmallSetup();
   absl::StatusOr<std::unique_ptr<GptModel>> cpu = MakeCpuModel(s.config, s.B, s.T, 7);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
-  std::unique_ptr<GptModel> gpu = MakeCuda(s, precision, fuse_gelu, 7, fuse_residual);
+  std::unique_ptr<GptModel> gpu =
+      MakeCuda(s, precision, fuse_gelu, 7, fuse_residual, attention_block);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->device(), "cuda");
   EXPECT_EQ(gpu->num_params(), (*cpu)->num_params());
@@ -144,9 +149,14 @@ void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu, bool fuse_residual 
     const std::vector<float> a = Slice(g_gpu, t), b = Slice(g_cpu, t);
     EXPECT_LE(fp32 ? MaxRelErr(a, b) : NormRelErr(a, b), tol.grads) << "gradient of " << t.name;
   }
-  // Every matmul reported, with the CPU's FLOPs per tag.
-  EXPECT_EQ(gpu_flops.by_tag(), cpu_flops.by_tag());
-  EXPECT_EQ(gpu_flops.matmul_total(), cpu_flops.matmul_total());
+  // Every matmul reported, with the CPU's FLOPs per tag; attention's scaled by the share of
+  // the T x T products that block-causal attention issues.
+  const double fraction = AttentionWorkFraction(s.T, AttentionBlock(s.T, attention_block));
+  for (const auto& [tag, flops] : cpu_flops.by_tag()) {
+    const bool attention = tag.rfind("attention_", 0) == 0;
+    EXPECT_DOUBLE_EQ(gpu_flops.by_tag()[tag], attention ? flops * fraction : flops) << tag;
+  }
+  EXPECT_EQ(gpu_flops.by_tag().size(), cpu_flops.by_tag().size());
 }
 
 void TenStepsTrackCpu(CudaPrecision precision) {
@@ -192,6 +202,12 @@ TEST(CudaGptTest, Bf16StepUnfusedMatchesCpu) {
 }
 TEST(CudaGptTest, Fp32StepUnfusedResidualMatchesCpu) {
   StepMatchesCpu(CudaPrecision::kFp32, false, /*fuse_residual=*/false);
+}
+TEST(CudaGptTest, Fp32StepWithAttentionBlocksMatchesCpu) {
+  StepMatchesCpu(CudaPrecision::kFp32, false, true, /*attention_block=*/test::IsEmulated() ? 4 : 16);
+}
+TEST(CudaGptTest, Bf16StepWithAttentionBlocksMatchesCpu) {
+  StepMatchesCpu(CudaPrecision::kBf16, true, true, /*attention_block=*/test::IsEmulated() ? 5 : 24);
 }
 TEST(CudaGptTest, Tf32StepIsClose) { StepMatchesCpu(CudaPrecision::kTf32, false); }
 TEST(CudaGptTest, Fp32TenStepsTrackCpu) { TenStepsTrackCpu(CudaPrecision::kFp32); }

@@ -47,6 +47,24 @@ TEST(LaunchConfig, ColumnReduceCoversColumnsAndSplitsRows) {
   EXPECT_EQ(CheckLaunch(ColumnReduceLaunch(int64_t{1} << 30, 3)), "");
 }
 
+TEST(LaunchConfig, AttentionBlocks) {
+  EXPECT_EQ(AttentionBlock(1024), 256);
+  EXPECT_EQ(AttentionBlock(100), 100);  // one block: the full (causal-masked) matrix
+  EXPECT_EQ(AttentionBlock(1024, 64), 64);
+  EXPECT_EQ(AttentionRowLimit(0, 1024, 256), 256);
+  EXPECT_EQ(AttentionRowLimit(255, 1024, 256), 256);
+  EXPECT_EQ(AttentionRowLimit(256, 1024, 256), 512);
+  EXPECT_EQ(AttentionRowLimit(12, 13, 4), 13);  // the last, short block
+  // (1 + 2 + 3 + 4) / 16 of the T x T products at T = 1024.
+  EXPECT_DOUBLE_EQ(AttentionWorkFraction(1024, 256), 0.625);
+  EXPECT_DOUBLE_EQ(AttentionWorkFraction(256, 256), 1.0);
+  // 13 rows in blocks 4 + 4 + 4 + 1 see 4, 8, 12, 13 keys.
+  EXPECT_DOUBLE_EQ(AttentionWorkFraction(13, 4), (4.0 * 4 + 4 * 8 + 4 * 12 + 1 * 13) / 169);
+  for (int64_t t = 0; t < 13; ++t) {
+    EXPECT_GT(AttentionRowLimit(t, 13, 4), t);  // every row sees itself
+  }
+}
+
 TEST(LaunchConfig, CheckLaunchNamesTheBadValue) {
   LaunchDims d;
   d.grid_x = 0;
