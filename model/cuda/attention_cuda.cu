@@ -94,15 +94,7 @@ __global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T, int64_t 
   const int64_t t = row % T;
   S* x = att + row * T;
   MaxSum acc{kNegMax, 0.0f};
-  for (int64_t j = lane; j <= t; j += kWarpSize) {
-    const float v = ToFloat(x[j]);
-    if (v > acc.m) {
-      acc.s = acc.s * expf(acc.m - v) + 1.0f;
-      acc.m = v;
-    } else {
-      acc.s += expf(v - acc.m);
-    }
-  }
+  for (int64_t j = lane; j <= t; j += kWarpSize) OnlineAdd(acc, ToFloat(x[j]));
   const MaxSum total = WarpMaxSum(acc);
   const float inv = 1.0f / total.s;
   const int64_t limit = AttentionRowLimit(t, T, block);
@@ -130,6 +122,75 @@ __global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int
   for (int64_t j = lane; j < limit; j += kWarpSize) {
     d[j] = FromFloat<S>(j <= t ? ToFloat(a[j]) * (ToFloat(d[j]) - dot) : 0.0f);
   }
+}
+
+// softmax_forward_kernel with 16-byte accesses: each lane takes whole vectors of kVec<S>
+// columns (T and the block are multiples of kVec<S>, rows 16-byte aligned).
+template <typename S>
+__global__ void softmax_forward_vec_kernel(S* att, int64_t rows, int64_t T, int64_t block) {
+  constexpr int V = kVec<S>;
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
+                      threadIdx.x / kWarpSize;
+  if (row >= rows) return;
+  const int64_t t = row % T;
+  S* x = att + row * T;
+  MaxSum acc{kNegMax, 0.0f};
+  for (int64_t c = lane; c * V <= t; c += kWarpSize) {
+    const Vec<S> v = LoadVec(x + c * V);
+    for (int e = 0; e < V; ++e) {
+      if (c * V + e <= t) OnlineAdd(acc, ToFloat(v.e[e]));
+    }
+  }
+  const MaxSum total = WarpMaxSum(acc);
+  const float inv = 1.0f / total.s;
+  const int64_t limit = AttentionRowLimit(t, T, block);
+  for (int64_t c = lane; c * V < limit; c += kWarpSize) {
+    Vec<S> v = LoadVec(x + c * V);
+    for (int e = 0; e < V; ++e) {
+      const int64_t j = c * V + e;
+      v.e[e] = FromFloat<S>(j <= t ? expf(ToFloat(v.e[e]) - total.m) * inv : 0.0f);
+    }
+    StoreVec(x + c * V, v);
+  }
+}
+
+// softmax_backward_kernel with 16-byte accesses (same conditions as the forward one).
+template <typename S>
+__global__ void softmax_backward_vec_kernel(S* datt, const S* att, int64_t rows, int64_t T,
+                                            int64_t block) {
+  constexpr int V = kVec<S>;
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
+                      threadIdx.x / kWarpSize;
+  if (row >= rows) return;
+  const int64_t t = row % T;
+  S* d = datt + row * T;
+  const S* a = att + row * T;
+  float dot = 0.0f;
+  for (int64_t c = lane; c * V <= t; c += kWarpSize) {
+    const Vec<S> av = LoadVec(a + c * V), dv = LoadVec(d + c * V);
+    for (int e = 0; e < V; ++e) {
+      if (c * V + e <= t) dot += ToFloat(av.e[e]) * ToFloat(dv.e[e]);
+    }
+  }
+  dot = WarpSum(dot);
+  const int64_t limit = AttentionRowLimit(t, T, block);
+  for (int64_t c = lane; c * V < limit; c += kWarpSize) {
+    const Vec<S> av = LoadVec(a + c * V);
+    Vec<S> dv = LoadVec(d + c * V);
+    for (int e = 0; e < V; ++e) {
+      const int64_t j = c * V + e;
+      dv.e[e] = FromFloat<S>(j <= t ? ToFloat(av.e[e]) * (ToFloat(dv.e[e]) - dot) : 0.0f);
+    }
+    StoreVec(d + c * V, dv);
+  }
+}
+
+// Rows of att / datt allow 16-byte accesses, and blocks end on whole vectors.
+template <typename S>
+bool SoftmaxVectorized(const S* att, int64_t T, int64_t block) {
+  return VecAligned<S>(att, T) && block % kVec<S> == 0;
 }
 
 template <typename Kernel, typename... Args>
@@ -165,8 +226,13 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
   }
   // The causal softmax in place.
   const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
-  MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows_dims, "attention_forward"),
-                    BlockOf(rows_dims))(att, N * T, T, Tb);
+  if (SoftmaxVectorized(att, T, Tb)) {
+    MODEL_CUDA_LAUNCH(softmax_forward_vec_kernel<S>, GridOf(rows_dims, "attention_forward"),
+                      BlockOf(rows_dims))(att, N * T, T, Tb);
+  } else {
+    MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows_dims, "attention_forward"),
+                      BlockOf(rows_dims))(att, N * T, T, Tb);
+  }
   CUDA_CHECK_LAST("attention_forward (softmax)");
   // vaccum = att v per query block, then back to (B, T, C).
   for (int64_t r0 = 0; r0 < T; r0 += Tb) {
@@ -216,8 +282,13 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   }
   // Softmax backward in place: datt becomes the gradient of the scaled scores.
   const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
-  MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows_dims, "attention_backward"),
-                    BlockOf(rows_dims))(datt, att, N * T, T, Tb);
+  if (SoftmaxVectorized(static_cast<const S*>(datt), T, Tb) && VecAligned<S>(att, T)) {
+    MODEL_CUDA_LAUNCH(softmax_backward_vec_kernel<S>, GridOf(rows_dims, "attention_backward"),
+                      BlockOf(rows_dims))(datt, att, N * T, T, Tb);
+  } else {
+    MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows_dims, "attention_backward"),
+                      BlockOf(rows_dims))(datt, att, N * T, T, Tb);
+  }
   CUDA_CHECK_LAST("attention_backward (softmax)");
   // dq = scale * dscores k per query block; dk = scale * dscores^T q per key block.
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));

@@ -14,7 +14,7 @@ constexpr int kBlock = 512;
 // kernels
 
 // One block per row: each thread keeps an online (max, sum of exp) over a strided part of the
-// row, the block merges them exactly.
+// row, the block merges them exactly. (Scalar accesses: for rows not 16-byte aligned.)
 template <typename S>
 __global__ void crossentropy_forward_kernel(float* losses, float* lse, const S* logits,
                                             const int32_t* targets, int64_t V, int64_t Vp) {
@@ -23,15 +23,7 @@ __global__ void crossentropy_forward_kernel(float* losses, float* lse, const S* 
   const int64_t row = blockIdx.x;
   const S* x = logits + row * Vp;
   MaxSum acc{kNegMax, 0.0f};
-  for (int64_t i = threadIdx.x; i < V; i += blockDim.x) {
-    const float v = ToFloat(x[i]);
-    if (v > acc.m) {
-      acc.s = acc.s * expf(acc.m - v) + 1.0f;
-      acc.m = v;
-    } else {
-      acc.s += expf(v - acc.m);
-    }
-  }
+  for (int64_t i = threadIdx.x; i < V; i += blockDim.x) OnlineAdd(acc, ToFloat(x[i]));
   const MaxSum total = BlockMaxSum(acc, scratch_m, scratch_s);
   if (threadIdx.x == 0) {
     const float l = total.m + logf(total.s);
@@ -59,6 +51,54 @@ __global__ void crossentropy_softmax_backward_kernel(S* logits, const float* lse
   }
 }
 
+// The two kernels above with 16-byte accesses (Vp a multiple of kVec<S>, rows aligned).
+template <typename S>
+__global__ void crossentropy_forward_vec_kernel(float* losses, float* lse, const S* logits,
+                                                const int32_t* targets, int64_t V, int64_t Vp) {
+  constexpr int W = kVec<S>;
+  __shared__ float scratch_m[32];
+  __shared__ float scratch_s[32];
+  const int64_t row = blockIdx.x;
+  const S* x = logits + row * Vp;
+  MaxSum acc{kNegMax, 0.0f};
+  for (int64_t c = threadIdx.x; c * W < V; c += blockDim.x) {
+    const Vec<S> v = LoadVec(x + c * W);
+    for (int e = 0; e < W; ++e) {
+      if (c * W + e < V) OnlineAdd(acc, ToFloat(v.e[e]));
+    }
+  }
+  const MaxSum total = BlockMaxSum(acc, scratch_m, scratch_s);
+  if (threadIdx.x == 0) {
+    const float l = total.m + logf(total.s);
+    lse[row] = l;
+    losses[row] = l - ToFloat(x[targets[row]]);
+  }
+}
+
+template <typename S>
+__global__ void crossentropy_softmax_backward_vec_kernel(S* logits, const float* lse,
+                                                         const int32_t* targets, float dloss,
+                                                         int64_t V, int64_t Vp) {
+  constexpr int W = kVec<S>;
+  const int64_t row = blockIdx.x;
+  S* x = logits + row * Vp;
+  const float l = lse[row];
+  const int64_t target = targets[row];
+  for (int64_t c = threadIdx.x; c * W < Vp; c += blockDim.x) {
+    Vec<S> v = LoadVec(x + c * W);
+    for (int e = 0; e < W; ++e) {
+      const int64_t i = c * W + e;
+      float g = 0.0f;
+      if (i < V) {
+        g = expf(ToFloat(v.e[e]) - l) * dloss;
+        if (i == target) g -= dloss;
+      }
+      v.e[e] = FromFloat<S>(g);
+    }
+    StoreVec(x + c * W, v);
+  }
+}
+
 }  // namespace
 
 // ----------------------------------------------------------------------------------------------
@@ -69,8 +109,13 @@ void crossentropy_forward(float* losses, float* lse, const S* logits, const int3
                           int64_t B, int64_t T, int64_t V, int64_t Vp) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && V >= 1 && Vp >= V, "crossentropy_forward");
   const LaunchDims d = BlockPerRowLaunch(B * T, kBlock);
-  MODEL_CUDA_LAUNCH(crossentropy_forward_kernel<S>, GridOf(d, "crossentropy_forward"),
-                    BlockOf(d))(losses, lse, logits, targets, V, Vp);
+  if (VecAligned<S>(logits, Vp)) {
+    MODEL_CUDA_LAUNCH(crossentropy_forward_vec_kernel<S>, GridOf(d, "crossentropy_forward"),
+                      BlockOf(d))(losses, lse, logits, targets, V, Vp);
+  } else {
+    MODEL_CUDA_LAUNCH(crossentropy_forward_kernel<S>, GridOf(d, "crossentropy_forward"),
+                      BlockOf(d))(losses, lse, logits, targets, V, Vp);
+  }
   CUDA_CHECK_LAST("crossentropy_forward");
 }
 
@@ -79,9 +124,15 @@ void crossentropy_softmax_backward(S* logits, const float* lse, const int32_t* t
                                    float dloss, int64_t B, int64_t T, int64_t V, int64_t Vp) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && V >= 1 && Vp >= V, "crossentropy_softmax_backward");
   const LaunchDims d = BlockPerRowLaunch(B * T, kBlock);
-  MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_kernel<S>,
-                    GridOf(d, "crossentropy_softmax_backward"), BlockOf(d))(logits, lse, targets,
-                                                                            dloss, V, Vp);
+  if (VecAligned<S>(logits, Vp)) {
+    MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_vec_kernel<S>,
+                      GridOf(d, "crossentropy_softmax_backward"),
+                      BlockOf(d))(logits, lse, targets, dloss, V, Vp);
+  } else {
+    MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_kernel<S>,
+                      GridOf(d, "crossentropy_softmax_backward"),
+                      BlockOf(d))(logits, lse, targets, dloss, V, Vp);
+  }
   CUDA_CHECK_LAST("crossentropy_softmax_backward");
 }
 

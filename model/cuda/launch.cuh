@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "model/cuda/launch_config.h"
@@ -78,6 +79,43 @@ __device__ __forceinline__ float BlockSum(float v, float* scratch) {
   return total;
 }
 
+// 16-byte vectors: kVec<S> elements of storage S (4 floats, 8 bf16) moved with one 128-bit
+// access. The address must be 16-byte aligned; launchers pick a vector kernel only when every
+// row start is (VecAligned) and fall back to the scalar one otherwise.
+template <typename S>
+constexpr int kVec = static_cast<int>(16 / sizeof(S));
+
+template <typename S>
+struct alignas(16) Vec {
+  S e[kVec<S>];
+};
+
+template <typename S>
+__device__ __forceinline__ Vec<S> LoadVec(const S* p) {
+  Vec<S> v;
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<int4*>(&v) = *reinterpret_cast<const int4*>(p);
+#else
+  std::memcpy(&v, p, sizeof(v));
+#endif
+  return v;
+}
+
+template <typename S>
+__device__ __forceinline__ void StoreVec(S* p, const Vec<S>& v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<int4*>(p) = *reinterpret_cast<const int4*>(&v);
+#else
+  std::memcpy(p, &v, sizeof(v));
+#endif
+}
+
+// Whether rows of `row_elements` elements starting at `base` all start 16-byte aligned.
+template <typename S>
+inline bool VecAligned(const void* base, int64_t row_elements) {
+  return reinterpret_cast<uintptr_t>(base) % 16 == 0 && row_elements % kVec<S> == 0;
+}
+
 // Online-softmax pair (running max m, sum s of exp(x - m)), merged exactly.
 struct MaxSum {
   float m;
@@ -87,6 +125,16 @@ struct MaxSum {
 __device__ __forceinline__ MaxSum MergeMaxSum(MaxSum a, MaxSum b) {
   const float m = fmaxf(a.m, b.m);
   return MaxSum{m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+}
+
+// Adds one value x to a running MaxSum.
+__device__ __forceinline__ void OnlineAdd(MaxSum& acc, float x) {
+  if (x > acc.m) {
+    acc.s = acc.s * expf(acc.m - x) + 1.0f;
+    acc.m = x;
+  } else {
+    acc.s += expf(x - acc.m);
+  }
 }
 
 __device__ __forceinline__ MaxSum WarpMaxSum(MaxSum v) {

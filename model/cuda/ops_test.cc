@@ -186,8 +186,7 @@ void BiasBackwardMatchesCpu() {
 }
 
 template <typename S>
-void CrossEntropyMatchesCpu() {
-  const Shape s = Shapes();
+void CrossEntropyMatchesCpu(Shape s) {
   const int64_t BT = s.B * s.T;
   auto logits = Quantized<S>(Random(BT * s.Vp, 13, 3.0));
   auto targets = RandomTokens(BT, static_cast<int32_t>(s.V), 14);
@@ -233,8 +232,7 @@ std::vector<float> CausalPart(const std::vector<float>& att, int64_t T) {
 }
 
 template <typename S>
-void AttentionMatchesCpu(bool tf32, int64_t block) {
-  const Shape s = Shapes();
+void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
   const int64_t B = s.B, T = s.T, C = s.C, NH = s.NH, BT = B * T, hs = C / NH;
   const int64_t Tb = AttentionBlock(T, block);
   auto qkv = Quantized<S>(Random(BT * 3 * C, 15));
@@ -283,6 +281,7 @@ void AttentionMatchesCpu(bool tf32, int64_t block) {
   }
 }
 
+// Rows of T = 13 (emulator) take the scalar softmax, of T = 256 (GPU) the 16-byte one.
 template <typename S>
 void AttentionMatchesCpu() {
   AttentionMatchesCpu<S>(false, 0);
@@ -293,6 +292,25 @@ void AttentionMatchesCpu() {
 template <typename S>
 void BlockCausalAttentionMatchesCpu() {
   AttentionMatchesCpu<S>(false, test::IsEmulated() ? 4 : 64);
+}
+
+// Rows and blocks that allow 16-byte accesses in the emulator too (T = 24, blocks of 8), and
+// rows that do not on a GPU (T = 250).
+template <typename S>
+void AttentionOtherPathMatchesCpu() {
+  Shape s = Shapes();
+  s.T = test::IsEmulated() ? 24 : 250;
+  AttentionMatchesCpu<S>(false, test::IsEmulated() ? 8 : 100, s);
+}
+
+// Padded vocab a multiple of 8 (16-byte rows) and not.
+template <typename S>
+void CrossEntropyMatchesCpu() {
+  Shape s = Shapes();
+  CrossEntropyMatchesCpu<S>(s);
+  s.V = s.V / 2 + 1;
+  s.Vp = s.V;  // no padding, odd rows: the scalar kernels
+  CrossEntropyMatchesCpu<S>(s);
 }
 
 template <typename S>
@@ -406,6 +424,7 @@ OPS_TESTS(BiasBackwardMatchesCpu)
 OPS_TESTS(CrossEntropyMatchesCpu)
 OPS_TESTS(AttentionMatchesCpu)
 OPS_TESTS(BlockCausalAttentionMatchesCpu)
+OPS_TESTS(AttentionOtherPathMatchesCpu)
 OPS_TESTS(MatmulMatchesCpu)
 
 TEST(OpsTest, AttentionTf32IsClose) {
