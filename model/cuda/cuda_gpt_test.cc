@@ -132,8 +132,12 @@ void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu, bool fuse_residual 
   ASSERT_TRUE((*cpu)->Forward(batch).ok());
   ASSERT_TRUE((*cpu)->CopyLogitsToHost(&logits_cpu).ok());
 
-  const Tolerances tol = TolerancesFor(precision);
-  const bool fp32 = precision == CudaPrecision::kFp32;
+  // cuBLASLt's GeLU epilogue may use the hardware tanh approximation (~1e-3): with it, fp32 is
+  // held to the tf32 tolerances. The emulator's reference GEMM uses the exact formula.
+  const bool approximate_gelu = fuse_gelu && !test::IsEmulated();
+  const Tolerances tol = TolerancesFor(
+      precision == CudaPrecision::kFp32 && approximate_gelu ? CudaPrecision::kTf32 : precision);
+  const bool fp32 = precision == CudaPrecision::kFp32 && !approximate_gelu;
   EXPECT_LE(fp32 ? MaxRelErr(logits_gpu, logits_cpu) : NormRelErr(logits_gpu, logits_cpu),
             tol.logits);
   EXPECT_NEAR(gpu->loss(), (*cpu)->loss(), tol.loss * (*cpu)->loss());

@@ -5,10 +5,12 @@
 //   absl::StatusOr<std::unique_ptr<model::GptModel>> m =
 //       model::MakeCudaModel(config, /*B=*/12, /*T=*/1024, seed, accounting::Dtype::kBf16);
 //
-// dtype: kFp32  fp32 everything, GEMMs in true fp32 (CUBLAS_COMPUTE_32F, no TF32);
+// dtype: kFp32  fp32 everything, GEMMs in true fp32 (CUBLAS_COMPUTE_32F, no TF32), GeLU as a
+//               kernel: matches the CPU model to ~1e-5;
 //        kTf32  fp32 storage, GEMMs on TF32 tensor cores;
 //        kBf16  bf16 activations and GEMM inputs, fp32 accumulation, fp32 master weights,
-//               gradients and AdamW moments.
+//               gradients and AdamW moments; GeLU fused into cuBLASLt's epilogues when the
+//               library has them for these shapes.
 // Everything runs on the legacy default stream (stream 0); loss() and Synchronize() wait for
 // the device. params_data() / grads_data() are fp32 device pointers.
 #ifndef MODEL_CUDA_CUDA_MODEL_H_

@@ -65,6 +65,7 @@ struct Plan {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo;
   bool supported = false;
+  std::string why_not;  // the heuristic's status when unsupported
 };
 
 void SetBatch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride) {
@@ -120,7 +121,8 @@ class CublasLtRunner final : public GemmRunner {
     }
     Plan& plan = GetPlan(s, p);
     if (!plan.supported) {
-      std::fprintf(stderr, "cuBLASLt gemm: no algorithm for %s\n", DescribeGemm(s).c_str());
+      std::fprintf(stderr, "cuBLASLt gemm: no algorithm for %s (%s)\n", DescribeGemm(s).c_str(),
+                   plan.why_not.c_str());
       std::abort();
     }
     if (workspace_ == nullptr && workspace_bytes_ > 0) {
@@ -190,12 +192,15 @@ class CublasLtRunner final : public GemmRunner {
     const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
         handle_, plan.desc, plan.a, plan.b, plan.c, plan.c, pref, 1, &result, &returned);
     cublasLtMatmulPreferenceDestroy(pref);
-    // NOT_SUPPORTED (or no result) means: no algorithm for this combination; other errors are
-    // failures of the library itself.
-    if (st != CUBLAS_STATUS_NOT_SUPPORTED) CUBLAS_CHECK(st);
+    // Any failure here (NOT_SUPPORTED, or INVALID_VALUE for a combination this version rejects)
+    // means no algorithm: Supports() says so and the caller takes another path; Run() aborts.
     if (st == CUBLAS_STATUS_SUCCESS && returned > 0) {
       plan.algo = result.algo;
       plan.supported = true;
+    } else {
+      plan.why_not = st == CUBLAS_STATUS_SUCCESS
+                         ? std::string("the heuristic returned no algorithm")
+                         : std::string("heuristic: ") + cublasGetStatusName(st);
     }
     return plan;
   }

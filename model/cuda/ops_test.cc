@@ -348,7 +348,8 @@ void MatmulMatchesCpu() {
     ::model::matmul_forward(pre.data(), inp.data(), w.data(), bias.data(), B, T, C, OC, "fc");
     ::model::gelu_forward(act.data(), pre.data(), BT * OC);
     EXPECT_LE(MaxRelErr(Host(d_aux), pre), Tol<S>(2e-5, 1e-2));
-    EXPECT_LE(MaxRelErr(Host(d_out), act), Tol<S>(2e-5, 1e-2));
+    // cuBLASLt may compute the GeLU with the hardware tanh approximation (~1e-3 relative).
+    EXPECT_LE(MaxRelErr(Host(d_out), act), Tol<S>(test::IsEmulated() ? 2e-5 : 2e-3, 1e-2));
   } else {
     std::printf("[ %s ] no fused GeLU epilogue for %s\n", test::BackendName(),
                 DescribeGemm(fused.spec).c_str());
