@@ -16,17 +16,18 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
   absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
   if (!precision.ok()) return precision.status();
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
-  // ProbeCuda visits every device; keep the caller's current one.
+  // Only the calling thread's current device is touched (a DDP rank selected it); the full
+  // probe, which visits every device, runs only to explain why there is none.
   int device = 0;
-  const bool had_device = cuda::DeviceGet(&device).empty();
-  const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
-  if (!inv.available) return absl::UnavailableError(absl::StrCat("no CUDA device: ", inv.reason));
-  if (had_device) cuda::DeviceSet(device);
-  std::string name = "GPU " + std::to_string(device);
-  for (const sysinfo::CudaDevice& d : inv.devices) {
-    if (d.index == device) name = absl::StrCat("GPU ", device, " (", d.name, ")");
+  int64_t free_bytes = 0, total_bytes = 0;
+  std::string error = cuda::DeviceGet(&device);
+  if (error.empty()) error = cuda::DeviceMemoryInfo(&free_bytes, &total_bytes);
+  if (!error.empty()) {
+    const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
+    return absl::UnavailableError(
+        absl::StrCat("no CUDA device: ", inv.available ? error : inv.reason));
   }
-  std::string error;
+  const std::string name = absl::StrCat("GPU ", device, " (", cuda::DeviceName(device), ")");
   std::unique_ptr<cuda::GemmRunner> gemm =
       cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
   if (gemm == nullptr) return absl::InternalError(error);

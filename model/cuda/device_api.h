@@ -23,6 +23,8 @@ std::string DeviceMemoryInfo(int64_t* free_bytes, int64_t* total_bytes);
 // The calling thread's current device (cudaGetDevice / cudaSetDevice); "" on success.
 std::string DeviceGet(int* device);
 std::string DeviceSet(int device);
+// The device's name ("NVIDIA H200"), or "" if it cannot be read.
+std::string DeviceName(int device);
 
 // Synchronous copies (they wait for the work queued before them on the default stream).
 void CopyToDevice(void* dst, const void* src, int64_t bytes);

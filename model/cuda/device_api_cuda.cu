@@ -55,6 +55,15 @@ std::string DeviceSet(int device) {
   return "";
 }
 
+std::string DeviceName(int device) {
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return prop.name;
+}
+
 void CopyToDevice(void* dst, const void* src, int64_t bytes) {
   if (bytes == 0) return;
   CUDA_CHECK(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyHostToDevice));

@@ -61,6 +61,8 @@ std::string DeviceSet(int device) {
   return device == 0 ? "" : "the emulated machine has one device, 0";
 }
 
+std::string DeviceName(int device) { return device == 0 ? "emulated device" : ""; }
+
 void CopyToDevice(void* dst, const void* src, int64_t bytes) {
   if (bytes > 0) std::memcpy(dst, src, static_cast<size_t>(bytes));
 }

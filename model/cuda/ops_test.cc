@@ -217,7 +217,9 @@ void CrossEntropyMatchesCpu(Shape s) {
       }
       sum += grad[r * s.Vp + i];
     }
-    EXPECT_NEAR(sum, 0.0, Tol<S>(1e-6, 1e-2) * dloss) << "row " << r;
+    // fp32: the softmax sums to 1 up to lse's rounding (~1e-6 at lse ~ 11); bf16: the target
+    // element's own rounding (2^-9 of dloss) dominates.
+    EXPECT_NEAR(sum, 0.0, Tol<S>(2e-5, 1e-2) * dloss) << "row " << r;
   }
 }
 
