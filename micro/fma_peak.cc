@@ -16,6 +16,12 @@
 namespace micro {
 namespace {
 
+// A trial does at least this much work per thread (~10 ms at 100 GFLOP/s per core), so that
+// waking the OpenMP workers (milliseconds when another process holds the other core) stays
+// small against it. Probes alone are not enough: on a busy machine every probe can be slow,
+// and scaling from them once shrank trials to microseconds and the "peak" to 0.7 GFLOP/s.
+constexpr int64_t kMinFlopsPerThreadPerTrial = int64_t{1} << 30;
+
 constexpr int kAvx2Chains = 12;    // 12 ymm accumulators + a + b = 14 of 16 registers
 constexpr int kAvx512Chains = 24;  // 24 zmm accumulators + a + b = 26 of 32 registers
 
@@ -169,6 +175,8 @@ absl::StatusOr<FmaPeakResult> RunFmaLoop(FmaIsa isa, int64_t steps, int threads)
   return r;
 }
 
+int64_t MinFmaSteps(FmaIsa isa) { return kMinFlopsPerThreadPerTrial / FmaFlopsPerStep(isa); }
+
 absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, int threads) {
   if (!(seconds_per_trial > 0)) {
     return absl::InvalidArgumentError(
@@ -187,7 +195,7 @@ absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, 
     }
     if (fastest >= 1e-3 || steps >= (int64_t{1} << 40)) {
       const double scaled = static_cast<double>(steps) * seconds_per_trial / fastest;
-      return std::max<int64_t>(steps, static_cast<int64_t>(scaled));
+      return std::max<int64_t>({steps, static_cast<int64_t>(scaled), MinFmaSteps(isa)});
     }
     steps *= 4;
   }

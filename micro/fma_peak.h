@@ -44,7 +44,9 @@ absl::StatusOr<FmaPeakResult> RunFmaLoop(FmaIsa isa, int64_t steps, int threads 
 
 // The step count for runs of about `seconds_per_trial`: grows a probe until it lasts 1 ms or
 // more, and scales from the fastest of 3 probes, so a probe that was preempted on a busy
-// machine does not shrink the trials into fork/join overhead. Never below the probe's count.
+// machine does not shrink the trials into fork/join overhead. Never below the probe's count,
+// nor below MinFmaSteps (2^30 FLOPs per thread: thread wake-ups stay negligible).
+int64_t MinFmaSteps(FmaIsa isa);
 absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, int threads = 0);
 
 // Calibrates the step count so one run lasts about `seconds_per_trial`, then returns the best

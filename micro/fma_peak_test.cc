@@ -33,10 +33,11 @@ TEST(FmaPeakTest, BadArgumentsAreErrors) {
 TEST(FmaPeakTest, CalibrationNeverShrinksBelowAMillisecondProbe) {
   absl::StatusOr<int64_t> steps = CalibrateFmaSteps(FmaIsa::kAvx2, 1e-6);
   ASSERT_TRUE(steps.ok()) << steps.status();
-  // A 1 us target would be a handful of steps; the floor is the first probe size (4096) or a
-  // larger one that lasted >= 1 ms. (How long a run takes is not asserted: parallel tests.)
+  // A 1 us target would be a handful of steps; the floor is 2^30 FLOPs per thread, so thread
+  // wake-ups cannot dominate a trial. (How long a run takes is not asserted: parallel tests.)
   EXPECT_GE(*steps, 4096);
-  EXPECT_EQ(*steps % 4096, 0);
+  EXPECT_EQ(MinFmaSteps(FmaIsa::kAvx2), (int64_t{1} << 30) / (12 * 8 * 2));
+  EXPECT_GE(*steps, MinFmaSteps(FmaIsa::kAvx2));
   EXPECT_FALSE(CalibrateFmaSteps(FmaIsa::kAvx2, 0).ok());
 }
 
