@@ -75,6 +75,6 @@ step gpt_step 240 "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --se
 step ddp_step_1rank 120 "$B/macro_ddp_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 --steps=10 --warmup_steps=3
 if command -v compute-sanitizer >/dev/null; then
   step memcheck_gpt_step 120 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/macro_gpt_step" \
-    --device=cuda --preset=tiny --batch=2 --seq=32 --warmup_steps=0 --steps=1 --benchmark_min_time=0
+    --device=cuda --preset=test-tiny --batch=2 --seq=32 --warmup_steps=0 --steps=1 --benchmark_min_time=0
 fi
 say "total $(( $(date +%s) - t0 ))s"

@@ -1,4 +1,5 @@
-// MakeModel for builds with the CUDA toolkit: the CPU model or the CUDA model.
+// MakeModel: the CPU model, or the CUDA model (whose stub, in a build without the toolkit,
+// returns Unavailable saying so).
 #include "absl/strings/str_cat.h"
 #include "macro/make_model.h"
 #include "model/cpu_model.h"
