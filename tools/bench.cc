@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,8 +42,9 @@ ABSL_FLAG(std::string, suite, "", "suite name recorded for tools/gate's baseline
 ABSL_FLAG(int, threads, -1,
           "threads for the benchmarks (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MLBENCH_THREADS); "
           "0 leaves the environment as it is; default: 1 with --quick, else 0");
-ABSL_FLAG(double, max_foreign_cpu, 0.15,
-          "retry a binary's run when other processes used more than this share of the machine's CPU");
+ABSL_FLAG(double, max_contention, 0.15,
+          "retry a binary's run when other processes used more than this share of the machine's "
+          "CPU beyond the cores the benchmarks leave idle");
 ABSL_FLAG(int, retries, 2, "extra attempts per binary and round when the machine was busy");
 ABSL_FLAG(bool, calibration, true, "also run //tools:bench_calibration in every round");
 ABSL_FLAG(std::string, binaries, "",
@@ -181,18 +183,24 @@ int main(int argc, char** argv) {
   bench::RunOptions options;
   options.repetitions = repetitions;
   options.min_time = min_time;
-  options.max_foreign_cpu = absl::GetFlag(FLAGS_max_foreign_cpu);
+  options.max_contention = absl::GetFlag(FLAGS_max_contention);
   options.retries = absl::GetFlag(FLAGS_retries);
-  if (!(options.max_foreign_cpu > 0 && options.max_foreign_cpu <= 1) || options.retries < 0 ||
+  if (!(options.max_contention > 0 && options.max_contention <= 1) || options.retries < 0 ||
       options.retries > 20) {
     return Fail(absl::InvalidArgumentError(absl::StrCat(
-        "--max_foreign_cpu=", options.max_foreign_cpu, " / --retries=", options.retries,
-        " out of range; allowed: 0 < max_foreign_cpu <= 1, 0 <= retries <= 20")));
+        "--max_contention=", options.max_contention, " / --retries=", options.retries,
+        " out of range; allowed: 0 < max_contention <= 1, 0 <= retries <= 20")));
   }
-  options.progress = [&](int round, const bench::Target& t, double secs, double foreign, int attempts) {
-    std::fprintf(stderr, "bench: round %d/%d  %-28s %3zu case(s) %6.1f s  others used %3.0f%% of the CPU%s\n",
+  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long used = threads > 0 ? std::min<long>(threads, cpus) : cpus;
+  options.idle_share = static_cast<double>(cpus - used) / cpus;
+  options.progress = [&](int round, const bench::Target& t, double secs, double foreign, double contention,
+                         int attempts) {
+    std::fprintf(stderr,
+                 "bench: round %d/%d  %-28s %3zu case(s) %6.1f s  others used %3.0f%% of the CPU "
+                 "(contention %3.0f%%)%s\n",
                  round + 1, repetitions, t.binary.label.c_str(), t.cases.size(), secs, 100 * foreign,
-                 attempts > 1 ? absl::StrCat(" (", attempts, " attempts)").c_str() : "");
+                 100 * contention, attempts > 1 ? absl::StrCat(" (", attempts, " attempts)").c_str() : "");
   };
   absl::StatusOr<nlohmann::json> merged = bench::RunRounds(targets, options);
   if (!merged.ok()) return Fail(merged.status());
@@ -204,7 +212,7 @@ int main(int argc, char** argv) {
   m["min_time"] = min_time;
   m["calibration"] = calibration;
   m["threads"] = threads;
-  m["max_foreign_cpu"] = options.max_foreign_cpu;
+  m["max_contention"] = options.max_contention;
   nlohmann::json labels = nlohmann::json::array();
   for (const bench::Target& t : targets) labels.push_back(t.binary.label);
   m["binaries"] = labels;

@@ -11,10 +11,12 @@
 // Quiet rounds: a shared machine is often busy with other people's work (compiles, other
 // benchmarks). Around each binary run bench reads /proc/stat and its children's CPU time
 // (getrusage) and computes the foreign CPU fraction: the share of the machine's CPU time used
-// by anything but the benchmark (steal time included). A run above max_foreign_cpu is
-// discarded and retried after a pause, up to `retries` times; the quietest attempt is kept.
-// Each entry records mlbench_foreign_cpu and mlbench_attempts; tools/gate warns when the
-// machine was busy.
+// by anything but the benchmark (steal time included). The contention is the part of it that
+// the benchmark's idle cores could not absorb: foreign - idle_share, where idle_share is the
+// share of CPUs the benchmark leaves free (a 1-thread run on 2 CPUs leaves 0.5). A run whose
+// contention exceeds max_contention is discarded and retried after a pause, up to `retries`
+// times; the least contended attempt is kept. Each entry records mlbench_foreign_cpu,
+// mlbench_contention and mlbench_attempts; tools/gate warns when the machine was busy.
 //
 // The filter is passed to each binary unchanged, so Google Benchmark's semantics hold: a regex
 // matched against the full case name, a leading '-' negating it.
@@ -50,12 +52,13 @@ struct Target {
 struct RunOptions {
   int repetitions = 1;  // rounds
   double min_time = 0;  // --benchmark_min_time in seconds; 0 keeps Google Benchmark's default
-  double max_foreign_cpu = 0.15;  // retry a binary run when others used more of the machine
+  double max_contention = 0.15;  // retry a binary run when contention was higher
+  double idle_share = 0;         // share of the CPUs the benchmarks leave idle
   int retries = 2;                // extra attempts per binary run and round
   double retry_wait_s = 2.0;      // pause before a retry
   // Called after each binary run, for progress lines: round (0-based), target, seconds taken,
-  // foreign CPU fraction of the attempt kept, attempts made.
-  std::function<void(int, const Target&, double, double, int)> progress;
+  // foreign fraction and contention of the attempt kept, attempts made.
+  std::function<void(int, const Target&, double, double, double, int)> progress;
 };
 
 // Machine-wide CPU time (seconds summed over CPUs) from /proc/stat, and this process's
@@ -70,6 +73,8 @@ CpuSample SampleCpu();
 // Share of the machine's CPU time between a and b not used by our children, in [0, 1];
 // 0 when /proc/stat was unreadable.
 double ForeignCpuFraction(const CpuSample& a, const CpuSample& b);
+// max(0, foreign - idle_share).
+double Contention(double foreign, double idle_share);
 
 // Runs `exe` once with the filter and returns its JSON report ({"context", "benchmarks"}).
 // Errors name the binary and, for bad JSON, the byte where parsing failed.

@@ -20,6 +20,14 @@ TEST(ForeignCpuTest, ArithmeticOnSamples) {
   EXPECT_DOUBLE_EQ(ForeignCpuFraction(a, invalid), 0.0);
 }
 
+TEST(ForeignCpuTest, ContentionIsWhatTheIdleCoresCannotAbsorb) {
+  // A 1-thread benchmark on 2 CPUs leaves half the machine idle: another process using up to
+  // one CPU does not contend with it.
+  EXPECT_DOUBLE_EQ(Contention(0.4, 0.5), 0.0);
+  EXPECT_DOUBLE_EQ(Contention(0.75, 0.5), 0.25);
+  EXPECT_DOUBLE_EQ(Contention(0.3, 0.0), 0.3);
+}
+
 TEST(ForeignCpuTest, ABusyThreadOfOursCountsAsForeignToo) {
   // Busy work in this process (not a waited-for child) is "another process" for bench.
   CpuSample a = SampleCpu();

@@ -69,6 +69,7 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
     EXPECT_GE(b["mlbench_foreign_cpu"].get<double>(), 0.0);
     EXPECT_LE(b["mlbench_foreign_cpu"].get<double>(), 1.0);
     EXPECT_GE(b["mlbench_attempts"].get<int>(), 1);
+    EXPECT_LE(b["mlbench_contention"].get<double>(), b["mlbench_foreign_cpu"].get<double>());
     reps[b["name"].get<std::string>()].insert(b["repetition_index"].get<int>());
   }
   EXPECT_EQ(reps["BM_Fake/cpu/axpy/N:262144"], (std::set<int>{0, 1}));

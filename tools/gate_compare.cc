@@ -35,14 +35,18 @@ const std::vector<nlohmann::json>* FindCase(const Run& run, const std::string& p
   return nullptr;
 }
 
-// Median share of the CPU other processes used while the run's binaries ran (tools/bench
-// records it per entry as mlbench_foreign_cpu); a warning when above 15%.
+// Median contention while the run's binaries ran: the share of the CPU other processes used
+// beyond the cores the benchmark left idle (tools/bench records it per entry as
+// mlbench_contention; older runs have only mlbench_foreign_cpu). A warning above 15%.
 void BusyWarning(const Run& run, const char* which, std::vector<std::string>* warnings) {
   std::vector<double> f;
   for (const auto& [name, entries] : run.cases) {
     for (const nlohmann::json& e : entries) {
-      if (e.contains("mlbench_foreign_cpu") && e["mlbench_foreign_cpu"].is_number()) {
-        f.push_back(e["mlbench_foreign_cpu"].get<double>());
+      for (const char* key : {"mlbench_contention", "mlbench_foreign_cpu"}) {
+        if (e.contains(key) && e[key].is_number()) {
+          f.push_back(e[key].get<double>());
+          break;
+        }
       }
     }
   }
@@ -50,8 +54,9 @@ void BusyWarning(const Run& run, const char* which, std::vector<std::string>* wa
   double med = *stats::Median(f);
   if (med > 0.15) {
     warnings->push_back(absl::StrFormat(
-        "the machine was busy during the %s run: other processes used a median %.0f%% of its CPU "
-        "(tools/bench retried the busiest rounds); changes may be noise",
+        "the machine was busy during the %s run: other processes took a median %.0f%% of its CPU "
+        "beyond the cores the benchmarks left idle (tools/bench retried the busiest rounds); "
+        "changes may be noise",
         which, 100 * med));
   }
 }

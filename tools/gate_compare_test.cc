@@ -208,7 +208,7 @@ TEST(GateCompareTest, CalibrationMissingOnOneSideWarnsAndComparesRaw) {
 TEST(GateCompareTest, BusyMachineIsWarnedAbout) {
   gate::Run base = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_foreign_cpu", 0.02}})});
   gate::Run quiet = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_foreign_cpu", 0.05}})});
-  gate::Run busy = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_foreign_cpu", 0.6}})});
+  gate::Run busy = MakeRun({Reps("BM_A", 1000, 9, {{"mlbench_contention", 0.6}})});
   absl::StatusOr<Comparison> c = Compare(base, quiet, Defaults());
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->warnings.empty());
