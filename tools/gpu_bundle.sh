@@ -33,8 +33,8 @@ for t in "${WANTED[@]}" $MODEL_CUDA_TESTS; do
 done
 echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
 BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
-"${BAZEL[@]}" build -c opt --config=portable "${TARGETS[@]}"
-BIN="$("${BAZEL[@]}" info -c opt --config=portable bazel-bin 2>/dev/null)"
+"${BAZEL[@]}" build -c opt --config=portable --dynamic_mode=off "${TARGETS[@]}"
+BIN="$("${BAZEL[@]}" info -c opt --config=portable --dynamic_mode=off bazel-bin 2>/dev/null)"
 
 TMP="${DEST}.tmp.$$"
 rm -rf "$TMP"; mkdir -p "$TMP/bin" "$TMP/debs" "$TMP/lib" "$TMP/data"
@@ -64,7 +64,18 @@ for f in "$TMP"/bin/*; do
     PKGS["$owner"]=1
   done < <(ldd "$f" | awk '/=> \//{print $3}')
 done
-# OpenBLAS's OpenMP build needs its Fortran runtime; MPI ranks need mpirun's helpers.
+# MPI: a singleton rank (ddp_step without mpirun) starts OpenMPI's orted and loads its plugins,
+# none of which ldd of our binaries shows: carry openmpi-bin and whatever the plugins load.
+if [[ -n "${PKGS[libopenmpi3]:-}" ]]; then
+  PKGS[openmpi-bin]=1
+  while read -r lib; do
+    owner="$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    [[ -z "$owner" ]] && continue
+    case "$owner" in libc6|libstdc++6|libgcc-s1|libcrypt1|libzstd1|zlib1g) continue ;; esac
+    PKGS["$owner"]=1
+  done < <(for f in $(dpkg -L libopenmpi3 openmpi-bin | grep -E '\.so$|/bin/orte|/bin/orted$'); do
+             [[ -f "$f" ]] && ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u)
+fi
 (cd "$TMP/debs" && apt-get download "${!PKGS[@]}" >/dev/null)
 cp -L /usr/local/cuda/lib64/libcudart.so.13 "$TMP/lib/" 2>/dev/null || true
 cp tools/gpu_check.sh "$TMP/gpu_check.sh"

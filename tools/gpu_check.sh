@@ -32,7 +32,7 @@ LIBPATH="$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/usr/lib/x86_64-linux-gnu/openblas-
 for d in "${cuda_dirs[@]}"; do LIBPATH="$LIBPATH:$d"; done
 LIBPATH="$LIBPATH:$HERE/lib"
 export LD_LIBRARY_PATH="$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export OPAL_PREFIX="$DEPS/usr/lib/x86_64-linux-gnu/openmpi"
+export OPAL_PREFIX="$DEPS/usr"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 {
@@ -72,7 +72,7 @@ step micro_elementwise 90 "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:1
 step micro_ceilings 90 "$B/micro_ceilings" --benchmark_filter=cuda --ceilings_out="$OUT/ceilings.json"
 step gpt_step 240 "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
   --benchmark_out="$OUT/gpt_step.json" --benchmark_out_format=json
-step ddp_step_1rank 120 "$B/macro_ddp_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 --steps=10 --warmup_steps=3
+step ddp_step_1rank 120 "$B/macro_ddp_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 --steps=10 --warmup_steps=3 --json_out="$OUT/ddp.json"
 if command -v compute-sanitizer >/dev/null; then
   step memcheck_gpt_step 120 compute-sanitizer --tool memcheck --error-exitcode 3 "$B/macro_gpt_step" \
     --device=cuda --preset=test-tiny --batch=2 --seq=32 --warmup_steps=0 --steps=1 --benchmark_min_time=0
