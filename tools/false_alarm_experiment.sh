@@ -2,16 +2,17 @@
 # False-alarm experiment for tools/gate (issue 8): record a baseline of the quick suite on this
 # machine, then run the same suite RUNS times (default 10) on unchanged code and gate each run
 # against that baseline. A run that reports any REGRESSED case is a false alarm. Each run is
-# gated twice: with calibration (the default, BM_Calibration/cpu/fma) and without
-# (--calibration=none), so the report shows what normalisation buys on this machine.
+# gated three ways: with the default options (the CI gate), with --normalize (divide by the
+# calibration ratio) and with --holm=false (no family-wise correction), so the report shows
+# what each choice does on this machine.
 #
 #   tools/false_alarm_experiment.sh [RUNS] [OUTDIR]
 #   BENCH_ARGS="--filter=... --binaries=..." tools/false_alarm_experiment.sh   # another suite
 #   GATE_ARGS="--threshold=0.05" tools/false_alarm_experiment.sh               # gate options
 #
 # The baseline goes to OUTDIR/baselines, never to tools/baselines. Binaries are built once and
-# run from a snapshot copy (no bazel server in the loop, no rebuild can change them). Exit status: 0 when no calibrated run
-# raised a regression, 1 otherwise.
+# run from a snapshot copy (no bazel server in the loop, no rebuild can change them).
+# Exit status: 0 when no run raised a regression with the default options, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-10}"
@@ -20,7 +21,7 @@ BENCH_ARGS="${BENCH_ARGS:---quick --repetitions=9}"
 GATE_ARGS="${GATE_ARGS:-}"
 case "$BENCH_ARGS" in *--repetitions=*) ;; *) BENCH_ARGS="$BENCH_ARGS --repetitions=9" ;; esac
 
-bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null
+bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null 2>&1
 rm -rf "$OUT"
 mkdir -p "$OUT/baselines"
 export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
@@ -35,37 +36,40 @@ cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
 
 bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
 gate() { "$SNAP/gate" --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+regressed() { grep -c "^REGRESSED" "$1" || true; }
 
 start=$(date +%s)
-echo "false alarms: recording the baseline ($BENCH_ARGS)"
+echo "false alarms: recording the baseline ($BENCH_ARGS) at $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)"
 bench "$OUT/baseline_run.json"
 gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
 grep -E "^gate: baseline .* (created|updated)" "$OUT/baseline_update.txt" || true
 
-alarms=0
-raw_alarms=0
-printf "%-4s %-9s %-10s %-10s %-26s %s\n" run exit regressed raw_regr calibration "largest change (calibrated)"
+alarms=0; norm_alarms=0; raw_alarms=0
+printf "%-4s %-5s %-9s %-10s %-12s %-8s %-9s %s\n" run exit regressed normalized uncorrected cal_ratio load "largest change"
 for i in $(seq 1 "$RUNS"); do
   run="$OUT/run_$i.json"
   bench "$run"
+  load=$(cut -d' ' -f1 /proc/loadavg)
   set +e
   gate "$run" --summary="$OUT/run_$i.gate.md" > "$OUT/run_$i.gate.txt"; rc=$?
-  gate "$run" --calibration=none --summary="$OUT/run_$i.raw.gate.md" > "$OUT/run_$i.raw.gate.txt"; raw_rc=$?
+  gate "$run" --normalize --summary="$OUT/run_$i.norm.gate.md" > "$OUT/run_$i.norm.gate.txt"; norm_rc=$?
+  gate "$run" --holm=false --summary="$OUT/run_$i.raw.gate.md" > "$OUT/run_$i.raw.gate.txt"; raw_rc=$?
   set -e
-  if [ "$rc" -ge 2 ] || [ "$raw_rc" -ge 2 ]; then
+  if [ "$rc" -ge 2 ] || [ "$norm_rc" -ge 2 ] || [ "$raw_rc" -ge 2 ]; then
     echo "gate failed on bad input in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2
   fi
-  n=$(grep -c "^REGRESSED" "$OUT/run_$i.gate.txt" || true)
-  nr=$(grep -c "^REGRESSED" "$OUT/run_$i.raw.gate.txt" || true)
   [ "$rc" -eq 1 ] && alarms=$((alarms + 1))
+  [ "$norm_rc" -eq 1 ] && norm_alarms=$((norm_alarms + 1))
   [ "$raw_rc" -eq 1 ] && raw_alarms=$((raw_alarms + 1))
   cal=$(sed -n 's/^gate: calibration: .* ran \([0-9.]*x\) .*/\1/p' "$OUT/run_$i.gate.txt")
   # Largest |change| among compared cases, with its name.
   big=$(awk '$1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" { for (f=3; f<=NF; f++) if ($f ~ /^[+-][0-9.]+%$/) {
                v=substr($f, 1, length($f)-1)+0; a=v<0?-v:v; if (a>m) {m=a; best=$2" "$f} } }
              END {print best}' "$OUT/run_$i.gate.txt")
-  printf "%-4s %-9s %-10s %-10s %-26s %s\n" "$i" "$rc" "$n" "$nr" "${cal:-none}" "$big"
+  printf "%-4s %-5s %-9s %-10s %-12s %-8s %-9s %s\n" "$i" "$rc" "$(regressed "$OUT/run_$i.gate.txt")" \
+    "$(regressed "$OUT/run_$i.norm.gate.txt")" "$(regressed "$OUT/run_$i.raw.gate.txt")" "${cal:-none}" "$load" "$big"
 done
 secs=$(( $(date +%s) - start ))
-echo "false alarms: $alarms of $RUNS runs with calibration, $raw_alarms of $RUNS without ($secs s; files in $OUT)"
+echo "false alarms: $alarms of $RUNS runs with the default gate; $norm_alarms with --normalize;" \
+     "$raw_alarms with --holm=false ($secs s; files in $OUT)"
 [ "$alarms" -eq 0 ]

@@ -39,7 +39,12 @@ ABSL_FLAG(double, alpha, 0.05, "one-sided Mann-Whitney U significance level");
 ABSL_FLAG(std::string, metric, "real_time",
           "real_time, cpu_time, or a counter (higher is better; NAME:lower to invert)");
 ABSL_FLAG(std::string, calibration, "BM_Calibration/cpu/fma",
-          "name prefix of the case whose time normalises the metric; 'none' to compare raw values");
+          "name prefix of the calibration case whose time ratio (now / baseline) is reported; 'none' for none");
+ABSL_FLAG(bool, normalize, false,
+          "divide current values by the calibration ratio (off by default: measured to add false alarms "
+          "on the shared 2-core machine; see gate_compare.h)");
+ABSL_FLAG(bool, holm, true,
+          "Holm-adjust the p-values over the compared cases (family-wise false-alarm rate <= alpha)");
 ABSL_FLAG(bool, require_verified, true, "treat a case without a 'verified' counter as UNVERIFIED");
 ABSL_FLAG(std::string, suite, "", "baseline suite (default: the one tools/bench recorded)");
 ABSL_FLAG(std::string, summary, "", "markdown summary file (default: <current>.gate.md)");
@@ -105,6 +110,8 @@ int main(int argc, char** argv) {
   options.require_verified = absl::GetFlag(FLAGS_require_verified);
   options.calibration = absl::GetFlag(FLAGS_calibration);
   if (options.calibration == "none") options.calibration.clear();
+  options.normalize = absl::GetFlag(FLAGS_normalize);
+  options.holm = absl::GetFlag(FLAGS_holm);
   if (absl::Status s = gate::ValidateOptions(options); !s.ok()) return BadInput(s);
 
   const std::string current_path = gate::UserPath(absl::GetFlag(FLAGS_current));
@@ -150,11 +157,15 @@ int main(int argc, char** argv) {
                                                                                             : " (lower is better)");
   header.threshold = options.threshold;
   header.alpha = options.alpha;
+  header.holm = options.holm;
   std::string update = absl::StrCat("bazel run //tools:gate -- --current=", ShellQuote(current_path));
   if (!absl::GetFlag(FLAGS_baseline).empty()) absl::StrAppend(&update, " --baseline=", ShellQuote(baseline_path));
   if (baseline_dir != "tools/baselines") absl::StrAppend(&update, " --baseline_dir=", ShellQuote(baseline_dir));
   if (!absl::GetFlag(FLAGS_suite).empty()) absl::StrAppend(&update, " --suite=", ShellQuote(suite));
   if (!options.require_verified) absl::StrAppend(&update, " --require_verified=false");
+  if (absl::GetFlag(FLAGS_calibration) != "BM_Calibration/cpu/fma") {
+    absl::StrAppend(&update, " --calibration=", ShellQuote(absl::GetFlag(FLAGS_calibration)));
+  }
   absl::StrAppend(&update, " --update");
   header.update_command = update;
   // In CI the run file is gone after the job: also say how to re-measure and record.

@@ -180,12 +180,14 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     const auto* cur_cal = FindCase(current, options.calibration, &cur_name);
     const auto* base_cal = FindCase(baseline, options.calibration, &base_name);
     if (cur_cal == nullptr || base_cal == nullptr || cur_name != base_name) {
-      if (!baseline.cases.empty()) {
+      if (!baseline.cases.empty() && options.normalize) {
         cmp.warnings.push_back(absl::StrCat("calibration case '", options.calibration,
                                             "' is not in both runs; no normalisation"));
       }
     } else if (UnverifiedReason(*cur_cal, false) || UnverifiedReason(*base_cal, false)) {
-      cmp.warnings.push_back(absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
+      if (options.normalize) {
+        cmp.warnings.push_back(absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
+      }
     } else {
       Metric time;  // real_time
       absl::StatusOr<std::vector<double>> c = MetricSamples(*cur_cal, time);
@@ -195,12 +197,19 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
       double mc = *stats::Median(*c), mb = *stats::Median(*b);
       if (mc > 0 && mb > 0) {
         cmp.calibrated = true;
+        cmp.normalized = options.normalize;
         cmp.calibration_case = cur_name;
         cmp.calibration_factor = mc / mb;
       }
     }
   }
 
+  struct Pending {
+    size_t index;       // into cmp.cases
+    double worse_by;    // relative change in the worse direction
+    double p_worse, p_better;  // one-sided, unadjusted
+  };
+  std::vector<Pending> pending;
   bool few_reps = false;
   for (const std::string& name : current.order) {
     if (IsCalibration(name)) continue;
@@ -220,7 +229,7 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
       continue;
     }
     if (!c.ok()) return c.status();
-    if (cmp.calibrated) {
+    if (cmp.normalized) {
       for (double& v : *c) v = metric.higher_is_better ? v * cmp.calibration_factor : v / cmp.calibration_factor;
     }
     r.current_median = *stats::Median(*c);
@@ -258,16 +267,9 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     absl::StatusOr<stats::MannWhitneyResult> p_better = stats::MannWhitneyU(*c, *b, better_alt);
     if (!p_worse.ok()) return p_worse.status();
     if (!p_better.ok()) return p_better.status();
-    const stats::MannWhitneyResult& directional = worse_by >= 0 ? *p_worse : *p_better;
-    r.p_value = directional.p_value;
-    r.exact = directional.exact;
-    if (worse_by >= options.threshold && p_worse->p_value < options.alpha) {
-      r.status = CaseStatus::kRegressed;
-    } else if (-worse_by >= options.threshold && p_better->p_value < options.alpha) {
-      r.status = CaseStatus::kImproved;
-    } else {
-      r.status = CaseStatus::kSame;
-    }
+    r.exact = p_worse->exact;
+    r.status = CaseStatus::kSame;  // decided below, once every case's p is known
+    pending.push_back({cmp.cases.size(), worse_by, p_worse->p_value, p_better->p_value});
     if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
       few_reps = true;
       r.note = absl::StrCat("only ", r.n_baseline, " vs ", r.n_current, " repetitions (want >= ",
@@ -275,6 +277,33 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     }
     cmp.cases.push_back(r);
   }
+  // Decide REGRESSED / IMPROVED / SAME. The gate fails when any case regressed, so with
+  // correction the p-values of each direction are Holm-adjusted over the compared cases: the
+  // chance that unchanged code raises any regression stays at or below alpha.
+  std::vector<double> pw, pb;
+  for (const Pending& q : pending) {
+    pw.push_back(q.p_worse);
+    pb.push_back(q.p_better);
+  }
+  if (options.holm) {
+    pw = stats::HolmAdjust(pw);
+    pb = stats::HolmAdjust(pb);
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    CaseResult& r = cmp.cases[pending[i].index];
+    const double worse_by = pending[i].worse_by;
+    r.p_raw = worse_by >= 0 ? pending[i].p_worse : pending[i].p_better;
+    r.p_value = worse_by >= 0 ? pw[i] : pb[i];
+    if (worse_by >= options.threshold && pw[i] < options.alpha) {
+      r.status = CaseStatus::kRegressed;
+    } else if (-worse_by >= options.threshold && pb[i] < options.alpha) {
+      r.status = CaseStatus::kImproved;
+    } else {
+      r.status = CaseStatus::kSame;
+    }
+  }
+  cmp.compared = static_cast<int>(pending.size());
+
   for (const std::string& name : baseline.order) {
     if (IsCalibration(name) || current.cases.count(name)) continue;
     CaseResult r;

@@ -59,7 +59,9 @@ TEST(GateCompareTest, EveryStatus) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(Find(*c, "BM_Slow").status, CaseStatus::kRegressed);
   EXPECT_NEAR(Find(*c, "BM_Slow").change, 0.25, 1e-9);
-  EXPECT_NEAR(Find(*c, "BM_Slow").p_value, 1.0 / 48620.0, 1e-12);  // every current rep slower
+  EXPECT_NEAR(Find(*c, "BM_Slow").p_raw, 1.0 / 48620.0, 1e-12);  // every current rep slower
+  EXPECT_EQ(c->compared, 3);                                       // Slow, Fast, Same
+  EXPECT_NEAR(Find(*c, "BM_Slow").p_value, 3.0 / 48620.0, 1e-12);  // Holm: smallest of 3, x3
   EXPECT_TRUE(Find(*c, "BM_Slow").exact);
   EXPECT_EQ(Find(*c, "BM_Fast").status, CaseStatus::kImproved);
   EXPECT_NEAR(Find(*c, "BM_Fast").change, -0.2, 1e-9);
@@ -69,6 +71,36 @@ TEST(GateCompareTest, EveryStatus) {
   EXPECT_EQ(Find(*c, "BM_Unchecked").status, CaseStatus::kUnverified);
   EXPECT_EQ(c->Count(CaseStatus::kRegressed), 1);
   EXPECT_TRUE(c->warnings.empty());
+}
+
+TEST(GateCompareTest, HolmKeepsOneModerateOutlierAmongManyCasesFromFailing) {
+  // BM_Odd: medians +7.7%, one-sided exact p = 0.02515 (tools/testdata/mwu_reference.py style
+  // enumeration): a regression on its own, not among 7 cases (Holm: 7 x 0.02515 = 0.176).
+  std::vector<json> base_odd, cur_odd;
+  const double b[] = {100, 101, 102, 103, 104, 105, 106, 107, 108};
+  const double c[] = {90, 91, 110, 111, 112, 113, 114, 115, 116};
+  for (int i = 0; i < 9; ++i) {
+    base_odd.push_back(Entry("BM_Odd", b[i], i));
+    cur_odd.push_back(Entry("BM_Odd", c[i], i));
+  }
+  std::vector<std::vector<json>> base_cases = {base_odd}, cur_cases = {cur_odd};
+  for (int k = 0; k < 6; ++k) {
+    std::string name = "BM_Same" + std::to_string(k);
+    base_cases.push_back(Reps(name, 1000, 9));
+    cur_cases.push_back(Reps(name, 1000, 9));
+  }
+  gate::Run base = MakeRun(base_cases), cur = MakeRun(cur_cases);
+  absl::StatusOr<Comparison> with = Compare(base, cur, Defaults());
+  ASSERT_TRUE(with.ok());
+  EXPECT_EQ(with->compared, 7);
+  EXPECT_NEAR(Find(*with, "BM_Odd").p_raw, 0.025154257507198685, 1e-12);
+  EXPECT_NEAR(Find(*with, "BM_Odd").p_value, 7 * 0.025154257507198685, 1e-12);
+  EXPECT_EQ(Find(*with, "BM_Odd").status, CaseStatus::kSame);
+  CompareOptions uncorrected = Defaults();
+  uncorrected.holm = false;
+  absl::StatusOr<Comparison> without = Compare(base, cur, uncorrected);
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(Find(*without, "BM_Odd").status, CaseStatus::kRegressed);
 }
 
 TEST(GateCompareTest, SignificantButSmallChangeIsSame) {
@@ -180,8 +212,17 @@ TEST(GateCompareTest, CalibrationRemovesAWholeMachineSlowdown) {
   EXPECT_EQ(Find(*c, "BM_A").status, CaseStatus::kRegressed);  // a false alarm without it
   for (const auto& r : c->cases) EXPECT_NE(r.name, cal) << "calibration cases are never gated";
 
-  CompareOptions calibrated = Defaults();
-  calibrated.calibration = "BM_Calibration/cpu/fma";
+  CompareOptions shown = Defaults();
+  shown.calibration = "BM_Calibration/cpu/fma";  // the factor is computed and shown only
+  c = Compare(base, cur, shown);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->calibrated);
+  EXPECT_FALSE(c->normalized);
+  EXPECT_NEAR(c->calibration_factor, 1.3, 1e-9);
+  EXPECT_EQ(Find(*c, "BM_A").status, CaseStatus::kRegressed);
+
+  CompareOptions calibrated = shown;
+  calibrated.normalize = true;
   c = Compare(base, cur, calibrated);
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->calibrated);
@@ -198,6 +239,7 @@ TEST(GateCompareTest, CalibrationMissingOnOneSideWarnsAndComparesRaw) {
   gate::Run cur = MakeRun({Reps("BM_Calibration/cpu/fma", 100, 9), Reps("BM_A", 1000, 9)});
   CompareOptions o = Defaults();
   o.calibration = "BM_Calibration/cpu/fma";
+  o.normalize = true;
   absl::StatusOr<Comparison> c = Compare(base, cur, o);
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->calibrated);

@@ -26,6 +26,14 @@ std::string PValue(const CaseResult& c) {
   return absl::StrFormat("%.2g%s", c.p_value, c.exact ? "" : "~");
 }
 
+std::string PRaw(const CaseResult& c) {
+  if (c.status == CaseStatus::kNew || c.status == CaseStatus::kMissing ||
+      c.status == CaseStatus::kUnverified) {
+    return "-";
+  }
+  return absl::StrFormat("%.2g", c.p_raw);
+}
+
 std::string Value(double v, bool shown, bool is_time) { return shown ? FormatValue(v, is_time) : "-"; }
 
 std::string Counts(const Comparison& cmp) {
@@ -39,8 +47,10 @@ std::string Counts(const Comparison& cmp) {
 
 std::string Calibration(const Comparison& cmp) {
   if (!cmp.calibrated) return "none";
-  return absl::StrFormat("%s ran %.3fx the baseline's time (current values divided by that)",
-                         cmp.calibration_case, cmp.calibration_factor);
+  return absl::StrFormat("%s ran %.3fx the baseline's time (%s)", cmp.calibration_case,
+                         cmp.calibration_factor,
+                         cmp.normalized ? "current values divided by that"
+                                        : "shown only; --normalize divides current values by it");
 }
 
 }  // namespace
@@ -59,24 +69,26 @@ std::string FormatTable(const ReportHeader& h, const Comparison& cmp, bool is_ti
   absl::StrAppend(&out, "gate: machine key '", h.key, "', suite '", h.suite, "'\n");
   absl::StrAppend(&out, "gate: baseline ", h.baseline_path, h.baseline_exists ? "" : " (does not exist)", "\n");
   absl::StrAppend(&out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %.1f%% and one-sided "
-                                        "Mann-Whitney p < %g\n",
-                                        h.metric, 100 * h.threshold, h.alpha));
+                                        "Mann-Whitney p < %g%s\n",
+                                        h.metric, 100 * h.threshold, h.alpha, h.holm ? " (Holm-adjusted)" : ""));
   absl::StrAppend(&out, "gate: calibration: ", Calibration(cmp), "\n");
   size_t width = 40;
   for (const CaseResult& c : cmp.cases) width = std::max(width, c.name.size());
-  absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %s\n", "status", width, "case",
-                                        "baseline", "current", "change", "p", "note"));
+  absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", "status", width, "case",
+                                        "baseline", "current", "change", "p", "p raw", "note"));
   for (const CaseResult& c : cmp.cases) {
     bool base = c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified;
     bool cur = c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified;
-    absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %s\n", StatusName(c.status), width,
-                                          c.name, Value(c.baseline_median, base, is_time),
-                                          Value(c.current_median, cur, is_time), Change(c), PValue(c), c.note));
+    absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", StatusName(c.status),
+                                          width, c.name, Value(c.baseline_median, base, is_time),
+                                          Value(c.current_median, cur, is_time), Change(c), PValue(c), PRaw(c),
+                                          c.note));
   }
   for (const std::string& n : cmp.not_compared) {
     absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  (no %s)\n", "-", width, n, h.metric));
   }
-  absl::StrAppend(&out, "gate: ", Counts(cmp), "  (p: one-sided, '~' = normal approximation)\n");
+  absl::StrAppend(&out, "gate: ", Counts(cmp), "  (p: one-sided", h.holm ? absl::StrCat(", Holm-adjusted over ", cmp.compared, " cases") : "",
+                  "; '~' = normal approximation)\n");
   for (const std::string& w : cmp.warnings) absl::StrAppend(&out, "gate: warning: ", w, "\n");
   return out;
 }
@@ -91,20 +103,21 @@ std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is
   absl::StrAppend(&out, "- machine key: `", h.key, "`, suite `", h.suite, "`\n");
   absl::StrAppend(&out, "- baseline: `", h.baseline_path, "`", h.baseline_exists ? "" : " (does not exist)", "\n");
   absl::StrAppend(&out, absl::StrFormat("- metric: %s; regression = change >= %.1f%% and one-sided "
-                                        "Mann-Whitney U p < %g\n",
-                                        h.metric, 100 * h.threshold, h.alpha));
+                                        "Mann-Whitney U p < %g%s\n",
+                                        h.metric, 100 * h.threshold, h.alpha,
+                                        h.holm ? absl::StrCat(" (Holm-adjusted over ", cmp.compared, " cases)") : ""));
   absl::StrAppend(&out, "- calibration: ", Calibration(cmp), "\n");
   absl::StrAppend(&out, "- ", Counts(cmp), "\n\n");
-  absl::StrAppend(&out, "| status | case | baseline | current | change | p | note |\n");
-  absl::StrAppend(&out, "| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+  absl::StrAppend(&out, "| status | case | baseline | current | change | p | p raw | note |\n");
+  absl::StrAppend(&out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (const CaseResult& c : cmp.cases) {
     bool base = c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified;
     bool cur = c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified;
     std::string status = StatusName(c.status);
     if (c.status == CaseStatus::kRegressed) status = "**" + status + "**";
     absl::StrAppend(&out, "| ", status, " | `", c.name, "` | ", Value(c.baseline_median, base, is_time), " | ",
-                    Value(c.current_median, cur, is_time), " | ", Change(c), " | ", PValue(c), " | ", c.note,
-                    " |\n");
+                    Value(c.current_median, cur, is_time), " | ", Change(c), " | ", PValue(c), " | ", PRaw(c),
+                    " | ", c.note, " |\n");
   }
   if (!cmp.warnings.empty()) {
     absl::StrAppend(&out, "\nWarnings:\n");

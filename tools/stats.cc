@@ -46,6 +46,20 @@ std::vector<double> ExactUCounts(int n1, int n2) {
   return prev[n2];
 }
 
+std::vector<double> HolmAdjust(const std::vector<double>& p) {
+  const size_t m = p.size();
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> adj(m);
+  double running = 0;
+  for (size_t i = 0; i < m; ++i) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - i) * p[order[i]]));
+    adj[order[i]] = running;
+  }
+  return adj;
+}
+
 absl::StatusOr<double> Median(std::vector<double> v) {
   if (v.empty()) return absl::InvalidArgumentError("median of an empty sample");
   std::sort(v.begin(), v.end());

@@ -55,6 +55,12 @@ absl::StatusOr<double> Median(std::vector<double> v);
 // (the exact null distribution, unnormalised). Exposed for tests.
 std::vector<double> ExactUCounts(int n1, int n2);
 
+// Holm's step-down adjustment of m p-values for the family-wise error rate (R's
+// p.adjust(p, "holm")): sort ascending, p_adj(i) = max over j <= i of min(1, (m - j + 1) p(j)),
+// returned in the input order. Rejecting where p_adj < alpha keeps the chance of any false
+// rejection among the m tests at or below alpha.
+std::vector<double> HolmAdjust(const std::vector<double>& p);
+
 // Upper tail of the standard normal, P(Z >= z).
 double NormalSf(double z);
 

@@ -117,6 +117,20 @@ TEST(ExactUCountsTest, SumsToBinomialAndIsSymmetric) {
   EXPECT_DOUBLE_EQ(d[20] + d[19] + d[18] + d[17], 7.0);
 }
 
+TEST(HolmTest, MatchesRsPAdjust) {
+  // p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02
+  std::vector<double> adj = HolmAdjust({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(adj.size(), 4u);
+  EXPECT_NEAR(adj[0], 0.03, 1e-15);
+  EXPECT_NEAR(adj[1], 0.06, 1e-15);
+  EXPECT_NEAR(adj[2], 0.06, 1e-15);
+  EXPECT_NEAR(adj[3], 0.02, 1e-15);
+  // Capped at 1; one test is unchanged; none is empty.
+  EXPECT_DOUBLE_EQ(HolmAdjust({0.5, 0.9})[0], 1.0);
+  EXPECT_DOUBLE_EQ(HolmAdjust({0.03})[0], 0.03);
+  EXPECT_TRUE(HolmAdjust({}).empty());
+}
+
 TEST(MedianTest, OddEvenEmpty) {
   EXPECT_DOUBLE_EQ(*Median({3, 1, 2}), 2.0);
   EXPECT_DOUBLE_EQ(*Median({4, 1, 3, 2}), 2.5);
