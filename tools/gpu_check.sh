@@ -42,7 +42,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
   echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|nccl|cudart|openblas|benchmark" ; done
 } >> "$LOG" 2>&1
-if grep -q "not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
+if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
 
 # --- steps -----------------------------------------------------------------------------------
 # step NAME LIMIT_S CMD...: runs one step with a time limit, output appended to log.txt.
