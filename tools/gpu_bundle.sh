@@ -33,7 +33,7 @@ for t in "${WANTED[@]}" $MODEL_CUDA_TESTS; do
 done
 echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
 BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
-"${BAZEL[@]}" build -c opt --config=portable --dynamic_mode=off "${TARGETS[@]}"
+"${BAZEL[@]}" build -c opt --config=portable --dynamic_mode=off --symlink_prefix=/ "${TARGETS[@]}"  # no bazel-* links
 BIN="$("${BAZEL[@]}" info -c opt --config=portable --dynamic_mode=off bazel-bin 2>/dev/null)"
 
 TMP="${DEST}.tmp.$$"
