@@ -340,7 +340,7 @@ absl::Status WriteRecordedCeilings(const CeilingRecorder& recorder, const MicroF
     const std::string skip = CudaSkipReason();
     return absl::FailedPreconditionError(absl::StrCat(
         "nothing to write: neither the CPU cases (fma, stream_copy) nor the CUDA cases "
-        "(copy_d2d, gemm) ran", skip.empty() ? "" : absl::StrCat(" (", skip, ")"),
+        "(copy_d2d, gemm) ran", skip.empty() ? "" : absl::StrCat(" (the CUDA cases: ", skip, ")"),
         "; check --benchmark_filter"));
   }
   if (!flags.ceilings_out.empty()) {
