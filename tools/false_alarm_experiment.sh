@@ -8,9 +8,11 @@
 #
 #   tools/false_alarm_experiment.sh [RUNS] [OUTDIR]
 #   BENCH_ARGS="--filter=... --binaries=..." tools/false_alarm_experiment.sh   # another suite
-#   GATE_ARGS="--threshold=0.05" tools/false_alarm_experiment.sh               # gate options
+#   GATE_ARGS="--threshold=0.10" tools/false_alarm_experiment.sh               # gate options
+#   BASELINE_DIR=tools/baselines tools/false_alarm_experiment.sh   # gate against a stored baseline
 #
-# The baseline goes to OUTDIR/baselines, never to tools/baselines. Binaries are built once and
+# Without BASELINE_DIR a baseline is recorded first into OUTDIR/baselines (never into
+# tools/baselines); with it, the stored baseline is used read-only. Binaries are built once and
 # run from a snapshot copy (no bazel server in the loop, no rebuild can change them).
 # Exit status: 0 when no run raised a regression with the default options, 1 otherwise.
 set -euo pipefail
@@ -24,6 +26,8 @@ case "$BENCH_ARGS" in *--repetitions=*) ;; *) BENCH_ARGS="$BENCH_ARGS --repetiti
 bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null 2>&1
 rm -rf "$OUT"
 mkdir -p "$OUT/baselines"
+BASELINES="${BASELINE_DIR:-$OUT/baselines}"
+case "$BASELINES" in /*) ;; *) BASELINES="$PWD/$BASELINES" ;; esac
 export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
 unset RUNFILES_DIR
 # Snapshot the binaries (symlinks resolved), so that rebuilds in this checkout during the
@@ -35,14 +39,18 @@ cp -L "$BIN/tools/bench" "$BIN/tools/gate" "$BIN/tools/testdata/fake_bench" "$SN
 cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
 
 bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
-gate() { "$SNAP/gate" --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+gate() { "$SNAP/gate" --current="$1" --baseline_dir="$BASELINES" $GATE_ARGS "${@:2}"; }
 regressed() { grep -c "^REGRESSED" "$1" || true; }
 
 start=$(date +%s)
-echo "false alarms: recording the baseline ($BENCH_ARGS) at $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)"
-bench "$OUT/baseline_run.json"
-gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
-grep -E "^gate: baseline .* (created|updated)" "$OUT/baseline_update.txt" || true
+if [ -z "${BASELINE_DIR:-}" ]; then
+  echo "false alarms: recording the baseline ($BENCH_ARGS) at $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench "$OUT/baseline_run.json"
+  gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
+  grep -E "^gate: baseline .* (created|updated)" "$OUT/baseline_update.txt" || true
+else
+  echo "false alarms: against the stored baselines in $BASELINES ($BENCH_ARGS; gate $GATE_ARGS)"
+fi
 
 alarms=0; norm_alarms=0; raw_alarms=0
 printf "%-4s %-5s %-9s %-10s %-12s %-8s %-9s %s\n" run exit regressed normalized uncorrected cal_ratio load "largest change"
@@ -55,6 +63,9 @@ for i in $(seq 1 "$RUNS"); do
   gate "$run" --normalize --summary="$OUT/run_$i.norm.gate.md" > "$OUT/run_$i.norm.gate.txt"; norm_rc=$?
   gate "$run" --holm=false --summary="$OUT/run_$i.raw.gate.md" > "$OUT/run_$i.raw.gate.txt"; raw_rc=$?
   set -e
+  if grep -q "^gate: no baseline exists" "$OUT/run_$i.gate.txt"; then
+    echo "no baseline for this machine in $BASELINES:"; tail -3 "$OUT/run_$i.gate.txt"; exit 2
+  fi
   if [ "$rc" -ge 2 ] || [ "$norm_rc" -ge 2 ] || [ "$raw_rc" -ge 2 ]; then
     echo "gate failed on bad input in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2
   fi

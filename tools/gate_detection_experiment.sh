@@ -7,6 +7,8 @@
 #
 #   tools/gate_detection_experiment.sh [RUNS] [OUTDIR] [SLOWDOWN]
 #
+#   GATE_ARGS="--threshold=0.10" tools/gate_detection_experiment.sh   # gate options
+#
 # Exit status: 0 when at least 90% of the runs flagged the slowed case, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +18,7 @@ SLOWDOWN="${3:-1.25}"
 GATE_ARGS="${GATE_ARGS:-}"
 CASE="BM_Fake/cpu/axpy/N:262144"
 
-bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null
+bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null 2>&1
 rm -rf "$OUT"
 mkdir -p "$OUT/baselines"
 export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
