@@ -12,7 +12,8 @@
 #   BASELINE_DIR=tools/baselines tools/false_alarm_experiment.sh   # gate against a stored baseline
 #
 # Without BASELINE_DIR a baseline is recorded first into OUTDIR/baselines (never into
-# tools/baselines); with it, the stored baseline is used read-only. Binaries are built once and
+# tools/baselines), pooled over BASELINE_RUNS runs (default 3, gate --update --pool) as the
+# stored CI baseline is; with it, the stored baseline is used read-only. Binaries are built once and
 # run from a snapshot copy (no bazel server in the loop, no rebuild can change them).
 # Exit status: 0 when no run raised a regression with the default options, 1 otherwise.
 set -euo pipefail
@@ -44,10 +45,14 @@ regressed() { grep -c "^REGRESSED" "$1" || true; }
 
 start=$(date +%s)
 if [ -z "${BASELINE_DIR:-}" ]; then
-  echo "false alarms: recording the baseline ($BENCH_ARGS) at $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg)"
-  bench "$OUT/baseline_run.json"
-  gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
-  grep -E "^gate: baseline .* (created|updated)" "$OUT/baseline_update.txt" || true
+  n_base="${BASELINE_RUNS:-3}"
+  for b in $(seq 1 "$n_base"); do
+    echo "false alarms: recording baseline run $b of $n_base ($BENCH_ARGS) at $(date -u +%H:%M:%S)," \
+         "load $(cut -d' ' -f1-3 /proc/loadavg)"
+    bench "$OUT/baseline_run_$b.json"
+    gate "$OUT/baseline_run_$b.json" --update --pool="$n_base" > "$OUT/baseline_update_$b.txt"
+    grep -E "^gate: baseline .* (created|updated)" "$OUT/baseline_update_$b.txt" || true
+  done
 else
   echo "false alarms: against the stored baselines in $BASELINES ($BENCH_ARGS; gate $GATE_ARGS)"
 fi

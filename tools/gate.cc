@@ -34,7 +34,11 @@ ABSL_FLAG(std::string, baseline_dir, "tools/baselines",
           "folder of baseline files (relative: to the workspace root)");
 ABSL_FLAG(std::string, baseline, "", "a baseline file to use instead of <baseline_dir>/<key file>");
 ABSL_FLAG(bool, update, false, "record the current run as this machine's baseline (merging by case)");
+ABSL_FLAG(int, pool, 1,
+          "with --update: keep this many recordings per case, pooled (1: the current run replaces the case)");
 ABSL_FLAG(double, threshold, 0.05, "minimum relative change of the medians to call a case changed");
+ABSL_FLAG(double, noise_floor, 1.0,
+          "raise a case's minimum effect to this many times its baseline IQR / median (0: off)");
 ABSL_FLAG(double, alpha, 0.05, "one-sided Mann-Whitney U significance level");
 ABSL_FLAG(std::string, metric, "real_time",
           "real_time, cpu_time, or a counter (higher is better; NAME:lower to invert)");
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
   options.metric = *metric;
   options.threshold = absl::GetFlag(FLAGS_threshold);
   options.alpha = absl::GetFlag(FLAGS_alpha);
+  options.noise_floor = absl::GetFlag(FLAGS_noise_floor);
   options.require_verified = absl::GetFlag(FLAGS_require_verified);
   options.calibration = absl::GetFlag(FLAGS_calibration);
   if (options.calibration == "none") options.calibration.clear();
@@ -157,6 +162,7 @@ int main(int argc, char** argv) {
                                                                                             : " (lower is better)");
   header.threshold = options.threshold;
   header.alpha = options.alpha;
+  header.noise_floor = options.noise_floor;
   header.holm = options.holm;
   std::string update = absl::StrCat("bazel run //tools:gate -- --current=", ShellQuote(current_path));
   if (!absl::GetFlag(FLAGS_baseline).empty()) absl::StrAppend(&update, " --baseline=", ShellQuote(baseline_path));
@@ -192,12 +198,17 @@ int main(int argc, char** argv) {
 
   const int regressed = cmp->Count(gate::CaseStatus::kRegressed);
   if (absl::GetFlag(FLAGS_update)) {
+    const int pool = absl::GetFlag(FLAGS_pool);
+    if (pool < 1 || pool > 20) {
+      return BadInput(absl::InvalidArgumentError(absl::StrCat("--pool=", pool, " is out of range; allowed: 1 to 20")));
+    }
     absl::StatusOr<gate::UpdateStats> st = gate::UpdateBaselineFile(
-        baseline_path, *current, *key, suite, options.require_verified, bench::UtcNow());
+        baseline_path, *current, *key, suite, options.require_verified, bench::UtcNow(), pool);
     if (!st.ok()) return BadInput(st.status());
-    std::printf("gate: baseline %s %s: %d case(s) recorded, %d kept from before, %d unverified not stored\n",
+    std::printf("gate: baseline %s %s: %d case(s) recorded (up to %d recording(s) pooled per case), "
+                "%d kept from before, %d unverified not stored\n",
                 baseline_path.c_str(), baseline_exists ? "updated" : "created", st->updated_cases,
-                st->kept_cases, st->skipped_unverified);
+                st->max_recordings, st->kept_cases, st->skipped_unverified);
     return 0;
   }
   if (!baseline_exists) {

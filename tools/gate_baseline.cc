@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -58,7 +59,7 @@ absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& 
 
 nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current, const MachineKey& key,
                              const std::string& suite, bool require_verified, const std::string& date,
-                             UpdateStats* stats) {
+                             UpdateStats* stats, int pool_runs) {
   const std::string commit = ContextString(current.context, "commit", nullptr);
   std::set<std::string> replaced;
   nlohmann::json entries = nlohmann::json::array();
@@ -71,9 +72,30 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
     }
     replaced.insert(name);
     ++st.updated_cases;
+    std::vector<nlohmann::json> pooled;
+    if (pool_runs > 1 && existing != nullptr) {
+      for (const nlohmann::json& e : existing->value("benchmarks", nlohmann::json::array())) {
+        if (e.value("name", "") == name) pooled.push_back(e);
+      }
+    }
     for (nlohmann::json e : cur) {
       e["mlbench_recorded"] = {{"commit", commit}, {"date", date}};
-      entries.push_back(std::move(e));
+      pooled.push_back(std::move(e));
+    }
+    // Keep the pool_runs most recent recordings (in file order, oldest first).
+    std::vector<std::string> recordings;
+    for (const nlohmann::json& e : pooled) {
+      std::string r = e.value("mlbench_recorded", nlohmann::json::object()).dump();
+      if (std::find(recordings.begin(), recordings.end(), r) == recordings.end()) recordings.push_back(r);
+    }
+    const size_t keep = static_cast<size_t>(std::max(1, pool_runs));
+    std::set<std::string> dropped;
+    for (size_t i = 0; i + keep < recordings.size(); ++i) dropped.insert(recordings[i]);
+    st.max_recordings = std::max(st.max_recordings, static_cast<int>(recordings.size() - dropped.size()));
+    for (nlohmann::json& e : pooled) {
+      if (!dropped.count(e.value("mlbench_recorded", nlohmann::json::object()).dump())) {
+        entries.push_back(std::move(e));
+      }
     }
   }
   nlohmann::json history = nlohmann::json::array();
@@ -112,7 +134,8 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
 
 absl::StatusOr<UpdateStats> UpdateBaselineFile(const std::string& path, const Run& current,
                                                const MachineKey& key, const std::string& suite,
-                                               bool require_verified, const std::string& date) {
+                                               bool require_verified, const std::string& date,
+                                               int pool_runs) {
   nlohmann::json existing;
   bool have_existing = false;
   absl::StatusOr<nlohmann::json> read = ReadJsonFile(path);
@@ -125,7 +148,7 @@ absl::StatusOr<UpdateStats> UpdateBaselineFile(const std::string& path, const Ru
   }
   UpdateStats st;
   nlohmann::json doc = MergeBaseline(have_existing ? &existing : nullptr, current, key, suite,
-                                     require_verified, date, &st);
+                                     require_verified, date, &st, pool_runs);
   if (size_t slash = path.rfind('/'); slash != std::string::npos) {
     if (absl::Status s = MakeDirs(path.substr(0, slash)); !s.ok()) return s;
   }

@@ -14,7 +14,11 @@
 //
 // An update merges: every verified case of the current run replaces that case's entries;
 // cases the run did not touch (another filter) and unverified ones keep their old entries,
-// each with the commit and date it was recorded at. Only this key's file is written
+// each with the commit and date it was recorded at. With pool_runs > 1 (gate --pool=N) the
+// current repetitions are added to the case's entries instead, keeping its N most recent
+// recordings: a baseline pooled over runs made at different moments has a median that does
+// not depend on one moment's machine state, and an IQR that includes the run-to-run drift
+// (the gate's noise floor, gate_compare.h). Only this key's file is written
 // (temporary file + rename); other machines' files are never opened for writing.
 #ifndef TOOLS_GATE_BASELINE_H_
 #define TOOLS_GATE_BASELINE_H_
@@ -38,18 +42,20 @@ struct UpdateStats {
   int updated_cases = 0;
   int kept_cases = 0;
   int skipped_unverified = 0;
+  int max_recordings = 0;  // most recordings pooled in one case after the update
 };
 
 // The merged baseline document. `existing` is null when there is no file yet.
 nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current, const MachineKey& key,
                              const std::string& suite, bool require_verified, const std::string& date,
-                             UpdateStats* stats);
+                             UpdateStats* stats, int pool_runs = 1);
 
 // Reads `path` if it exists (NotFound otherwise), merges and writes it atomically, creating
 // the folder if needed.
 absl::StatusOr<UpdateStats> UpdateBaselineFile(const std::string& path, const Run& current,
                                                const MachineKey& key, const std::string& suite,
-                                               bool require_verified, const std::string& date);
+                                               bool require_verified, const std::string& date,
+                                               int pool_runs = 1);
 
 }  // namespace gate
 

@@ -62,6 +62,28 @@ TEST(GateBaselineTest, MergeReplacesRunCasesKeepsOthersSkipsUnverified) {
   EXPECT_EQ(doc2["provenance"]["commit"], "c2");
 }
 
+TEST(GateBaselineTest, PoolingKeepsTheMostRecentRecordings) {
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), nullptr);
+  json doc;
+  UpdateStats st;
+  for (int run = 0; run < 4; ++run) {
+    gate::Run r = MakeRun(Context("AMD EPYC", "c" + std::to_string(run)),
+                          {Entry("BM_A", 10 + run, 0), Entry("BM_A", 10 + run, 1)});
+    doc = MergeBaseline(run == 0 ? nullptr : &doc, r, key, "quick", true, "d" + std::to_string(run), &st,
+                        /*pool_runs=*/3);
+  }
+  gate::Run merged = *ParseRun(doc, "baseline");
+  // 3 recordings x 2 repetitions: runs 1, 2, 3; run 0 dropped.
+  ASSERT_EQ(merged.cases["BM_A"].size(), 6u);
+  EXPECT_EQ(merged.cases["BM_A"][0]["real_time"], 11.0);
+  EXPECT_EQ(merged.cases["BM_A"][5]["real_time"], 13.0);
+  EXPECT_EQ(st.max_recordings, 3);
+  // Without pooling, an update replaces.
+  gate::Run r = MakeRun(Context("AMD EPYC", "c9"), {Entry("BM_A", 20, 0)});
+  json replaced = MergeBaseline(&doc, r, key, "quick", true, "d9", &st);
+  EXPECT_EQ((*ParseRun(replaced, "b")).cases["BM_A"].size(), 1u);
+}
+
 TEST(GateBaselineTest, UpdateFileKeepsOtherMachinesAndRefusesBadFiles) {
   const std::string dir = TmpDir() + "/baselines_test/nested";
   gate::Run a_run = MakeRun(Context("CPU A", "c1"), {Entry("BM_A", 10, 0)});

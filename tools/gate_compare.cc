@@ -1,6 +1,7 @@
 // Per-case statuses with Mann-Whitney U, effect size and calibration; see gate_compare.h.
 #include "tools/gate_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -117,6 +118,10 @@ absl::Status ValidateOptions(const CompareOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("--threshold=", o.threshold, " is out of range; allowed: 0 <= threshold < 1 "
                      "(a relative change of the medians, 0.05 = 5%)"));
+  }
+  if (!(o.noise_floor >= 0 && o.noise_floor <= 10)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--noise_floor=", o.noise_floor, " is out of range; allowed: 0 (off) to 10"));
   }
   if (!(o.alpha > 0 && o.alpha <= 0.5)) {
     return absl::InvalidArgumentError(
@@ -256,6 +261,11 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
       continue;
     }
     r.baseline_median = *stats::Median(*b);
+    r.min_effect = options.threshold;
+    if (options.noise_floor > 0 && r.baseline_median != 0 && b->size() >= 4) {
+      double iqr = *stats::Quantile(*b, 0.75) - *stats::Quantile(*b, 0.25);
+      r.min_effect = std::max(r.min_effect, options.noise_floor * iqr / std::fabs(r.baseline_median));
+    }
     r.change = r.baseline_median != 0 ? r.current_median / r.baseline_median - 1.0 : 0.0;
     // "worse" is slower (larger) for lower-is-better metrics, smaller for higher-is-better.
     const double worse_by = metric.higher_is_better ? -r.change : r.change;
@@ -270,10 +280,13 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     r.exact = p_worse->exact;
     r.status = CaseStatus::kSame;  // decided below, once every case's p is known
     pending.push_back({cmp.cases.size(), worse_by, p_worse->p_value, p_better->p_value});
+    if (r.min_effect > options.threshold) {
+      r.note = absl::StrFormat("needs %.1f%% (baseline IQR)", 100 * r.min_effect);
+    }
     if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
       few_reps = true;
-      r.note = absl::StrCat("only ", r.n_baseline, " vs ", r.n_current, " repetitions (want >= ",
-                            kMinRepetitions, ")");
+      absl::StrAppend(&r.note, r.note.empty() ? "" : "; ", "only ", r.n_baseline, " vs ", r.n_current,
+                      " repetitions (want >= ", kMinRepetitions, ")");
     }
     cmp.cases.push_back(r);
   }
@@ -294,9 +307,9 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     const double worse_by = pending[i].worse_by;
     r.p_raw = worse_by >= 0 ? pending[i].p_worse : pending[i].p_better;
     r.p_value = worse_by >= 0 ? pw[i] : pb[i];
-    if (worse_by >= options.threshold && pw[i] < options.alpha) {
+    if (worse_by >= r.min_effect && pw[i] < options.alpha) {
       r.status = CaseStatus::kRegressed;
-    } else if (-worse_by >= options.threshold && pb[i] < options.alpha) {
+    } else if (-worse_by >= r.min_effect && pb[i] < options.alpha) {
       r.status = CaseStatus::kImproved;
     } else {
       r.status = CaseStatus::kSame;
@@ -312,6 +325,11 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     r.n_baseline = static_cast<int>(baseline.cases.at(name).size());
     if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), metric); b.ok()) {
       r.baseline_median = *stats::Median(*b);
+    r.min_effect = options.threshold;
+    if (options.noise_floor > 0 && r.baseline_median != 0 && b->size() >= 4) {
+      double iqr = *stats::Quantile(*b, 0.75) - *stats::Quantile(*b, 0.25);
+      r.min_effect = std::max(r.min_effect, options.noise_floor * iqr / std::fabs(r.baseline_median));
+    }
     }
     cmp.cases.push_back(r);
   }

@@ -103,6 +103,31 @@ TEST(GateCompareTest, HolmKeepsOneModerateOutlierAmongManyCasesFromFailing) {
   EXPECT_EQ(Find(*without, "BM_Odd").status, CaseStatus::kRegressed);
 }
 
+TEST(GateCompareTest, NoisyCaseNeedsAChangeBeyondItsBaselineSpread) {
+  // Baseline repetitions of a bimodal case: sorted 347 357 358 396 402 405 412 434 435,
+  // quartiles (positions 2 and 6) 358 and 412: IQR / median = 54 / 402 = 13.4%.
+  const double b[] = {347, 396, 357, 435, 358, 434, 405, 402, 412};
+  std::vector<json> base_reps, cur_reps;
+  for (int i = 0; i < 9; ++i) {
+    base_reps.push_back(Entry("BM_Noisy", b[i], i));
+    cur_reps.push_back(Entry("BM_Noisy", 450 + i, i));  // +12.2% median: under 13.4%
+  }
+  gate::Run base = MakeRun({base_reps}), cur = MakeRun({cur_reps});
+  absl::StatusOr<Comparison> c = Compare(base, cur, Defaults());
+  ASSERT_TRUE(c.ok());
+  const CaseResult& r = Find(*c, "BM_Noisy");
+  EXPECT_NEAR(r.min_effect, (412.0 - 358.0) / 402.0, 1e-12);
+  EXPECT_LT(r.p_value, 0.05);
+  EXPECT_EQ(r.status, CaseStatus::kSame);
+  EXPECT_NE(r.note.find("needs 13.4% (baseline IQR)"), std::string::npos) << r.note;
+  CompareOptions off = Defaults();
+  off.noise_floor = 0;
+  c = Compare(base, cur, off);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(Find(*c, "BM_Noisy").status, CaseStatus::kRegressed);
+  EXPECT_DOUBLE_EQ(Find(*c, "BM_Noisy").min_effect, 0.05);
+}
+
 TEST(GateCompareTest, SignificantButSmallChangeIsSame) {
   // 3% slower in every repetition: significant (p = 1/48620) but under the 5% effect size.
   gate::Run base = MakeRun({Reps("BM_A", 1000, 9)});
@@ -289,6 +314,9 @@ TEST(GateCompareTest, BadOptionsAndMetrics) {
   EXPECT_FALSE(Compare(gate::Run{}, gate::Run{}, o).ok());
   o = Defaults();
   o.alpha = 0;
+  EXPECT_FALSE(ValidateOptions(o).ok());
+  o = Defaults();
+  o.noise_floor = -1;
   EXPECT_FALSE(ValidateOptions(o).ok());
   EXPECT_FALSE(ParseMetric("real_time:higher").ok());
   EXPECT_FALSE(ParseMetric("x:sideways").ok());

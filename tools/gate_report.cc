@@ -45,6 +45,13 @@ std::string Counts(const Comparison& cmp) {
   return s;
 }
 
+std::string MinEffect(const ReportHeader& h) {
+  std::string t = absl::StrFormat("%.1f%%", 100 * h.threshold);
+  if (h.noise_floor <= 0) return t;
+  return absl::StrCat("max(", t, ", ", h.noise_floor == 1 ? "" : absl::StrFormat("%g x ", h.noise_floor),
+                      "baseline IQR/median)");
+}
+
 std::string Calibration(const Comparison& cmp) {
   if (!cmp.calibrated) return "none";
   return absl::StrFormat("%s ran %.3fx the baseline's time (%s)", cmp.calibration_case,
@@ -68,9 +75,9 @@ std::string FormatTable(const ReportHeader& h, const Comparison& cmp, bool is_ti
   std::string out;
   absl::StrAppend(&out, "gate: machine key '", h.key, "', suite '", h.suite, "'\n");
   absl::StrAppend(&out, "gate: baseline ", h.baseline_path, h.baseline_exists ? "" : " (does not exist)", "\n");
-  absl::StrAppend(&out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %.1f%% and one-sided "
+  absl::StrAppend(&out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %s and one-sided "
                                         "Mann-Whitney p < %g%s\n",
-                                        h.metric, 100 * h.threshold, h.alpha, h.holm ? " (Holm-adjusted)" : ""));
+                                        h.metric, MinEffect(h), h.alpha, h.holm ? " (Holm-adjusted)" : ""));
   absl::StrAppend(&out, "gate: calibration: ", Calibration(cmp), "\n");
   size_t width = 40;
   for (const CaseResult& c : cmp.cases) width = std::max(width, c.name.size());
@@ -102,9 +109,9 @@ std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is
                   "\n\n");
   absl::StrAppend(&out, "- machine key: `", h.key, "`, suite `", h.suite, "`\n");
   absl::StrAppend(&out, "- baseline: `", h.baseline_path, "`", h.baseline_exists ? "" : " (does not exist)", "\n");
-  absl::StrAppend(&out, absl::StrFormat("- metric: %s; regression = change >= %.1f%% and one-sided "
+  absl::StrAppend(&out, absl::StrFormat("- metric: %s; regression = change >= %s and one-sided "
                                         "Mann-Whitney U p < %g%s\n",
-                                        h.metric, 100 * h.threshold, h.alpha,
+                                        h.metric, MinEffect(h), h.alpha,
                                         h.holm ? absl::StrCat(" (Holm-adjusted over ", cmp.compared, " cases)") : ""));
   absl::StrAppend(&out, "- calibration: ", Calibration(cmp), "\n");
   absl::StrAppend(&out, "- ", Counts(cmp), "\n\n");

@@ -19,6 +19,7 @@ struct ReportHeader {
   std::string metric;          // "real_time", "tokens_per_second (higher is better)"
   double threshold = 0.05;
   double alpha = 0.05;
+  double noise_floor = 1.0;
   bool holm = true;
   std::string update_command;  // the command that records the current run as the baseline
   std::string remeasure_command;  // bench + gate --update, measuring afresh (may be empty)

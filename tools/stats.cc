@@ -46,6 +46,16 @@ std::vector<double> ExactUCounts(int n1, int n2) {
   return prev[n2];
 }
 
+absl::StatusOr<double> Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return absl::InvalidArgumentError("quantile of an empty sample");
+  if (!(q >= 0 && q <= 1)) return absl::InvalidArgumentError(absl::StrCat("quantile q = ", q, " is outside [0, 1]"));
+  std::sort(v.begin(), v.end());
+  double pos = q * (v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
 std::vector<double> HolmAdjust(const std::vector<double>& p) {
   const size_t m = p.size();
   std::vector<size_t> order(m);

@@ -51,6 +51,10 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
 // Median (mean of the two middle values for an even count). Fails on an empty sample.
 absl::StatusOr<double> Median(std::vector<double> v);
 
+// Quantile q in [0, 1] with linear interpolation between order statistics (numpy's default,
+// R's type 7): position q (n - 1). Fails on an empty sample or q outside [0, 1].
+absl::StatusOr<double> Quantile(std::vector<double> v, double q);
+
 // Number of splits of n1 + n2 distinct ranks whose U1 equals u, for u = 0 .. n1 n2
 // (the exact null distribution, unnormalised). Exposed for tests.
 std::vector<double> ExactUCounts(int n1, int n2);

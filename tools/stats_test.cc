@@ -131,6 +131,17 @@ TEST(HolmTest, MatchesRsPAdjust) {
   EXPECT_TRUE(HolmAdjust({}).empty());
 }
 
+TEST(QuantileTest, LinearInterpolationLikeNumpy) {
+  // numpy.quantile([1, 2, 3, 4], [0.25, 0.5, 0.75]) = 1.75, 2.5, 3.25
+  EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.75), 3.25);
+  EXPECT_DOUBLE_EQ(*Quantile({1, 2, 3, 4, 5, 6, 7, 8, 9}, 0.25), 3.0);
+  EXPECT_DOUBLE_EQ(*Quantile({5}, 0.9), 5.0);
+  EXPECT_FALSE(Quantile({}, 0.5).ok());
+  EXPECT_FALSE(Quantile({1, 2}, 1.5).ok());
+}
+
 TEST(MedianTest, OddEvenEmpty) {
   EXPECT_DOUBLE_EQ(*Median({3, 1, 2}), 2.0);
   EXPECT_DOUBLE_EQ(*Median({4, 1, 3, 2}), 2.5);
