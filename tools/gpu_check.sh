@@ -65,9 +65,9 @@ step cuda_rule_test 60 "$B/tools_bazel_testdata_cuda_rule_test"
 for t in "$B"/model_cuda_*test; do
   [[ -e "$t" ]] && step "$(basename "$t")" 120 "$t"
 done
-step micro_matmul 120 "$B/micro_matmul" --benchmark_filter='cuda/.*/M:(4096|8192)/K:(4096|8192)/N:(4096|8192)$|cuda/.*/M:12288/K:768' \
+step micro_matmul 120 "$B/micro_matmul" --benchmark_filter='cuda/.*/M:(4096|8192)/K:(4096|8192)/N:(4096|8192)/manual_time$|cuda/.*/M:12288/K:768' \
   --benchmark_min_time=0.05 --benchmark_format=json --benchmark_out="$OUT/matmul.json"
-step micro_elementwise 90 "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:16777216$' \
+step micro_elementwise 90 "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:16777216/manual_time$' \
   --benchmark_min_time=0.05 --benchmark_out="$OUT/elementwise.json" --benchmark_out_format=json
 step micro_ceilings 90 "$B/micro_ceilings" --benchmark_filter=cuda --ceilings_out="$OUT/ceilings.json"
 step gpt_step 240 "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
