@@ -61,6 +61,10 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
                              const std::string& suite, bool require_verified, const std::string& date,
                              UpdateStats* stats, int pool_runs) {
   const std::string commit = ContextString(current.context, "commit", nullptr);
+  // Each entry is tagged with when its run was measured (tools/bench's context date), which
+  // also tells the recordings of a pooled case apart; the update's own date goes to history.
+  std::string measured = ContextString(current.context, "date", nullptr);
+  if (measured == "unknown") measured = date;
   std::set<std::string> replaced;
   nlohmann::json entries = nlohmann::json::array();
   UpdateStats st;
@@ -79,7 +83,7 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
       }
     }
     for (nlohmann::json e : cur) {
-      e["mlbench_recorded"] = {{"commit", commit}, {"date", date}};
+      e["mlbench_recorded"] = {{"commit", commit}, {"date", measured}};
       pooled.push_back(std::move(e));
     }
     // Keep the pool_runs most recent recordings (in file order, oldest first).

@@ -8,7 +8,7 @@
 //     "history": [{commit, date, updated_cases}, ...]   (latest last, at most 50),
 //     "context": <context of the run last recorded>,
 //     "benchmarks": [<Google Benchmark iteration entries>, each with
-//                    "mlbench_recorded": {commit, date}]
+//                    "mlbench_recorded": {commit, date measured}]
 //   }
 // It has "context" and "benchmarks" like a run, so gate_run.h reads it as one.
 //

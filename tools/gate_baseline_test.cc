@@ -45,6 +45,7 @@ TEST(GateBaselineTest, MergeReplacesRunCasesKeepsOthersSkipsUnverified) {
   EXPECT_EQ(doc["provenance"]["commit"], "c1");
   EXPECT_EQ(doc["provenance"]["host_name"], "vm");
   EXPECT_EQ(doc["benchmarks"][0]["mlbench_recorded"]["commit"], "c1");
+  EXPECT_EQ(doc["benchmarks"][0]["mlbench_recorded"]["date"], "2024-01-01T00:00:00Z");  // no run date: now
 
   // Second run: only BM_A (a filter), and an unverified BM_B that must not replace the old one.
   gate::Run second = MakeRun(Context("AMD EPYC", "c2"), {Entry("BM_A", 11, 0), Entry("BM_B", 99, 0, 0.0)});
@@ -67,9 +68,11 @@ TEST(GateBaselineTest, PoolingKeepsTheMostRecentRecordings) {
   json doc;
   UpdateStats st;
   for (int run = 0; run < 4; ++run) {
-    gate::Run r = MakeRun(Context("AMD EPYC", "c" + std::to_string(run)),
-                          {Entry("BM_A", 10 + run, 0), Entry("BM_A", 10 + run, 1)});
-    doc = MergeBaseline(run == 0 ? nullptr : &doc, r, key, "quick", true, "d" + std::to_string(run), &st,
+    // Same commit, same update date: the runs' own measurement dates tell them apart.
+    json ctx = Context("AMD EPYC", "c1");
+    ctx["mlbench"]["date"] = "2024-01-0" + std::to_string(run + 1) + "T00:00:00Z";
+    gate::Run r = MakeRun(ctx, {Entry("BM_A", 10 + run, 0), Entry("BM_A", 10 + run, 1)});
+    doc = MergeBaseline(run == 0 ? nullptr : &doc, r, key, "quick", true, "same-update-date", &st,
                         /*pool_runs=*/3);
   }
   gate::Run merged = *ParseRun(doc, "baseline");
