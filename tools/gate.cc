@@ -11,6 +11,7 @@
 // the file and the byte; bad flag values name the value and the allowed range).
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -172,7 +173,17 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_calibration) != "BM_Calibration/cpu/fma") {
     absl::StrAppend(&update, " --calibration=", ShellQuote(absl::GetFlag(FLAGS_calibration)));
   }
+  // A pooled baseline stays pooled: suggest --pool with the most recordings a case has.
+  size_t pooled = 1;
+  for (const auto& [name, entries] : baseline.cases) {
+    std::set<std::string> recordings;
+    for (const nlohmann::json& e : entries) {
+      recordings.insert(e.value("mlbench_recorded", nlohmann::json::object()).dump());
+    }
+    pooled = std::max(pooled, recordings.size());
+  }
   absl::StrAppend(&update, " --update");
+  if (pooled > 1) absl::StrAppend(&update, " --pool=", pooled);
   header.update_command = update;
   // In CI the run file is gone after the job: also say how to re-measure and record.
   std::string remeasure;
