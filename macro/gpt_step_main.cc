@@ -352,6 +352,11 @@ int main(int argc, char** argv) {
       g_log = stderr;  // keep machine-readable stdout clean
     }
   }
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) {
+    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false")) listing = true;
+  }
+  if (listing) g_log = stderr;  // stdout lists case names only
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
   absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
 
@@ -392,8 +397,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mlbench_attention_convention", std::string(accounting::ConventionName(o.convention)));
 
   size_t ran = benchmark::RunSpecifiedBenchmarks();
-  if (ran == 0) {
-    Log("gpt_step: no case matched --benchmark_filter; nothing ran");
+  if (ran == 0 || listing) {
+    if (!listing) Log("gpt_step: no case matched --benchmark_filter; nothing ran");
     return 0;
   }
   int failures = 0;
