@@ -390,8 +390,8 @@ int Run() {
                            accounting::FormatPercent(*inflated), W, W, accounting::FormatPercent(*deflated), W));
     }
     accounting::TokenCount num;
-    num.tokens = 0;
-    for (int q = 0; q < W; ++q) num.tokens += tps[q] * mean_sum;
+    // Exact count: every rank trains B x accum x T tokens per step.
+    num.tokens = static_cast<double>(W) * o.batch * s.grad_accum * o.seq * st.n;
     num.ranks = accounting::RankScope::kAllRanks;
     num.world_size = W;
     num.includes_grad_accum = s.grad_accum > 1;
