@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/usage_config.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "accounting/mfu.h"
@@ -34,6 +36,7 @@
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
 #include "macro/step_clock.h"
+#include "macro/step_flags.h"
 #include "macro/step_options.h"
 #include "model/batch_source.h"
 #include "model/gpt_config.h"
@@ -42,35 +45,7 @@
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
-// gpt_step's flags (macro/gpt_step_main.cc), same names and meaning.
-ABSL_FLAG(std::string, preset, "gpt2", "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
-ABSL_FLAG(int, layers, 0, "number of layers (0: the preset's)");
-ABSL_FLAG(int, heads, 0, "attention heads; must divide --width (0: the preset's)");
-ABSL_FLAG(int, width, 0, "embedding width C (0: the preset's)");
-ABSL_FLAG(int, vocab, 0, "vocabulary size (0: the preset's)");
-ABSL_FLAG(int, block, 0, "block size (0: the preset's)");
-ABSL_FLAG(int, seq, 0, "sequence length T, <= --block (0: block on CUDA, 64 on CPU)");
-ABSL_FLAG(int, batch, 0, "batch size B PER RANK per micro-step (0: 12 on CUDA, 4 on CPU)");
-ABSL_FLAG(std::string, bias, "", "Linear and LayerNorm biases: true or false (empty: the preset's)");
-ABSL_FLAG(bool, real_data, false, "read batches from the token file --data (each rank draws windows with seed + rank)");
-ABSL_FLAG(std::string, data, "", "token file in nanoGPT's format (flat uint16)");
-ABSL_FLAG(bool, compare_data, false, "not supported by ddp_step (use gpt_step)");
-ABSL_FLAG(uint64_t, seed, 1337, "seed: parameters (rank 0's, broadcast), batches seed + rank");
-ABSL_FLAG(std::string, device, "auto", "auto, cpu (MPI_Allreduce) or cuda (NCCL, one GPU per rank)");
-ABSL_FLAG(std::string, dtype, "auto", "auto, fp32 or bf16");
-ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
-ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
-ABSL_FLAG(int, threads, 0, "CPU threads per rank (0: physical cores / ranks on this node)");
-ABSL_FLAG(bool, profile, false, "not supported by ddp_step (use gpt_step)");
-ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "unused by ddp_step");
-ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON: one device's measured peak");
-ABSL_FLAG(double, peak_flops, 0, "ONE device's (one rank's) peak FLOP/s");
-ABSL_FLAG(std::string, attention, "full", "attention FLOPs convention: full or causal");
-ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
-ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay");
-ABSL_FLAG(double, beta1, 0.9, "AdamW beta1");
-ABSL_FLAG(double, beta2, 0.95, "AdamW beta2");
-// ddp_step's own.
+// gpt_step's flags come from macro/step_flags.cc; ddp_step's own:
 ABSL_FLAG(int, grad_accum, 1, "gradient-accumulation micro-steps per optimizer step (>= 1)");
 ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error (a peer died or hung); <= 0: none");
 ABSL_FLAG(double, baseline_mfu, 0, "MFU of a 1-rank run of the same config: prints the scaling loss (MFU at N / MFU at 1)");
@@ -103,38 +78,6 @@ absl::Status AllOk(const std::string& stage, const absl::Status& local) {
   }
   if (msg.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(stage, ": ", msg));
-}
-
-RawStepFlags ReadFlags() {
-  RawStepFlags f;
-  f.preset = absl::GetFlag(FLAGS_preset);
-  f.layers = absl::GetFlag(FLAGS_layers);
-  f.heads = absl::GetFlag(FLAGS_heads);
-  f.width = absl::GetFlag(FLAGS_width);
-  f.vocab = absl::GetFlag(FLAGS_vocab);
-  f.block = absl::GetFlag(FLAGS_block);
-  f.seq = absl::GetFlag(FLAGS_seq);
-  f.batch = absl::GetFlag(FLAGS_batch);
-  f.bias = absl::GetFlag(FLAGS_bias);
-  f.real_data = absl::GetFlag(FLAGS_real_data);
-  f.data = absl::GetFlag(FLAGS_data);
-  f.compare_data = absl::GetFlag(FLAGS_compare_data);
-  f.seed = absl::GetFlag(FLAGS_seed);
-  f.device = absl::GetFlag(FLAGS_device);
-  f.dtype = absl::GetFlag(FLAGS_dtype);
-  f.warmup_steps = absl::GetFlag(FLAGS_warmup_steps);
-  f.steps = absl::GetFlag(FLAGS_steps);
-  f.threads = absl::GetFlag(FLAGS_threads);
-  f.profile = absl::GetFlag(FLAGS_profile);
-  f.profile_out = absl::GetFlag(FLAGS_profile_out);
-  f.ceilings = absl::GetFlag(FLAGS_ceilings);
-  f.peak_flops = absl::GetFlag(FLAGS_peak_flops);
-  f.attention = absl::GetFlag(FLAGS_attention);
-  f.lr = absl::GetFlag(FLAGS_lr);
-  f.weight_decay = absl::GetFlag(FLAGS_weight_decay);
-  f.beta1 = absl::GetFlag(FLAGS_beta1);
-  f.beta2 = absl::GetFlag(FLAGS_beta2);
-  return f;
 }
 
 // What must agree across ranks (not threads or paths of per-rank outputs).
@@ -177,7 +120,7 @@ struct Setup {
 absl::Status Build(Setup* s) {
   const int W = g_world->size(), r = g_world->rank();
   absl::Status local = absl::OkStatus();
-  auto options = ResolveStepOptions(ReadFlags(), sysinfo::ProbeCuda());
+  auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
   s->grad_accum = absl::GetFlag(FLAGS_grad_accum);
   if (!options.ok()) {
     local = options.status();
@@ -458,6 +401,12 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "ddp_step: data-parallel GPT-2 training with per-rank MFU.\n"
       "  mpirun -np N ddp_step [gpt_step's flags] [--grad_accum=A] [--baseline_mfu=X]");
+  absl::FlagsUsageConfig usage;  // --help lists the shared flags and ddp_step's own
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, macro::kStepFlagsFile) || absl::StrContains(file, "ddp_step_main");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   // --timeout_s is needed before MPI is up: read it from argv by hand, parse the rest after.
   double timeout_s = 120;
   for (int i = 1; i < argc; ++i) {
