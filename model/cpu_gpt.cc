@@ -75,6 +75,27 @@ absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& co
 }
 
 template <typename F>
+typename CpuGpt<F>::LayerActs CpuGpt<F>::LayerActivations(int64_t l) {
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+  LayerActs a;
+  a.residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
+  a.ln1 = act(ActId::kLn1) + l * BT * C;
+  a.ln1_mean = act(ActId::kLn1Mean) + l * BT;
+  a.ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
+  a.qkv = act(ActId::kQkv) + l * BT * 3 * C;
+  a.atty = act(ActId::kAtty) + l * BT * C;
+  a.att = act(ActId::kAtt) + l * B * NH * T * T;
+  a.residual2 = act(ActId::kResidual2) + l * BT * C;
+  a.ln2 = act(ActId::kLn2) + l * BT * C;
+  a.ln2_mean = act(ActId::kLn2Mean) + l * BT;
+  a.ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
+  a.fch = act(ActId::kFch) + l * BT * 4 * C;
+  a.fch_gelu = act(ActId::kFchGelu) + l * BT * 4 * C;
+  a.residual3 = act(ActId::kResidual3) + l * BT * C;
+  return a;
+}
+
+template <typename F>
 absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
   inputs_ = batch.inputs;
@@ -88,20 +109,8 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     encoder_forward(act(ActId::kEncoded), inputs_.data(), p.wte, p.wpe, B, T, C);
   }
   for (int64_t l = 0; l < L; ++l) {
-    F* residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
-    F* ln1 = act(ActId::kLn1) + l * BT * C;
-    F* ln1_mean = act(ActId::kLn1Mean) + l * BT;
-    F* ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
-    F* qkv = act(ActId::kQkv) + l * BT * 3 * C;
-    F* atty = act(ActId::kAtty) + l * BT * C;
-    F* att = act(ActId::kAtt) + l * B * NH * T * T;
-    F* residual2 = act(ActId::kResidual2) + l * BT * C;
-    F* ln2 = act(ActId::kLn2) + l * BT * C;
-    F* ln2_mean = act(ActId::kLn2Mean) + l * BT;
-    F* ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
-    F* fch = act(ActId::kFch) + l * BT * 4 * C;
-    F* fch_gelu = act(ActId::kFchGelu) + l * BT * 4 * C;
-    F* residual3 = act(ActId::kResidual3) + l * BT * C;
+    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd,
+          fch, fch_gelu, residual3] = LayerActivations(l);
     F* proj = act(ActId::kProj);
     {
       ScopedOp op(timer_, "layernorm_forward");
@@ -219,19 +228,9 @@ absl::Status CpuGpt<F>::Backward() {
                        act(ActId::kLnfRstd), B, T, C);
   }
   for (int64_t l = L - 1; l >= 0; --l) {
-    F* residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
-    F* ln1 = act(ActId::kLn1) + l * BT * C;
-    F* ln1_mean = act(ActId::kLn1Mean) + l * BT;
-    F* ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
-    F* qkv = act(ActId::kQkv) + l * BT * 3 * C;
-    F* atty = act(ActId::kAtty) + l * BT * C;
-    F* att = act(ActId::kAtt) + l * B * NH * T * T;
-    F* residual2 = act(ActId::kResidual2) + l * BT * C;
-    F* ln2 = act(ActId::kLn2) + l * BT * C;
-    F* ln2_mean = act(ActId::kLn2Mean) + l * BT;
-    F* ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
-    F* fch = act(ActId::kFch) + l * BT * 4 * C;
-    F* fch_gelu = act(ActId::kFchGelu) + l * BT * 4 * C;
+    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd,
+          fch, fch_gelu, residual3_unused] = LayerActivations(l);
+    (void)residual3_unused;
     // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
     {
       ScopedOp op(timer_, "matmul_backward/fcproj");
