@@ -1,6 +1,7 @@
 // Reads /proc/cpuinfo and /sys/devices/system/cpu for CpuInfo.
 #include "sysinfo/cpu_info.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -46,7 +47,22 @@ std::string CpuInfo::IsaString() const {
   add(avx2, "AVX2");
   add(avx512f, "AVX-512F");
   add(fma, "FMA");
+  add(avx512_bf16, "AVX512-BF16");
+  add(amx, "AMX");
   return s;
+}
+
+std::string CpuInfo::IsaLevel() const {
+  if (amx) return "AMX";
+  if (avx512_bf16) return "AVX512-BF16";
+  if (avx512f) return "AVX-512";
+  if (avx2) return "AVX2";
+  return "SSE";
+}
+
+std::string CpuInfo::Signature() const {
+  return "family " + std::to_string(family) + " model " + std::to_string(model_number) + " stepping " +
+         std::to_string(stepping);
 }
 
 int CpuInfo::Fp32Lanes() const {
@@ -69,6 +85,10 @@ CpuInfo ReadCpuInfo() {
     std::string key = Trim(line.substr(0, colon));
     std::string value = Trim(line.substr(colon + 1));
     if (key == "model name" && info.model == "unknown") info.model = value;
+    else if (key == "vendor_id" && info.vendor == "unknown") info.vendor = value;
+    else if (key == "cpu family" && info.family < 0) info.family = std::atoi(value.c_str());
+    else if (key == "model" && info.model_number < 0) info.model_number = std::atoi(value.c_str());
+    else if (key == "stepping" && info.stepping < 0) info.stepping = std::atoi(value.c_str());
     else if (key == "physical id") physical_ids.insert(value);
     else if (key == "cpu cores" && cores_per_socket == 0) cores_per_socket = std::atoi(value.c_str());
     else if (key == "cpu MHz" && info.mhz == 0) info.mhz = std::atof(value.c_str());
@@ -80,7 +100,16 @@ CpuInfo ReadCpuInfo() {
         if (flag == "avx2") info.avx2 = true;
         if (flag == "avx512f") info.avx512f = true;
         if (flag == "fma") info.fma = true;
+        if (flag == "avx512_bf16") info.avx512_bf16 = true;
+        if (flag == "amx_tile") info.amx = true;
       }
+    }
+  }
+  std::ifstream mem("/proc/meminfo");
+  while (std::getline(mem, line)) {
+    if (line.rfind("MemTotal:", 0) == 0) {
+      info.memory_bytes = std::atol(line.c_str() + 9) * 1024L;  // "MemTotal:  24570000 kB"
+      break;
     }
   }
   int sockets = physical_ids.empty() ? 1 : static_cast<int>(physical_ids.size());

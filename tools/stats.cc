@@ -156,4 +156,80 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
   return r;
 }
 
+std::vector<double> ExactSignedRankCounts(int n) {
+  // Add rank k either with a minus sign (sum unchanged) or a plus sign (sum + k).
+  std::vector<double> counts(static_cast<size_t>(n) * (n + 1) / 2 + 1, 0.0);
+  counts[0] = 1;
+  int top = 0;
+  for (int k = 1; k <= n; ++k) {
+    top += k;
+    for (int w = top; w >= k; --w) counts[w] += counts[w - k];
+  }
+  return counts;
+}
+
+absl::StatusOr<SignedRankResult> WilcoxonSignedRank(const std::vector<double>& d, Alternative alternative) {
+  if (d.empty()) return absl::InvalidArgumentError("signed-rank test: empty sample");
+  std::vector<double> nz;
+  for (double x : d) {
+    if (!std::isfinite(x)) return absl::InvalidArgumentError("signed-rank test: non-finite difference");
+    if (x != 0) nz.push_back(x);
+  }
+  SignedRankResult r;
+  r.n = static_cast<int>(nz.size());
+  if (nz.empty()) return r;  // every pair equal: nothing to test, p = 1
+  const size_t n = nz.size();
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return std::fabs(nz[a]) < std::fabs(nz[b]); });
+  std::vector<double> rank(n);
+  double tie_term = 0;
+  bool ties = false;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && std::fabs(nz[idx[j + 1]]) == std::fabs(nz[idx[i]])) ++j;
+    const double mid = (i + j) / 2.0 + 1.0;
+    for (size_t k = i; k <= j; ++k) rank[idx[k]] = mid;
+    const double t = static_cast<double>(j - i + 1);
+    if (t > 1) ties = true;
+    tie_term += t * t * t - t;
+    i = j + 1;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (nz[i] > 0) r.w_plus += rank[i];
+  }
+  if (!ties && static_cast<int>(n) <= kExactMaxN) {
+    r.exact = true;
+    std::vector<double> counts = ExactSignedRankCounts(static_cast<int>(n));
+    const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+    const size_t w = static_cast<size_t>(std::llround(r.w_plus));
+    double ge = 0, le = 0;
+    for (size_t k = 0; k < counts.size(); ++k) {
+      if (k >= w) ge += counts[k];
+      if (k <= w) le += counts[k];
+    }
+    switch (alternative) {
+      case Alternative::kGreater: r.p_value = ge / total; break;
+      case Alternative::kLess: r.p_value = le / total; break;
+      case Alternative::kTwoSided: r.p_value = std::min(1.0, 2.0 * std::min(ge, le) / total); break;
+    }
+    return r;
+  }
+  const double nn = static_cast<double>(n);
+  const double mean = nn * (nn + 1) / 4;
+  const double var = nn * (nn + 1) * (2 * nn + 1) / 24 - tie_term / 48;
+  if (var <= 0) return r;
+  const double sd = std::sqrt(var);
+  switch (alternative) {
+    case Alternative::kGreater: r.p_value = NormalSf((r.w_plus - mean - 0.5) / sd); break;
+    case Alternative::kLess: r.p_value = NormalSf((mean - r.w_plus - 0.5) / sd); break;
+    case Alternative::kTwoSided: {
+      const double w = std::max(r.w_plus, nn * (nn + 1) / 2 - r.w_plus);
+      r.p_value = std::min(1.0, 2.0 * NormalSf((w - mean - 0.5) / sd));
+      break;
+    }
+  }
+  return r;
+}
+
 }  // namespace stats

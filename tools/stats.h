@@ -48,6 +48,27 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
                                                Alternative alternative,
                                                Method method = Method::kAuto);
 
+// Wilcoxon signed-rank test on paired differences d_i (e.g. log(new_i / old_i) for rounds
+// run side by side): does d tend to be above zero? Conventions follow
+// scipy.stats.wilcoxon(d, zero_method="wilcox"): zeros are dropped, W+ is the sum of the
+// mid-ranks of |d_i| over the positive d_i.
+//   kGreater: H1 "d tends to be positive", p = P(W+ >= observed).
+//   kLess:    H1 "d tends to be negative", p = P(W+ <= observed).
+// exact (all 2^n sign patterns equally likely) when n <= kExactMaxN after dropping zeros and
+// there are no ties in |d|; otherwise the normal approximation with the tie correction
+// var = n (n + 1) (2n + 1) / 24 - sum(t^3 - t) / 48 and a continuity correction of 0.5.
+// With every d zero the p-value is 1. Fails on an empty sample or a non-finite value.
+struct SignedRankResult {
+  double w_plus = 0;
+  double p_value = 1;
+  bool exact = false;
+  int n = 0;  // non-zero differences used
+};
+absl::StatusOr<SignedRankResult> WilcoxonSignedRank(const std::vector<double>& d, Alternative alternative);
+
+// Number of sign patterns of ranks 1..n whose positive ranks sum to w, for w = 0 .. n(n+1)/2.
+std::vector<double> ExactSignedRankCounts(int n);
+
 // Median (mean of the two middle values for an even count). Fails on an empty sample.
 absl::StatusOr<double> Median(std::vector<double> v);
 

@@ -1,0 +1,78 @@
+// RunSelectedBenchmarks turns what the cases did into the exit code: a failed check, an error
+// or an empty selection is never a success; a skip is.
+#include "harness/benchmark_main.h"
+
+#include "benchmark/benchmark.h"
+#include "gtest/gtest.h"
+#include "harness/exit_codes.h"
+#include "harness/skip.h"
+
+namespace harness {
+namespace {
+
+void BM_Good(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(state.iterations());
+  state.counters["verified"] = 1;
+}
+void BM_Wrong(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(state.iterations());
+  state.counters["verified"] = 0;
+}
+void BM_Error(benchmark::State& state) {
+  state.SkipWithError("incorrect fp32 matmul: max error 1.2e4");
+  for (auto _ : state) {
+  }
+}
+void BM_NotHere(benchmark::State& state) {
+  state.SkipWithError(SkipMessage("no CUDA device: test").c_str());
+  for (auto _ : state) {
+  }
+}
+BENCHMARK(BM_Good)->Iterations(3);
+BENCHMARK(BM_Wrong)->Iterations(3);
+BENCHMARK(BM_Error)->Iterations(3);
+BENCHMARK(BM_NotHere)->Iterations(3);
+
+int RunWith(const std::string& filter, RunOutcome* o) {
+  benchmark::SetBenchmarkFilter(filter);
+  return RunSelectedBenchmarks("test", o);
+}
+
+TEST(RunSelectedBenchmarks, GoodCasePasses) {
+  RunOutcome o;
+  EXPECT_EQ(RunWith("^BM_Good/", &o), kExitOk);
+  EXPECT_EQ(o.selected, 1u);
+  EXPECT_TRUE(o.failed.empty());
+}
+
+TEST(RunSelectedBenchmarks, FailedCheckFails) {
+  RunOutcome o;
+  EXPECT_EQ(RunWith("^BM_(Good|Wrong)/", &o), kExitFailure);
+  ASSERT_EQ(o.failed.size(), 1u);
+  EXPECT_NE(o.failed[0].find("BM_Wrong/iterations:3: output check failed (verified = 0)"), std::string::npos) << o.failed[0];
+}
+
+TEST(RunSelectedBenchmarks, ErrorFails) {
+  RunOutcome o;
+  EXPECT_EQ(RunWith("^BM_Error/", &o), kExitFailure);
+  ASSERT_EQ(o.failed.size(), 1u);
+  EXPECT_NE(o.failed[0].find("incorrect fp32 matmul"), std::string::npos);
+}
+
+TEST(RunSelectedBenchmarks, SkipIsNotAFailure) {
+  RunOutcome o;
+  EXPECT_EQ(RunWith("^BM_(Good|NotHere)/", &o), kExitOk);
+  ASSERT_EQ(o.skipped.size(), 1u);
+  EXPECT_EQ(o.skipped[0], "BM_NotHere/iterations:3: no CUDA device: test");
+}
+
+TEST(RunSelectedBenchmarks, EmptyOrInvalidFilterFails) {
+  RunOutcome o;
+  EXPECT_EQ(RunWith("matches_nothing", &o), kExitFailure);
+  EXPECT_EQ(o.selected, 0u);
+  EXPECT_EQ(RunWith("BM_(", &o), kExitFailure);
+  EXPECT_EQ(o.selected, 0u);
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,31 @@
+// Exit codes shared by every binary of the project, so that a script (CI) can tell a usage
+// error from a broken measurement and from a real regression:
+//   0  success
+//   1  the command line was not understood: an unknown flag or a value Abseil cannot parse
+//      (Abseil's own exit code for these)
+//   2  bad input or a broken measurement: a flag value out of range, an unreadable or
+//      malformed file, a case that failed its output check or errored, a filter that selects
+//      nothing, non-finite or non-positive times, a comparison of nothing
+//   3  a performance regression (tools/gate only)
+//   4  no baseline for this machine's key, so nothing was compared (tools/gate only; CI then
+//      gates A/B against the parent commit)
+#ifndef HARNESS_EXIT_CODES_H_
+#define HARNESS_EXIT_CODES_H_
+
+namespace harness {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 1;
+inline constexpr int kExitFailure = 2;
+inline constexpr int kExitRegression = 3;
+inline constexpr int kExitNoBaseline = 4;
+
+// The table above, for --help texts.
+inline constexpr char kExitCodesHelp[] =
+    "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
+    "2 bad input or broken measurement (value out of range, bad file, failed check, empty\n"
+    "selection); 3 regression (gate); 4 no baseline for this machine (gate).";
+
+}  // namespace harness
+
+#endif  // HARNESS_EXIT_CODES_H_

@@ -1,0 +1,96 @@
+// The run context; see run_context.h.
+#include "sysinfo/run_context.h"
+
+#include <cmath>
+#include <ctime>
+
+#include "sysinfo/build_info.h"
+#include "sysinfo/cpu_info.h"
+#include "sysinfo/cuda_libs.h"
+#include "sysinfo/gemm_libs.h"
+
+namespace sysinfo {
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json RunContext(const CudaInventory& cuda) {
+  nlohmann::json c;
+  c["format"] = kRunContextFormat;
+  const CpuInfo cpu = ReadCpuInfo();
+  c["cpu"] = {{"vendor", cpu.vendor},
+              {"model_name", cpu.model},
+              {"family", cpu.family},
+              {"model", cpu.model_number},
+              {"stepping", cpu.stepping},
+              {"isa_level", cpu.IsaLevel()},
+              {"isa_flags", cpu.IsaString()},
+              {"logical_cpus", cpu.logical_cpus},
+              {"physical_cores", cpu.physical_cores},
+              // Rounded: VMs of one kind differ by a few MiB of firmware reservations.
+              {"memory_gib", std::round(cpu.memory_bytes / 1073741824.0)}};
+  nlohmann::json gemm = nlohmann::json::array();
+  for (const GemmLibrary& g : CpuGemmLibraries()) {
+    gemm.push_back({{"name", g.name},
+                    {"version", g.version},
+                    {"kernel", g.kernel},
+                    {"note", g.note},
+                    {"threads", g.threads}});
+  }
+  c["gemm"] = gemm;
+  const CudaLibraryVersions libs = GetCudaLibraryVersions();
+  nlohmann::json gpu;
+  if (cuda.available && !cuda.devices.empty()) {
+    gpu["name"] = cuda.devices[0].name;
+    gpu["count"] = static_cast<int>(cuda.devices.size());
+  } else {
+    gpu["name"] = "none";
+    gpu["count"] = 0;
+    gpu["reason"] = cuda.reason;
+  }
+  gpu["driver"] = CudaVersionString(cuda.driver_version);
+  gpu["runtime"] = CudaVersionString(cuda.runtime_version);
+  gpu["cublas"] = libs.cublas;
+  gpu["nccl"] = libs.nccl;
+  c["gpu"] = gpu;
+  const BuildInfo b = GetBuildInfo();
+  c["build"] = {{"commit", b.commit},
+                {"compiler", b.compiler},
+                {"compilation_mode", b.compilation_mode},
+                {"asserts", b.asserts},
+                {"target_isa", b.target_isa}};
+  c["date"] = UtcNow();
+  return c;
+}
+
+nlohmann::json RunContext() { return RunContext(ProbeCuda()); }
+
+std::string DescribeRunContext(const nlohmann::json& c) {
+  auto str = [](const nlohmann::json& j, const char* k) {
+    return j.is_object() && j.contains(k) ? (j[k].is_string() ? j[k].get<std::string>() : j[k].dump())
+                                          : std::string("?");
+  };
+  const nlohmann::json& cpu = c.value("cpu", nlohmann::json::object());
+  std::string s = str(cpu, "model_name") + " (" + str(cpu, "vendor") + " family " + str(cpu, "family") +
+                  " model " + str(cpu, "model") + " stepping " + str(cpu, "stepping") + ", " +
+                  str(cpu, "isa_level") + "), " + str(cpu, "logical_cpus") + " CPUs, " +
+                  str(cpu, "memory_gib") + " GiB";
+  for (const nlohmann::json& g : c.value("gemm", nlohmann::json::array())) {
+    s += " | " + str(g, "name") + " " + str(g, "version") + " kernel " + str(g, "kernel");
+  }
+  const nlohmann::json& gpu = c.value("gpu", nlohmann::json::object());
+  s += gpu.value("count", 0) > 0 ? " | " + str(gpu, "count") + "x " + str(gpu, "name") + " (driver " +
+                                       str(gpu, "driver") + ", CUDA " + str(gpu, "runtime") + ")"
+                                 : std::string(" | no GPU");
+  const nlohmann::json& b = c.value("build", nlohmann::json::object());
+  s += " | build " + str(b, "compilation_mode") + ", " + str(b, "compiler") + ", commit " + str(b, "commit");
+  return s;
+}
+
+}  // namespace sysinfo
