@@ -10,6 +10,8 @@
 #include "accounting/costs.h"
 #include "accounting/roofline.h"
 #include "micro/build_flags.inc"
+#include "harness/benchmark_main.h"
+#include "harness/exit_codes.h"
 #include "micro/cpu_ceilings.h"
 #include "micro/matmul_cpu.h"
 #include "sysinfo/cpu_info.h"
@@ -98,7 +100,7 @@ void PrintMicroHelp() {
         "  --cuda_ceilings=FILE    GPU peaks from a file written with --cuda_ceilings_out;\n"
         "                          without it the datasheet peak of the device is used\n");
   }
-  std::printf("\n");
+  std::printf("\n%s\n\n", harness::kExitCodesHelp);
   benchmark::PrintDefaultHelp();
 }
 
@@ -111,6 +113,7 @@ std::string GitCommit() {
 }
 
 void AddMicroContext() {
+  harness::AddRunContext();
 #ifdef NDEBUG
   benchmark::AddCustomContext("build_type", "release (NDEBUG)");
 #else
@@ -221,12 +224,12 @@ int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags) 
   absl::Status routed = f.ok() ? RouteCeilingsFiles(&*f) : f.status();
   if (!routed.ok()) {
     std::fprintf(stderr, "%s: %s\n", argv[0], std::string(routed.message()).c_str());
-    return 2;
+    return harness::kExitFailure;
   }
   *flags = *f;
   SetHelpKind(kind);
   benchmark::Initialize(argc, argv, PrintMicroHelp);
-  if (benchmark::ReportUnrecognizedArguments(*argc, argv)) return 2;
+  if (benchmark::ReportUnrecognizedArguments(*argc, argv)) return harness::kExitUsage;
   AddMicroContext();
   return 0;
 }

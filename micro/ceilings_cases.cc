@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/skip.h"
 #include "accounting/costs.h"
 #include "accounting/cpu_peak.h"
 #include "accounting/peaks.h"
@@ -43,7 +44,7 @@ void SetCeilingCounters(benchmark::State& state, const char* unit, double work, 
 
 void FmaCase(benchmark::State& state, FmaIsa isa, double seconds, CeilingRecorder* rec) {
   if (!FmaIsaSupported(isa)) {
-    state.SkipWithError(absl::StrCat("this CPU does not support ", FmaIsaName(isa)).c_str());
+    state.SkipWithError(harness::SkipMessage(absl::StrCat("this CPU does not support ", FmaIsaName(isa))).c_str());
     return;
   }
   absl::StatusOr<int64_t> calibrated = CalibrateFmaSteps(isa, seconds);
@@ -131,7 +132,7 @@ void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, Ce
 void CudaCopyCase(benchmark::State& state, int64_t bytes, CeilingRecorder* rec) {
   const std::string skip = CudaSkipReason();
   if (!skip.empty()) {
-    state.SkipWithError(skip.c_str());
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
     return;
   }
   std::string error;
@@ -172,7 +173,7 @@ CudaGemmType GemmType(Dtype d) {
 void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRecorder* rec) {
   const std::string skip = CudaSkipReason();
   if (!skip.empty()) {
-    state.SkipWithError(skip.c_str());
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
     return;
   }
   std::string error;

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "benchmark/benchmark.h"
+#include "harness/benchmark_main.h"
+#include "harness/exit_codes.h"
 #include "micro/bench_common.h"
 #include "micro/ceilings_cases.h"
 
@@ -19,12 +21,12 @@ int main(int argc, char** argv) {
   micro::RegisterCeilingsBenchmarks(flags.sizes, &recorder);
   const std::string skip = micro::CudaSkipReason();
   if (!skip.empty()) std::fprintf(stderr, "CUDA cases will be skipped: %s\n", skip.c_str());
-  benchmark::RunSpecifiedBenchmarks();
+  const int rc = harness::RunSelectedBenchmarks("ceilings");
   benchmark::Shutdown();
   absl::Status s = micro::WriteRecordedCeilings(recorder, flags);
   if (!s.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
-    return 1;
+    std::fprintf(stderr, "ceilings: error: %s\n", std::string(s.message()).c_str());
+    return harness::kExitFailure;
   }
-  return 0;
+  return rc;
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "harness/skip.h"
 #include "micro/elementwise_cuda.h"
 #include "micro/matmul_cuda.h"
 #include "sysinfo/cpu_info.h"
@@ -51,7 +52,7 @@ void CpuElementwiseCase(benchmark::State& state, ElementwiseProblem p, double fo
 void CudaElementwiseCase(benchmark::State& state, ElementwiseProblem p, PeakProvider* peaks) {
   const std::string skip = CudaSkipReason();
   if (!skip.empty()) {
-    state.SkipWithError(skip.c_str());
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
     return;
   }
   std::string error;

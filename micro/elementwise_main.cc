@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "benchmark/benchmark.h"
+#include "harness/benchmark_main.h"
+#include "harness/exit_codes.h"
 #include "micro/bench_common.h"
 #include "micro/elementwise_cases.h"
 
@@ -20,7 +22,7 @@ int main(int argc, char** argv) {
       flags.sizes, std::make_shared<micro::PeakProvider>(flags.ceilings, flags.cuda_ceilings));
   const std::string skip = micro::CudaSkipReason();
   if (!skip.empty()) std::fprintf(stderr, "CUDA cases will be skipped: %s\n", skip.c_str());
-  benchmark::RunSpecifiedBenchmarks();
+  const int rc = harness::RunSelectedBenchmarks("elementwise");
   benchmark::Shutdown();
-  return 0;
+  return rc;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "harness/skip.h"
 #include "accounting/costs.h"
 #include "micro/matmul_check.h"
 #include "micro/matmul_cpu.h"
@@ -89,7 +90,7 @@ CudaGemmType GemmType(Dtype d) {
 void CudaMatmulCase(benchmark::State& state, Dtype dtype, MatmulShape s, PeakProvider* peaks) {
   const std::string skip = CudaSkipReason();
   if (!skip.empty()) {
-    state.SkipWithError(skip.c_str());
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
     return;
   }
   std::string error;
