@@ -23,6 +23,8 @@
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
 #include "benchmark/benchmark.h"
+#include "harness/benchmark_main.h"
+#include "harness/exit_codes.h"
 #include "macro/gpt_session.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
@@ -254,7 +256,11 @@ constexpr char kUsage[] =
     "\n"
     "Google Benchmark flags work too: --benchmark_filter, --benchmark_repetitions,\n"
     "--benchmark_format, --benchmark_out, --benchmark_out_format. Each timed step is one\n"
-    "iteration; its time is the device-clock sum of data, forward, backward and optimizer.";
+    "iteration; its time is the device-clock sum of data, forward, backward and optimizer.\n"
+    "\n"
+    "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
+    "2 bad input or broken measurement (value out of range, bad token file, a failed or\n"
+    "non-finite step, a filter that selects nothing).";
 
 bool WantsHelp(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -307,7 +313,7 @@ int main(int argc, char** argv) {
   auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
   if (!options.ok()) {
     std::fprintf(stderr, "gpt_step: error: %s\n", std::string(options.status().message()).c_str());
-    return 2;
+    return harness::kExitFailure;
   }
   run.options = *options;
   g_run = &run;
@@ -327,6 +333,7 @@ int main(int argc, char** argv) {
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   }
+  harness::AddRunContext();
   sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
   benchmark::AddCustomContext("mlbench_cpu", cpu.model);
 #ifdef NDEBUG
@@ -338,27 +345,27 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
   benchmark::AddCustomContext("mlbench_attention_convention", std::string(accounting::ConventionName(o.convention)));
 
-  size_t ran = benchmark::RunSpecifiedBenchmarks();
-  if (ran == 0 || listing) {
-    if (!listing) Log("gpt_step: no case matched --benchmark_filter; nothing ran");
-    return 0;
+  // Build the model and open the data before anything runs: a bad token file or too little
+  // memory fails here, on stderr with a non-zero exit, not as a case that "ran" with an error.
+  if (!listing) {
+    if (auto st = EnsureSession(&run); !st.ok()) {
+      std::fprintf(stderr, "gpt_step: error: %s\n", std::string(st.message()).c_str());
+      return harness::kExitFailure;
+    }
   }
-  int failures = 0;
-  if (!run.create_status.ok()) {
-    std::fprintf(stderr, "gpt_step: error: %s\n", std::string(run.create_status.message()).c_str());
-    return 1;
-  }
+  harness::RunOutcome outcome;
+  const int rc = harness::RunSelectedBenchmarks("gpt_step", &outcome);
+  if (rc != harness::kExitOk || listing) return rc;
   for (const CaseResult& r : run.results) {
     if (r.ran && !r.steps.empty()) PrintSummary(run, r);
-    else if (r.ran) ++failures;
   }
   if (o.compare_data) PrintCompareData(run);
   if (o.profile) {
     if (auto st = RunProfile(&run); !st.ok()) {
-      std::fprintf(stderr, "gpt_step: profile: %s\n", std::string(st.message()).c_str());
-      return 1;
+      std::fprintf(stderr, "gpt_step: error: profile: %s\n", std::string(st.message()).c_str());
+      return harness::kExitFailure;
     }
   }
   benchmark::Shutdown();
-  return failures ? 1 : 0;
+  return harness::kExitOk;
 }

@@ -2,7 +2,7 @@
 # End-to-end checks of //macro:gpt_step on a tiny config (CPU):
 #  - the JSON counters agree with accounting: tokens/s = tokens / time, MFU = FLOPs / time / peak,
 #    and FLOPs per step equal //tools:estimate's figure for the same shape;
-#  - a filter that matches nothing runs nothing; bad flags exit non-zero naming the flag;
+#  - a filter that selects nothing exits 2; bad flags and data exit 1 or 2 naming the flag;
 #  - the log and the summary are printed; --profile writes a Chrome trace.
 set -u
 STEP="$1"; ESTIMATE="$2"
@@ -43,26 +43,42 @@ assert math.isfinite(b["loss"]) and b["loss"] > 0
 print("counters OK:", {k: b[k] for k in ["tokens_per_second", "mfu", "hfu", "loss"]})
 PY
 
-# 2. A filter that matches nothing runs nothing.
-out="$("$STEP" "${TINY[@]}" --benchmark_filter=nothing_matches_this 2>&1)" || fail "empty filter exited non-zero"
-grep -q "nothing ran" <<<"$out" || fail "empty filter: no 'nothing ran' message"
+# 2. A filter that selects nothing, or is not a valid regex, is an error (exit 2): a run that
+#    measured nothing must not look like a success to a script.
+out="$("$STEP" "${TINY[@]}" --benchmark_filter=nothing_matches_this 2>&1)"; rc=$?
+[[ $rc -eq 2 ]] || fail "empty filter exited $rc, expected 2"
+grep -q "selects no case" <<<"$out" || fail "empty filter: no 'selects no case' message: $out"
 grep -q "^step " <<<"$out" && fail "empty filter still ran steps"
+out="$("$STEP" "${TINY[@]}" '--benchmark_filter=BM_(' 2>&1)"; rc=$?
+[[ $rc -eq 2 ]] || fail "invalid filter regex exited $rc, expected 2"
 
-# 3. Bad input: non-zero exit, message naming the flag.
+# 3. Bad input: the exit code of its kind (1: flag not understood, 2: bad value or data), the
+#    message on stderr naming the flag, and no step run.
 expect_error() {
-  local flag="$1"; shift
-  local msg
-  if msg="$("$STEP" "$@" 2>&1)"; then fail "$* exited 0"; fi
-  grep -q -- "$flag" <<<"$msg" || fail "$*: message does not name $flag: $msg"
+  local code="$1" phrase="$2"; shift 2
+  local msg rc
+  msg="$("$STEP" "$@" 2>&1 >/dev/null)"; rc=$?
+  [[ $rc -eq $code ]] || fail "$* exited $rc, expected $code: $msg"
+  grep -q -- "$phrase" <<<"$msg" || fail "$*: stderr does not say '$phrase': $msg"
 }
-expect_error --seq --seq=2048 --block=1024
-expect_error --heads --heads=5 --width=768
-expect_error --data --real_data --data=/nonexistent/train.bin
-expect_error bogus_flag --bogus_flag=1
+expect_error 2 --seq --seq=2048 --block=1024
+expect_error 2 --heads --heads=5 --width=768
+expect_error 2 --data --real_data --data=/nonexistent/train.bin
+expect_error 1 bogus_flag --bogus_flag=1
+expect_error 2 "--lr: inf" "${TINY[@]}" --lr=inf
+expect_error 2 "--lr: nan" "${TINY[@]}" --lr=nan
+expect_error 2 "--weight_decay: nan" "${TINY[@]}" --weight_decay=nan
+# A token file made for a larger vocabulary: refused before the first step (test-tiny: vocab 60).
+python3 -c "
+import struct, sys
+open(sys.argv[1], 'wb').write(struct.pack('<200H', *[(7 * i) % 100 for i in range(200)]))
+" "$TMP/big_vocab.bin"
+expect_error 2 "outside the vocabulary \\[0, 60)" "${TINY[@]}" --data="$TMP/big_vocab.bin"
 if ! "$STEP" --help | grep -q -- "--batch"; then fail "--help does not list --batch"; fi
+"$STEP" --help | grep -q "Exit status" || fail "--help does not document the exit codes"
 msg="$("$STEP" --device=cuda 2>&1)"; rc=$?
 if [[ "$msg" == *"no CUDA device"* ]]; then
-  [[ $rc -ne 0 ]] || fail "--device=cuda without a GPU exited 0"
+  [[ $rc -eq 2 ]] || fail "--device=cuda without a GPU exited $rc, expected 2"
   grep -q -- "--device" <<<"$msg" || fail "--device=cuda error does not name --device"
 fi
 

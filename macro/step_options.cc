@@ -203,8 +203,14 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
     return FlagError("attention", absl::StrCat("'", f.attention, "' is not full (12LCT, nanoGPT/PaLM) or causal (6LCT, llm.c)"));
   }
 
-  if (!(f.lr > 0)) return FlagError("lr", absl::StrCat(f.lr, "; give a learning rate > 0"));
-  if (f.weight_decay < 0) return FlagError("weight_decay", absl::StrCat(f.weight_decay, "; give >= 0"));
+  // Written so that NaN fails every test: a NaN or infinite rate would train on garbage and
+  // time it as if it were a step.
+  if (!(f.lr > 0 && f.lr <= 10)) {
+    return FlagError("lr", absl::StrCat(f.lr, " is not a learning rate; allowed: 0 < lr <= 10 (finite)"));
+  }
+  if (!(f.weight_decay >= 0 && f.weight_decay <= 10)) {
+    return FlagError("weight_decay", absl::StrCat(f.weight_decay, "; allowed: 0 <= weight_decay <= 10 (finite)"));
+  }
   if (!(f.beta1 >= 0 && f.beta1 < 1)) return FlagError("beta1", absl::StrCat(f.beta1, "; give 0 <= beta1 < 1"));
   if (!(f.beta2 >= 0 && f.beta2 < 1)) return FlagError("beta2", absl::StrCat(f.beta2, "; give 0 <= beta2 < 1"));
   o.lr = f.lr;

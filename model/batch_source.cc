@@ -92,6 +92,16 @@ absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(
                      file->num_tokens(), " tokens; a window of seq=", T, " needs at least ",
                      T + 1));
   }
+  // Every token is checked once, up front (a 100M-token file takes well under a second), so a
+  // file made for another vocabulary fails before any step runs instead of in the middle.
+  const uint16_t* tokens = file->tokens();
+  for (int64_t i = 0; i < file->num_tokens(); ++i) {
+    if (tokens[i] >= vocab) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "token file '", file->path(), "' holds token ", tokens[i], " at position ", i,
+          ", outside the vocabulary [0, ", vocab, "); was it made for another tokenizer or --vocab?"));
+    }
+  }
   return std::unique_ptr<BatchSource>(new TokenFileBatchSource(std::move(file), B, T, vocab, seed));
 }
 
