@@ -161,15 +161,30 @@ absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time) {
   return j;
 }
 
+std::vector<Target> RoundOrder(const std::vector<Target>& targets, int round, bool alternate_sides) {
+  if (!alternate_sides) return targets;
+  const int first = round % 2 == 0 ? kBaseSide : kCurrentSide;
+  std::vector<Target> out;
+  for (int side : {first, 1 - first}) {
+    for (const Target& t : targets) {
+      if (t.side == side) out.push_back(t);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, const RunOptions& options) {
   if (options.repetitions < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("repetitions = ", options.repetitions, "; it must be at least 1"));
   }
   nlohmann::json merged = {{"context", nlohmann::json::object()}, {"benchmarks", nlohmann::json::array()}};
-  bool have_context = false;
+  bool has_base = false;
+  for (const Target& t : targets) has_base = has_base || t.side == kBaseSide;
+  if (has_base) merged["base_context"] = nlohmann::json::object();
+  bool have_context[2] = {false, false};
   for (int round = 0; round < options.repetitions; ++round) {
-    for (const Target& t : targets) {
+    for (const Target& t : RoundOrder(targets, round, options.alternate_sides)) {
       if (t.cases.empty()) continue;
       auto start = std::chrono::steady_clock::now();
       absl::StatusOr<nlohmann::json> j;
@@ -179,6 +194,8 @@ absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, con
         if (attempt > 0) {
           std::this_thread::sleep_for(std::chrono::duration<double>(options.retry_wait_s));
         }
+        // A/B: the child knows its side (test fixtures use it to slow one side down).
+        if (has_base) setenv("MLBENCH_AB_SIDE", t.side == kBaseSide ? "base" : "current", 1);
         CpuSample before = SampleCpu();
         absl::StatusOr<nlohmann::json> a = RunOnce(t, options.min_time);
         CpuSample after = SampleCpu();
@@ -198,16 +215,17 @@ absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, con
       // runs), plus keys other binaries add that it lacks (their custom context).
       if (j->contains("context") && (*j)["context"].is_object()) {
         const bool is_calibration = t.binary.label == CalibrationBinary().label;
-        if (!have_context && !is_calibration) {
+        nlohmann::json& context = merged[t.side == kBaseSide ? "base_context" : "context"];
+        if (!have_context[t.side] && !is_calibration) {
           nlohmann::json ctx = (*j)["context"];
-          for (auto& [k, v] : merged["context"].items()) {
+          for (auto& [k, v] : context.items()) {
             if (!ctx.contains(k)) ctx[k] = v;
           }
-          merged["context"] = std::move(ctx);
-          have_context = true;
+          context = std::move(ctx);
+          have_context[t.side] = true;
         } else {
           for (auto& [k, v] : (*j)["context"].items()) {
-            if (!merged["context"].contains(k)) merged["context"][k] = v;
+            if (!context.contains(k)) context[k] = v;
           }
         }
       }
@@ -221,6 +239,7 @@ absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, con
         b["mlbench_foreign_cpu"] = foreign;
         b["mlbench_contention"] = contention;
         b["mlbench_attempts"] = attempts;
+        if (has_base) b["mlbench_side"] = t.side == kBaseSide ? "base" : "current";
         if (b.contains("name") && b["name"].is_string()) seen.insert(b["name"].get<std::string>());
         merged["benchmarks"].push_back(std::move(b));
       }

@@ -41,12 +41,17 @@ absl::StatusOr<std::string> LocateBinary(const std::string& runfiles_path, const
 // Case names `exe` would run with this filter (--benchmark_list_tests=true).
 absl::StatusOr<std::vector<std::string>> ListCases(const std::string& exe, const std::string& filter);
 
+// A/B runs (tools/bench --against): the current revision's binaries and the base revision's.
+inline constexpr int kCurrentSide = 0;
+inline constexpr int kBaseSide = 1;
+
 // One binary, resolved, with the cases the filter selects in it.
 struct Target {
   BenchBinary binary;
   std::string exe;
   std::string filter;
   std::vector<std::string> cases;
+  int side = kCurrentSide;  // A/B runs: which revision's binary this is
 };
 
 struct RunOptions {
@@ -55,6 +60,9 @@ struct RunOptions {
   double max_contention = 0.15;  // retry a binary run when contention was higher
   double idle_share = 0;         // share of the CPUs the benchmarks leave idle
   int retries = 2;                // extra attempts per binary run and round
+  // A/B: within each round run one side's targets, then the other's, the order flipping every
+  // round (base first in even rounds), so a drift of the machine hits both sides alike.
+  bool alternate_sides = false;
   double retry_wait_s = 2.0;      // pause before a retry
   // Called after each binary run, for progress lines: round (0-based), target, seconds taken,
   // foreign fraction and contention of the attempt kept, attempts made.
@@ -80,8 +88,16 @@ double Contention(double foreign, double idle_share);
 // Errors name the binary and, for bad JSON, the byte where parsing failed.
 absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time);
 
+// The targets in the order round `round` runs them: as given, or with alternate_sides the
+// base side first in even rounds and the current side first in odd ones (each side's targets
+// in their given order).
+std::vector<Target> RoundOrder(const std::vector<Target>& targets, int round, bool alternate_sides);
+
 // Runs every target in rounds and merges: {"context": <first binary's context>,
 // "benchmarks": [...]} with the fields described above. Context "mlbench" is left to the caller.
+// With base-side targets, their entries carry "mlbench_side": "base" (the others "current"),
+// their binaries' context goes to "base_context", and every child runs with
+// MLBENCH_AB_SIDE=base or current in its environment.
 absl::StatusOr<nlohmann::json> RunRounds(const std::vector<Target>& targets, const RunOptions& options);
 
 }  // namespace bench

@@ -54,10 +54,14 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   absl::StatusOr<json> j = gate::ReadJsonFile(out);
   ASSERT_TRUE(j.ok()) << j.status();
   const json& m = (*j)["context"]["mlbench"];
-  EXPECT_TRUE(m["cpu_model"].is_string());
-  EXPECT_GT(m["logical_cpus"].get<int>(), 0);
-  EXPECT_TRUE(m["gpu_name"].is_string());
-  EXPECT_TRUE(m["cuda_runtime"].is_string());
+  // The run context: what tools/gate keys baselines on (gate_key.h).
+  const json& rc = m["run_context"];
+  EXPECT_TRUE(rc["cpu"]["model_name"].is_string());
+  EXPECT_GE(rc["cpu"]["family"].get<int>(), 0);
+  EXPECT_GT(rc["cpu"]["logical_cpus"].get<int>(), 0);
+  EXPECT_TRUE(rc["gpu"]["name"].is_string());
+  EXPECT_EQ(rc["gemm"][0]["name"], "OpenBLAS");
+  EXPECT_EQ(m["commit"], rc["build"]["commit"]);
   EXPECT_EQ(m["suite"], "custom");
   EXPECT_EQ(m["filter"], "axpy|cuda");
   EXPECT_EQ(m["repetitions"], 2);
@@ -100,6 +104,65 @@ TEST(BenchTest, BadInputExitsTwo) {
   r = Bench({kFake, "--repetitions=0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.stderr_text.find("--repetitions=0"), std::string::npos);
+}
+
+// Never green on a broken measurement: a case that failed its check in any round fails the
+// run (exit 2), names the case, and no JSON is written.
+TEST(BenchTest, FailedCheckFailsTheRunAndWritesNothing) {
+  const std::string out = absl::StrCat(std::getenv("TEST_TMPDIR"), "/broken.json");
+  bench::ProcessResult r = Bench({kFake, "--filter=axpy|unverified", "--repetitions=1", "--min_time=0.01",
+                                  "--retries=0", "--out=" + out});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("BM_Fake/cpu/unverified"), std::string::npos) << r.stderr_text;
+  EXPECT_FALSE(gate::ReadJsonFile(out).ok());
+  // An output that cannot be written fails before anything runs.
+  r = Bench({kFake, "--filter=axpy", "--out=/nonexistent_dir/x.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.stderr_text.find("'/nonexistent_dir' does not exist"), std::string::npos) << r.stderr_text;
+}
+
+bench::ProcessResult GateRun(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/gate")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  absl::StatusOr<bench::ProcessResult> r = bench::RunProcess(argv, /*capture_stderr=*/true);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *r;
+}
+
+// Same-machine A/B through the whole pipeline: bench runs the base binaries (here prebuilt:
+// the same fixture from this test's runfiles) and the current ones in alternating rounds and
+// writes both sides; the gate compares them paired. Identical code passes; a slowdown
+// injected into the current side only fails. (The statistics' power is measured by
+// tools/gate_detection_experiment.sh; here the slowdown is 2x so that a test on a busy machine
+// cannot miss it, and the identical-code threshold 20%.)
+TEST(BenchTest, AbRunOfIdenticalCodePassesAndASlowdownFails) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  const std::string runfiles = absl::StrCat(std::getenv("TEST_SRCDIR"));
+  const std::vector<std::string> ab = {kFake, "--filter=axpy", "--repetitions=9", "--min_time=0.01",
+                                       "--retries=0", "--threads=1", "--against_runfiles=" + runfiles};
+  unsetenv("MLBENCH_FAKE_SLOWDOWN");
+  std::vector<std::string> args = ab;
+  args.push_back("--out=" + dir + "/ab_same.json");
+  bench::ProcessResult r = Bench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  absl::StatusOr<json> base = gate::ReadJsonFile(dir + "/ab_same.base.json");
+  ASSERT_TRUE(base.ok()) << base.status();
+  for (const json& b : (*base)["benchmarks"]) EXPECT_EQ(b["mlbench_side"], "base");
+  EXPECT_EQ((*base)["context"]["mlbench"]["ab"]["base_file"], dir + "/ab_same.base.json");
+  r = GateRun({"--current=" + dir + "/ab_same.json", "--against=" + dir + "/ab_same.base.json", "--threshold=0.2"});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+
+  setenv("MLBENCH_FAKE_SLOWDOWN", "2.0", 1);
+  setenv("MLBENCH_FAKE_SLOWDOWN_SIDE", "current", 1);
+  args = ab;
+  args.push_back("--out=" + dir + "/ab_slow.json");
+  r = Bench(args);
+  unsetenv("MLBENCH_FAKE_SLOWDOWN");
+  unsetenv("MLBENCH_FAKE_SLOWDOWN_SIDE");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  r = GateRun({"--current=" + dir + "/ab_slow.json", "--against=" + dir + "/ab_slow.base.json"});
+  EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("REGRESSED   BM_Fake/cpu/axpy/N:262144"), std::string::npos) << r.stdout_text;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Baseline merge and atomic update; see gate_baseline.h.
 #include "tools/gate_baseline.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -8,7 +9,9 @@
 #include <cstring>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tools/gate_compare.h"
 #include "tools/gate_io.h"
 
@@ -45,16 +48,52 @@ absl::Status MakeDirs(const std::string& dir) {
 
 absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
                               const std::string& path) {
-  if (!baseline.is_object() || baseline.value("format", "") != kBaselineFormat) {
+  const std::string format = baseline.is_object() ? baseline.value("format", "") : "";
+  if (format == "mlbench-gate-baseline/1") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "' was recorded with the old machine key (CPU model name only), which cannot tell "
+        "CPU generations apart; it is never compared. Record a new baseline with --update"));
+  }
+  if (format != kBaselineFormat) {
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a baseline file: \"format\" is not \"",
                                                    kBaselineFormat, "\""));
   }
-  std::string file_key = baseline.value("key", "");
-  if (file_key != key.Describe()) {
-    return absl::InvalidArgumentError(absl::StrCat("'", path, "' holds the baseline of machine '", file_key,
-                                                   "', not of this run's machine '", key.Describe(), "'"));
+  absl::StatusOr<MachineKey> file_key = KeyFromJson(baseline.value("machine", nlohmann::json()));
+  if (!file_key.ok()) return absl::InvalidArgumentError(absl::StrCat("'", path, "': ", file_key.status().message()));
+  if (!(*file_key == key)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "' holds the baseline of another machine; it is refused, not compared. The fields "
+        "that differ:\n  ", absl::StrJoin(KeyDifferences(*file_key, key), "\n  ")));
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> OtherMachinesBaselines(const std::string& dir, const std::string& suite,
+                                                const MachineKey& key) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return out;
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (absl::EndsWith(n, absl::StrCat("__", SanitizeFileComponent(suite), ".json"))) names.push_back(n);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) {
+    absl::StatusOr<nlohmann::json> j = ReadJsonFile(absl::StrCat(dir, "/", n));
+    if (!j.ok()) {
+      out.push_back(absl::StrCat(n, ": unreadable (", j.status().message(), ")"));
+      continue;
+    }
+    absl::StatusOr<MachineKey> k = KeyFromJson(j->value("machine", nlohmann::json()));
+    if (!k.ok()) {
+      out.push_back(absl::StrCat(n, ": ", k.status().message()));
+      continue;
+    }
+    out.push_back(absl::StrCat(n, ": ", absl::StrJoin(KeyDifferences(*k, key), "; ")));
+  }
+  return out;
 }
 
 nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current, const MachineKey& key,

@@ -1,9 +1,9 @@
 // Baseline files: one per machine key and suite, in tools/baselines/ (gate_key.h names them).
 //
 //   {
-//     "format": "mlbench-gate-baseline/1",
-//     "key": "AMD EPYC x2 | no GPU | CUDA none", "suite": "quick",
-//     "machine": {cpu_model, logical_cpus, gpu_name, gpu_count, cuda},
+//     "format": "mlbench-gate-baseline/2",
+//     "key": "<MachineKey::Describe()>", "suite": "quick",
+//     "machine": {"cpu.family": "25", ...}   (every field of the machine key, gate_key.h),
 //     "provenance": {commit, date, host_name, build_type, source, updated_cases, kept_cases},
 //     "history": [{commit, date, updated_cases}, ...]   (latest last, at most 50),
 //     "context": <context of the run last recorded>,
@@ -24,6 +24,7 @@
 #define TOOLS_GATE_BASELINE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
@@ -32,11 +33,17 @@
 
 namespace gate {
 
-inline constexpr char kBaselineFormat[] = "mlbench-gate-baseline/1";
+inline constexpr char kBaselineFormat[] = "mlbench-gate-baseline/2";
 
-// Checks "format" and that the file's key matches `key`.
+// Checks "format" and that the file's machine key equals `key`; otherwise the error lists
+// the fields that differ (a baseline of another machine is refused, never compared).
 absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
                               const std::string& path);
+
+// For the baseline files of `suite` in `dir` (none of which has `key`'s name): one line each,
+// "<file>: <the fields that differ from key>", so a user sees why nothing matched.
+std::vector<std::string> OtherMachinesBaselines(const std::string& dir, const std::string& suite,
+                                                const MachineKey& key);
 
 struct UpdateStats {
   int updated_cases = 0;

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "tools/gate_io.h"
+#include "tools/testdata/run_context_fixture.h"
 
 namespace gate {
 namespace {
@@ -19,10 +20,11 @@ json Entry(const std::string& name, double ns, int rep, double verified = 1.0) {
 }
 
 json Context(const std::string& cpu, const std::string& commit) {
-  return {{"host_name", "vm"},
-          {"mlbench",
-           {{"cpu_model", cpu}, {"logical_cpus", 2}, {"gpu_name", "none"}, {"gpu_count", 0},
-            {"cuda_runtime", "13.0"}, {"suite", "quick"}, {"commit", commit}, {"build_type", "opt"}}}};
+  testdata::FakeCpu c;
+  c.model_name = cpu;
+  json ctx = testdata::BenchContext(testdata::FakeRunContext(c), commit);
+  ctx["host_name"] = "vm";
+  return ctx;
 }
 
 Run MakeRun(const json& context, const std::vector<json>& entries) {
@@ -36,7 +38,7 @@ std::string TmpDir() {
 }
 
 TEST(GateBaselineTest, MergeReplacesRunCasesKeepsOthersSkipsUnverified) {
-  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), nullptr);
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
   gate::Run first = MakeRun(Context("AMD EPYC", "c1"), {Entry("BM_A", 10, 0), Entry("BM_B", 20, 0)});
   UpdateStats st;
   json doc = MergeBaseline(nullptr, first, key, "quick", true, "2024-01-01T00:00:00Z", &st);
@@ -64,7 +66,7 @@ TEST(GateBaselineTest, MergeReplacesRunCasesKeepsOthersSkipsUnverified) {
 }
 
 TEST(GateBaselineTest, PoolingKeepsTheMostRecentRecordings) {
-  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), nullptr);
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
   json doc;
   UpdateStats st;
   for (int run = 0; run < 4; ++run) {
@@ -91,8 +93,8 @@ TEST(GateBaselineTest, UpdateFileKeepsOtherMachinesAndRefusesBadFiles) {
   const std::string dir = TmpDir() + "/baselines_test/nested";
   gate::Run a_run = MakeRun(Context("CPU A", "c1"), {Entry("BM_A", 10, 0)});
   gate::Run b_run = MakeRun(Context("CPU B", "c1"), {Entry("BM_A", 30, 0)});
-  MachineKey a = *KeyFromContext(a_run.context, nullptr);
-  MachineKey b = *KeyFromContext(b_run.context, nullptr);
+  MachineKey a = *KeyFromContext(a_run.context, "run.json");
+  MachineKey b = *KeyFromContext(b_run.context, "run.json");
   const std::string pa = dir + "/" + a.FileName("quick");
   const std::string pb = dir + "/" + b.FileName("quick");
   ASSERT_NE(pa, pb);
@@ -120,6 +122,40 @@ TEST(GateBaselineTest, UpdateFileKeepsOtherMachinesAndRefusesBadFiles) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(pa), std::string::npos);
   EXPECT_EQ(*ReadTextFile(pa), "{\"format\": ");
+}
+
+// A baseline recorded on another CPU generation behind the same model name (a crafted run
+// context: family 26 model 2, the Zen 5 VMs) is refused, naming the fields that differ.
+TEST(GateBaselineTest, AnotherCpuSignatureIsRefusedNotCompared) {
+  const std::string dir = TmpDir() + "/baselines_signature";
+  testdata::FakeCpu zen5;
+  zen5.family = 26;
+  zen5.model = 2;
+  gate::Run zen5_run = MakeRun(testdata::BenchContext(testdata::FakeRunContext(zen5)), {Entry("BM_A", 10, 0)});
+  gate::Run zen4_run = MakeRun(Context("AMD EPYC", "c1"), {Entry("BM_A", 20, 0)});
+  MachineKey zen5_key = *KeyFromContext(zen5_run.context, "zen5.json");
+  MachineKey zen4_key = *KeyFromContext(zen4_run.context, "zen4.json");
+  const std::string p5 = dir + "/" + zen5_key.FileName("quick");
+  ASSERT_TRUE(UpdateBaselineFile(p5, zen5_run, zen5_key, "quick", true, "d1").ok());
+  absl::Status s = ValidateBaseline(*ReadJsonFile(p5), zen4_key, p5);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("another machine"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("cpu.family: 26 (baseline) vs 25 (this run)"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("cpu.model: 2 (baseline) vs 17 (this run)"), std::string::npos) << s;
+  // Looking for this machine's file, the gate lists that one with its differences.
+  std::vector<std::string> others = OtherMachinesBaselines(dir, "quick", zen4_key);
+  ASSERT_EQ(others.size(), 1u);
+  EXPECT_NE(others[0].find(zen5_key.FileName("quick")), std::string::npos) << others[0];
+  EXPECT_NE(others[0].find("cpu.family: 26 (baseline) vs 25 (this run)"), std::string::npos) << others[0];
+  EXPECT_TRUE(OtherMachinesBaselines(dir, "full", zen4_key).empty());
+}
+
+TEST(GateBaselineTest, OldFormatBaselineIsRefused) {
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
+  json old = {{"format", "mlbench-gate-baseline/1"}, {"key", "AMD EPYC x2 | no GPU | CUDA none"}};
+  absl::Status s = ValidateBaseline(old, key, "old.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("old machine key"), std::string::npos) << s;
 }
 
 }  // namespace

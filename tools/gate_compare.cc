@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/skip.h"
 #include "tools/stats.h"
 
 namespace gate {
@@ -72,6 +74,7 @@ const char* StatusName(CaseStatus s) {
     case CaseStatus::kNew: return "NEW";
     case CaseStatus::kMissing: return "MISSING";
     case CaseStatus::kUnverified: return "UNVERIFIED";
+    case CaseStatus::kSkipped: return "SKIPPED";
   }
   return "?";
 }
@@ -130,6 +133,16 @@ absl::Status ValidateOptions(const CompareOptions& o) {
   return absl::OkStatus();
 }
 
+std::optional<std::string> SkipReason(const std::vector<nlohmann::json>& entries) {
+  if (entries.empty()) return std::nullopt;
+  for (const nlohmann::json& e : entries) {
+    if (!e.value("error_occurred", false) || !harness::IsSkipMessage(e.value("error_message", ""))) {
+      return std::nullopt;
+    }
+  }
+  return entries[0].value("error_message", "").substr(sizeof(harness::kSkipPrefix) - 1);
+}
+
 std::optional<std::string> UnverifiedReason(const std::vector<nlohmann::json>& entries,
                                             bool require_verified) {
   for (const nlohmann::json& e : entries) {
@@ -174,46 +187,188 @@ absl::StatusOr<std::vector<double>> MetricSamples(const std::vector<nlohmann::js
   return out;
 }
 
+namespace {
+
+// max(threshold, noise_floor x IQR / median) of the baseline's samples (unpaired runs only).
+double MinEffect(const std::vector<double>& base, double median, const CompareOptions& options) {
+  double m = options.threshold;
+  if (!options.paired && options.noise_floor > 0 && median != 0 && base.size() >= 4) {
+    double iqr = *stats::Quantile(base, 0.75) - *stats::Quantile(base, 0.25);
+    m = std::max(m, options.noise_floor * iqr / std::fabs(median));
+  }
+  return m;
+}
+
+// Calibration factor s = median calibration time now / in the baseline (gate_compare.h).
+absl::Status Calibrate(const Run& baseline, const Run& current, const CompareOptions& options,
+                       Comparison* cmp) {
+  if (options.calibration.empty()) return absl::OkStatus();
+  std::string cur_name, base_name;
+  const auto* cur_cal = FindCase(current, options.calibration, &cur_name);
+  const auto* base_cal = FindCase(baseline, options.calibration, &base_name);
+  if (cur_cal == nullptr || base_cal == nullptr || cur_name != base_name) {
+    if (!baseline.cases.empty() && options.normalize) {
+      cmp->warnings.push_back(absl::StrCat("calibration case '", options.calibration,
+                                           "' is not in both runs; no normalisation"));
+    }
+    return absl::OkStatus();
+  }
+  if (UnverifiedReason(*cur_cal, false) || UnverifiedReason(*base_cal, false)) {
+    if (options.normalize) {
+      cmp->warnings.push_back(absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
+    }
+    return absl::OkStatus();
+  }
+  Metric time;  // real_time
+  absl::StatusOr<std::vector<double>> c = MetricSamples(*cur_cal, time);
+  absl::StatusOr<std::vector<double>> b = MetricSamples(*base_cal, time);
+  if (!c.ok()) return c.status();
+  if (!b.ok()) return b.status();
+  double mc = *stats::Median(*c), mb = *stats::Median(*b);
+  if (mc > 0 && mb > 0) {
+    cmp->calibrated = true;
+    cmp->normalized = options.normalize;
+    cmp->calibration_case = cur_name;
+    cmp->calibration_factor = mc / mb;
+  }
+  return absl::OkStatus();
+}
+
+// One-sided p-values of "worse" and "better" for one case.
+struct Test {
+  double worse_by = 0;  // relative change in the worse direction
+  double p_worse = 1, p_better = 1;
+  bool exact = false;
+};
+
+// Unpaired: Mann-Whitney U over the two runs' repetitions; change = ratio of the medians.
+absl::StatusOr<Test> UnpairedTest(const std::vector<double>& c, const std::vector<double>& b,
+                                  const Metric& metric, CaseResult* r) {
+  r->change = r->baseline_median != 0 ? r->current_median / r->baseline_median - 1.0 : 0.0;
+  Test t;
+  // "worse" is slower (larger) for lower-is-better metrics, smaller for higher-is-better.
+  t.worse_by = metric.higher_is_better ? -r->change : r->change;
+  const stats::Alternative worse = metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
+  const stats::Alternative better = metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
+  absl::StatusOr<stats::MannWhitneyResult> pw = stats::MannWhitneyU(c, b, worse);
+  absl::StatusOr<stats::MannWhitneyResult> pb = stats::MannWhitneyU(c, b, better);
+  if (!pw.ok()) return pw.status();
+  if (!pb.ok()) return pb.status();
+  t.p_worse = pw->p_value;
+  t.p_better = pb->p_value;
+  t.exact = pw->exact;
+  return t;
+}
+
+// Paired (A/B rounds run side by side): the Wilcoxon signed-rank test over the per-round log
+// ratios log(current_i / baseline_i), rounds matched by repetition_index; change = the median
+// ratio - 1. A drift of the machine hits both sides of a round alike and cancels.
+absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, const std::vector<double>& c,
+                                const std::vector<nlohmann::json>& base_entries, const std::vector<double>& b,
+                                const Metric& metric, CaseResult* r) {
+  std::map<int, double> base_by_round;
+  for (size_t i = 0; i < base_entries.size(); ++i) {
+    base_by_round[base_entries[i].value("repetition_index", static_cast<int>(i))] = b[i];
+  }
+  std::vector<double> d;
+  for (size_t i = 0; i < cur_entries.size(); ++i) {
+    auto it = base_by_round.find(cur_entries[i].value("repetition_index", static_cast<int>(i)));
+    if (it == base_by_round.end()) continue;
+    if (!(c[i] > 0 && it->second > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(r->name, ": a paired comparison needs positive values of '",
+                                                     metric.name, "'"));
+    }
+    d.push_back(std::log(c[i] / it->second));
+  }
+  if (d.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(r->name, ": no round is in both runs (repetition_index)"));
+  }
+  r->n_current = r->n_baseline = static_cast<int>(d.size());
+  r->change = std::exp(*stats::Median(d)) - 1.0;
+  Test t;
+  t.worse_by = metric.higher_is_better ? -r->change : r->change;
+  const stats::Alternative worse = metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
+  const stats::Alternative better = metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
+  absl::StatusOr<stats::SignedRankResult> pw = stats::WilcoxonSignedRank(d, worse);
+  absl::StatusOr<stats::SignedRankResult> pb = stats::WilcoxonSignedRank(d, better);
+  if (!pw.ok()) return pw.status();
+  if (!pb.ok()) return pb.status();
+  t.p_worse = pw->p_value;
+  t.p_better = pb->p_value;
+  t.exact = pw->exact;
+  return t;
+}
+
+struct Pending {
+  size_t index;  // into cmp.cases
+  Test test;
+};
+
+// REGRESSED / IMPROVED / SAME once every case's p is known. The gate fails when any case
+// regressed, so with `holm` the p-values of each direction are adjusted over the compared
+// cases: the chance that unchanged code raises any regression stays at or below alpha.
+void Decide(const std::vector<Pending>& pending, const CompareOptions& options, Comparison* cmp) {
+  std::vector<double> pw, pb;
+  for (const Pending& q : pending) {
+    pw.push_back(q.test.p_worse);
+    pb.push_back(q.test.p_better);
+  }
+  if (options.holm) {
+    pw = stats::HolmAdjust(pw);
+    pb = stats::HolmAdjust(pb);
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    CaseResult& r = cmp->cases[pending[i].index];
+    const double worse_by = pending[i].test.worse_by;
+    r.p_raw = worse_by >= 0 ? pending[i].test.p_worse : pending[i].test.p_better;
+    r.p_value = worse_by >= 0 ? pw[i] : pb[i];
+    if (worse_by >= r.min_effect && pw[i] < options.alpha) {
+      r.status = CaseStatus::kRegressed;
+    } else if (-worse_by >= r.min_effect && pb[i] < options.alpha) {
+      r.status = CaseStatus::kImproved;
+    } else {
+      r.status = CaseStatus::kSame;
+    }
+  }
+  cmp->compared = static_cast<int>(pending.size());
+}
+
+void AddRunWarnings(const Run& baseline, const Run& current, const CompareOptions& options, bool few_reps,
+                    Comparison* cmp) {
+  // Runs made with different thread counts measure different things.
+  auto threads = [](const Run& r) -> std::string {
+    if (r.context.contains("mlbench") && r.context["mlbench"].is_object() &&
+        r.context["mlbench"].contains("threads")) {
+      return r.context["mlbench"]["threads"].dump();
+    }
+    return "unknown";
+  };
+  if (!baseline.cases.empty() && threads(baseline) != threads(current)) {
+    cmp->warnings.push_back(absl::StrCat("the baseline was measured with threads = ", threads(baseline),
+                                         ", this run with threads = ", threads(current),
+                                         " (tools/bench --threads); the numbers are not comparable"));
+  }
+  BusyWarning(baseline, "baseline", &cmp->warnings);
+  BusyWarning(current, "current", &cmp->warnings);
+  if (few_reps) {
+    cmp->warnings.push_back(absl::StrCat(
+        "fewer than ", kMinRepetitions, " repetitions on a side: the test has little power "
+        "(3 vs 3 can never reach p < 0.05); run tools/bench with --repetitions=", kMinRepetitions, " or more"));
+  }
+  if (!cmp->not_compared.empty()) {
+    cmp->warnings.push_back(absl::StrCat(cmp->not_compared.size(), " case(s) have no '", options.metric.name,
+                                         "' and were not compared"));
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, const CompareOptions& options) {
   if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
   Comparison cmp;
   const Metric& metric = options.metric;
+  if (absl::Status s = Calibrate(baseline, current, options, &cmp); !s.ok()) return s;
 
-  // Calibration factor s = median calibration time now / in the baseline.
-  if (!options.calibration.empty()) {
-    std::string cur_name, base_name;
-    const auto* cur_cal = FindCase(current, options.calibration, &cur_name);
-    const auto* base_cal = FindCase(baseline, options.calibration, &base_name);
-    if (cur_cal == nullptr || base_cal == nullptr || cur_name != base_name) {
-      if (!baseline.cases.empty() && options.normalize) {
-        cmp.warnings.push_back(absl::StrCat("calibration case '", options.calibration,
-                                            "' is not in both runs; no normalisation"));
-      }
-    } else if (UnverifiedReason(*cur_cal, false) || UnverifiedReason(*base_cal, false)) {
-      if (options.normalize) {
-        cmp.warnings.push_back(absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
-      }
-    } else {
-      Metric time;  // real_time
-      absl::StatusOr<std::vector<double>> c = MetricSamples(*cur_cal, time);
-      absl::StatusOr<std::vector<double>> b = MetricSamples(*base_cal, time);
-      if (!c.ok()) return c.status();
-      if (!b.ok()) return b.status();
-      double mc = *stats::Median(*c), mb = *stats::Median(*b);
-      if (mc > 0 && mb > 0) {
-        cmp.calibrated = true;
-        cmp.normalized = options.normalize;
-        cmp.calibration_case = cur_name;
-        cmp.calibration_factor = mc / mb;
-      }
-    }
-  }
-
-  struct Pending {
-    size_t index;       // into cmp.cases
-    double worse_by;    // relative change in the worse direction
-    double p_worse, p_better;  // one-sided, unadjusted
-  };
   std::vector<Pending> pending;
   bool few_reps = false;
   for (const std::string& name : current.order) {
@@ -222,6 +377,12 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     CaseResult r;
     r.name = name;
     r.n_current = static_cast<int>(cur.size());
+    if (std::optional<std::string> why = SkipReason(cur)) {
+      r.status = CaseStatus::kSkipped;
+      r.note = *why;
+      cmp.cases.push_back(r);
+      continue;
+    }
     if (std::optional<std::string> why = UnverifiedReason(cur, options.require_verified)) {
       r.status = CaseStatus::kUnverified;
       r.note = *why;
@@ -261,61 +422,24 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
       continue;
     }
     r.baseline_median = *stats::Median(*b);
-    r.min_effect = options.threshold;
-    if (options.noise_floor > 0 && r.baseline_median != 0 && b->size() >= 4) {
-      double iqr = *stats::Quantile(*b, 0.75) - *stats::Quantile(*b, 0.25);
-      r.min_effect = std::max(r.min_effect, options.noise_floor * iqr / std::fabs(r.baseline_median));
-    }
-    r.change = r.baseline_median != 0 ? r.current_median / r.baseline_median - 1.0 : 0.0;
-    // "worse" is slower (larger) for lower-is-better metrics, smaller for higher-is-better.
-    const double worse_by = metric.higher_is_better ? -r.change : r.change;
-    const stats::Alternative worse_alt =
-        metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
-    const stats::Alternative better_alt =
-        metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
-    absl::StatusOr<stats::MannWhitneyResult> p_worse = stats::MannWhitneyU(*c, *b, worse_alt);
-    absl::StatusOr<stats::MannWhitneyResult> p_better = stats::MannWhitneyU(*c, *b, better_alt);
-    if (!p_worse.ok()) return p_worse.status();
-    if (!p_better.ok()) return p_better.status();
-    r.exact = p_worse->exact;
+    r.min_effect = MinEffect(*b, r.baseline_median, options);
+    absl::StatusOr<Test> t = options.paired ? PairedTest(cur, *c, base, *b, metric, &r)
+                                            : UnpairedTest(*c, *b, metric, &r);
+    if (!t.ok()) return t.status();
+    r.exact = t->exact;
     r.status = CaseStatus::kSame;  // decided below, once every case's p is known
-    pending.push_back({cmp.cases.size(), worse_by, p_worse->p_value, p_better->p_value});
+    pending.push_back({cmp.cases.size(), *t});
     if (r.min_effect > options.threshold) {
       r.note = absl::StrFormat("needs %.1f%% (baseline IQR)", 100 * r.min_effect);
     }
     if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
       few_reps = true;
       absl::StrAppend(&r.note, r.note.empty() ? "" : "; ", "only ", r.n_baseline, " vs ", r.n_current,
-                      " repetitions (want >= ", kMinRepetitions, ")");
+                      options.paired ? " paired rounds" : " repetitions", " (want >= ", kMinRepetitions, ")");
     }
     cmp.cases.push_back(r);
   }
-  // Decide REGRESSED / IMPROVED / SAME. The gate fails when any case regressed, so with
-  // correction the p-values of each direction are Holm-adjusted over the compared cases: the
-  // chance that unchanged code raises any regression stays at or below alpha.
-  std::vector<double> pw, pb;
-  for (const Pending& q : pending) {
-    pw.push_back(q.p_worse);
-    pb.push_back(q.p_better);
-  }
-  if (options.holm) {
-    pw = stats::HolmAdjust(pw);
-    pb = stats::HolmAdjust(pb);
-  }
-  for (size_t i = 0; i < pending.size(); ++i) {
-    CaseResult& r = cmp.cases[pending[i].index];
-    const double worse_by = pending[i].worse_by;
-    r.p_raw = worse_by >= 0 ? pending[i].p_worse : pending[i].p_better;
-    r.p_value = worse_by >= 0 ? pw[i] : pb[i];
-    if (worse_by >= r.min_effect && pw[i] < options.alpha) {
-      r.status = CaseStatus::kRegressed;
-    } else if (-worse_by >= r.min_effect && pb[i] < options.alpha) {
-      r.status = CaseStatus::kImproved;
-    } else {
-      r.status = CaseStatus::kSame;
-    }
-  }
-  cmp.compared = static_cast<int>(pending.size());
+  Decide(pending, options, &cmp);
 
   for (const std::string& name : baseline.order) {
     if (IsCalibration(name) || current.cases.count(name)) continue;
@@ -325,38 +449,11 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     r.n_baseline = static_cast<int>(baseline.cases.at(name).size());
     if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), metric); b.ok()) {
       r.baseline_median = *stats::Median(*b);
-    r.min_effect = options.threshold;
-    if (options.noise_floor > 0 && r.baseline_median != 0 && b->size() >= 4) {
-      double iqr = *stats::Quantile(*b, 0.75) - *stats::Quantile(*b, 0.25);
-      r.min_effect = std::max(r.min_effect, options.noise_floor * iqr / std::fabs(r.baseline_median));
-    }
+      r.min_effect = MinEffect(*b, r.baseline_median, options);
     }
     cmp.cases.push_back(r);
   }
-  // Runs made with different thread counts measure different things.
-  auto threads = [](const Run& r) -> std::string {
-    if (r.context.contains("mlbench") && r.context["mlbench"].is_object() &&
-        r.context["mlbench"].contains("threads")) {
-      return r.context["mlbench"]["threads"].dump();
-    }
-    return "unknown";
-  };
-  if (!baseline.cases.empty() && threads(baseline) != threads(current)) {
-    cmp.warnings.push_back(absl::StrCat("the baseline was measured with threads = ", threads(baseline),
-                                        ", this run with threads = ", threads(current),
-                                        " (tools/bench --threads); the numbers are not comparable"));
-  }
-  BusyWarning(baseline, "baseline", &cmp.warnings);
-  BusyWarning(current, "current", &cmp.warnings);
-  if (few_reps) {
-    cmp.warnings.push_back(absl::StrCat(
-        "fewer than ", kMinRepetitions, " repetitions on a side: the Mann-Whitney test has little power "
-        "(3 vs 3 can never reach p < 0.05); run tools/bench with --repetitions=", kMinRepetitions, " or more"));
-  }
-  if (!cmp.not_compared.empty()) {
-    cmp.warnings.push_back(absl::StrCat(cmp.not_compared.size(), " case(s) have no '", metric.name,
-                                        "' and were not compared"));
-  }
+  AddRunWarnings(baseline, current, options, few_reps, &cmp);
   return cmp;
 }
 

@@ -15,7 +15,10 @@
 // error is. UNVERIFIED cases are shown and never gated on, and never stored in a baseline.
 //
 // Statuses, per case:
-//   UNVERIFIED  the current run did not pass its output check (above).
+//   SKIPPED     not applicable on this machine: every repetition errored with a skip message
+//               (harness/skip.h: "skipped: no CUDA device: ..."). Not a failure, not a number.
+//   UNVERIFIED  the current run did not pass its output check (above). tools/gate fails on it:
+//               a broken measurement is never green.
 //   NEW         no (verified) baseline for the case.
 //   MISSING     in the baseline, not in the current run.
 //   REGRESSED   worse by at least the case's minimum effect AND the
@@ -64,7 +67,7 @@
 
 namespace gate {
 
-enum class CaseStatus { kRegressed, kImproved, kSame, kNew, kMissing, kUnverified };
+enum class CaseStatus { kRegressed, kImproved, kSame, kNew, kMissing, kUnverified, kSkipped };
 const char* StatusName(CaseStatus s);  // "REGRESSED", ...
 
 struct Metric {
@@ -88,6 +91,10 @@ struct CompareOptions {
   bool normalize = false;   // divide current values by the calibration factor
   bool require_verified = true;
   bool holm = true;         // Holm-adjust p-values over the compared cases
+  // A/B rounds run side by side (tools/bench --against): pair the repetitions by
+  // repetition_index and use the Wilcoxon signed-rank test on the log ratios; the minimum
+  // effect is `threshold` (no baseline IQR: the pairing already removes the drift).
+  bool paired = false;
 };
 
 // Validates ranges: threshold in [0, 1), alpha in (0, 0.5].
@@ -118,6 +125,9 @@ struct Comparison {
   double calibration_factor = 1;            // s above
   int Count(CaseStatus s) const;
 };
+
+// The skip reason when every repetition is a skip (harness/skip.h), else nullopt.
+std::optional<std::string> SkipReason(const std::vector<nlohmann::json>& entries);
 
 // nullopt when every repetition passed; else the reason.
 std::optional<std::string> UnverifiedReason(const std::vector<nlohmann::json>& entries,

@@ -24,6 +24,10 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 // Writes through "<path>.tmp.<pid>" in the same folder, flushes, then renames over `path`.
 absl::Status WriteFileAtomically(const std::string& path, const std::string& text);
 
+// Fails, saying why, when `path` could not be written: its folder is missing or not writable,
+// or it names a folder or a read-only file. For checking an output flag before a long run.
+absl::Status CheckWritable(const std::string& path);
+
 // Resolves a path a user typed: absolute as is; relative against BUILD_WORKING_DIRECTORY when
 // `bazel run` set it (the folder the user ran bazel from), else the working directory.
 std::string UserPath(const std::string& path);

@@ -10,27 +10,32 @@
 namespace gate {
 namespace {
 
+// A case with a change and a p-value: both runs had it, verified.
+bool Compared(const CaseResult& c) {
+  return c.status == CaseStatus::kRegressed || c.status == CaseStatus::kImproved || c.status == CaseStatus::kSame;
+}
+bool HasBaselineValue(const CaseResult& c) {
+  return c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified && c.status != CaseStatus::kSkipped;
+}
+bool HasCurrentValue(const CaseResult& c) {
+  return c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified && c.status != CaseStatus::kSkipped;
+}
+const char* TestName(const ReportHeader& h) {
+  return h.paired ? "Wilcoxon signed-rank over paired A/B rounds" : "Mann-Whitney U";
+}
+
 std::string Change(const CaseResult& c) {
-  if (c.status == CaseStatus::kNew || c.status == CaseStatus::kMissing ||
-      c.status == CaseStatus::kUnverified) {
-    return "-";
-  }
+  if (!Compared(c)) return "-";
   return absl::StrFormat("%+.1f%%", 100.0 * c.change);
 }
 
 std::string PValue(const CaseResult& c) {
-  if (c.status == CaseStatus::kNew || c.status == CaseStatus::kMissing ||
-      c.status == CaseStatus::kUnverified) {
-    return "-";
-  }
+  if (!Compared(c)) return "-";
   return absl::StrFormat("%.2g%s", c.p_value, c.exact ? "" : "~");
 }
 
 std::string PRaw(const CaseResult& c) {
-  if (c.status == CaseStatus::kNew || c.status == CaseStatus::kMissing ||
-      c.status == CaseStatus::kUnverified) {
-    return "-";
-  }
+  if (!Compared(c)) return "-";
   return absl::StrFormat("%.2g", c.p_raw);
 }
 
@@ -39,7 +44,7 @@ std::string Value(double v, bool shown, bool is_time) { return shown ? FormatVal
 std::string Counts(const Comparison& cmp) {
   std::string s;
   for (CaseStatus st : {CaseStatus::kRegressed, CaseStatus::kImproved, CaseStatus::kSame, CaseStatus::kNew,
-                        CaseStatus::kMissing, CaseStatus::kUnverified}) {
+                        CaseStatus::kMissing, CaseStatus::kUnverified, CaseStatus::kSkipped}) {
     absl::StrAppend(&s, s.empty() ? "" : ", ", cmp.Count(st), " ", StatusName(st));
   }
   return s;
@@ -47,7 +52,7 @@ std::string Counts(const Comparison& cmp) {
 
 std::string MinEffect(const ReportHeader& h) {
   std::string t = absl::StrFormat("%.1f%%", 100 * h.threshold);
-  if (h.noise_floor <= 0) return t;
+  if (h.noise_floor <= 0 || h.paired) return t;
   return absl::StrCat("max(", t, ", ", h.noise_floor == 1 ? "" : absl::StrFormat("%g x ", h.noise_floor),
                       "baseline IQR/median)");
 }
@@ -76,16 +81,16 @@ std::string FormatTable(const ReportHeader& h, const Comparison& cmp, bool is_ti
   absl::StrAppend(&out, "gate: machine key '", h.key, "', suite '", h.suite, "'\n");
   absl::StrAppend(&out, "gate: baseline ", h.baseline_path, h.baseline_exists ? "" : " (does not exist)", "\n");
   absl::StrAppend(&out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %s and one-sided "
-                                        "Mann-Whitney p < %g%s\n",
-                                        h.metric, MinEffect(h), h.alpha, h.holm ? " (Holm-adjusted)" : ""));
+                                        "%s p < %g%s\n",
+                                        h.metric, MinEffect(h), TestName(h), h.alpha, h.holm ? " (Holm-adjusted)" : ""));
   absl::StrAppend(&out, "gate: calibration: ", Calibration(cmp), "\n");
   size_t width = 40;
   for (const CaseResult& c : cmp.cases) width = std::max(width, c.name.size());
   absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", "status", width, "case",
                                         "baseline", "current", "change", "p", "p raw", "note"));
   for (const CaseResult& c : cmp.cases) {
-    bool base = c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified;
-    bool cur = c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified;
+    bool base = HasBaselineValue(c);
+    bool cur = HasCurrentValue(c);
     absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", StatusName(c.status),
                                           width, c.name, Value(c.baseline_median, base, is_time),
                                           Value(c.current_median, cur, is_time), Change(c), PValue(c), PRaw(c),
@@ -110,16 +115,16 @@ std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is
   absl::StrAppend(&out, "- machine key: `", h.key, "`, suite `", h.suite, "`\n");
   absl::StrAppend(&out, "- baseline: `", h.baseline_path, "`", h.baseline_exists ? "" : " (does not exist)", "\n");
   absl::StrAppend(&out, absl::StrFormat("- metric: %s; regression = change >= %s and one-sided "
-                                        "Mann-Whitney U p < %g%s\n",
-                                        h.metric, MinEffect(h), h.alpha,
+                                        "%s p < %g%s\n",
+                                        h.metric, MinEffect(h), TestName(h), h.alpha,
                                         h.holm ? absl::StrCat(" (Holm-adjusted over ", cmp.compared, " cases)") : ""));
   absl::StrAppend(&out, "- calibration: ", Calibration(cmp), "\n");
   absl::StrAppend(&out, "- ", Counts(cmp), "\n\n");
   absl::StrAppend(&out, "| status | case | baseline | current | change | p | p raw | note |\n");
   absl::StrAppend(&out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
   for (const CaseResult& c : cmp.cases) {
-    bool base = c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified;
-    bool cur = c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified;
+    bool base = HasBaselineValue(c);
+    bool cur = HasCurrentValue(c);
     std::string status = StatusName(c.status);
     if (c.status == CaseStatus::kRegressed) status = "**" + status + "**";
     absl::StrAppend(&out, "| ", status, " | `", c.name, "` | ", Value(c.baseline_median, base, is_time), " | ",

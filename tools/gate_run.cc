@@ -1,6 +1,8 @@
 // Loading and validating benchmark runs; see gate_run.h.
 #include "tools/gate_run.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "tools/gate_io.h"
 
@@ -34,6 +36,15 @@ absl::StatusOr<Run> ParseRun(const nlohmann::json& j, const std::string& source)
         return bad(absl::StrCat(where, ".", field, " is a ", b[field].type_name(), ", expected a number"));
       }
     }
+    // A time that is not a positive number is a broken measurement, not a fast case.
+    if (!b.value("error_occurred", false)) {
+      for (const char* field : {"real_time", "cpu_time"}) {
+        if (b.contains(field) && !(std::isfinite(b[field].get<double>()) && b[field].get<double>() > 0)) {
+          return bad(absl::StrCat(where, " (", b["name"].get<std::string>(), ").", field, " = ",
+                                  b[field].dump(), ": a time must be finite and positive"));
+        }
+      }
+    }
     if (b.contains("time_unit") && !b["time_unit"].is_string()) {
       return bad(absl::StrCat(where, ".time_unit is not a string"));
     }
@@ -43,6 +54,15 @@ absl::StatusOr<Run> ParseRun(const nlohmann::json& j, const std::string& source)
     it->second.push_back(b);
   }
   return run;
+}
+
+absl::Status RequireResults(const Run& run) {
+  for (const std::string& name : run.order) {
+    if (name.rfind("BM_Calibration/", 0) != 0) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "'", run.source, "' holds no benchmark results", run.order.empty() ? "" : " besides calibration",
+      ": there is nothing to judge (did the filter select nothing, or the run fail?)"));
 }
 
 absl::StatusOr<Run> LoadRun(const std::string& path) {

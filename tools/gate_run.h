@@ -23,9 +23,14 @@ struct Run {
 };
 
 // Validates the shape: an object with a "benchmarks" array whose iteration entries have a
-// string "name" and numeric real_time/cpu_time where present. Errors name `source` and the
-// entry, e.g. "'x.json': benchmarks[3].real_time is a string, expected a number".
+// string "name" and numeric real_time/cpu_time where present, finite and positive unless the
+// entry has error_occurred. Errors name `source` and the entry, e.g.
+// "'x.json': benchmarks[3].real_time is a string, expected a number".
 absl::StatusOr<Run> ParseRun(const nlohmann::json& j, const std::string& source);
+
+// Fails when the run has no results other than calibration cases (a run that measured
+// nothing is never judged as passing).
+absl::Status RequireResults(const Run& run);
 
 // ReadJsonFile + ParseRun.
 absl::StatusOr<Run> LoadRun(const std::string& path);

@@ -148,5 +148,55 @@ TEST(MedianTest, OddEvenEmpty) {
   EXPECT_FALSE(Median({}).ok());
 }
 
+// Darwin's Zea mays differences (scipy.stats.wilcoxon's documented example): W+ = 96 and the
+// exact one-sided p = 676 / 2^15 = 0.0206298828125, counted by enumerating every sign pattern.
+TEST(WilcoxonSignedRankTest, DarwinExampleExact) {
+  std::vector<double> d = {6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75};
+  auto g = WilcoxonSignedRank(d, Alternative::kGreater);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->exact);
+  EXPECT_DOUBLE_EQ(g->w_plus, 96);
+  EXPECT_DOUBLE_EQ(g->p_value, 676.0 / 32768.0);
+  auto l = WilcoxonSignedRank(d, Alternative::kLess);
+  ASSERT_TRUE(l.ok());
+  EXPECT_GT(l->p_value, 0.97);
+}
+
+TEST(WilcoxonSignedRankTest, NinePairsAllWorseGivesTheSmallestP) {
+  // Nine rounds, every one slower: p = 1 / 2^9, below alpha / 7 = 0.00714 (Holm over 7 cases).
+  std::vector<double> d = {0.21, 0.25, 0.19, 0.3, 0.22, 0.24, 0.26, 0.2, 0.23};
+  auto r = WilcoxonSignedRank(d, Alternative::kGreater);
+  ASSERT_TRUE(r.ok());
+  EXPECT_DOUBLE_EQ(r->p_value, 1.0 / 512);
+  EXPECT_LT(r->p_value, 0.05 / 7);
+}
+
+TEST(WilcoxonSignedRankTest, CountsSumToTwoToTheN) {
+  for (int n : {1, 2, 5, 9, 20}) {
+    std::vector<double> c = ExactSignedRankCounts(n);
+    double total = 0;
+    for (double x : c) total += x;
+    EXPECT_DOUBLE_EQ(total, std::pow(2.0, n)) << n;
+    EXPECT_EQ(c.size(), static_cast<size_t>(n * (n + 1) / 2 + 1));
+  }
+}
+
+TEST(WilcoxonSignedRankTest, ZerosDroppedTiesUseTheNormalApproximation) {
+  auto all_zero = WilcoxonSignedRank({0, 0, 0}, Alternative::kGreater);
+  ASSERT_TRUE(all_zero.ok());
+  EXPECT_EQ(all_zero->n, 0);
+  EXPECT_DOUBLE_EQ(all_zero->p_value, 1);
+  // |d| ties (1, 1): normal approximation. n = 4, W+ = 1.5 + 3 + 4 = 8.5, mean 5,
+  // var = 4*5*9/24 - (8 - 2)/48 = 7.375; p = sf((8.5 - 5 - 0.5) / sqrt(7.375)).
+  auto t = WilcoxonSignedRank({1, -1, 0, 2, 3}, Alternative::kGreater);
+  ASSERT_TRUE(t.ok());
+  EXPECT_FALSE(t->exact);
+  EXPECT_EQ(t->n, 4);
+  EXPECT_DOUBLE_EQ(t->w_plus, 8.5);
+  EXPECT_NEAR(t->p_value, NormalSf(3.0 / std::sqrt(7.375)), 1e-12);
+  EXPECT_FALSE(WilcoxonSignedRank({}, Alternative::kGreater).ok());
+  EXPECT_FALSE(WilcoxonSignedRank({1, NAN}, Alternative::kGreater).ok());
+}
+
 }  // namespace
 }  // namespace stats

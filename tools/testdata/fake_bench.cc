@@ -6,19 +6,29 @@
 //                               experiment (tools/gate_detection_experiment.sh).
 //   BM_Fake/cpu/tokens          a higher-is-better counter, tokens_per_second (kIsRate).
 //   BM_Fake/cpu/unverified      output check failed: verified = 0 (never gated on).
-//   BM_Fake/cuda/skipped        SkipWithError, as a CUDA case on a machine without a GPU.
+//   BM_Fake/cuda/skipped        skipped (harness/skip.h), as a CUDA case without a GPU.
+// Its main is the project's (harness/benchmark_main.h): exit 2 when the unverified case runs.
+//   MLBENCH_FAKE_SLOWDOWN_SIDE=current|base (test-only) limits the slowdown to one side of an
+//   A/B run (tools/bench sets MLBENCH_AB_SIDE in each child).
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "harness/benchmark_main.h"
+#include "harness/skip.h"
 
 namespace {
 
 double Slowdown() {
   const char* s = std::getenv("MLBENCH_FAKE_SLOWDOWN");
   if (s == nullptr || *s == '\0') return 1.0;
+  // In an A/B run (tools/bench sets MLBENCH_AB_SIDE), MLBENCH_FAKE_SLOWDOWN_SIDE=current slows
+  // only that side: the binaries are the same, the injected regression is not.
+  const char* only = std::getenv("MLBENCH_FAKE_SLOWDOWN_SIDE");
+  const char* side = std::getenv("MLBENCH_AB_SIDE");
+  if (only != nullptr && *only != '\0' && (side == nullptr || std::string(side) != only)) return 1.0;
   double v = std::atof(s);
   return v >= 1.0 && v <= 10.0 ? v : 1.0;
 }
@@ -72,7 +82,7 @@ void BM_FakeUnverified(benchmark::State& state) {
 BENCHMARK(BM_FakeUnverified)->Name("BM_Fake/cpu/unverified");
 
 void BM_FakeCudaSkipped(benchmark::State& state) {
-  state.SkipWithError("no CUDA device: (fake) no driver on this machine");
+  state.SkipWithError(harness::SkipMessage("no CUDA device: (fake) no driver on this machine").c_str());
   for (auto _ : state) {
   }
 }
@@ -80,4 +90,11 @@ BENCHMARK(BM_FakeCudaSkipped)->Name("BM_Fake/cuda/skipped");
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  harness::AddRunContext();
+  const int rc = harness::RunSelectedBenchmarks("fake_bench");
+  benchmark::Shutdown();
+  return rc;
+}
