@@ -72,8 +72,9 @@ ABSL_FLAG(std::string, against_cache, "",
 ABSL_FLAG(std::string, against_runfiles, "",
           "A/B against binaries already built: a runfiles folder holding mlbench/<binary> (e.g. "
           "another checkout's bazel-bin/tools/bench.runfiles); no checkout, no build");
-ABSL_FLAG(std::string, against_bazel_args, "",
-          "extra arguments for building the base revision (e.g. --disk_cache=DIR)");
+ABSL_FLAG(std::string, against_bazel_args, "--disk_cache=~/.cache/mlbench/bazel-disk-cache",
+          "extra arguments for building the base revision (the default shares .bazelrc's disk "
+          "cache, which an old revision's .bazelrc may not name)");
 ABSL_FLAG(std::string, binaries, "",
           "comma-separated binaries (runfiles paths or files) to use instead of the known list; "
           "for tests and experiments");
