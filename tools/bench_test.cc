@@ -43,6 +43,13 @@ TEST(BenchTest, ListUsesGoogleBenchmarkFilterSemantics) {
             (std::set<std::string>{"BM_Fake/cpu/tokens", "BM_Fake/cpu/unverified", "BM_Fake/cuda/skipped"}));
   r = Bench({kFake, "--list", "--filter=/cuda/"});
   EXPECT_EQ(Lines(r.stdout_text), (std::set<std::string>{"BM_Fake/cuda/skipped"}));
+  // A binary with no case for the filter is no error while another has some (our binaries
+  // exit 2 on an empty selection; bench lists it as 0 cases).
+  r = Bench({"--binaries=tools/testdata/fake_bench,tools/bench_calibration", "--list",
+             "--filter=BM_Calibration/cpu/fma"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_EQ(Lines(r.stdout_text).size(), 1u) << r.stdout_text;
+  EXPECT_EQ(Lines(r.stdout_text).begin()->rfind("BM_Calibration/cpu/fma", 0), 0u) << r.stdout_text;
 }
 
 TEST(BenchTest, RoundsAreMergedWithMachineContext) {

@@ -15,6 +15,10 @@
 # tools/baselines), pooled over BASELINE_RUNS runs (default 3, gate --update --pool) as the
 # stored CI baseline is; with it, the stored baseline is used read-only. Binaries are built once and
 # run from a snapshot copy (no bazel server in the loop, no rebuild can change them).
+#   AB=1 tools/false_alarm_experiment.sh     # A/B mode: each run is an A/B run of the same
+#                                            # binaries (bench --against_runfiles=<snapshot>),
+#                                            # gated paired (gate --against), no baseline
+#
 # Exit status: 0 when no run raised a regression with the default options, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,12 +43,22 @@ BIN="$(bazel info bazel-bin 2>/dev/null)"  # not the bazel-bin link: another con
 cp -L "$BIN/tools/bench" "$BIN/tools/gate" "$BIN/tools/testdata/fake_bench" "$SNAP/"
 cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
 
-bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
-gate() { "$SNAP/gate" --current="$1" --baseline_dir="$BASELINES" $GATE_ARGS "${@:2}"; }
+AB="${AB:-}"
+if [ -n "$AB" ]; then
+  # The base side: the very same binaries, from a second copy of the snapshot.
+  cp -rL "$BIN/tools/bench.runfiles" "$SNAP/base.runfiles"
+  bench() { "$SNAP/bench" $BENCH_ARGS --against_runfiles="$SNAP/base.runfiles" --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+  gate() { "$SNAP/gate" --current="$1" --against="${1%.json}.base.json" $GATE_ARGS "${@:2}"; }
+else
+  bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+  gate() { "$SNAP/gate" --current="$1" --baseline_dir="$BASELINES" $GATE_ARGS "${@:2}"; }
+fi
 regressed() { grep -c "^REGRESSED" "$1" || true; }
 
 start=$(date +%s)
-if [ -z "${BASELINE_DIR:-}" ]; then
+if [ -n "$AB" ]; then
+  echo "false alarms: A/B runs of identical binaries ($BENCH_ARGS; gate --against $GATE_ARGS)"
+elif [ -z "${BASELINE_DIR:-}" ]; then
   n_base="${BASELINE_RUNS:-3}"
   for b in $(seq 1 "$n_base"); do
     echo "false alarms: recording baseline run $b of $n_base ($BENCH_ARGS) at $(date -u +%H:%M:%S)," \
@@ -68,15 +82,15 @@ for i in $(seq 1 "$RUNS"); do
   gate "$run" --normalize --summary="$OUT/run_$i.norm.gate.md" > "$OUT/run_$i.norm.gate.txt"; norm_rc=$?
   gate "$run" --holm=false --summary="$OUT/run_$i.raw.gate.md" > "$OUT/run_$i.raw.gate.txt"; raw_rc=$?
   set -e
-  if grep -q "^gate: no baseline exists" "$OUT/run_$i.gate.txt"; then
-    echo "no baseline for this machine in $BASELINES:"; tail -3 "$OUT/run_$i.gate.txt"; exit 2
-  fi
-  if [ "$rc" -ge 2 ] || [ "$norm_rc" -ge 2 ] || [ "$raw_rc" -ge 2 ]; then
-    echo "gate failed on bad input in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2
-  fi
-  [ "$rc" -eq 1 ] && alarms=$((alarms + 1))
-  [ "$norm_rc" -eq 1 ] && norm_alarms=$((norm_alarms + 1))
-  [ "$raw_rc" -eq 1 ] && raw_alarms=$((raw_alarms + 1))
+  # Exit codes: 0 passed, 3 regressed; anything else (no baseline, a broken run) stops here.
+  for code in "$rc" "$norm_rc" "$raw_rc"; do
+    if [ "$code" -ne 0 ] && [ "$code" -ne 3 ]; then
+      echo "gate exited $code in run $i:"; cat "$OUT/run_$i.gate.txt" "$OUT/run_$i.bench.txt" | tail -30; exit 2
+    fi
+  done
+  [ "$rc" -eq 3 ] && alarms=$((alarms + 1))
+  [ "$norm_rc" -eq 3 ] && norm_alarms=$((norm_alarms + 1))
+  [ "$raw_rc" -eq 3 ] && raw_alarms=$((raw_alarms + 1))
   cal=$(sed -n 's/^gate: calibration: .* ran \([0-9.]*x\) .*/\1/p' "$OUT/run_$i.gate.txt")
   # Largest |change| among compared cases, with its name.
   big=$(awk '$1=="SAME"||$1=="REGRESSED"||$1=="IMPROVED" { for (f=3; f<=NF; f++) if ($f ~ /^[+-][0-9.]+%$/) {
@@ -86,6 +100,6 @@ for i in $(seq 1 "$RUNS"); do
     "$(regressed "$OUT/run_$i.norm.gate.txt")" "$(regressed "$OUT/run_$i.raw.gate.txt")" "${cal:-none}" "$load" "$big"
 done
 secs=$(( $(date +%s) - start ))
-echo "false alarms: $alarms of $RUNS runs with the default gate; $norm_alarms with --normalize;" \
+echo "false alarms${AB:+ (A/B)}: $alarms of $RUNS runs with the default gate; $norm_alarms with --normalize;" \
      "$raw_alarms with --holm=false ($secs s; files in $OUT)"
 [ "$alarms" -eq 0 ]

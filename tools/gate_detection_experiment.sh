@@ -9,6 +9,10 @@
 #
 #   GATE_ARGS="--threshold=0.10" tools/gate_detection_experiment.sh   # gate options
 #
+#   AB=1 tools/gate_detection_experiment.sh   # A/B mode: each run is an A/B run of the same
+#       fixture binary (bench --against_runfiles) with the slowdown on the current side only
+#       (MLBENCH_FAKE_SLOWDOWN_SIDE=current), gated paired (gate --against); no baseline
+#
 # Exit status: 0 when at least 90% of the runs flagged the slowed case, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,13 +36,21 @@ cp -L "$BIN/tools/bench" "$BIN/tools/gate" "$BIN/tools/testdata/fake_bench" "$SN
 cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
 BENCH_ARGS="--binaries=$SNAP/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=9 --suite=detection"
 
-bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
-gate() { "$SNAP/gate" --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
-
+AB="${AB:-}"
 start=$(date +%s)
-echo "detection: recording the baseline (MLBENCH_FAKE_SLOWDOWN unset)"
-MLBENCH_FAKE_SLOWDOWN= bench "$OUT/baseline_run.json"
-gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
+if [ -n "$AB" ]; then
+  cp -rL "$BIN/tools/bench.runfiles" "$SNAP/base.runfiles"
+  export MLBENCH_FAKE_SLOWDOWN_SIDE=current
+  bench() { "$SNAP/bench" $BENCH_ARGS --against_runfiles="$SNAP/base.runfiles" --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+  gate() { "$SNAP/gate" --current="$1" --against="${1%.json}.base.json" $GATE_ARGS "${@:2}"; }
+  echo "detection: A/B runs, the current side slowed x$SLOWDOWN"
+else
+  bench() { "$SNAP/bench" $BENCH_ARGS --out="$1" > "${1%.json}.bench.txt" 2>&1; }
+  gate() { "$SNAP/gate" --current="$1" --baseline_dir="$OUT/baselines" $GATE_ARGS "${@:2}"; }
+  echo "detection: recording the baseline (MLBENCH_FAKE_SLOWDOWN unset)"
+  MLBENCH_FAKE_SLOWDOWN= bench "$OUT/baseline_run.json"
+  gate "$OUT/baseline_run.json" --update > "$OUT/baseline_update.txt"
+fi
 
 hits=0
 others=0
@@ -49,7 +61,7 @@ for i in $(seq 1 "$RUNS"); do
   set +e
   gate "$run" --summary="$OUT/run_$i.gate.md" > "$OUT/run_$i.gate.txt"; rc=$?
   set -e
-  if [ "$rc" -ge 2 ]; then echo "gate failed on bad input in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2; fi
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then echo "gate exited $rc in run $i:"; cat "$OUT/run_$i.gate.txt"; exit 2; fi
   line=$(grep -F " $CASE " "$OUT/run_$i.gate.txt" | head -1)
   status=$(echo "$line" | awk '{print $1}')
   change=$(echo "$line" | grep -oE '[+-][0-9.]+%' | head -1)
@@ -58,5 +70,5 @@ for i in $(seq 1 "$RUNS"); do
   others=$((others + other))
   printf "%-4s %-5s %-34s %s\n" "$i" "$rc" "$status $change" "$other"
 done
-echo "detection: $CASE slowed x$SLOWDOWN reported REGRESSED in $hits of $RUNS runs; other cases REGRESSED: $others ($(( $(date +%s) - start )) s; files in $OUT)"
+echo "detection${AB:+ (A/B)}: $CASE slowed x$SLOWDOWN reported REGRESSED in $hits of $RUNS runs; other cases REGRESSED: $others ($(( $(date +%s) - start )) s; files in $OUT)"
 [ $((hits * 10)) -ge $((RUNS * 9)) ]
