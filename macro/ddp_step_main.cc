@@ -7,7 +7,8 @@
 // shard (random batch seeded seed + rank, or token-file windows drawn with seed + rank); after
 // backward the gradients are averaged: MPI_Allreduce on CPUs, NCCL on GPUs (one GPU per rank by
 // local rank; the NCCL id is broadcast over MPI). Rank 0 prints the per-rank table: each rank's
-// MFU is its LOCAL work (batch x accumulation x seq x FLOPs per token) over ONE device's peak,
+// MFU is its LOCAL work (batch x accumulation x seq x FLOPs per token) over ONE device's peak
+// (the rank's own: its GPU, or the FMA peak measured with its own threads; rank_peak.h),
 // summarised as min / median / max / mean, with the all-reduce time and its share of the step.
 // One rank is the non-DDP baseline; --baseline_mfu=X (a 1-rank run's figure) prints the scaling.
 #include <algorithm>
@@ -35,6 +36,7 @@
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
+#include "macro/rank_peak.h"
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
@@ -112,7 +114,8 @@ struct Setup {
   std::unique_ptr<GradAllReducer> reducer;
   std::unique_ptr<model::BatchSource> source;
   std::unique_ptr<StepClock> clock;
-  accounting::Peak peak;
+  accounting::Peak peak;        // this rank's device's peak
+  std::string peak_rule;        // which case of rank_peak.h applied
   accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
 };
 
@@ -152,26 +155,20 @@ absl::Status Build(Setup* s) {
     s->reducer = MakeMpiAllReducer(g_world);
   }
 
+  // The model on the rank's own device: on CUDA the GPU the all-reducer bound (the local rank);
+  // on the CPU its o.threads threads. The peak is that device's (rank_peak.h): a peak measured
+  // now, with the rank's own threads, is used as is; only a whole-machine figure is scaled.
   std::string device_name;
-  auto model = MakeModel(o, &device_name);
+  auto model = MakeModel(o, /*cuda_device=*/g_world->local_rank(), &device_name);
   if (model.ok()) s->model = std::move(*model);
   else local = model.status();
   if (local.ok()) {
-    auto peak = ChoosePeak(o, device_name);
+    auto peak = ChooseRunPeak(o, device_name, o.threads);
     if (!peak.ok()) {
       local = peak.status();
     } else {
-      s->peak = *peak;
-      if (o.device == "cpu" && o.peak_flops <= 0 && o.ceilings.empty()) {
-        // One rank's device is its share of the CPU: the declared peak x threads / cores.
-        sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
-        int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
-        if (o.threads < cores) {
-          s->peak.flops_per_s *= static_cast<double>(o.threads) / cores;
-          s->peak.source = absl::StrCat(s->peak.source, "; x ", o.threads, "/", cores,
-                                        " cores: one rank's share of the CPU");
-        }
-      }
+      s->peak = peak->peak;
+      s->peak_rule = peak->rule_text;
     }
   }
   if (local.ok()) {
@@ -277,8 +274,9 @@ int Run() {
                               local_tokens / std::max(st.sum, 1e-30),
                               st.sum,
                               hash.ok() ? static_cast<double>(*hash >> 12) : -1,
-                              timed.empty() ? 0 : timed.back().loss};
-  constexpr int kF = 8;
+                              timed.empty() ? 0 : timed.back().loss,
+                              s.peak.flops_per_s};
+  constexpr int kF = 9;
   auto all = g_world->AllgatherDoubles(mine);
   if (!all.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(all.status().message()).c_str());
@@ -290,17 +288,18 @@ int Run() {
     return v;
   };
   std::vector<double> mfus = field(0), steps_med = field(1), comm_med = field(2), comm_share = field(3),
-                      tps = field(4), sums = field(5), hashes = field(6), losses = field(7);
+                      tps = field(4), sums = field(5), hashes = field(6), losses = field(7),
+                      peaks = field(8);
   bool identical = std::all_of(hashes.begin(), hashes.end(), [&](double h) { return h == hashes[0] && h >= 0; });
   int rc = identical ? 0 : 1;
   if (r == 0) {
     Log0(absl::StrCat("\n== per-rank figures: BM_DdpStep/", o.CaseName(), "/ranks:", W, "/accum:", s.grad_accum, ", ",
                       st.n, " timed steps after ", o.warmup_steps, " warm-up"));
-    Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %10s", "rank", "step ms", "comm ms", "comm %",
-                         "tokens/s", "loss", "MFU"));
+    Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
+                         "tokens/s", "loss", "peak GFLOP/s", "MFU"));
     for (int q = 0; q < W; ++q) {
-      Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %10s", q, steps_med[q] * 1e3,
-                           comm_med[q] * 1e3, 100 * comm_share[q], tps[q], losses[q],
+      Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %13.1f %10s", q, steps_med[q] * 1e3,
+                           comm_med[q] * 1e3, 100 * comm_share[q], tps[q], losses[q], peaks[q] / 1e9,
                            accounting::FormatPercent(mfus[q])));
     }
     auto sm = SummariseRanks(mfus);
@@ -321,8 +320,8 @@ int Run() {
     Log0(absl::StrFormat("numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
                          "(%s) = %.4g FLOPs per step",
                          o.batch, s.grad_accum, o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
-    Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak "
-                         "%.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
+    Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
+                         "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
     double mean_sum = 0;
     for (double x : sums) mean_sum += x / W;
     auto inflated = InflatedMfu(local_flops * st.n, W, sums[0], s.peak.flops_per_s);
@@ -372,14 +371,16 @@ int Run() {
       j["grad_accum"] = s.grad_accum;
       j["timed_steps"] = st.n;
       j["local_flops_per_step"] = local_flops;
-      j["peak_flops_per_device"] = s.peak.flops_per_s;
+      j["peak_flops_per_device"] = s.peak.flops_per_s;  // rank 0's; each rank's in per_rank
       j["peak_source"] = s.peak.source;
+      j["peak_rule"] = s.peak_rule;
       j["mfu_convention"] = "local work / (step seconds x one device's peak)";
       j["per_rank"] = nlohmann::json::array();
       for (int q = 0; q < W; ++q) {
         j["per_rank"].push_back({{"rank", q}, {"mfu", mfus[q]}, {"step_ms_median", steps_med[q] * 1e3},
                                  {"comm_ms_median", comm_med[q] * 1e3}, {"comm_share", comm_share[q]},
-                                 {"tokens_per_second", tps[q]}, {"loss", losses[q]}});
+                                 {"tokens_per_second", tps[q]}, {"loss", losses[q]},
+                                 {"peak_flops", peaks[q]}});
       }
       if (sm.ok()) j["mfu_summary"] = {{"min", sm->min}, {"median", sm->median}, {"max", sm->max}, {"mean", sm->mean}};
       j["params_identical"] = identical;
