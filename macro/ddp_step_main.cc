@@ -11,6 +11,8 @@
 // (the rank's own: its GPU, or the FMA peak measured with its own threads; rank_peak.h),
 // summarised as min / median / max / mean, with the all-reduce time and its share of the step.
 // One rank is the non-DDP baseline; --baseline_mfu=X (a 1-rank run's figure) prints the scaling.
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,6 +68,14 @@ void Log0(const std::string& s) {
   std::fputs(s.c_str(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
+}
+
+// CPUs this process may run on (its affinity mask); 0 when unknown.
+int AffinityCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 std::string Prefix() { return absl::StrCat("ddp_step: rank ", g_world ? g_world->rank() : 0); }
@@ -139,8 +149,15 @@ absl::Status Build(Setup* s) {
     sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
     int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
     o.threads = std::max(1, cores / g_world->local_size());
-    o.choices.push_back(absl::StrCat("threads: ", o.threads, " per rank (", cores, " cores / ",
-                                     g_world->local_size(), " ranks on this node)"));
+    std::string why = absl::StrCat(cores, " cores / ", g_world->local_size(), " ranks on this node");
+    // mpirun binds each rank to one core by default when there are no more ranks than cores:
+    // more threads than the rank may run on would share that core.
+    if (const int bound = AffinityCpus(); bound > 0 && bound < o.threads) {
+      o.threads = bound;
+      absl::StrAppend(&why, "; this rank is bound to ", bound, bound == 1 ? " CPU" : " CPUs",
+                      " (mpirun --bind-to none lifts it)");
+    }
+    o.choices.push_back(absl::StrCat("threads: ", o.threads, " per rank (", why, ")"));
   }
   // Configs that differ across ranks (checked at start).
   if (auto st = CheckSameOnAllRanks(g_world, "configuration", Fingerprint(o, s->grad_accum)); !st.ok()) return st;
@@ -162,6 +179,10 @@ absl::Status Build(Setup* s) {
   auto model = MakeModel(o, /*cuda_device=*/g_world->local_rank(), &device_name);
   if (model.ok()) s->model = std::move(*model);
   else local = model.status();
+  // Every rank measures its CPU peak at the same moment, as they will train: cores that share
+  // FMA units (SMT siblings, a VM's vCPUs on one host core) or a power budget give each rank
+  // less together than alone, and together is what the rank's device delivers in training.
+  if (auto st = AllOk("model", local); !st.ok()) return st;
   if (local.ok()) {
     auto peak = ChooseRunPeak(o, device_name, o.threads);
     if (!peak.ok()) {
@@ -374,6 +395,11 @@ int Run() {
       j["peak_flops_per_device"] = s.peak.flops_per_s;  // rank 0's; each rank's in per_rank
       j["peak_source"] = s.peak.source;
       j["peak_rule"] = s.peak_rule;
+      if (o.device == "cpu") {
+        const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+        j["threads_per_rank"] = o.threads;
+        j["cores"] = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+      }
       j["mfu_convention"] = "local work / (step seconds x one device's peak)";
       j["per_rank"] = nlohmann::json::array();
       for (int q = 0; q < W; ++q) {
