@@ -15,49 +15,9 @@
 #   TIMEOUT  the step's own limit;
 #   SKIPPED  not in the bundle, no compute-sanitizer, or the deadline.
 # Every verdict other than PASS carries its reason. Exit status 0 only when every step passed.
+# GPU_CHECK_DEPS: where the .debs are unpacked (default /tmp/deps). tools/gpu_check_selftest.sh
+# runs this without a GPU: every CUDA step must FAIL or be SKIPPED there, never PASS.
 set -uo pipefail
-OUT="${1:?usage: gpu_check.sh OUTDIR}"
-HERE="$(cd "$(dirname "$0")" && pwd)"
-DEADLINE_S="${GPU_CHECK_DEADLINE_S:-540}"
-t0=$(date +%s)
-mkdir -p "$OUT" "$OUT/steps"
-OUT="$(cd "$OUT" && pwd)"
-LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"
-: > "$LOG"; : > "$SUMMARY"
-# Outputs of an earlier run in the same folder must not pass for this run's.
-rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
-say() { echo "$*" | tee -a "$SUMMARY"; }
-n_pass=0; n_fail=0; n_skip=0
-
-# --- libraries -----------------------------------------------------------------------------
-DEPS=/tmp/deps
-mkdir -p "$DEPS"
-for deb in "$HERE"/debs/*.deb; do dpkg -x "$deb" "$DEPS"; done
-cuda_dirs=()
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [[ -e "$d/libcublas.so.13" || -e "$d/libcublasLt.so.13" || -e "$d/libnccl.so.2" ]] && cuda_dirs+=("$d")
-done
-for py in python3 /opt/torch/.venv/bin/python3; do
-  site="$($py -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)" || continue
-  for s in $site; do
-    for d in "$s"/nvidia/cu13/lib "$s"/nvidia/*/lib; do [[ -d "$d" ]] && cuda_dirs+=("$d"); done
-  done
-done
-LIBPATH="$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/usr/lib/x86_64-linux-gnu/openblas-openmp:$DEPS/lib/x86_64-linux-gnu"
-for d in "${cuda_dirs[@]}"; do LIBPATH="$LIBPATH:$d"; done
-LIBPATH="$LIBPATH:$HERE/lib"
-export LD_LIBRARY_PATH="$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export OPAL_PREFIX="$DEPS/usr"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-{
-  echo "=== bundle"; cat "$HERE/MANIFEST.txt"
-  echo "=== date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "=== nvidia-smi"; nvidia-smi 2>&1
-  echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
-  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|nccl|cudart|openblas|benchmark" ; done
-} >> "$LOG" 2>&1
-if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
 
 # --- how a step's output is judged (beyond its exit status) ----------------------------------
 # Each prints nothing when the step did its work, else the reason it did not.
@@ -99,6 +59,52 @@ check_memcheck() {
   grep -q "ERROR SUMMARY: 0 errors" "$1" || echo "no 'ERROR SUMMARY: 0 errors' in the output"
 }
 
+# Sourced (tools/gpu_check_selftest.sh tests the checks on passing output): the functions only.
+if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then return 0; fi
+
+OUT="${1:?usage: gpu_check.sh OUTDIR}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+DEADLINE_S="${GPU_CHECK_DEADLINE_S:-540}"
+t0=$(date +%s)
+mkdir -p "$OUT" "$OUT/steps"
+OUT="$(cd "$OUT" && pwd)"
+LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"
+: > "$LOG"; : > "$SUMMARY"
+# Outputs of an earlier run in the same folder must not pass for this run's.
+rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
+say() { echo "$*" | tee -a "$SUMMARY"; }
+n_pass=0; n_fail=0; n_skip=0
+
+# --- libraries -----------------------------------------------------------------------------
+DEPS="${GPU_CHECK_DEPS:-/tmp/deps}"  # where the .debs are unpacked (never /)
+mkdir -p "$DEPS"
+for deb in "$HERE"/debs/*.deb; do dpkg -x "$deb" "$DEPS"; done
+cuda_dirs=()
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -e "$d/libcublas.so.13" || -e "$d/libcublasLt.so.13" || -e "$d/libnccl.so.2" ]] && cuda_dirs+=("$d")
+done
+for py in python3 /opt/torch/.venv/bin/python3; do
+  site="$($py -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)" || continue
+  for s in $site; do
+    for d in "$s"/nvidia/cu13/lib "$s"/nvidia/*/lib; do [[ -d "$d" ]] && cuda_dirs+=("$d"); done
+  done
+done
+LIBPATH="$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/usr/lib/x86_64-linux-gnu/openblas-openmp:$DEPS/lib/x86_64-linux-gnu"
+for d in "${cuda_dirs[@]}"; do LIBPATH="$LIBPATH:$d"; done
+LIBPATH="$LIBPATH:$HERE/lib"
+export LD_LIBRARY_PATH="$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OPAL_PREFIX="$DEPS/usr"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+{
+  echo "=== bundle"; cat "$HERE/MANIFEST.txt"
+  echo "=== date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "=== nvidia-smi"; nvidia-smi 2>&1
+  echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
+  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|nccl|cudart|openblas|benchmark" ; done
+} >> "$LOG" 2>&1
+if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
+
 # --- steps -----------------------------------------------------------------------------------
 record() {  # record VERDICT NAME SECONDS [REASON]
   local verdict="$1" name="$2" secs="$3" reason="${4:-}"
@@ -128,8 +134,9 @@ step() {
   if (( rc == 124 )); then
     record "TIMEOUT" "$name" "$secs" "its ${limit}s limit${why:+; $why}"
   elif (( rc != 0 )); then
-    [[ -n "$why" ]] || why="$(grep -v '^\s*$' "$slog" | tail -1 | cut -c1-160)"
-    record "FAIL" "$name" "$secs" "exit $rc${why:+; $why}"
+    local last
+    last="$(grep -v '^[[:space:]]*$' "$slog" | tail -1 | cut -c1-200)"
+    record "FAIL" "$name" "$secs" "exit $rc${why:+; $why}${last:+; last line: $last}"
   elif [[ -n "$why" ]]; then
     record "FAIL" "$name" "$secs" "$why"
   else
@@ -141,7 +148,7 @@ cd "$HERE/data" 2>/dev/null || cd "$HERE"
 
 step devices 30 check_devices "$B/tools_devices"
 if no_cuda="$(grep -m1 "^no CUDA device" "$OUT/steps/devices.log" 2>/dev/null)"; then
-  say "no CUDA device here (${no_cuda#no CUDA device: }): every CUDA step below fails"
+  say "$no_cuda -- every CUDA step below fails"
 fi
 # The main result first.
 step gpt_step 240 "check_bench_json $OUT/gpt_step.json" "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
