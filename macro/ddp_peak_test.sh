@@ -60,9 +60,11 @@ done
 
 echo "== 2. one rank: ddp_step's MFU against gpt_step's (--threads=1)"
 one=("${cfg[@]}" --threads=1)
+# mpirun binds the 1-rank job to one core; gpt_step gets the same binding where taskset exists.
+bind=(); command -v taskset > /dev/null && bind=(taskset -c 0)
 ok=0
 for attempt in 1 2 3 4 5; do
-  "$gpt" "${one[@]}" --benchmark_out="$tmp/gpt.json" --benchmark_out_format=json > "$tmp/gpt.log" 2>&1 \
+  "${bind[@]}" "$gpt" "${one[@]}" --benchmark_out="$tmp/gpt.json" --benchmark_out_format=json > "$tmp/gpt.log" 2>&1 \
     || { cat "$tmp/gpt.log"; fail "gpt_step run"; }
   timeout 120 mpirun -np 1 "$ddp" "${one[@]}" --json_out="$tmp/ddp1.json" > "$tmp/ddp1.log" 2>&1 \
     || { cat "$tmp/ddp1.log"; fail "1-rank run"; }
