@@ -1,18 +1,19 @@
-// The peak a run divides by is the peak of the device it actually uses (seed 000, 13.4: per-rank
-// MFU = local work / one device's peak). ChooseSourcePeak picks a figure and says what it covers;
-// PeakForRank, a pure function, turns it into the run's device's peak and says which case applied:
+// The peak a run divides by is the peak of the device it actually uses (per-rank MFU = local
+// work / one device's peak, macro/ddp_accounting.h). ChooseSourcePeak picks a figure and says
+// what it covers; PeakForRank, a pure function, turns it into the run's device's peak and says
+// which case applied:
 //
 //   GPU (one device per rank): every source (datasheet, --ceilings, --peak_flops) describes one
 //       device; used as is.
 //   CPU, where a rank's device is the cores its threads run on:
 //     - measured with the run's own threads (the start-up FMA loop runs after the thread count is
-//       set, so in ddp_step each rank measures its own share): used as is;
+//       set; ddp_step's ranks measure at the same moment, as they train): used as is;
 //     - measured with another thread count (a --ceilings file whose method names its threads):
 //       x min(threads, cores) / min(measured threads, cores);
 //     - a whole-machine figure (the declared cores x lanes x units x clock, --peak_flops, or a
 //       --ceilings file that does not say its threads): x min(threads, cores) / cores.
 // Scaling an already per-rank figure by threads / cores a second time is the bug this file
-// prevents (per-rank MFU world-size times too high).
+// prevents (per-rank MFU world-size times too high). Only FLOP/s are scaled, not bytes/s.
 #ifndef MACRO_RANK_PEAK_H_
 #define MACRO_RANK_PEAK_H_
 
