@@ -7,9 +7,12 @@
 // shard (random batch seeded seed + rank, or token-file windows drawn with seed + rank); after
 // backward the gradients are averaged: MPI_Allreduce on CPUs, NCCL on GPUs (one GPU per rank by
 // local rank; the NCCL id is broadcast over MPI). Rank 0 prints the per-rank table: each rank's
-// MFU is its LOCAL work (batch x accumulation x seq x FLOPs per token) over ONE device's peak,
+// MFU is its LOCAL work (batch x accumulation x seq x FLOPs per token) over ONE device's peak
+// (the rank's own: its GPU, or the FMA peak measured with its own threads; rank_peak.h),
 // summarised as min / median / max / mean, with the all-reduce time and its share of the step.
 // One rank is the non-DDP baseline; --baseline_mfu=X (a 1-rank run's figure) prints the scaling.
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -35,6 +38,7 @@
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
+#include "macro/rank_peak.h"
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
@@ -64,6 +68,14 @@ void Log0(const std::string& s) {
   std::fputs(s.c_str(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
+}
+
+// CPUs this process may run on (its affinity mask); 0 when unknown.
+int AffinityCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 std::string Prefix() { return absl::StrCat("ddp_step: rank ", g_world ? g_world->rank() : 0); }
@@ -112,7 +124,8 @@ struct Setup {
   std::unique_ptr<GradAllReducer> reducer;
   std::unique_ptr<model::BatchSource> source;
   std::unique_ptr<StepClock> clock;
-  accounting::Peak peak;
+  accounting::Peak peak;        // this rank's device's peak
+  std::string peak_rule;        // which case of rank_peak.h applied
   accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
 };
 
@@ -136,8 +149,15 @@ absl::Status Build(Setup* s) {
     sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
     int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
     o.threads = std::max(1, cores / g_world->local_size());
-    o.choices.push_back(absl::StrCat("threads: ", o.threads, " per rank (", cores, " cores / ",
-                                     g_world->local_size(), " ranks on this node)"));
+    std::string why = absl::StrCat(cores, " cores / ", g_world->local_size(), " ranks on this node");
+    // mpirun binds each rank to one core by default when there are no more ranks than cores:
+    // more threads than the rank may run on would share that core.
+    if (const int bound = AffinityCpus(); bound > 0 && bound < o.threads) {
+      o.threads = bound;
+      absl::StrAppend(&why, "; this rank is bound to ", bound, bound == 1 ? " CPU" : " CPUs",
+                      " (mpirun --bind-to none lifts it)");
+    }
+    o.choices.push_back(absl::StrCat("threads: ", o.threads, " per rank (", why, ")"));
   }
   // Configs that differ across ranks (checked at start).
   if (auto st = CheckSameOnAllRanks(g_world, "configuration", Fingerprint(o, s->grad_accum)); !st.ok()) return st;
@@ -152,26 +172,24 @@ absl::Status Build(Setup* s) {
     s->reducer = MakeMpiAllReducer(g_world);
   }
 
+  // The model on the rank's own device: on CUDA the GPU the all-reducer bound (the local rank);
+  // on the CPU its o.threads threads. The peak is that device's (rank_peak.h): a peak measured
+  // now, with the rank's own threads, is used as is; only a whole-machine figure is scaled.
   std::string device_name;
-  auto model = MakeModel(o, &device_name);
+  auto model = MakeModel(o, /*cuda_device=*/g_world->local_rank(), &device_name);
   if (model.ok()) s->model = std::move(*model);
   else local = model.status();
+  // Every rank measures its CPU peak at the same moment, as they will train: cores that share
+  // FMA units (SMT siblings, a VM's vCPUs on one host core) or a power budget give each rank
+  // less together than alone, and together is what the rank's device delivers in training.
+  if (auto st = AllOk("model", local); !st.ok()) return st;
   if (local.ok()) {
-    auto peak = ChoosePeak(o, device_name);
+    auto peak = ChooseRunPeak(o, device_name, o.threads);
     if (!peak.ok()) {
       local = peak.status();
     } else {
-      s->peak = *peak;
-      if (o.device == "cpu" && o.peak_flops <= 0 && o.ceilings.empty()) {
-        // One rank's device is its share of the CPU: the declared peak x threads / cores.
-        sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
-        int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
-        if (o.threads < cores) {
-          s->peak.flops_per_s *= static_cast<double>(o.threads) / cores;
-          s->peak.source = absl::StrCat(s->peak.source, "; x ", o.threads, "/", cores,
-                                        " cores: one rank's share of the CPU");
-        }
-      }
+      s->peak = peak->peak;
+      s->peak_rule = peak->rule_text;
     }
   }
   if (local.ok()) {
@@ -277,8 +295,9 @@ int Run() {
                               local_tokens / std::max(st.sum, 1e-30),
                               st.sum,
                               hash.ok() ? static_cast<double>(*hash >> 12) : -1,
-                              timed.empty() ? 0 : timed.back().loss};
-  constexpr int kF = 8;
+                              timed.empty() ? 0 : timed.back().loss,
+                              s.peak.flops_per_s};
+  constexpr int kF = 9;
   auto all = g_world->AllgatherDoubles(mine);
   if (!all.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(all.status().message()).c_str());
@@ -290,17 +309,18 @@ int Run() {
     return v;
   };
   std::vector<double> mfus = field(0), steps_med = field(1), comm_med = field(2), comm_share = field(3),
-                      tps = field(4), sums = field(5), hashes = field(6), losses = field(7);
+                      tps = field(4), sums = field(5), hashes = field(6), losses = field(7),
+                      peaks = field(8);
   bool identical = std::all_of(hashes.begin(), hashes.end(), [&](double h) { return h == hashes[0] && h >= 0; });
   int rc = identical ? 0 : 1;
   if (r == 0) {
     Log0(absl::StrCat("\n== per-rank figures: BM_DdpStep/", o.CaseName(), "/ranks:", W, "/accum:", s.grad_accum, ", ",
                       st.n, " timed steps after ", o.warmup_steps, " warm-up"));
-    Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %10s", "rank", "step ms", "comm ms", "comm %",
-                         "tokens/s", "loss", "MFU"));
+    Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
+                         "tokens/s", "loss", "peak GFLOP/s", "MFU"));
     for (int q = 0; q < W; ++q) {
-      Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %10s", q, steps_med[q] * 1e3,
-                           comm_med[q] * 1e3, 100 * comm_share[q], tps[q], losses[q],
+      Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %13.1f %10s", q, steps_med[q] * 1e3,
+                           comm_med[q] * 1e3, 100 * comm_share[q], tps[q], losses[q], peaks[q] / 1e9,
                            accounting::FormatPercent(mfus[q])));
     }
     auto sm = SummariseRanks(mfus);
@@ -321,8 +341,8 @@ int Run() {
     Log0(absl::StrFormat("numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
                          "(%s) = %.4g FLOPs per step",
                          o.batch, s.grad_accum, o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
-    Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak "
-                         "%.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
+    Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
+                         "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
     double mean_sum = 0;
     for (double x : sums) mean_sum += x / W;
     auto inflated = InflatedMfu(local_flops * st.n, W, sums[0], s.peak.flops_per_s);
@@ -372,14 +392,21 @@ int Run() {
       j["grad_accum"] = s.grad_accum;
       j["timed_steps"] = st.n;
       j["local_flops_per_step"] = local_flops;
-      j["peak_flops_per_device"] = s.peak.flops_per_s;
+      j["peak_flops_per_device"] = s.peak.flops_per_s;  // rank 0's; each rank's in per_rank
       j["peak_source"] = s.peak.source;
+      j["peak_rule"] = s.peak_rule;
+      if (o.device == "cpu") {
+        const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+        j["threads_per_rank"] = o.threads;
+        j["cores"] = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+      }
       j["mfu_convention"] = "local work / (step seconds x one device's peak)";
       j["per_rank"] = nlohmann::json::array();
       for (int q = 0; q < W; ++q) {
         j["per_rank"].push_back({{"rank", q}, {"mfu", mfus[q]}, {"step_ms_median", steps_med[q] * 1e3},
                                  {"comm_ms_median", comm_med[q] * 1e3}, {"comm_share", comm_share[q]},
-                                 {"tokens_per_second", tps[q]}, {"loss", losses[q]}});
+                                 {"tokens_per_second", tps[q]}, {"loss", losses[q]},
+                                 {"peak_flops", peaks[q]}});
       }
       if (sm.ok()) j["mfu_summary"] = {{"min", sm->min}, {"median", sm->median}, {"max", sm->max}, {"mean", sm->mean}};
       j["params_identical"] = identical;

@@ -5,60 +5,23 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "accounting/ceilings.h"
-#include "accounting/cpu_peak.h"
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
-#include "micro/cpu_ceilings.h"
+#include "macro/rank_peak.h"
 #include "model/token_file.h"
-#include "sysinfo/cpu_info.h"
 
 namespace macro {
-
-absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::string& cuda_device_name) {
-  if (o.peak_flops > 0) return accounting::PeakFromFlags(o.peak_flops, 0, "peak_flops");
-  if (o.device == "cpu") {
-    // A measured fp32 FMA peak (the --ceilings file, else a sub-second measurement now): the
-    // declared cores x lanes x units x clock over-states CPUs whose wide FMA is double-pumped.
-    auto measured = micro::ResolveCpuPeak(o.ceilings);
-    if (measured.ok() || !o.ceilings.empty()) {
-      if (!measured.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", measured.status().message()));
-      return measured;
-    }
-    auto declared = accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
-    if (!declared.ok()) return declared.status();
-    declared->source += absl::StrCat(" (the start-up measurement failed: ", measured.status().message(), ")");
-    return declared;
-  }
-  if (!o.ceilings.empty()) {
-    auto c = accounting::ReadCeilings(o.ceilings);
-    if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
-    auto p = accounting::MeasuredPeak(*c, o.dtype, o.ceilings);
-    if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", p.status().message()));
-    return p;
-  }
-  if (o.device == "cuda") {
-    auto p = accounting::DatasheetPeak(cuda_device_name, o.dtype);
-    if (!p.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "no datasheet peak for '", cuda_device_name, "' in ", accounting::DtypeName(o.dtype), ": ",
-          p.status().message(), " (give --peak_flops=FLOPS or --ceilings=FILE)"));
-    }
-    return p;
-  }
-  return absl::InternalError(absl::StrCat("unknown device '", o.device, "'"));
-}
 
 absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o) {
   std::unique_ptr<GptSession> s(new GptSession());
   s->o_ = o;
   std::string device_name;
-  auto model = MakeModel(o, &device_name);
+  auto model = MakeModel(o, /*cuda_device=*/0, &device_name);
   if (!model.ok()) return model.status();
   s->model_ = std::move(*model);
-  auto peak = ChoosePeak(o, device_name);
+  auto peak = ChooseRunPeak(o, device_name, o.threads);
   if (!peak.ok()) return peak.status();
-  s->peak_ = *peak;
+  s->peak_ = peak->peak;
 
   auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, 1, o.convention);
   if (!flops.ok()) return flops.status();

@@ -27,15 +27,11 @@ struct StepTimes {
   double total() const { return data + forward + backward + optimizer; }
 };
 
-// Chooses the peak: --peak_flops; else on the CPU the measured fp32 FMA peak (--ceilings, or a
-// sub-second measurement at start-up; the declared cores x lanes x units x clock only if that
-// fails); on CUDA --ceilings (measured) or the datasheet for the device and dtype.
-absl::StatusOr<accounting::Peak> ChoosePeak(const StepOptions& o, const std::string& cuda_device_name);
-
 class GptSession {
  public:
-  // Builds the model on o.device and the batch sources: fixed random always, the token file
-  // when o.real_data or o.compare_data.
+  // Builds the model on o.device (CUDA device 0) and the batch sources: fixed random always, the
+  // token file when o.real_data or o.compare_data. The peak is that device's (rank_peak.h: on the
+  // CPU, the peak of the o.threads threads the run uses).
   static absl::StatusOr<std::unique_ptr<GptSession>> Create(const StepOptions& o);
 
   // One training step with the chosen data (real = token file). The first call also counts the

@@ -28,7 +28,7 @@ ABSL_FLAG(int, threads, 0, "CPU threads for OpenMP and OpenBLAS (0: every core; 
 ABSL_FLAG(bool, profile, false, "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print the top ops");
 ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "Chrome trace file for --profile (Perfetto, chrome://tracing)");
 ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the measured peak");
-ABSL_FLAG(double, peak_flops, 0, "peak FLOP/s of ONE device to divide by, overriding the datasheet or the measured CPU peak");
+ABSL_FLAG(double, peak_flops, 0, "peak FLOP/s of ONE device to divide by (a GPU, or the whole CPU: a run on fewer threads than cores, e.g. a ddp_step rank, gets its share), overriding the datasheet or the measured CPU peak");
 ABSL_FLAG(std::string, attention, "full", "attention FLOPs convention: full (12·L·C·T, nanoGPT/PaLM) or causal (6·L·C·T, llm.c)");
 ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
 ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay (2-D weights only)");

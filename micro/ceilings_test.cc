@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include <omp.h>
+
 #include "absl/strings/match.h"
 #include "accounting/ceilings.h"
 #include "gtest/gtest.h"
@@ -74,6 +76,11 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   EXPECT_EQ(peak->flops_per_s, back->peak_flops.at("fp32"));
   EXPECT_EQ(peak->bytes_per_s, back->bandwidth_bytes_per_s);
   EXPECT_TRUE(absl::StartsWith(peak->source, "measured: ")) << peak->source;
+  // The file's method names the threads its FMA figure was measured with.
+  absl::StatusOr<ResolvedCpuPeak> with_threads = ResolveCpuPeakWithThreads(flags.ceilings_out);
+  ASSERT_TRUE(with_threads.ok()) << with_threads.status();
+  EXPECT_TRUE(with_threads->from_file);
+  EXPECT_EQ(with_threads->fma_threads, omp_get_max_threads()) << back->method;
 
   // Without a GPU the CUDA file cannot be written, and says why.
   if (!no_cuda.empty()) {
@@ -102,6 +109,35 @@ TEST(CeilingsBenchmarkTest, StartupMeasurementSaysSo) {
   EXPECT_GT(peak->bytes_per_s, 0);
   EXPECT_TRUE(absl::StartsWith(peak->source, "measured at start-up")) << peak->source;
   EXPECT_FALSE(ResolveCpuPeak(TempPath("missing.json")).ok());
+}
+
+TEST(CeilingsBenchmarkTest, StartupMeasurementNamesItsThreads) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  absl::StatusOr<ResolvedCpuPeak> one = ResolveCpuPeakWithThreads("");
+  omp_set_num_threads(before);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_FALSE(one->from_file);
+  EXPECT_EQ(one->fma_threads, 1);
+  EXPECT_TRUE(absl::StrContains(one->peak.source, " x1 threads ")) << one->peak.source;
+}
+
+TEST(CpuMethodThreadsTest, ReadsTheCountDescribeCpuMethodWrites) {
+  CpuCeilingsResult r;
+  FmaPeakResult f;
+  f.isa = FmaIsa::kAvx2;
+  f.threads = 12;
+  f.flops_per_s = 1e11;
+  r.avx2 = f;
+  const std::string method = DescribeCpuMethod(r);
+  EXPECT_EQ(CpuMethodThreads(method), 12) << method;
+  EXPECT_EQ(CpuMethodThreads("//micro:ceilings: " + method + "; best trial of each"), 12);
+  EXPECT_EQ(CpuMethodThreads("FMA loop on 1 thread"), 1);
+  // Texts that do not say: 0 (the caller treats the figure as the whole machine's).
+  EXPECT_EQ(CpuMethodThreads(""), 0);
+  EXPECT_EQ(CpuMethodThreads("hand-written: vendor figure"), 0);
+  EXPECT_EQ(CpuMethodThreads("FMA loop on all threads"), 0);
+  EXPECT_EQ(CpuMethodThreads("FMA loop on 8 cores"), 0);
 }
 
 }  // namespace

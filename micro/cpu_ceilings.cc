@@ -86,7 +86,24 @@ absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& op
   return r;
 }
 
-absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path) {
+int CpuMethodThreads(const std::string& method) {
+  const std::string key = "FMA loop on ";
+  const size_t at = method.find(key);
+  if (at == std::string::npos) return 0;
+  size_t i = at + key.size();
+  int n = 0;
+  size_t digits = 0;
+  while (i < method.size() && method[i] >= '0' && method[i] <= '9' && digits < 6) {
+    n = n * 10 + (method[i] - '0');
+    ++i;
+    ++digits;
+  }
+  if (digits == 0 || method.compare(i, 7, " thread") != 0) return 0;
+  return n;
+}
+
+absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path) {
+  ResolvedCpuPeak out;
   if (!ceilings_path.empty()) {
     absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(ceilings_path);
     if (!c.ok()) return c.status();
@@ -96,18 +113,30 @@ absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path
           "ceilings file '", ceilings_path, "' describes '", c->machine, "', not this CPU '", cpu,
           "'; measure this one with `bazel run //micro:ceilings -- --ceilings_out=FILE`"));
     }
-    return accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
+    absl::StatusOr<accounting::Peak> p = accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
+    if (!p.ok()) return p.status();
+    out.peak = *p;
+    out.from_file = true;
+    out.fma_threads = CpuMethodThreads(c->method);
+    return out;
   }
   absl::StatusOr<CpuCeilingsResult> r = MeasureCpuCeilings();
   if (!r.ok()) return r.status();
-  accounting::Peak p;
+  accounting::Peak& p = out.peak;
   p.flops_per_s = r->ceilings.peak_flops.at("fp32");
   p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
   const FmaPeakResult* best = Faster(r->avx2, r->avx512);
   p.source = absl::StrFormat(
       "measured at start-up: %s FMA loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",
       FmaIsaName(best->isa), best->threads, p.flops_per_s / 1e9, p.bytes_per_s / 1e9);
-  return p;
+  out.fma_threads = best->threads;
+  return out;
+}
+
+absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path) {
+  absl::StatusOr<ResolvedCpuPeak> r = ResolveCpuPeakWithThreads(ceilings_path);
+  if (!r.ok()) return r.status();
+  return r->peak;
 }
 
 }  // namespace micro

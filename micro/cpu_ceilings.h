@@ -55,6 +55,21 @@ absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& op
 // now, source "measured at start-up: <ISA> FMA loop ..., STREAM copy ...".
 absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path);
 
+// The number of threads the FMA figure of a method text from DescribeCpuMethod was measured
+// with ("FMA loop on 2 threads (...)" -> 2); 0 when the text does not say (an older or
+// hand-written file).
+int CpuMethodThreads(const std::string& method);
+
+// ResolveCpuPeak, and the threads its FMA figure was measured with: the start-up measurement's
+// own count (omp_get_max_threads() when it ran), or CpuMethodThreads of the file's method
+// (0: the file does not say). A caller whose work runs on fewer threads than that scales it.
+struct ResolvedCpuPeak {
+  accounting::Peak peak;
+  bool from_file = false;
+  int fma_threads = 0;
+};
+absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path);
+
 }  // namespace micro
 
 #endif  // MICRO_CPU_CEILINGS_H_

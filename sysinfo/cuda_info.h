@@ -17,7 +17,7 @@ struct CudaDevice {
   int cc_major = 0, cc_minor = 0;   // compute capability
   int sm_count = 0;
   int64_t total_bytes = 0;
-  int64_t free_bytes = 0;
+  int64_t free_bytes = -1;          // -1: not measured (needs a context: CudaProbe::kWithFreeMemory)
   int sm_clock_khz = 0;             // max SM clock
   int mem_clock_khz = 0;            // max memory clock
   int mem_bus_bits = 0;
@@ -35,7 +35,23 @@ struct CudaInventory {
   std::vector<CudaDevice> devices;
 };
 
-CudaInventory ProbeCuda();
+enum class CudaProbe {
+  // Names, SMs, memory sizes, clocks (cudaGetDeviceProperties, cudaDeviceGetAttribute): no
+  // context is created on any device and the calling thread's current device is untouched.
+  kNoContext,
+  // Also the free memory of each device (cudaMemGetInfo), which needs a context on each: every
+  // device is made current in turn (creating its primary context), then the calling thread's
+  // current device is restored. For tools that describe the machine (//tools:devices).
+  kWithFreeMemory,
+};
+CudaInventory ProbeCuda(CudaProbe what = CudaProbe::kNoContext);
+
+// Makes CUDA device `index` the calling thread's current device (cudaSetDevice, which creates
+// its primary context). "" on success; else why not (no such device, no driver, no toolkit).
+std::string SelectCudaDevice(int index);
+
+// The device of `inventory` whose index is `index`; nullptr when there is none.
+const CudaDevice* FindCudaDevice(const CudaInventory& inventory, int index);
 
 // "13.0" from 13000; "none" for 0.
 std::string CudaVersionString(int v);

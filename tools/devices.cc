@@ -1,6 +1,9 @@
 // //tools:devices: prints the CPU and each CUDA device, or "no CUDA device: <reason>".
 // Always exits 0: it describes the machine, it does not judge it.
 #include <cstdio>
+#include <string>
+
+#include "absl/strings/str_format.h"
 
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
@@ -24,7 +27,8 @@ int main(int argc, char** argv) {
   std::printf("  clock: %.0f MHz (as /proc/cpuinfo reports now)\n", cpu.mhz);
   std::printf("  L2: %ld KiB per core, L3: %ld KiB\n", cpu.l2_bytes / 1024, cpu.l3_bytes / 1024);
 
-  sysinfo::CudaInventory cuda = sysinfo::ProbeCuda();
+  // The free memory needs a context on each device: this tool describes the machine, so it asks.
+  sysinfo::CudaInventory cuda = sysinfo::ProbeCuda(sysinfo::CudaProbe::kWithFreeMemory);
   if (!cuda.available) {
     std::printf("no CUDA device: %s\n", cuda.reason.c_str());
     return 0;
@@ -35,9 +39,11 @@ int main(int argc, char** argv) {
     std::printf("GPU %d: %s\n", d.index, d.name.c_str());
     std::printf("  compute capability %d.%d, %d SMs, SM clock %.0f MHz\n", d.cc_major, d.cc_minor,
                 d.sm_count, d.sm_clock_khz / 1e3);
-    std::printf("  memory: %.1f GiB total, %.1f GiB free, clock %.0f MHz, %d-bit bus, %.0f GB/s theoretical\n",
-                d.total_bytes / 1073741824.0, d.free_bytes / 1073741824.0, d.mem_clock_khz / 1e3,
-                d.mem_bus_bits, d.TheoreticalBandwidth() / 1e9);
+    const std::string free = d.free_bytes < 0 ? std::string("free unknown")
+                                              : absl::StrFormat("%.1f GiB free", d.free_bytes / 1073741824.0);
+    std::printf("  memory: %.1f GiB total, %s, clock %.0f MHz, %d-bit bus, %.0f GB/s theoretical\n",
+                d.total_bytes / 1073741824.0, free.c_str(), d.mem_clock_khz / 1e3, d.mem_bus_bits,
+                d.TheoreticalBandwidth() / 1e9);
     std::printf("  L2: %.0f MiB\n", d.l2_bytes / 1048576.0);
   }
   return 0;

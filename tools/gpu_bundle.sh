@@ -3,14 +3,19 @@
 # the runtime .debs they need, into one ignored folder (default .gpu/, under 64 MiB) that
 # tools/gpu_check.sh runs on a GPU machine without Bazel (DESIGN.md, "Running on a GPU machine").
 #
-#   tools/gpu_bundle.sh [DIR]        build and pack into DIR (default .gpu)
+#   tools/gpu_bundle.sh [DIR]                 build and pack into DIR (default .gpu)
+#   tools/gpu_bundle.sh --reuse-build DIR     the same from the workspace's own build (-march=
+#                                             native): for tools/gpu_check_selftest.sh here only
 #
 # Host code is built with --config=portable (x86-64-v3, not -march=native) in a separate Bazel
 # output base, so the bundle runs on another CPU and does not disturb the normal build cache.
+# --reuse-build skips both (minutes of compiling less): its binaries run on this CPU only.
 # The CUDA libraries are not packed (cuBLAS alone is hundreds of MB): gpu_check.sh uses the GPU
 # machine's own. Only libcudart (small) travels as a fallback.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
+REUSE=0
+if [[ "${1:-}" == "--reuse-build" ]]; then REUSE=1; shift; fi
 DEST="${1:-.gpu}"
 LIMIT_MB=60
 
@@ -24,17 +29,25 @@ WANTED=(
   //macro:gpt_step
   //macro:ddp_step
 )
-# CUDA tests of the model, whatever they are called.
-MODEL_CUDA_TESTS=$(bazel query 'kind("cc_test", //model/cuda/...)' 2>/dev/null || true)
+# CUDA tests of the model, whatever they are called: those that link the CUDA runtime (the host-
+# only and emulator tests run here, under bazel test).
+MODEL_CUDA_TESTS=$(bazel query 'kind("cc_test", rdeps(//model/cuda/..., @local_cuda//:cudart))' 2>/dev/null || true)
 
 TARGETS=()
 for t in "${WANTED[@]}" $MODEL_CUDA_TESTS; do
   if bazel query "$t" >/dev/null 2>&1; then TARGETS+=("$t"); else echo "gpu_bundle: $t does not exist, left out"; fi
 done
-echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
-BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
-"${BAZEL[@]}" build -c opt --config=portable --dynamic_mode=off --symlink_prefix=/ "${TARGETS[@]}"  # no bazel-* links
-BIN="$("${BAZEL[@]}" info -c opt --config=portable --dynamic_mode=off bazel-bin 2>/dev/null)"
+if (( REUSE )); then
+  echo "gpu_bundle: building ${#TARGETS[@]} targets in the workspace's own build (this CPU only)"
+  BAZEL=(bazel)
+  FLAGS=(-c opt --dynamic_mode=off)
+else
+  echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
+  BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
+  FLAGS=(-c opt --config=portable --dynamic_mode=off)
+fi
+"${BAZEL[@]}" build "${FLAGS[@]}" --symlink_prefix=/ "${TARGETS[@]}"  # no bazel-* links
+BIN="$("${BAZEL[@]}" info "${FLAGS[@]}" bazel-bin 2>/dev/null)"
 
 TMP="${DEST}.tmp.$$"
 rm -rf "$TMP"; mkdir -p "$TMP/bin" "$TMP/debs" "$TMP/lib" "$TMP/data"
@@ -52,27 +65,36 @@ done
 
 # Runtime .debs: every shared library the binaries load that a Debian package owns, except the
 # C/C++ runtime the GPU machine has anyway. CUDA libraries are found there, not carried.
-declare -A PKGS=()
-for f in "$TMP"/bin/*; do
-  while read -r lib; do
-    [[ -z "$lib" || ! -e "$lib" ]] && continue
+declare -A PKGS=() OWNER=()
+# owner LIB: the package that owns LIB (or its link target), once per library (dpkg -S is slow).
+owner() {
+  local lib="$1" real o
+  if [[ -z "${OWNER[$lib]+x}" ]]; then
     real="$(readlink -f "$lib")"
-    owner="$(dpkg -S "$real" 2>/dev/null | head -1 | cut -d: -f1 || true)"
-    [[ -z "$owner" ]] && owner="$(dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1 || true)"
-    [[ -z "$owner" ]] && continue
-    case "$owner" in libc6|libstdc++6|libgcc-s1|libcrypt1|libzstd1|zlib1g) continue ;; esac
-    PKGS["$owner"]=1
-  done < <(ldd "$f" | awk '/=> \//{print $3}')
-done
+    o="$(dpkg -S "$real" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    [[ -z "$o" ]] && o="$(dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    OWNER[$lib]="$o"
+  fi
+  echo "${OWNER[$lib]}"
+}
+add_owner() {
+  local o
+  o="$(owner "$1")"
+  [[ -z "$o" ]] && return 0
+  case "$o" in libc6|libstdc++6|libgcc-s1|libcrypt1|libzstd1|zlib1g) return 0 ;; esac
+  PKGS["$o"]=1
+}
+while read -r lib; do
+  [[ -z "$lib" || ! -e "$lib" ]] && continue
+  add_owner "$lib"
+done < <(for f in "$TMP"/bin/*; do ldd "$f" | awk '/=> \//{print $3}'; done | sort -u)
 # MPI: a singleton rank (ddp_step without mpirun) starts OpenMPI's orted and loads its plugins,
 # none of which ldd of our binaries shows: carry openmpi-bin and whatever the plugins load.
 if [[ -n "${PKGS[libopenmpi3]:-}" ]]; then
   PKGS[openmpi-bin]=1
   while read -r lib; do
-    owner="$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1 || true)"
-    [[ -z "$owner" ]] && continue
-    case "$owner" in libc6|libstdc++6|libgcc-s1|libcrypt1|libzstd1|zlib1g) continue ;; esac
-    PKGS["$owner"]=1
+    [[ -z "$lib" || ! -e "$lib" ]] && continue
+    add_owner "$lib"
   done < <(for f in $(dpkg -L libopenmpi3 openmpi-bin | grep -E '\.so$|/bin/orte|/bin/orted$'); do
              [[ -f "$f" ]] && ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u)
 fi

@@ -1,0 +1,149 @@
+// PeakForRank (pure) and the choice of the figure (ChooseSourcePeak): see rank_peak.h.
+#include "macro/rank_peak.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "accounting/ceilings.h"
+#include "accounting/cpu_peak.h"
+#include "micro/cpu_ceilings.h"
+#include "model/threads.h"
+#include "sysinfo/cpu_info.h"
+
+namespace macro {
+namespace {
+
+std::string Threads(int n) { return absl::StrCat(n, n == 1 ? " thread" : " threads"); }
+
+}  // namespace
+
+const char* PeakOriginName(PeakOrigin origin) {
+  switch (origin) {
+    case PeakOrigin::kMeasuredAtStartup: return "measured at start-up";
+    case PeakOrigin::kCeilingsFile: return "--ceilings file";
+    case PeakOrigin::kDatasheet: return "datasheet";
+    case PeakOrigin::kFlag: return "--peak_flops";
+  }
+  return "?";
+}
+
+absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& run) {
+  const double f = chosen.peak.flops_per_s;
+  if (!std::isfinite(f) || f <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peak ", f, " FLOP/s (", chosen.peak.source, ") is invalid: must be finite and > 0"));
+  }
+  RankPeak out;
+  out.peak = chosen.peak;
+  if (run.device == "cuda") {
+    out.rule = PeakRule::kAsIs;
+    out.rule_text = absl::StrCat("used as is: a GPU's ", PeakOriginName(chosen.origin),
+                                 " figure is one device's, and each rank has its own device");
+  } else if (run.device == "cpu") {
+    if (run.threads < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("threads=", run.threads, " is invalid: must be >= 1"));
+    }
+    if (run.cores < 1) return absl::InvalidArgumentError(absl::StrCat("cores=", run.cores, " is invalid: must be >= 1"));
+    if (chosen.measured_threads < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("measured_threads=", chosen.measured_threads, " is invalid: must be >= 0 (0: not known)"));
+    }
+    const int used = std::min(run.threads, run.cores);  // a run cannot use more than every core
+    if (chosen.measured_threads == run.threads) {
+      out.rule = PeakRule::kAsIs;
+      out.rule_text = absl::StrCat("used as is: ", PeakOriginName(chosen.origin), " with this run's own ",
+                                   Threads(run.threads), ", so it is the peak of the cores this run uses");
+    } else if (chosen.measured_threads > 0) {
+      const int measured = std::min(chosen.measured_threads, run.cores);
+      out.rule = used == measured ? PeakRule::kAsIs : PeakRule::kScaledFromMeasured;
+      out.scale = static_cast<double>(used) / measured;
+      out.rule_text = used == measured
+                          ? absl::StrCat("used as is: ", PeakOriginName(chosen.origin), " with ",
+                                         Threads(chosen.measured_threads), ", as many cores as this run's ",
+                                         Threads(run.threads), " (", run.cores, " cores)")
+                          : absl::StrCat("x ", used, "/", measured, ": ", PeakOriginName(chosen.origin),
+                                         " with ", Threads(chosen.measured_threads), ", scaled to this run's ",
+                                         Threads(run.threads), " (", run.cores, " cores)");
+    } else if (used >= run.cores) {
+      out.rule = PeakRule::kAsIs;
+      out.rule_text = absl::StrCat("used as is: a whole-machine figure (", PeakOriginName(chosen.origin),
+                                   "), and this run uses all ", run.cores, " cores");
+    } else {
+      out.rule = PeakRule::kScaledFromWholeMachine;
+      out.scale = static_cast<double>(used) / run.cores;
+      out.rule_text = absl::StrCat("x ", used, "/", run.cores, " cores: a whole-machine figure (",
+                                   PeakOriginName(chosen.origin), ") scaled to this run's share, ",
+                                   Threads(run.threads));
+    }
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("device '", run.device, "' is not cpu or cuda"));
+  }
+  out.peak.flops_per_s = f * out.scale;
+  out.peak.source = absl::StrCat(chosen.peak.source, "; ", out.rule_text);
+  return out;
+}
+
+absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::string& device_name) {
+  SourcePeak out;
+  if (o.peak_flops > 0) {
+    auto p = accounting::PeakFromFlags(o.peak_flops, 0, "peak_flops");
+    if (!p.ok()) return p.status();
+    out.peak = *p;
+    out.origin = PeakOrigin::kFlag;
+    return out;
+  }
+  if (o.device == "cpu") {
+    // A measured fp32 FMA peak (the --ceilings file, else a sub-second measurement now): the
+    // declared cores x lanes x units x clock over-states CPUs whose wide FMA is double-pumped.
+    auto measured = micro::ResolveCpuPeakWithThreads(o.ceilings);
+    if (measured.ok()) {
+      out.peak = measured->peak;
+      out.origin = measured->from_file ? PeakOrigin::kCeilingsFile : PeakOrigin::kMeasuredAtStartup;
+      out.measured_threads = measured->fma_threads;
+      return out;
+    }
+    if (!o.ceilings.empty()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", measured.status().message()));
+    auto declared = accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
+    if (!declared.ok()) return declared.status();
+    declared->source += absl::StrCat(" (the start-up measurement failed: ", measured.status().message(), ")");
+    out.peak = *declared;
+    out.origin = PeakOrigin::kDatasheet;
+    return out;
+  }
+  if (o.device != "cuda") return absl::InternalError(absl::StrCat("unknown device '", o.device, "'"));
+  if (!o.ceilings.empty()) {
+    auto c = accounting::ReadCeilings(o.ceilings);
+    if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
+    auto p = accounting::MeasuredPeak(*c, o.dtype, o.ceilings);
+    if (!p.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", p.status().message()));
+    out.peak = *p;
+    out.origin = PeakOrigin::kCeilingsFile;
+    return out;
+  }
+  auto p = accounting::DatasheetPeak(device_name, o.dtype);
+  if (!p.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no datasheet peak for '", device_name, "' in ", accounting::DtypeName(o.dtype), ": ",
+        p.status().message(), " (give --peak_flops=FLOPS or --ceilings=FILE)"));
+  }
+  out.peak = *p;
+  out.origin = PeakOrigin::kDatasheet;
+  return out;
+}
+
+absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads) {
+  auto chosen = ChooseSourcePeak(o, device_name);
+  if (!chosen.ok()) return chosen.status();
+  RunDevice run;
+  run.device = o.device;
+  if (o.device == "cpu") {
+    const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+    run.cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+    run.threads = threads > 0 ? threads : model::NumThreads();
+  }
+  return PeakForRank(*chosen, run);
+}
+
+}  // namespace macro

@@ -1,0 +1,204 @@
+// PeakForRank: WHICH peak a run divides by, for every source of the figure (measured with the
+// run's own threads, a whole-machine ceilings file, the datasheet / declared CPU peak,
+// --peak_flops) on the CPU and on a GPU; and ChooseSourcePeak's origin for each flag.
+#include "macro/rank_peak.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "macro/step_options.h"
+
+namespace macro {
+namespace {
+
+SourcePeak Source(double flops, PeakOrigin origin, int measured_threads, const std::string& source) {
+  SourcePeak s;
+  s.peak.flops_per_s = flops;
+  s.peak.source = source;
+  s.origin = origin;
+  s.measured_threads = measured_threads;
+  return s;
+}
+
+RunDevice Cpu(int threads, int cores) {
+  RunDevice d;
+  d.device = "cpu";
+  d.threads = threads;
+  d.cores = cores;
+  return d;
+}
+
+RunDevice Gpu() {
+  RunDevice d;
+  d.device = "cuda";
+  return d;
+}
+
+// ddp_step, 2 ranks x 1 thread on 2 cores: each rank measured 255.2 GFLOP/s on its own thread.
+// That is its device's peak: used as is (the bug scaled it by 1/2 again, doubling per-rank MFU).
+TEST(PeakForRankTest, MeasuredWithTheRanksOwnThreadsIsUsedAsIs) {
+  auto p = PeakForRank(Source(255.2e9, PeakOrigin::kMeasuredAtStartup, 1, "measured at start-up: x1 threads"),
+                       Cpu(1, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->scale, 1.0);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 255.2e9);
+  EXPECT_TRUE(absl::StartsWith(p->peak.source, "measured at start-up: x1 threads; used as is")) << p->peak.source;
+  EXPECT_TRUE(absl::StrContains(p->rule_text, "this run's own 1 thread")) << p->rule_text;
+
+  // The same on a bigger machine: 4 ranks x 8 threads on 32 cores, each measured with 8.
+  p = PeakForRank(Source(1.0e12, PeakOrigin::kMeasuredAtStartup, 8, "m"), Cpu(8, 32));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 1.0e12);
+
+  // gpt_step on every core: measured with all of them, used as is.
+  p = PeakForRank(Source(5.0e11, PeakOrigin::kMeasuredAtStartup, 2, "m"), Cpu(2, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 5.0e11);
+}
+
+// A --ceilings file measured with every core (its method says "FMA loop on 2 threads"): a rank
+// with 1 of the 2 cores gets half; a run on every core gets all of it.
+TEST(PeakForRankTest, WholeMachineCeilingsFileIsScaledToTheRanksShare) {
+  const SourcePeak file = Source(5.0e11, PeakOrigin::kCeilingsFile, 2, "measured: /tmp/c.json");
+  auto p = PeakForRank(file, Cpu(1, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kScaledFromMeasured);
+  EXPECT_DOUBLE_EQ(p->scale, 0.5);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.5e11);
+  EXPECT_TRUE(absl::StrContains(p->peak.source, "x 1/2: --ceilings file with 2 threads")) << p->peak.source;
+
+  p = PeakForRank(file, Cpu(2, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 5.0e11);
+
+  // A file measured with 1 thread, used by a run of 4 threads on 8 cores: x 4.
+  p = PeakForRank(Source(2.0e11, PeakOrigin::kCeilingsFile, 1, "measured"), Cpu(4, 8));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kScaledFromMeasured);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 8.0e11);
+
+  // A file that does not say its threads is taken as the whole machine's: x threads / cores.
+  p = PeakForRank(Source(6.0e11, PeakOrigin::kCeilingsFile, 0, "measured (hand-written)"), Cpu(1, 3));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.0e11);
+  EXPECT_TRUE(absl::StrContains(p->rule_text, "x 1/3 cores: a whole-machine figure (--ceilings file)")) << p->rule_text;
+}
+
+// The CPU's declared peak (cores x lanes x units x clock) covers every core: scaled.
+TEST(PeakForRankTest, DeclaredCpuPeakIsScaledToTheRanksShare) {
+  const SourcePeak declared = Source(4.0e11, PeakOrigin::kDatasheet, 0, "declared: 2 cores x 16 lanes");
+  auto p = PeakForRank(declared, Cpu(1, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.0e11);
+  p = PeakForRank(declared, Cpu(2, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 4.0e11);
+  // More threads than cores: a run cannot use more than the whole machine.
+  p = PeakForRank(declared, Cpu(4, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 4.0e11);
+}
+
+// A GPU's datasheet figure is one device's, and each rank has a device: used as is.
+TEST(PeakForRankTest, GpuDatasheetIsUsedAsIs) {
+  auto p = PeakForRank(Source(989.5e12, PeakOrigin::kDatasheet, 0, "datasheet: NVIDIA H200 bf16 dense"), Gpu());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 989.5e12);
+  EXPECT_TRUE(absl::StrContains(p->rule_text, "one device's")) << p->rule_text;
+}
+
+// --peak_flops: on the CPU the whole machine's figure (scaled to the run's share); on a GPU one
+// device's (as is).
+TEST(PeakForRankTest, PeakFlopsFlagIsTheWholeCpuOrOneGpu) {
+  const SourcePeak flag = Source(3.0e11, PeakOrigin::kFlag, 0, "flag: peak_flops");
+  auto p = PeakForRank(flag, Cpu(1, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 1.5e11);
+  EXPECT_TRUE(absl::StrContains(p->peak.source, "flag: peak_flops; x 1/2 cores: a whole-machine figure (--peak_flops)"))
+      << p->peak.source;
+  p = PeakForRank(flag, Cpu(2, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 3.0e11);
+  p = PeakForRank(flag, Gpu());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 3.0e11);
+}
+
+TEST(PeakForRankTest, BadInputsAreErrorsNamingTheValue) {
+  const SourcePeak ok = Source(1e11, PeakOrigin::kFlag, 0, "flag");
+  auto e = PeakForRank(ok, Cpu(0, 2));
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(absl::StrContains(e.status().message(), "threads=0")) << e.status();
+  e = PeakForRank(ok, Cpu(1, 0));
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(absl::StrContains(e.status().message(), "cores=0")) << e.status();
+  RunDevice tpu;
+  tpu.device = "tpu";
+  e = PeakForRank(ok, tpu);
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(absl::StrContains(e.status().message(), "'tpu'")) << e.status();
+  e = PeakForRank(Source(0, PeakOrigin::kFlag, 0, "flag"), Cpu(1, 1));
+  ASSERT_FALSE(e.ok());
+  e = PeakForRank(Source(1e11, PeakOrigin::kCeilingsFile, -1, "f"), Cpu(1, 1));
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(absl::StrContains(e.status().message(), "measured_threads=-1")) << e.status();
+}
+
+StepOptions CpuOptions() {
+  StepOptions o;
+  o.device = "cpu";
+  o.dtype = accounting::Dtype::kFp32;
+  return o;
+}
+
+// Which figure each flag selects (the CPU measurement runs here, well under a second).
+TEST(ChooseSourcePeakTest, OriginFollowsTheFlags) {
+  StepOptions o = CpuOptions();
+  o.peak_flops = 1.25e11;
+  auto s = ChooseSourcePeak(o, "");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kFlag);
+  EXPECT_EQ(s->measured_threads, 0);
+  EXPECT_DOUBLE_EQ(s->peak.flops_per_s, 1.25e11);
+
+  o.peak_flops = 0;
+  s = ChooseSourcePeak(o, "");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kMeasuredAtStartup);
+  EXPECT_GE(s->measured_threads, 1);
+  EXPECT_GT(s->peak.flops_per_s, 0);
+
+  StepOptions g;
+  g.device = "cuda";
+  g.dtype = accounting::Dtype::kBf16;
+  s = ChooseSourcePeak(g, "NVIDIA H200");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kDatasheet);
+  EXPECT_DOUBLE_EQ(s->peak.flops_per_s, 989.5e12);  // H200 SXM bf16 dense
+  s = ChooseSourcePeak(g, "NVIDIA GeForce GTX 480");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.status().message(), "--peak_flops")) << s.status();
+}
+
+// The whole path for a ddp_step rank on the CPU: measured with the run's threads, used as is.
+TEST(ChooseRunPeakTest, StartupMeasurementWithTheRunsThreadsIsUsedAsIs) {
+  StepOptions o = CpuOptions();
+  auto p = ChooseRunPeak(o, "", /*threads=*/0);  // the OpenMP default, as the measurement ran
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->rule, PeakRule::kAsIs) << p->peak.source;
+  EXPECT_DOUBLE_EQ(p->scale, 1.0);
+}
+
+}  // namespace
+}  // namespace macro
