@@ -2,23 +2,14 @@
 #include "sysinfo/run_context.h"
 
 #include <cmath>
-#include <ctime>
 
 #include "sysinfo/build_info.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_libs.h"
 #include "sysinfo/gemm_libs.h"
+#include "sysinfo/utc_now.h"
 
 namespace sysinfo {
-
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json RunContext(const CudaInventory& cuda) {
   nlohmann::json c;

@@ -28,9 +28,6 @@ inline constexpr char kRunContextFormat[] = "mlbench-run-context/1";
 nlohmann::json RunContext(const CudaInventory& cuda);
 nlohmann::json RunContext();
 
-// Current time, UTC, "2026-11-30T12:34:56Z".
-std::string UtcNow();
-
 // One line for people: "AMD EPYC (AuthenticAMD family 25 model 17 stepping 1, AVX-512), 2 CPUs,
 // 23.4 GiB | GEMM OpenBLAS 0.3.21 kernel Haswell ... | no GPU | build opt ... commit abc123".
 std::string DescribeRunContext(const nlohmann::json& context);
