@@ -89,8 +89,9 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
   std::fprintf(stderr, "bench: building %s's benchmark binaries (bazel build -c opt //tools:bench in %s)\n",
                rev.c_str(), base.worktree.c_str());
   auto start = std::chrono::steady_clock::now();
-  // Through the shell for `cd`; every argument quoted. Bazel's progress goes to our stderr.
-  std::string cmd = absl::StrCat("cd ", ShellQuote(base.worktree), " && exec bazel build -c opt ",
+  // Through the shell for `cd`; every argument quoted. Bazel's progress goes to our stderr;
+  // its server for that worktree exits after two idle minutes.
+  std::string cmd = absl::StrCat("cd ", ShellQuote(base.worktree), " && exec bazel --max_idle_secs=120 build -c opt ",
                                  bazel_args, " //tools:bench 1>&2");
   absl::StatusOr<ProcessResult> built = RunProcess({"/bin/sh", "-c", cmd}, /*capture_stderr=*/false);
   if (!built.ok()) return built.status();
