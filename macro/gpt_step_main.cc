@@ -28,6 +28,7 @@
 #include "macro/gpt_session.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
+#include "macro/step_series.h"
 #include "model/gpt_config.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
@@ -57,6 +58,7 @@ struct Run {
   bool warmed = false;
   accounting::RunningMfu running;
   std::vector<CaseResult> results;  // one per registered case
+  StepSeriesLog series;             // every step's time, for the JSON file (step_series.h)
 };
 
 Run* g_run = nullptr;
@@ -100,6 +102,7 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
   }
   GptSession& s = *run->session;
   const StepOptions& o = run->options;
+  run->series.BeginRepetition(case_index);
   if (!run->warmed) {
     for (int i = 1; i <= o.warmup_steps; ++i) {
       auto t = s.Step(real_data);
@@ -110,6 +113,7 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
         return;
       }
       run->running.Update(StepMfu(s, t->total()));
+      run->series.AddWarmup(t->total());
       LogStep(s, "warm-up", i, o.warmup_steps, *t, run->running);
     }
     run->warmed = true;
@@ -126,6 +130,7 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
       break;
     }
     state.SetIterationTime(t->total());
+    run->series.AddTimed(t->total());
     run->running.Update(StepMfu(s, t->total()));
     LogStep(s, real_data ? "real" : "timed", ++i, o.steps, *t, run->running);
     result.steps.push_back(*t);
@@ -305,6 +310,7 @@ int main(int argc, char** argv) {
     if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false")) listing = true;
   }
   if (listing) g_log = stderr;  // stdout lists case names only
+  const std::string json_out = JsonOutPath(argc, argv);
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
   absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
 
@@ -327,6 +333,7 @@ int main(int argc, char** argv) {
     std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
     if (o.compare_data) name += modes[i] ? "/data:real" : "/data:random";
     run.results.emplace_back();
+    run.series.SetCaseName(static_cast<int>(i), name);
     bool real = modes[i];
     benchmark::RegisterBenchmark(name.c_str(), [i, real](benchmark::State& st) { BM_GptStep(st, i, real); })
         ->Iterations(o.steps)
@@ -358,6 +365,12 @@ int main(int argc, char** argv) {
   if (rc != harness::kExitOk || listing) return rc;
   for (const CaseResult& r : run.results) {
     if (r.ran && !r.steps.empty()) PrintSummary(run, r);
+  }
+  if (!json_out.empty()) {
+    if (auto st = AddStepSeriesToJson(json_out, run.series); !st.ok()) {
+      std::fprintf(stderr, "gpt_step: %s\n", std::string(st.message()).c_str());
+      return 1;
+    }
   }
   if (o.compare_data) PrintCompareData(run);
   if (o.profile) {

@@ -40,6 +40,11 @@ close(b["mfu"], b["flops_per_step"] / step_s / b["peak_flops"], "MFU = FLOPs / t
 assert 0 < b["mfu"] <= 1, b["mfu"]
 assert 0 < b["hfu"] <= 1, b["hfu"]
 assert math.isfinite(b["loss"]) and b["loss"] > 0
+st = b["step_times_s"]                  # every step's time, for tools/report's steps.svg
+assert len(st["warmup"]) == 1 and len(st["timed"]) == 4, st
+assert all(t > 0 for t in st["warmup"] + st["timed"]), st
+timed = sorted(st["timed"])
+close((timed[1] + timed[2]) / 2 * 1e3, b["ms_per_step"], "median of step_times_s vs ms_per_step")
 print("counters OK:", {k: b[k] for k in ["tokens_per_second", "mfu", "hfu", "loss"]})
 PY
 

@@ -1,0 +1,147 @@
+// StepSeriesLog and the amendment of gpt_step's --benchmark_out JSON file.
+#include "macro/step_series.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "nlohmann/json.hpp"
+
+namespace macro {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Google Benchmark writes non-finite counters as bare NaN / Infinity, which JSON parsers reject.
+// They travel through the parse as these strings and are put back as they were.
+constexpr const char* kTokens[][2] = {{"-Infinity", "\"__mlbench_-Infinity__\""},
+                                      {"Infinity", "\"__mlbench_Infinity__\""},
+                                      {"-NaN", "\"__mlbench_-NaN__\""},
+                                      {"NaN", "\"__mlbench_NaN__\""}};
+
+std::string ProtectTokens(const std::string& text) {
+  std::string out;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (const auto& t : kTokens) {
+      const size_t n = std::strlen(t[0]);
+      if (text.compare(i, n, t[0]) == 0) {
+        out += t[1];
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+std::string RestoreTokens(std::string text) {
+  for (const auto& t : kTokens) text = absl::StrReplaceAll(text, {{t[1], t[0]}});
+  return text;
+}
+
+}  // namespace
+
+void StepSeriesLog::SetCaseName(int case_index, const std::string& name) {
+  if (case_index >= static_cast<int>(names_.size())) names_.resize(case_index + 1);
+  names_[case_index] = name;
+}
+
+void StepSeriesLog::BeginRepetition(int case_index) {
+  StepSeriesRecord r;
+  r.case_index = case_index;
+  for (const StepSeriesRecord& old : records_) r.repetition += old.case_index == case_index;
+  records_.push_back(r);
+}
+
+void StepSeriesLog::AddWarmup(double seconds) {
+  if (!records_.empty()) records_.back().warmup_s.push_back(seconds);
+}
+
+void StepSeriesLog::AddTimed(double seconds) {
+  if (!records_.empty()) records_.back().timed_s.push_back(seconds);
+}
+
+std::string JsonOutPath(int argc, char** argv) {
+  const char* env_out = std::getenv("BENCHMARK_OUT");
+  const char* env_format = std::getenv("BENCHMARK_OUT_FORMAT");
+  std::string out = env_out != nullptr ? env_out : "";
+  std::string format = env_format != nullptr ? env_format : "json";
+  for (int i = 1; i < argc; ++i) {
+    if (absl::StartsWith(argv[i], "--benchmark_out=")) out = argv[i] + std::strlen("--benchmark_out=");
+    if (absl::StartsWith(argv[i], "--benchmark_out_format=")) format = argv[i] + std::strlen("--benchmark_out_format=");
+  }
+  return format == "json" ? out : "";
+}
+
+absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("step times: cannot read '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  in.close();
+  Json j = Json::parse(ProtectTokens(ss.str()), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat("step times: '", path, "' is not Google Benchmark JSON"));
+  }
+  for (Json& b : j["benchmarks"]) {
+    if (!b.is_object() || b.value("run_type", "iteration") != "iteration") continue;
+    const std::string run_name = b.contains("run_name") && b["run_name"].is_string()
+                                     ? b["run_name"].get<std::string>()
+                                     : b.value("name", "");
+    // The longest registered name that run_name extends ("BM_GptStep/x" + "/iterations:...").
+    int best = -1;
+    for (int k = 0; k < static_cast<int>(log.case_names().size()); ++k) {
+      const std::string& n = log.case_names()[k];
+      if (n.empty() || !(run_name == n || absl::StartsWith(run_name, n + "/"))) continue;
+      if (best < 0 || n.size() > log.case_names()[best].size()) best = k;
+    }
+    if (best < 0) continue;
+    const int rep = b.contains("repetition_index") && b["repetition_index"].is_number_integer()
+                        ? b["repetition_index"].get<int>()
+                        : 0;
+    for (const StepSeriesRecord& r : log.records()) {
+      if (r.case_index != best || r.repetition != rep) continue;
+      b["step_times_s"] = {{"warmup", r.warmup_s}, {"timed", r.timed_s}};
+    }
+  }
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    out << RestoreTokens(j.dump(2)) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return absl::PermissionDeniedError(absl::StrCat("step times: cannot write '", tmp, "'"));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::PermissionDeniedError(absl::StrCat("step times: cannot rename '", tmp, "' to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace macro

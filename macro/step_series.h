@@ -1,0 +1,58 @@
+// Per-step times of a gpt_step run in its JSON output, for plots of every step (tools/report's
+// steps.svg). Google Benchmark's JSON holds one entry per repetition with scalar counters and
+// no place for a series, so after the run the --benchmark_out file (JSON format) is amended:
+// each repetition's entry gets
+//
+//   "step_times_s": {"warmup": [s, ...], "timed": [s, ...]}
+//
+// in seconds, in step order: the warm-up steps that ran before that repetition (only the first
+// one warms up) and its timed steps. The file is rewritten through a temporary name and a
+// rename. JSON written to stdout (--benchmark_format=json without --benchmark_out) carries no
+// series.
+#ifndef MACRO_STEP_SERIES_H_
+#define MACRO_STEP_SERIES_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace macro {
+
+struct StepSeriesRecord {
+  int case_index = 0;
+  int repetition = 0;  // 0-based, per case
+  std::vector<double> warmup_s, timed_s;
+};
+
+class StepSeriesLog {
+ public:
+  // The registered name of case `case_index` ("BM_GptStep/<case>"; Google Benchmark appends
+  // /iterations:N/manual_time to it in the JSON).
+  void SetCaseName(int case_index, const std::string& name);
+  // Starts the next repetition of a case; the steps below go to it.
+  void BeginRepetition(int case_index);
+  void AddWarmup(double seconds);
+  void AddTimed(double seconds);
+
+  const std::vector<StepSeriesRecord>& records() const { return records_; }
+  const std::vector<std::string>& case_names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<StepSeriesRecord> records_;
+};
+
+// The --benchmark_out path Google Benchmark will write as JSON: from argv (--benchmark_out=F,
+// read before benchmark::Initialize), else the BENCHMARK_OUT environment variable; "" when
+// there is none or --benchmark_out_format (or BENCHMARK_OUT_FORMAT) is not json.
+std::string JsonOutPath(int argc, char** argv);
+
+// Adds each record's series to the entry of its case and repetition (run_type "iteration") in
+// the JSON file at `path`. Errors name the file: unreadable, not Google Benchmark JSON,
+// unwritable. Entries without a record are left as they are.
+absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log);
+
+}  // namespace macro
+
+#endif  // MACRO_STEP_SERIES_H_

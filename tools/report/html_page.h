@@ -1,0 +1,49 @@
+// index.html: one self-contained page (inline CSS, inline SVG, a few lines of inline script
+// to sort the table; nothing fetched at view time). Sections, top to bottom:
+//   problems     what is missing or wrong in the input (only when there is something)
+//   machine      CPU or GPU, ISA, the roof's peak and bandwidth and their kind, build, commit,
+//                then every context key in a collapsed list
+//   roofline     the chart and its notes (points above the roof)
+//   charts       matmul sweep, step times, MFU loss breakdown: each, or a line saying why absent
+//   cases        a sortable table, one row per case: time, FLOP/s, bytes/s, intensity, % of
+//                peak, % of roofline, verified (and the gate status when a summary is given)
+//   gate         the gate's verdict, details and statuses (when --gate is given)
+// A missing or non-finite value shows as an em dash and sorts last.
+#ifndef TOOLS_REPORT_HTML_PAGE_H_
+#define TOOLS_REPORT_HTML_PAGE_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/report/gate_summary.h"
+#include "tools/report/roof.h"
+#include "tools/report/run_data.h"
+
+namespace report {
+
+struct PageContent {
+  std::string machine;   // headline machine name
+  std::string command;   // the command that made the page (shown in the footer)
+  std::string roofline_svg;
+  std::vector<std::string> roofline_notes;
+  std::string sweep_svg;       // "" when absent
+  std::string sweep_absent;    // why, when absent
+  std::string steps_svg;
+  std::string steps_absent;
+  std::string mfu_svg;
+  std::string mfu_absent;
+  std::map<std::string, std::string> colours;  // family -> colour
+};
+
+// The ISA the binaries were compiled for, from the context's compile_flags
+// ("... compiler targeted AVX-512F)"); "" when not recorded.
+std::string CompiledIsa(const RunData& data);
+
+std::string RenderPage(const RunData& data, const RoofChoice& roofs, const std::optional<GateSummary>& gate,
+                       const PageContent& content);
+
+}  // namespace report
+
+#endif  // TOOLS_REPORT_HTML_PAGE_H_

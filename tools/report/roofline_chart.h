@@ -1,0 +1,57 @@
+// roofline.svg: every case with FLOPs and bytes as a point on a log-log chart of performance
+// (FLOP/s) against arithmetic intensity (FLOP/byte), under the roof min(peak, I x bandwidth)
+// (accounting::Roofline, after Williams, Waterman and Patterson's roofline paper).
+//
+// - One roof per dtype of the chosen ceilings (roof.h); the subtitle says which kind they are
+//   (measured ceilings, a start-up measurement, datasheet) and where they come from.
+// - The ridge point (peak / bandwidth) is marked with a dashed line down to the x axis.
+// - Points are coloured by op family (family.h) and labelled where a label fits.
+// - A point above its roof (by more than kRoofTolerance) cannot be: the chart rings it and
+//   says "counting error?", as the roofline chapter warns (FLOPs over-counted, bytes
+//   under-counted, or the peak too low).
+// - Cases with FLOP/s but no bytes (gpt_step) have no intensity: a marker at the right edge
+//   shows their FLOP/s against the compute roof.
+#ifndef TOOLS_REPORT_ROOFLINE_CHART_H_
+#define TOOLS_REPORT_ROOFLINE_CHART_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tools/report/roof.h"
+#include "tools/report/run_data.h"
+
+namespace report {
+
+inline constexpr double kRoofTolerance = 0.03;  // 3% above the roof is still measurement noise
+
+// The attainable FLOP/s at `intensity` under `roof` (min(peak, I x bandwidth)); the peak
+// alone when the roof has no bandwidth.
+double Attainable(const Roof& roof, double intensity);
+
+struct RooflinePoint {
+  std::string case_name;
+  std::string label;
+  std::string family;
+  std::string colour;
+  double intensity = 0;   // FLOP/byte
+  double flops = 0;       // FLOP/s
+  double attainable = 0;  // the roof above it; 0 without a roof
+  bool above_roof = false;
+  double px = 0, py = 0;  // where it was drawn
+};
+
+struct RooflineChart {
+  std::string svg;
+  std::vector<RooflinePoint> points;
+  std::vector<std::string> notes;  // points above the roof, cases left off and why
+};
+
+// `colours`: family -> colour (shared with the other charts and the table).
+RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
+                           const std::map<std::string, std::string>& colours,
+                           const std::string& machine);
+
+}  // namespace report
+
+#endif  // TOOLS_REPORT_ROOFLINE_CHART_H_
