@@ -31,6 +31,12 @@ std::vector<std::string> WrapText(const std::string& text, size_t max_chars) {
   return lines;
 }
 
+Attrs WithHalo(Attrs attrs) {
+  attrs.insert(attrs.end(), {{"stroke", "#ffffff"}, {"stroke-width", "3"}, {"stroke-linejoin", "round"},
+                             {"paint-order", "stroke"}});
+  return attrs;
+}
+
 Attrs ChartRootAttrs(const PlotRect& plot, double x_lo, double x_hi, double y_lo, double y_hi,
                      const std::string& chart_id) {
   auto num = [](double v) {

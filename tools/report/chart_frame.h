@@ -38,6 +38,10 @@ double TextWidth(const std::string& text, double font_px);
 // Splits `text` at spaces into lines of at most `max_chars` characters.
 std::vector<std::string> WrapText(const std::string& text, size_t max_chars);
 
+// `attrs` plus a white outline drawn under the glyphs, so a label stays readable where it
+// crosses a line or a gridline.
+Attrs WithHalo(Attrs attrs);
+
 // Root attributes for a chart's <svg>: font, the plot rectangle and domains (for tests).
 Attrs ChartRootAttrs(const PlotRect& plot, double x_lo, double x_hi, double y_lo, double y_hi,
                      const std::string& chart_id);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "tools/report/family.h"
+#include "tools/report/roofline_chart.h"
 #include "tools/report/svg_writer.h"
 #include "tools/report/units.h"
 
@@ -20,7 +21,7 @@ constexpr char kStyle[] = R"css(
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--ink);
        font: 14px/1.45 "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
-main { max-width: 1040px; margin: 0 auto; padding: 20px 20px 40px; }
+main { max-width: 1100px; margin: 0 auto; padding: 20px 20px 40px; }
 h1 { font-size: 24px; margin: 4px 0 2px; }
 h2 { font-size: 18px; margin: 0 0 10px; }
 .sub { color: var(--muted); margin: 0 0 16px; }
@@ -31,15 +32,17 @@ svg { display: block; max-width: 100%; height: auto; }
 .problems { border-color: #e8b44c; background: #fffaf0; }
 .problems li { margin: 2px 0; }
 table { border-collapse: collapse; width: 100%; }
-th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th, td { padding: 4px 6px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 table.kv th { width: 190px; color: var(--muted); font-weight: normal; }
-table.cases { font-size: 12.5px; }
+table.cases { font-size: 12px; }
+.scroll { overflow-x: auto; }
 table.cases th { position: sticky; top: 0; background: #eef1f5; cursor: pointer; user-select: none;
                  white-space: nowrap; }
 table.cases th[aria-sort=ascending]::after { content: " \25B2"; }
 table.cases th[aria-sort=descending]::after { content: " \25BC"; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.case { font-family: "DejaVu Sans Mono", monospace; font-size: 11.5px; word-break: break-all; }
+td.case { font-family: "DejaVu Sans Mono", monospace; font-size: 11px; min-width: 230px; }
+td.family { white-space: nowrap; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; }
 .ok { color: #1a7f37; } .bad { color: var(--alert); font-weight: bold; } .muted { color: var(--muted); }
 .absent { color: var(--muted); font-style: italic; margin: 6px 10px; }
@@ -140,6 +143,26 @@ std::string MachineSection(const RunData& d, const RoofChoice& roofs) {
   return s;
 }
 
+// % of the roofline; above 100 (beyond noise) the case beat its roof: flagged.
+std::string RoofCell(std::optional<double> pct) {
+  if (pct && std::isfinite(*pct) && *pct > 100 * (1 + kRoofTolerance)) {
+    return absl::StrCat("<td class=\"num bad\" data-v=\"", NumAttr(pct),
+                        "\" title=\"above the roof: a counting error, or data served from cache\">",
+                        Esc(FormatPercent(pct)), "</td>");
+  }
+  return NumCell(pct, FormatPercent(pct));
+}
+
+// The escaped name with a line-break opportunity after each '/'.
+std::string BreakableName(const std::string& name) {
+  std::string out;
+  for (char ch : name) {
+    out += Esc(std::string(1, ch));
+    if (ch == '/') out += "<wbr>";
+  }
+  return out;
+}
+
 std::string VerifiedCell(const Case& c) {
   if (!c.error.empty()) {
     return absl::StrCat("<td class=\"bad\" data-v=\"error\" title=\"", Esc(c.error), "\">error</td>");
@@ -155,15 +178,15 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
   std::string s = absl::StrCat("<section id=\"cases\"><h2>Cases (", d.cases.size(),
                                ")</h2>\n<p class=\"sub\">Medians over each case's repetitions. "
                                "Click a column to sort; a dash is a missing or non-finite value.</p>\n");
-  s += "<table class=\"cases sortable\" id=\"case-table\">\n<thead><tr>"
+  s += "<div class=\"scroll\"><table class=\"cases sortable\" id=\"case-table\">\n<thead><tr>"
        "<th data-type=\"text\">case</th><th data-type=\"text\">family</th>"
        "<th class=\"num\" data-type=\"num\">reps</th>"
        "<th class=\"num\" data-type=\"num\">time</th>"
        "<th class=\"num\" data-type=\"num\">FLOP/s</th>"
        "<th class=\"num\" data-type=\"num\">bytes/s</th>"
-       "<th class=\"num\" data-type=\"num\">intensity (FLOP/B)</th>"
+       "<th class=\"num\" data-type=\"num\" title=\"arithmetic intensity, FLOP per byte\">FLOP/byte</th>"
        "<th class=\"num\" data-type=\"num\">% of peak</th>"
-       "<th class=\"num\" data-type=\"num\">% of roofline</th>"
+       "<th class=\"num\" data-type=\"num\" title=\"achieved FLOP/s over the roof at this intensity\">% of roof</th>"
        "<th data-type=\"text\">verified</th>";
   if (gate) s += "<th data-type=\"text\">gate</th>";
   s += "</tr></thead>\n<tbody>\n";
@@ -173,15 +196,15 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
     const std::string colour = it == colours.end() ? "#7f7f7f" : it->second;
     absl::StrAppend(&s, "<tr class=\"case-row\" data-case=\"", Esc(name), "\">",
                     "<td class=\"case\" data-v=\"", Esc(name), "\" title=\"", Esc(c.label.empty() ? c.file : c.label + "\n" + c.file),
-                    "\">", Esc(name), "</td>",
-                    "<td data-v=\"", Esc(c.family), "\"><span class=\"swatch\" style=\"background:", colour,
+                    "\">", BreakableName(name), "</td>",
+                    "<td class=\"family\" data-v=\"", Esc(c.family), "\"><span class=\"swatch\" style=\"background:", colour,
                     "\"></span>", Esc(c.family), "</td>",
                     NumCell(c.repetitions, absl::StrCat(c.repetitions)), NumCell(c.seconds, FormatSeconds(c.seconds)),
                     NumCell(c.FlopsPerSecond(), FormatSi(c.FlopsPerSecond(), "FLOP/s")),
                     NumCell(c.BytesPerSecond(), FormatSi(c.BytesPerSecond(), "B/s")),
                     NumCell(c.Intensity(), FormatPlain(c.Intensity())),
                     NumCell(c.PctOfPeak(), FormatPercent(c.PctOfPeak())),
-                    NumCell(c.PctOfRoofline(), FormatPercent(c.PctOfRoofline())), VerifiedCell(c));
+                    RoofCell(c.PctOfRoofline()), VerifiedCell(c));
     if (gate) {
       const std::string st = GateStatusOf(*gate, c.name);
       absl::StrAppend(&s, "<td data-v=\"", Esc(st), "\">",
@@ -191,7 +214,7 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
     }
     s += "</tr>\n";
   }
-  s += "</tbody></table>\n</section>\n";
+  s += "</tbody></table></div>\n</section>\n";
   return s;
 }
 
@@ -250,15 +273,23 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
   absl::StrAppend(&html, "<h1>mlbench report", c.machine.empty() ? "" : ": " + Esc(c.machine), "</h1>\n",
                   "<p class=\"sub\">", d.cases.size(), " cases from ", d.files.size(), " file",
                   d.files.size() == 1 ? "" : "s", "; ", Esc(roofs.summary), "</p>\n");
+  html += MachineSection(d, roofs);
   std::vector<std::string> problems = roofs.problems;
   problems.insert(problems.end(), d.problems.begin(), d.problems.end());
   if (!problems.empty()) {
+    // The first few in view, the rest one click away.
+    constexpr size_t kShown = 6;
     absl::StrAppend(&html, "<section class=\"problems\" id=\"problems\"><h2>Missing or wrong in the input (",
                     problems.size(), ")</h2>\n<ul>\n");
-    for (const std::string& p : problems) absl::StrAppend(&html, "<li>", Esc(p), "</li>\n");
-    html += "</ul>\n</section>\n";
+    for (size_t i = 0; i < problems.size() && i < kShown; ++i) absl::StrAppend(&html, "<li>", Esc(problems[i]), "</li>\n");
+    html += "</ul>\n";
+    if (problems.size() > kShown) {
+      absl::StrAppend(&html, "<details><summary>", problems.size() - kShown, " more</summary>\n<ul>\n");
+      for (size_t i = kShown; i < problems.size(); ++i) absl::StrAppend(&html, "<li>", Esc(problems[i]), "</li>\n");
+      html += "</ul></details>\n";
+    }
+    html += "</section>\n";
   }
-  html += MachineSection(d, roofs);
   html += ChartSection("roofline-section", "Roofline", c.roofline_svg, "no roofline", c.roofline_notes);
   html += ChartSection("sweep-section", "Matmul sweep", c.sweep_svg, c.sweep_absent);
   html += ChartSection("steps-section", "Step time per step", c.steps_svg, c.steps_absent);

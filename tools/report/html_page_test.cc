@@ -108,7 +108,20 @@ TEST(HtmlPage, NaNAndMissingCountersDoNotBreakThePage) {
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  // No chart contains a non-finite coordinate.
+  // No chart contains a non-finite coordinate, and no element names an attribute twice
+  // (a standalone SVG file is XML: a repeated attribute makes it unreadable).
+  const std::regex tag("<[a-zA-Z]+((?:\\s+[a-zA-Z:-]+=\"[^\"]*\")*)\\s*/?>");
+  const std::regex attr("([a-zA-Z:-]+)=\"");
+  for (const auto& [name, text] : r.files) {
+    if (name == "index.html") continue;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), tag); it != std::sregex_iterator(); ++it) {
+      const std::string attrs = (*it)[1];
+      std::set<std::string> seen;
+      for (auto a = std::sregex_iterator(attrs.begin(), attrs.end(), attr); a != std::sregex_iterator(); ++a) {
+        EXPECT_TRUE(seen.insert((*a)[1]).second) << name << ": attribute " << (*a)[1] << " twice in " << (*it)[0];
+      }
+    }
+  }
   for (const auto& [name, text] : r.files) {
     EXPECT_FALSE(std::regex_search(text, std::regex("=\"[^\"]*\\b-?(nan|inf)\\b", std::regex::icase))) << name;
   }

@@ -413,9 +413,13 @@ RunData RunLoader::Finish() {
   for (const Entry& e : *entries_) {
     if (!e.counters.empty()) files_with_counters.insert(e.file);
   }
+  // Cases that did not run, one line per reason (a machine without a GPU skips many alike).
+  std::map<std::string, std::vector<std::string>> not_run;
+  std::vector<std::string> not_run_order;
   for (const Case& c : data_.cases) {
     if (!c.error.empty()) {
-      data_.problems.push_back(absl::StrCat(StripRunSuffixes(c.name), ": did not run: ", c.error));
+      if (!not_run.count(c.error)) not_run_order.push_back(c.error);
+      not_run[c.error].push_back(StripRunSuffixes(c.name));
       continue;
     }
     if (c.family.rfind("calibration", 0) == 0) continue;
@@ -429,6 +433,18 @@ RunData RunLoader::Finish() {
                                             ": no bytes counter (bytes/s), so its intensity is unknown "
                                             "and it is not a point on the roofline"));
     }
+  }
+  for (const std::string& reason : not_run_order) {
+    const std::vector<std::string>& names = not_run[reason];
+    if (names.size() == 1) {
+      data_.problems.push_back(absl::StrCat(names[0], ": did not run: ", reason));
+      continue;
+    }
+    std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
+    data_.problems.push_back(absl::StrCat(names.size(), " cases did not run: ", reason, " (",
+                                          absl::StrJoin(shown, ", "),
+                                          names.size() > 3 ? absl::StrCat(" and ", names.size() - 3, " more") : "",
+                                          ")"));
   }
   for (const std::string& f : data_.files) {
     if (!files_with_counters.count(f)) {

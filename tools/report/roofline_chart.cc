@@ -118,7 +118,7 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
     const std::string peak_text =
         absl::StrCat(r.dtype.empty() ? "" : r.dtype + " ", "peak ", FormatSi(r.peak_flops, "FLOP/s"));
     const double ly = sy(r.peak_flops) - 6;
-    svg.Text(plot.right() - 6, ly, peak_text, {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}, "end");
+    svg.Text(plot.right() - 6, ly, peak_text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}), "end");
     labels.AddBox({plot.right() - 6 - TextWidth(peak_text, 12), ly - 12, plot.right() - 6, ly + 2});
     if (r.bandwidth > 0 && k == 0) {
       // Bandwidth label along the slope, a third of the way from its start to the ridge.
@@ -129,8 +129,8 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
       const double px = sx(x_mid), py = sy(x_mid * r.bandwidth) - 8;
       const std::string bw_text = absl::StrCat("memory ", FormatSi(r.bandwidth, "B/s"));
       svg.Text(px, py, bw_text,
-               {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"},
-                {"transform", absl::StrFormat("rotate(%.2f %s %s)", angle, Coord(px), Coord(py))}},
+               WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"},
+                         {"transform", absl::StrFormat("rotate(%.2f %s %s)", angle, Coord(px), Coord(py))}}),
                "middle");
       // Ridge point: dashed drop line to the x axis, a hollow marker and its value.
       if (ridge > xd.lo && ridge < xd.hi) {
@@ -139,7 +139,7 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
         svg.Circle(rx, ry, 4.5, {{"fill", "#ffffff"}, {"stroke", "#1f2933"}, {"stroke-width", "2"}, {"class", "ridge"}},
                    absl::StrFormat("ridge point: %.3g FLOP/byte", ridge));
         const std::string ridge_text = absl::StrFormat("ridge %.3g FLOP/B", ridge);
-        svg.Text(rx + 6, plot.bottom() - 8, ridge_text, {{"font-size", "11.5"}, {"fill", "#1f2933"}});
+        svg.Text(rx + 6, plot.bottom() - 8, ridge_text, WithHalo({{"font-size", "11.5"}, {"fill", "#1f2933"}}));
         labels.AddBox({rx + 6, plot.bottom() - 20, rx + 6 + TextWidth(ridge_text, 11.5), plot.bottom() - 4});
         labels.AddObstacle(rx, ry, 6);
       }
@@ -147,17 +147,18 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
   }
   svg.EndGroup();
 
-  // Markers for cases without bytes: a triangle at the right edge at their FLOP/s.
+  // Cases without bytes: a triangle just outside the right edge at their FLOP/s, pointing at
+  // the plot; named in the legend (inline labels would crowd the compute-bound corner).
   svg.BeginGroup({{"class", "no-bytes"}});
   for (const Marker& m : markers) {
     const double y = sy(m.flops);
     if (!std::isfinite(y)) continue;
-    const double x = plot.right() - 2;
-    svg.Polygon({{x, y}, {x + 10, y - 6}, {x + 10, y + 6}},
+    const double x = plot.right() + 1;
+    svg.BeginGroup();
+    svg.Polygon({{x, y}, {x + 11, y - 6}, {x + 11, y + 6}},
                 {{"fill", m.colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}});
-    const std::string text = absl::StrCat(m.label, ": ", FormatSi(m.flops, "FLOP/s"), " (no bytes)");
-    svg.Text(x - 4, y + 4, text, {{"font-size", "11"}, {"fill", kInk}}, "end");
-    labels.AddBox({x - 4 - TextWidth(text, 11), y - 8, x + 10, y + 6});
+    svg.Line(plot.right() - 14, y, plot.right(), y, {{"stroke", m.colour}, {"stroke-width", "2"}});
+    svg.EndGroup();
     const Roof* r = RoofFor(roofs, m.case_name);
     if (r != nullptr && m.flops > r->peak_flops * (1 + kRoofTolerance)) {
       chart.notes.push_back(absl::StrCat(StripRunSuffixes(m.case_name), ": ", FormatSi(m.flops, "FLOP/s"),
@@ -200,20 +201,22 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
     const std::string text = absl::StrFormat("%s: %.0f%% above the roof: counting error?", p.label,
                                              100 * (p.flops / p.attainable - 1));
     if (auto spot = labels.Place(p.px, p.py, 11, text)) {
-      svg.Text(spot->x, spot->y, text, {{"font-size", "11"}, {"font-weight", "bold"}, {"fill", kAlert}}, spot->anchor);
+      svg.Text(spot->x, spot->y, text, WithHalo({{"font-size", "11"}, {"font-weight", "bold"}, {"fill", kAlert}}),
+               spot->anchor);
     }
     chart.notes.push_back(absl::StrCat(
         StripRunSuffixes(p.case_name), ": ", FormatSi(p.flops, "FLOP/s"), " at ",
         absl::StrFormat("%.3g", p.intensity), " FLOP/byte is ",
         absl::StrFormat("%.0f%%", 100 * (p.flops / p.attainable - 1)), " above the roof (",
         FormatSi(p.attainable, "FLOP/s"),
-        "): impossible for a correct count. FLOPs over-counted, bytes under-counted (e.g. cache reuse "
-        "counted as DRAM traffic saved), or the peak is too low"));
+        "): impossible against this roof. FLOPs over-counted, bytes under-counted, the peak or "
+        "bandwidth measured too low, or the data came from cache, which the memory roof does not "
+        "bound (a working set larger than the last-level cache keeps it honest)"));
   }
   svg.EndGroup();
 
   // Labels for the other points, where they fit.
-  svg.BeginGroup({{"class", "labels"}, {"font-size", "11"}, {"fill", kInk}});
+  svg.BeginGroup(WithHalo({{"class", "labels"}, {"font-size", "11"}, {"fill", kInk}}));
   int unlabelled = 0;
   for (const RooflinePoint& p : chart.points) {
     if (p.above_roof) continue;
@@ -253,12 +256,26 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
     ly += 19;
   }
   svg.Circle(lx + 9, ly, 8, {{"fill", "none"}, {"stroke", kAlert}, {"stroke-width", "2"}});
-  svg.Text(lx + 24, ly + 4, "above the roof: counting error", {{"font-size", "11.5"}, {"fill", kInk}});
+  svg.Text(lx + 24, ly + 4, "above the roof: counting error?", {{"font-size", "11.5"}, {"fill", kInk}});
   ly += 19;
   if (!markers.empty()) {
-    svg.Polygon({{lx + 4, ly}, {lx + 14, ly - 6}, {lx + 14, ly + 6}}, {{"fill", "#7f7f7f"}});
-    svg.Text(lx + 24, ly + 4, "FLOP/s without bytes", {{"font-size", "11.5"}, {"fill", kInk}});
-    ly += 19;
+    ly += 8;
+    svg.Text(lx, ly, "Without bytes (right edge)", {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", kInk}});
+    ly += 18;
+    std::vector<Marker> sorted = markers;
+    std::sort(sorted.begin(), sorted.end(), [](const Marker& a, const Marker& b) { return a.flops > b.flops; });
+    for (size_t k = 0; k < sorted.size() && k < 6; ++k) {
+      const Marker& m = sorted[k];
+      svg.Polygon({{lx + 4, ly}, {lx + 14, ly - 6}, {lx + 14, ly + 6}}, {{"fill", m.colour}});
+      svg.Text(lx + 24, ly + 4, absl::StrCat(m.label, ": ", FormatSi(m.flops, "FLOP/s")),
+               {{"font-size", "11.5"}, {"fill", kInk}});
+      ly += 18;
+    }
+    if (sorted.size() > 6) {
+      svg.Text(lx + 24, ly + 4, absl::StrCat("and ", sorted.size() - 6, " more (see the table)"),
+               {{"font-size", "11"}, {"fill", kMutedInk}});
+      ly += 18;
+    }
   }
   if (unlabelled > 0) {
     ly += 6;

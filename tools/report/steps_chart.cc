@@ -71,8 +71,8 @@ StepsChart DrawSteps(const std::vector<StepSeries>& series) {
     const double y = sy(chart.median_s * 1e3);
     const double x0 = nw > 0 ? sx(nw + 0.5) : plot.x;
     svg.Line(x0, y, plot.right(), y, {{"stroke", "#d55e00"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "6 4"}});
-    svg.Text(plot.right() - 6, y - 6, absl::StrFormat("median of timed steps %.2f ms", chart.median_s * 1e3),
-             {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#d55e00"}}, "end");
+    svg.Text(plot.right() - 6, y - 6, absl::StrCat("median of the timed steps ", FormatSeconds(chart.median_s)),
+             WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#d55e00"}}), "end");
   }
   double lx = plot.right() + 26, ly = plot.y + 8;
   DrawLegendEntry(&svg, lx, ly, "#e69f00", "warm-up step");

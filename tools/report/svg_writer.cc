@@ -41,13 +41,29 @@ SvgWriter::SvgWriter(double width, double height, const Attrs& root_attrs) {
   absl::StrAppend(&out_, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", Coord(width),
                   "\" height=\"", Coord(height), "\" viewBox=\"0 0 ", Coord(width), " ",
                   Coord(height), "\"");
-  for (const auto& [k, v] : root_attrs) absl::StrAppend(&out_, " ", k, "=\"", XmlEscape(v), "\"");
+  for (const auto& [k, v] : MergeAttrs(root_attrs)) absl::StrAppend(&out_, " ", k, "=\"", XmlEscape(v), "\"");
   out_ += ">\n";
+}
+
+Attrs MergeAttrs(const Attrs& attrs) {
+  Attrs out;
+  for (const auto& [k, v] : attrs) {
+    bool replaced = false;
+    for (auto& [ok, ov] : out) {
+      if (ok == k) {
+        ov = v;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back({k, v});
+  }
+  return out;
 }
 
 void SvgWriter::Open(const std::string& tag, const Attrs& attrs, bool self_close) {
   absl::StrAppend(&out_, std::string(open_groups_ + 1, ' '), "<", tag);
-  for (const auto& [k, v] : attrs) absl::StrAppend(&out_, " ", k, "=\"", XmlEscape(v), "\"");
+  for (const auto& [k, v] : MergeAttrs(attrs)) absl::StrAppend(&out_, " ", k, "=\"", XmlEscape(v), "\"");
   out_ += self_close ? "/>\n" : ">";
 }
 

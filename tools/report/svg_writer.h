@@ -21,6 +21,10 @@ using Attrs = std::vector<std::pair<std::string, std::string>>;
 // Escapes & < > " ' for XML text and attribute values.
 std::string XmlEscape(const std::string& s);
 
+// `attrs` with each name once: a later value replaces an earlier one in its place (so a
+// caller's attribute overrides a shape's default, and XML never sees a name twice).
+Attrs MergeAttrs(const Attrs& attrs);
+
 // "12.35": two decimals, trailing zeros trimmed ("12", "12.5"); "-0" written as "0".
 std::string Coord(double v);
 

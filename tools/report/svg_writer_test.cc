@@ -65,6 +65,17 @@ TEST(SvgWriter, WritesElements) {
   EXPECT_TRUE(Balanced(out)) << out;
 }
 
+TEST(SvgWriter, CallerAttributesOverrideDefaultsOnce) {
+  SvgWriter svg(10, 10, {{"id", "a"}, {"id", "b"}});
+  svg.Polyline({{0, 0}, {1, 1}}, {{"fill", "#f00"}, {"stroke", "#000"}});
+  const std::string out = svg.Finish();
+  EXPECT_NE(out.find("<polyline points=\"0,0 1,1\" fill=\"#f00\" stroke=\"#000\"/>"), std::string::npos) << out;
+  EXPECT_EQ(out.find("fill=\"none\""), std::string::npos) << out;
+  EXPECT_NE(out.find(" id=\"b\">"), std::string::npos) << out;
+  EXPECT_EQ(out.find("id=\"a\""), std::string::npos) << out;
+  EXPECT_EQ(MergeAttrs({{"x", "1"}, {"y", "2"}, {"x", "3"}}), (Attrs{{"x", "3"}, {"y", "2"}}));
+}
+
 TEST(SvgWriter, ClosesOpenGroupsAndNegativeSizes) {
   SvgWriter svg(10, 10);
   svg.BeginGroup();

@@ -83,7 +83,7 @@ SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
     svg.Line(plot.x, y, plot.right(), y, {{"stroke", "#1f2933"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "7 4"}});
     const std::string text = absl::StrCat(r->dtype.empty() ? "" : r->dtype + " ", "peak ",
                                           FormatSi(r->peak_flops, "FLOP/s"), " (", r->kind, ")");
-    svg.Text(plot.x + 8, y - 6, text, {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}});
+    svg.Text(plot.x + 8, y - 6, text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}));
     labels.AddBox({plot.x + 8, y - 18, plot.x + 8 + TextWidth(text, 12), y - 2});
   }
 
@@ -112,7 +112,7 @@ SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
         svg.Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", "#ffffff"}, {"stroke", colour}, {"stroke-width", "2"}}, tip);
         const std::string label = ShortLabel(p.case_name);
         if (auto spot = labels.Place(sx(p.size), sy(p.gflops), 5, label)) {
-          svg.Text(spot->x, spot->y, label, {{"font-size", "10.5"}, {"fill", kMutedInk}}, spot->anchor);
+          svg.Text(spot->x, spot->y, label, WithHalo({{"font-size", "10.5"}, {"fill", kMutedInk}}), spot->anchor);
         }
       }
     }

@@ -1,0 +1,215 @@
+// The report in a real browser: index.html rendered by headless Chromium (Debian's chromium,
+// installed by tools/setup.sh), screenshot decoded, and every roofline point looked for in the
+// pixels where its data coordinates say it must be drawn.
+//
+// The points are four cases of four op families (four colours) at known intensities and
+// FLOP/s. The roofline's plot area is found in the screenshot by its background colour; the
+// plot rectangle and axis domains the SVG declares give the log scales, computed here from the
+// data independently of the chart code. Each point's colour must fill a 3x3 patch at the
+// expected pixel, and the blob of that colour there must be centred within 1.5 px of it.
+// A second run checks that roofline.svg on its own is well-formed XML (Chromium shows a
+// parsererror otherwise).
+//
+// Without chromium the test is skipped with a message saying so (GTEST_SKIP), never passed.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "tools/report/chart_frame.h"
+#include "tools/report/input_loader.h"
+#include "tools/report/png_decode.h"
+#include "tools/report/report.h"
+
+namespace report {
+namespace {
+
+std::string FindChromium() {
+  if (const char* env = std::getenv("CHROMIUM_BIN"); env != nullptr && access(env, X_OK) == 0) return env;
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) dirs = absl::StrSplit(path, ':', absl::SkipEmpty());
+  for (const char* d : {"/usr/bin", "/usr/local/bin", "/bin"}) dirs.push_back(d);
+  for (const std::string& d : dirs) {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      const std::string p = absl::StrCat(d, "/", name);
+      if (access(p.c_str(), X_OK) == 0) return p;
+    }
+  }
+  return "";
+}
+
+std::string TmpDir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t != nullptr ? t : "/tmp";
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs chromium headless with `args`; its output goes to `log`. Returns the exit status.
+int Chromium(const std::string& exe, const std::string& args, const std::string& log) {
+  const std::string tmp = TmpDir();
+  const std::string cmd = absl::StrCat(
+      "HOME='", tmp, "/home' timeout 120 '", exe, "' --headless --no-sandbox --disable-gpu --no-first-run ",
+      "--user-data-dir='", tmp, "/chromium-profile' --hide-scrollbars --force-device-scale-factor=1 ", args,
+      " >'", log, "' 2>&1");
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+uint32_t Hex(const std::string& colour) { return static_cast<uint32_t>(std::stoul(colour.substr(1), nullptr, 16)); }
+
+// A run with four points of four families, under a roof of 240 GFLOP/s and 32 GB/s.
+constexpr char kRun[] = R"json({
+  "context": {"cpu_model": "Test CPU", "num_cpus": 2},
+  "benchmarks": [
+    {"name": "BM_Matmul/cpu/fp32/M:1024/K:1024/N:1024/manual_time", "real_time": 10, "time_unit": "ms",
+     "FLOP/s": 2.0e11, "bytes/s": 2.0e9, "intensity": 100, "peak_FLOP/s": 2.4e11, "peak_bytes/s": 3.2e10,
+     "verified": 1, "label": "peak: measured at start-up: test"},
+    {"name": "BM_Matmul/cpu/onednn/fp32/M:64/K:64/N:64/manual_time", "real_time": 10, "time_unit": "us",
+     "FLOP/s": 3.0e10, "bytes/s": 3.0e9, "intensity": 10, "peak_FLOP/s": 2.4e11, "peak_bytes/s": 3.2e10,
+     "verified": 1, "label": "peak: measured at start-up: test"},
+    {"name": "BM_Elementwise/cpu/gelu/N:16777216", "real_time": 5, "time_unit": "ms",
+     "FLOP/s": 1.0e10, "bytes/s": 2.0e10, "intensity": 0.5, "peak_FLOP/s": 2.4e11, "peak_bytes/s": 3.2e10,
+     "verified": 1, "label": "peak: measured at start-up: test"},
+    {"name": "BM_Probe/cpu/x/N:1", "real_time": 5, "time_unit": "ms",
+     "FLOP/s": 2.0e8, "bytes/s": 2.0e9, "intensity": 0.1, "peak_FLOP/s": 2.4e11, "peak_bytes/s": 3.2e10,
+     "verified": 1, "label": "peak: measured at start-up: test"}
+  ]
+})json";
+
+struct Expected {
+  std::string name;
+  double intensity, flops;
+};
+
+TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "SKIPPED, NOT PASSED: chromium is not installed, so the report was not checked in a "
+                    "browser. Install it with `bash tools/setup.sh` (Debian package chromium).";
+  }
+  const std::string out = TmpDir() + "/report";
+  RunLoader loader;
+  ASSERT_TRUE(loader.AddText(kRun, "run.json").ok());
+  ReportInputs in;
+  in.data = loader.Finish();
+  in.command = "browser_test";
+  Report r = BuildReport(in);
+  ASSERT_TRUE(WriteReport(r, out).ok());
+
+  const std::string png = TmpDir() + "/shot.png";
+  const std::string log = TmpDir() + "/chromium.log";
+  const int rc = Chromium(chromium, absl::StrCat("--window-size=1280,1500 --screenshot='", png, "' 'file://", out,
+                                                  "/index.html'"),
+                          log);
+  ASSERT_EQ(rc, 0) << "chromium failed:\n" << ReadAll(log);
+  auto img = ReadPng(png);
+  ASSERT_TRUE(img.ok()) << img.status() << "\nchromium:\n" << ReadAll(log);
+  ASSERT_EQ(img->width, 1280);
+
+  // The plot area: the first band of rows holding the plot background (gridlines may
+  // interrupt it for a few rows), and the columns it spans there.
+  const uint32_t bg = Hex(kPlotBackground);
+  int top = -1, bottom = -1, left = img->width, right = -1;
+  int gap = 0;
+  for (int y = 0; y < img->height; ++y) {
+    bool any = false;
+    for (int x = 0; x < img->width; ++x) {
+      if (img->At(x, y) != bg) continue;
+      any = true;
+      left = std::min(left, x);
+      right = std::max(right, x);
+    }
+    if (any) {
+      if (top < 0) top = y;
+      bottom = y;
+      gap = 0;
+    } else if (top >= 0 && ++gap > 4) {
+      break;
+    }
+  }
+  ASSERT_GE(top, 0) << "no plot background " << kPlotBackground << " in the screenshot";
+
+  // What the chart declares: plot rectangle and domains (SVG units = CSS px at scale 1).
+  const std::string svg = r.files.at("roofline.svg");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-plot=\"([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)\"")));
+  const double px = std::stod(m[1]), py = std::stod(m[2]), pw = std::stod(m[3]), ph = std::stod(m[4]);
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-x-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\"")));
+  const double x0 = std::stod(m[1]), x1 = std::stod(m[2]);
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-y-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\"")));
+  const double y0 = std::stod(m[1]), y1 = std::stod(m[2]);
+  // The background found must be the plot (its frame covers the outermost pixel row/column).
+  ASSERT_NEAR(right - left + 1, pw, 3) << "plot columns " << left << ".." << right;
+  ASSERT_NEAR(bottom - top + 1, ph, 3) << "plot rows " << top << ".." << bottom;
+  const double ox = (left + right + 1) / 2.0 - (px + pw / 2);  // page offset of the SVG
+  const double oy = (top + bottom + 1) / 2.0 - (py + ph / 2);
+
+  const std::vector<Expected> points = {{"BM_Matmul/cpu/fp32/M:1024/K:1024/N:1024", 100, 2.0e11},
+                                        {"BM_Matmul/cpu/onednn/fp32/M:64/K:64/N:64", 10, 3.0e10},
+                                        {"BM_Elementwise/cpu/gelu/N:16777216", 0.5, 1.0e10},
+                                        {"BM_Probe/cpu/x/N:1", 0.1, 2.0e8}};
+  std::map<uint32_t, int> colours_used;
+  for (const Expected& e : points) {
+    SCOPED_TRACE(e.name);
+    // The point's colour, from its circle in the SVG.
+    std::smatch cm;
+    ASSERT_TRUE(std::regex_search(svg, cm, std::regex("<circle [^>]*fill=\"(#[0-9a-f]{6})\"[^>]*data-case=\"" + e.name + "\"")));
+    const uint32_t colour = Hex(cm[1]);
+    ++colours_used[colour];
+    // Where the log scales put it, in screenshot pixels (pixel (i, j) covers [i, i+1) x [j, j+1)).
+    const double ex = ox + px + pw * std::log10(e.intensity / x0) / std::log10(x1 / x0);
+    const double ey = oy + py + ph - ph * std::log10(e.flops / y0) / std::log10(y1 / y0);
+    const int cx = static_cast<int>(std::floor(ex)), cy = static_cast<int>(std::floor(ey));
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        EXPECT_EQ(img->At(cx + dx, cy + dy), colour)
+            << "pixel (" << cx + dx << ", " << cy + dy << ") is not the point's colour " << cm[1];
+      }
+    }
+    // The blob of that colour around the expected pixel is centred on it.
+    double sx = 0, sy = 0;
+    int n = 0;
+    for (int y = cy - 12; y <= cy + 12; ++y) {
+      for (int x = cx - 12; x <= cx + 12; ++x) {
+        if (x < 0 || y < 0 || x >= img->width || y >= img->height || img->At(x, y) != colour) continue;
+        sx += x + 0.5;
+        sy += y + 0.5;
+        ++n;
+      }
+    }
+    ASSERT_GT(n, 20) << "too few pixels of the point's colour near (" << ex << ", " << ey << ")";
+    EXPECT_NEAR(sx / n, ex, 1.5);
+    EXPECT_NEAR(sy / n, ey, 1.5);
+    // Control: a y axis drawn upside down would put the point here; the colour must not be there.
+    const int fy = static_cast<int>(std::floor(2 * (oy + py) + ph - ey));
+    if (std::abs(fy - cy) > 20) EXPECT_NE(img->At(cx, fy), colour) << "found at the flipped position too";
+  }
+  EXPECT_EQ(colours_used.size(), points.size()) << "each family must have its own colour for this check";
+
+  // roofline.svg alone is well-formed XML: no parser error in Chromium's DOM.
+  const std::string dom = TmpDir() + "/dom.html";
+  ASSERT_EQ(Chromium(chromium, absl::StrCat("--dump-dom 'file://", out, "/roofline.svg'"), dom), 0) << ReadAll(dom);
+  const std::string text = ReadAll(dom);
+  EXPECT_NE(text.find("data-plot="), std::string::npos) << text.substr(0, 2000);
+  EXPECT_EQ(text.find("parsererror"), std::string::npos) << text.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace report
