@@ -17,6 +17,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev     # JSON: benchmark output, ceilings, baselines
   python3
+  chromium               # tools/report: its browser test renders the page headless (122 MB download)
 )
 
 missing=()

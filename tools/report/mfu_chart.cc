@@ -23,7 +23,7 @@ std::string DrawMfuBreakdown(const MfuBreakdown& b) {
   SvgWriter svg(kWidth, height, {{"id", "mfu-breakdown"}, {"font-family", kFont}});
   svg.Rect(0, 0, kWidth, height, {{"fill", "#ffffff"}});
   std::string sub = absl::StrCat(b.case_name.empty() ? "" : StripRunSuffixes(b.case_name) + ": ",
-                                 "share of the step time at peak, per part (the first is the MFU itself)");
+                                 "where the step time goes, in percent of it (the first part is the MFU)");
   if (std::abs(sum - 100) > 1) absl::StrAppend(&sub, absl::StrFormat("; the parts add up to %.1f%%, not 100%%", sum));
   DrawTitle(&svg, 16, 26, "MFU loss breakdown", {sub});
 
@@ -44,7 +44,7 @@ std::string DrawMfuBreakdown(const MfuBreakdown& b) {
   svg.Rect(bar.x, bar.y, bar.w * 100 / full, bar.h, {{"fill", "none"}, {"stroke", "#9aa5b1"}});
   svg.Text(bar.x, bar.bottom() + 16, "0%", {{"font-size", "11"}, {"fill", kMutedInk}}, "middle");
   svg.Text(bar.x + bar.w * 100 / full, bar.bottom() + 16, "100% of the step time", {{"font-size", "11"}, {"fill", kMutedInk}},
-           "middle");
+           "end");
 
   // One row per part.
   const double label_x = 300, bar_x = 310, bar_w = kWidth - bar_x - 120;

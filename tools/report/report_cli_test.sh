@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# //tools/report:report end to end: bad input exits 2 with a message naming the file and what
+# is wrong; a ceilings file of another machine is not used and the page says so; a good run
+# writes the page and its charts with no temporary files left, and a rerun removes a chart the
+# new input no longer has.
+set -u
+REPORT="$1"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() { echo "FAIL: $*"; exit 1; }
+
+expect_error() {  # expect_error TEXT ARGS...: exit 2 and TEXT in the message
+  local text="$1"; shift
+  local msg rc
+  msg="$("$REPORT" "$@" 2>&1)"; rc=$?
+  [[ $rc -eq 2 ]] || fail "$* exited $rc, not 2: $msg"
+  grep -qF -- "$text" <<<"$msg" || fail "$*: message lacks '$text': $msg"
+}
+
+cat >"$TMP/run.json" <<'EOF'
+{"context": {"cpu_model": "Test CPU", "num_cpus": 2},
+ "benchmarks": [
+  {"name": "BM_Matmul/cpu/fp32/M:256/K:256/N:256/manual_time", "real_time": 1, "time_unit": "ms",
+   "FLOP/s": 3.3e10, "bytes/s": 7.8e8, "intensity": 42.7, "peak_FLOP/s": 2.4e11, "peak_bytes/s": 3.2e10,
+   "verified": 1, "label": "peak: measured at start-up: test"},
+  {"name": "BM_GptStep/gpt2/cpu/fp32/B:4/T:64/iterations:3/manual_time", "real_time": 250, "time_unit": "ms",
+   "flops_per_second": 1.4e11, "mfu": 0.58, "verified": 1, "loss": NaN,
+   "step_times_s": {"warmup": [0.4], "timed": [0.25, 0.26, 0.24]}}
+ ]}
+EOF
+printf '{"benchmarks": [' >"$TMP/half.json"
+printf '{"machine": "Other CPU", "peak_flops": {"fp32": 1e12}, "bandwidth_bytes_per_s": 1e11}\n' >"$TMP/other_ceilings.json"
+
+expect_error "no --in=RUN.json given" --out="$TMP/x"
+expect_error "no --out=DIR given" --in="$TMP/run.json"
+expect_error "unknown argument '--bogus'" --in="$TMP/run.json" --out="$TMP/x" --bogus
+expect_error "cannot read '$TMP/missing.json'" --in="$TMP/missing.json" --out="$TMP/x"
+expect_error "'$TMP/half.json' is not JSON (byte" --in="$TMP/half.json" --out="$TMP/x"
+expect_error "'$TMP/other_ceilings.json' is JSON but not a Google Benchmark run" --in="$TMP/other_ceilings.json" --out="$TMP/x"
+expect_error "--ceilings: cannot read ceilings file '$TMP/nope.json'" --in="$TMP/run.json" --ceilings="$TMP/nope.json" --out="$TMP/x"
+expect_error "is not a tools/gate summary" --in="$TMP/run.json" --gate="$TMP/run.json" --out="$TMP/x"
+touch "$TMP/a_file"
+expect_error "exists and is not a folder" --in="$TMP/run.json" --out="$TMP/a_file"
+"$REPORT" --help | grep -q -- "--ceilings=FILE" || fail "--help does not describe --ceilings"
+
+# A good run, with a ceilings file of another machine.
+out="$TMP/out"
+msg="$("$REPORT" --in="$TMP/run.json" --ceilings="$TMP/other_ceilings.json" --out="$out" 2>&1)" || fail "good run failed: $msg"
+for f in index.html roofline.svg matmul_sweep.svg steps.svg; do
+  [[ -s "$out/$f" ]] || fail "$f not written"
+done
+[[ -e "$out/mfu_breakdown.svg" ]] && fail "mfu_breakdown.svg written without a breakdown"
+ls "$out" | grep -q tmp && fail "temporary files left: $(ls "$out")"
+grep -q "was measured on another machine (&#39;Other CPU&#39;" "$out/index.html" || fail "page does not say the ceilings file is another machine's"
+grep -q "Roof: measured at start-up peak" "$out/index.html" || fail "page does not fall back to the run's own peak"
+grep -q "No MFU loss breakdown in the input" "$out/index.html" || fail "page does not say the breakdown is absent"
+grep -q "was measured on another machine" <<<"$msg" || fail "stderr does not mention the ceilings problem"
+
+# Rerun without the gpt_step case: its steps.svg goes, the page matches the folder.
+python3 - "$TMP/run.json" "$TMP/matmul_only.json" <<'PY' || fail "python"
+import sys
+text = open(sys.argv[1]).read().replace("NaN", "null")
+import json
+d = json.loads(text)
+d["benchmarks"] = d["benchmarks"][:1]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$REPORT" --in="$TMP/matmul_only.json" --out="$out" >/dev/null 2>&1 || fail "second run failed"
+[[ -e "$out/steps.svg" ]] && fail "stale steps.svg left behind"
+grep -q "No step times: the input has no gpt_step run" "$out/index.html" || fail "page does not say why there are no step times"
+echo PASS
