@@ -25,6 +25,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 20px 20px 40px; }
 h1 { font-size: 24px; margin: 4px 0 2px; }
 h2 { font-size: 18px; margin: 0 0 10px; }
 .sub { color: var(--muted); margin: 0 0 16px; }
+.note { margin: -8px 0 16px; padding: 8px 12px; background: #eaf2fb; border-left: 4px solid #0072b2; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 20px;
           margin: 0 0 18px; }
 section.chart { padding: 10px; }
@@ -272,7 +273,9 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
                   kStyle, "</style>\n</head>\n<body>\n<main>\n");
   absl::StrAppend(&html, "<h1>mlbench report", c.machine.empty() ? "" : ": " + Esc(c.machine), "</h1>\n",
                   "<p class=\"sub\">", d.cases.size(), " cases from ", d.files.size(), " file",
-                  d.files.size() == 1 ? "" : "s", "; ", Esc(roofs.summary), "</p>\n");
+                  d.files.size() == 1 ? "" : "s", ": ", Esc(absl::StrJoin(d.files, ", ")), "</p>\n");
+  if (!c.note.empty()) absl::StrAppend(&html, "<p class=\"note\" id=\"note\">", Esc(c.note), "</p>\n");
+  html += ChartSection("roofline-section", "Roofline", c.roofline_svg, "no roofline", c.roofline_notes);
   html += MachineSection(d, roofs);
   std::vector<std::string> problems = roofs.problems;
   problems.insert(problems.end(), d.problems.begin(), d.problems.end());
@@ -290,7 +293,6 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
     }
     html += "</section>\n";
   }
-  html += ChartSection("roofline-section", "Roofline", c.roofline_svg, "no roofline", c.roofline_notes);
   html += ChartSection("sweep-section", "Matmul sweep", c.sweep_svg, c.sweep_absent);
   html += ChartSection("steps-section", "Step time per step", c.steps_svg, c.steps_absent);
   html += ChartSection("mfu-section", "MFU loss breakdown", c.mfu_svg, c.mfu_absent);

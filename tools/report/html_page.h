@@ -1,9 +1,10 @@
 // index.html: one self-contained page (inline CSS, inline SVG, a few lines of inline script
 // to sort the table; nothing fetched at view time). Sections, top to bottom:
-//   problems     what is missing or wrong in the input (only when there is something)
+//   heading      the machine, the number of cases, what the roof is; the --note line
+//   roofline     the chart and its notes (points above the roof)
 //   machine      CPU or GPU, ISA, the roof's peak and bandwidth and their kind, build, commit,
 //                then every context key in a collapsed list
-//   roofline     the chart and its notes (points above the roof)
+//   problems     what is missing or wrong in the input (only when there is something)
 //   charts       matmul sweep, step times, MFU loss breakdown: each, or a line saying why absent
 //   cases        a sortable table, one row per case: time, FLOP/s, bytes/s, intensity, % of
 //                peak, % of roofline, verified (and the gate status when a summary is given)
@@ -26,6 +27,7 @@ namespace report {
 struct PageContent {
   std::string machine;   // headline machine name
   std::string command;   // the command that made the page (shown in the footer)
+  std::string note;      // a line from the user under the heading; may be empty
   std::string roofline_svg;
   std::vector<std::string> roofline_notes;
   std::string sweep_svg;       // "" when absent

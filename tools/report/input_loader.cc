@@ -70,7 +70,7 @@ double UnitSeconds(const std::string& unit) {
 
 std::string FormatNumber(double v) {
   if (std::floor(v) == v && std::fabs(v) < 1e15) return absl::StrFormat("%.0f", v);
-  return absl::StrFormat("%g", v);
+  return absl::StrFormat("%.4g", v);
 }
 
 // One context value as text.

@@ -40,6 +40,7 @@ Report BuildReport(const ReportInputs& in) {
   for (size_t i = 0; i < order.size(); ++i) page.colours[order[i]] = FamilyColour(static_cast<int>(i));
   page.machine = MachineName(d);
   page.command = in.command;
+  page.note = in.note;
 
   RooflineChart roofline = DrawRoofline(d, r.roofs, page.colours, page.machine);
   page.roofline_svg = roofline.svg;

@@ -23,6 +23,7 @@ struct ReportInputs {
   std::string ceilings_path;
   std::optional<GateSummary> gate;
   std::string command;  // shown in the page's footer
+  std::string note;     // --note: the user's line under the heading (e.g. what the machine is)
 };
 
 struct Report {

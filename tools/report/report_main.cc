@@ -2,11 +2,14 @@
 // benchmark runs, as SVG files and one self-contained HTML page.
 //
 //   bazel run //tools:report -- --in=RUN.json [--in=MORE.json ...] [--ceilings=FILE]
-//                               [--gate=SUMMARY.md] --out=DIR
+//                               [--gate=SUMMARY.md] [--note=TEXT] --out=DIR
 //
 // Exit status: 0 when the report was written (problems in the input are listed on the page
 // and on stderr), 2 on bad usage or an input that cannot be read at all.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,7 +18,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "accounting/ceilings.h"
-#include "tools/gate_io.h"
 #include "tools/report/gate_summary.h"
 #include "tools/report/input_loader.h"
 #include "tools/report/report.h"
@@ -26,7 +28,7 @@ constexpr char kUsage[] =
     "report: the roofline and friends of benchmark runs, as SVG files and one HTML page.\n"
     "\n"
     "  bazel run //tools:report -- --in=RUN.json [--in=MORE.json ...] [--ceilings=FILE]\n"
-    "                              [--gate=SUMMARY.md] --out=DIR\n"
+    "                              [--gate=SUMMARY.md] [--note=TEXT] --out=DIR\n"
     "\n"
     "  --in=FILE        Google Benchmark JSON: --benchmark_out of //micro:matmul, //micro:elementwise,\n"
     "                   //micro:ceilings, //macro:gpt_step, or //tools:bench --out. Repeatable.\n"
@@ -34,6 +36,7 @@ constexpr char kUsage[] =
     "                   from; used only when its machine is the run's. Without it: the peaks the\n"
     "                   cases divided by (measured at start-up, a ceilings file, or a datasheet).\n"
     "  --gate=FILE      tools/gate's markdown summary (--summary=FILE): statuses on the page.\n"
+    "  --note=TEXT      a line shown under the page's heading (what the machine is, how loaded).\n"
     "  --out=DIR        folder for index.html, roofline.svg, matmul_sweep.svg, steps.svg,\n"
     "                   mfu_breakdown.svg (created if missing; files written via temp + rename).\n"
     "\n"
@@ -54,8 +57,16 @@ int Usage(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `bazel run` starts us in the runfiles tree: work from the folder the user ran bazel in, so
+  // relative paths mean what they typed and the page shows them as typed.
+  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY"); wd != nullptr && *wd != '\0') {
+    if (chdir(wd) != 0) {
+      std::fprintf(stderr, "report: cannot change to BUILD_WORKING_DIRECTORY '%s'\n", wd);
+      return 2;
+    }
+  }
   std::vector<std::string> inputs;
-  std::string ceilings_path, gate_path, out;
+  std::string ceilings_path, gate_path, out, note;
   std::vector<std::string> given;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -66,18 +77,20 @@ int main(int argc, char** argv) {
     }
     if (Value(a, "in", &v)) {
       if (v.empty()) return Usage("--in= is empty: give a JSON file");
-      inputs.push_back(gate::UserPath(v));
+      inputs.push_back(v);
     } else if (Value(a, "ceilings", &v)) {
       if (v.empty()) return Usage("--ceilings= is empty: give a ceilings JSON file or leave the flag out");
-      ceilings_path = gate::UserPath(v);
+      ceilings_path = v;
     } else if (Value(a, "gate", &v)) {
       if (v.empty()) return Usage("--gate= is empty: give tools/gate's summary file or leave the flag out");
-      gate_path = gate::UserPath(v);
+      gate_path = v;
+    } else if (Value(a, "note", &v)) {
+      note = v;
     } else if (Value(a, "out", &v)) {
       if (v.empty()) return Usage("--out= is empty: give the folder to write to");
-      out = gate::UserPath(v);
+      out = v;
     } else {
-      return Usage(absl::StrCat("unknown argument '", a, "' (allowed: --in, --ceilings, --gate, --out, --help)"));
+      return Usage(absl::StrCat("unknown argument '", a, "' (allowed: --in, --ceilings, --gate, --note, --out, --help)"));
     }
     given.push_back(a);
   }
@@ -108,6 +121,7 @@ int main(int argc, char** argv) {
     }
     in.gate = *g;
   }
+  in.note = note;
   in.command = absl::StrCat("bazel run //tools:report -- ", absl::StrJoin(given, " "));
 
   report::Report r = report::BuildReport(in);

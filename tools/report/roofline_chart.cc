@@ -95,6 +95,10 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
   DrawFrameAndAxisTitles(&svg, plot, "Arithmetic intensity (FLOP/byte)", "Performance (FLOP/s)");
 
   LabelLayout labels(plot, 11);
+  for (RooflinePoint& p : chart.points) {
+    p.px = sx(p.intensity);
+    p.py = sy(p.flops);
+  }
 
   // Roofs: the slope up to the ridge, then the flat compute roof.
   svg.BeginGroup({{"class", "roofs"}});
@@ -114,6 +118,14 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
     pts.push_back({sx(x_flat), sy(r.bandwidth > 0 ? Attainable(r, x_flat) : r.peak_flops)});
     if (x_flat < xd.hi) pts.push_back({sx(xd.hi), sy(r.peak_flops)});
     svg.Polyline(pts, line);
+    // Labels must not cross a roof: reserve its path.
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      const double dx = pts[i + 1].first - pts[i].first, dy = pts[i + 1].second - pts[i].second;
+      const int steps = std::max(1, static_cast<int>(std::hypot(dx, dy) / 5));
+      for (int k = 0; k <= steps; ++k) {
+        labels.AddObstacle(pts[i].first + dx * k / steps, pts[i].second + dy * k / steps, 2.5);
+      }
+    }
     // Compute roof label, at the right end above the line.
     const std::string peak_text =
         absl::StrCat(r.dtype.empty() ? "" : r.dtype + " ", "peak ", FormatSi(r.peak_flops, "FLOP/s"));
@@ -121,13 +133,45 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
     svg.Text(plot.right() - 6, ly, peak_text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}), "end");
     labels.AddBox({plot.right() - 6 - TextWidth(peak_text, 12), ly - 12, plot.right() - 6, ly + 2});
     if (r.bandwidth > 0 && k == 0) {
-      // Bandwidth label along the slope, a third of the way from its start to the ridge.
+      // Bandwidth label along the slope, just above it, where no point is under the text:
+      // the first free spot from the slope's lower end.
       const double x_start = std::max(xd.lo, yd.lo / r.bandwidth);
-      const double x_mid = std::pow(10.0, std::log10(x_start) + 0.45 * (std::log10(std::min(ridge, xd.hi)) - std::log10(x_start)));
+      const double l0 = std::log10(x_start), l1 = std::log10(std::min(ridge, xd.hi));
       // The slope rises one decade per decade: its on-screen angle (y grows downwards).
       const double angle = std::atan2(sy.PixelsPerDecade(), sx.PixelsPerDecade()) * 180 / M_PI;
-      const double px = sx(x_mid), py = sy(x_mid * r.bandwidth) - 8;
+      const double ux = std::cos(angle * M_PI / 180), uy = std::sin(angle * M_PI / 180);
+      const double nx = uy, ny = -ux;  // unit normal, pointing above the slope
       const std::string bw_text = absl::StrCat("memory ", FormatSi(r.bandwidth, "B/s"));
+      const double half = TextWidth(bw_text, 12) / 2;
+      // Candidate spots as fractions of the slope's visible length; the last is the fallback.
+      const std::vector<double> spots = {0.12, 0.22, 0.32, 0.45, 0.58, 0.7};
+      double px = 0, py = 0;
+      auto at = [&](double f) {
+        const double xv = std::pow(10.0, l0 + f * (l1 - l0));
+        px = sx(xv) + 8 * nx;
+        py = sy(xv * r.bandwidth) + 8 * ny;
+      };
+      auto free_here = [&]() {
+        const bool inside = px - half * ux > plot.x + 4 && px + half * ux < plot.right() - 4 &&
+                            py - half * uy < plot.bottom() - 4 && py + half * uy > plot.y + 16;
+        if (!inside) return false;
+        for (const RooflinePoint& p : chart.points) {
+          const double dx = p.px - px, dy = p.py - py;
+          const double along = dx * ux + dy * uy, up = dx * nx + dy * ny;
+          if (std::fabs(along) < half + 8 && up > -kPointRadius - 3 && up < 14 + kPointRadius) return false;
+        }
+        return true;
+      };
+      bool found = false;
+      for (double f : spots) {
+        at(f);
+        if ((found = free_here())) break;
+      }
+      if (!found) at(0.45);
+      // Reserve the rotated text's area for the point labels placed later.
+      for (double t = -half; t <= half; t += 5) {
+        labels.AddObstacle(px + t * ux + 5 * nx, py + t * uy + 5 * ny, 6);
+      }
       svg.Text(px, py, bw_text,
                WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"},
                          {"transform", absl::StrFormat("rotate(%.2f %s %s)", angle, Coord(px), Coord(py))}}),
@@ -172,11 +216,7 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
   std::stable_sort(chart.points.begin(), chart.points.end(), [](const RooflinePoint& a, const RooflinePoint& b) {
     return a.family != b.family ? a.family < b.family : a.intensity < b.intensity;
   });
-  for (RooflinePoint& p : chart.points) {
-    p.px = sx(p.intensity);
-    p.py = sy(p.flops);
-    labels.AddObstacle(p.px, p.py, kPointRadius + 1);
-  }
+  for (const RooflinePoint& p : chart.points) labels.AddObstacle(p.px, p.py, kPointRadius + 1);
   svg.BeginGroup({{"class", "points"}});
   for (const RooflinePoint& p : chart.points) {
     std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n", FormatSi(p.flops, "FLOP/s"), " at ",
