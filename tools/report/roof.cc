@@ -79,7 +79,16 @@ RoofChoice FromRun(const RunData& data) {
     }
     if (auto b = c.PeakBytes(); b && *b > a.bw) a.bw = *b;
   }
-  // A dtype-less peak (none in today's binaries) joins fp32 if that exists.
+  // Cases without a dtype in their name (elementwise ops: fp32 arithmetic) join the fp32 roof
+  // when there is one, so one machine does not get two nearly equal roofs.
+  if (by_dtype.count("") && by_dtype.count("fp32")) {
+    Acc& f = by_dtype["fp32"];
+    const Acc& e = by_dtype[""];
+    f.peaks.insert(e.peaks.begin(), e.peaks.end());
+    if (e.peak > f.peak) f.peak = e.peak, f.source = e.source;
+    f.bw = std::max(f.bw, e.bw);
+    by_dtype.erase("");
+  }
   for (auto& [dtype, a] : by_dtype) {
     Roof r;
     r.dtype = dtype;

@@ -72,11 +72,12 @@ TEST(ChooseRoofs, RunPeaksHighestPerDtypeAndKinds) {
   d.cases.push_back(MakeCase("BM_Matmul/cuda/fp32/M:64/K:64/N:64", 1e13, 1e12, 6.7e13, 3.35e12, "datasheet: NVIDIA H100 SXM5 fp32"));
   d.cases.push_back(MakeCase("BM_Elementwise/cuda/gelu/N:64", 1e11, 1e12, 6.0e13, 3.35e12, "datasheet: other"));
   RoofChoice c = ChooseRoofs(d, std::nullopt, "");
-  ASSERT_EQ(c.roofs.size(), 3u);  // bf16, fp32, and the dtype-less elementwise peak
+  ASSERT_EQ(c.roofs.size(), 2u);  // bf16, and fp32 (the dtype-less elementwise peak joins it)
   EXPECT_EQ(c.roofs[0].dtype, "bf16");  // highest first
   EXPECT_EQ(c.roofs[0].kind, "datasheet");
   EXPECT_EQ(RoofFor(c, "BM_Matmul/cuda/fp32/M:1/K:1/N:1")->dtype, "fp32");
   EXPECT_EQ(RoofFor(c, "BM_Other/x")->dtype, "bf16");  // no dtype: the highest roof
+  EXPECT_DOUBLE_EQ(c.roofs[1].peak_flops, 6.7e13);
   EXPECT_EQ(PeakKind("declared: 2 cores x 8 lanes"), "declared (cores x lanes x clock)");
   EXPECT_EQ(PeakKind("flag: --peak_flops"), "given by a flag");
   EXPECT_EQ(PeakKind("something"), "reported by the run");
@@ -92,6 +93,18 @@ TEST(ChooseRoofs, DifferentMeasuredPeaksSayso) {
   EXPECT_DOUBLE_EQ(c.roofs[0].bandwidth, 3.1e10);
   ASSERT_EQ(c.problems.size(), 1u);
   EXPECT_NE(c.problems[0].find("2 different fp32 peaks"), std::string::npos) << c.problems[0];
+}
+
+TEST(ChooseRoofs, DtypelessCasesJoinTheFp32Roof) {
+  RunData d = RunOn("cpu");
+  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
+  d.cases.push_back(MakeCase("BM_Elementwise/cpu/gelu/N:64", 1e9, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
+  RoofChoice c = ChooseRoofs(d, std::nullopt, "");
+  ASSERT_EQ(c.roofs.size(), 1u);
+  EXPECT_EQ(c.roofs[0].dtype, "fp32");
+  EXPECT_DOUBLE_EQ(c.roofs[0].peak_flops, 2.3e11);
+  EXPECT_DOUBLE_EQ(c.roofs[0].bandwidth, 3.1e10);
+  EXPECT_EQ(RoofFor(c, "BM_Elementwise/cpu/gelu/N:64")->dtype, "fp32");
 }
 
 TEST(ChooseRoofs, NoPeakAnywhere) {

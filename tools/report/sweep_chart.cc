@@ -51,10 +51,9 @@ SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
 
   // Peaks to draw: the roofs of the dtypes in the sweep.
   std::vector<const Roof*> peaks;
-  for (const Roof& r : roofs.roofs) {
-    bool used = r.dtype.empty();
-    for (const SweepPoint& p : pts) used = used || DtypeOf(p.case_name) == r.dtype;
-    if (used) peaks.push_back(&r);
+  for (const SweepPoint& p : pts) {
+    const Roof* r = RoofFor(roofs, p.case_name);
+    if (r != nullptr && std::find(peaks.begin(), peaks.end(), r) == peaks.end()) peaks.push_back(r);
   }
   std::vector<double> sizes, ys;
   for (const SweepPoint& p : pts) sizes.push_back(p.size), ys.push_back(p.gflops);
