@@ -368,8 +368,8 @@ int main(int argc, char** argv) {
   }
   if (!json_out.empty()) {
     if (auto st = AddStepSeriesToJson(json_out, run.series); !st.ok()) {
-      std::fprintf(stderr, "gpt_step: %s\n", std::string(st.message()).c_str());
-      return 1;
+      std::fprintf(stderr, "gpt_step: error: %s\n", std::string(st.message()).c_str());
+      return harness::kExitFailure;
     }
   }
   if (o.compare_data) PrintCompareData(run);

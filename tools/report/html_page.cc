@@ -109,7 +109,15 @@ void KvRow(std::string* out, const std::string& key, const std::string& value) {
 
 std::string MachineSection(const RunData& d, const RoofChoice& roofs) {
   std::string s = "<section id=\"machine\"><h2>Machine</h2>\n<table class=\"kv\">\n";
-  KvRow(&s, "CPU", FirstContext(d, {"cpu_model", "mlbench_cpu", "mlbench.cpu_model"}));
+  KvRow(&s, "Machine", d.ContextValue("mlbench_machine"));
+  KvRow(&s, "CPU", FirstContext(d, {"cpu_model", "mlbench_cpu", "run_context.cpu.model_name", "mlbench.cpu_model"}));
+  const std::string family = d.ContextValue("run_context.cpu.family");
+  if (!family.empty()) {
+    KvRow(&s, "CPU signature", absl::StrCat(d.ContextValue("run_context.cpu.vendor"), " family ", family, " model ",
+                                            d.ContextValue("run_context.cpu.model"), " stepping ",
+                                            d.ContextValue("run_context.cpu.stepping")));
+  }
+  KvRow(&s, "CPU ISA", d.ContextValue("run_context.cpu.isa_flags"));
   KvRow(&s, "ISA the code was compiled for", CompiledIsa(d));
   std::string cpus = FirstContext(d, {"num_cpus", "mlbench.logical_cpus"});
   std::string mhz = d.ContextValue("mhz_per_cpu");
@@ -126,6 +134,7 @@ std::string MachineSection(const RunData& d, const RoofChoice& roofs) {
                        "; ", r.source));
   }
   if (roofs.roofs.empty()) KvRow(&s, "Peak", "none known (no peak counter, no usable --ceilings file)");
+  KvRow(&s, "GEMM library", d.ContextValue("run_context.gemm"));
   KvRow(&s, "OpenBLAS", d.ContextValue("openblas"));
   KvRow(&s, "Build", FirstContext(d, {"build_type", "mlbench_build_type", "mlbench.build_type"}));
   KvRow(&s, "Compiler", d.ContextValue("compiler"));
@@ -165,6 +174,9 @@ std::string BreakableName(const std::string& name) {
 }
 
 std::string VerifiedCell(const Case& c) {
+  if (c.Skipped()) {
+    return absl::StrCat("<td class=\"muted\" data-v=\"skipped\" title=\"", Esc(c.error), "\">skipped</td>");
+  }
   if (!c.error.empty()) {
     return absl::StrCat("<td class=\"bad\" data-v=\"error\" title=\"", Esc(c.error), "\">error</td>");
   }
@@ -259,7 +271,7 @@ std::string CompiledIsa(const RunData& data) {
   const std::string flags = data.ContextValue("compile_flags");
   static const std::string kKey = "compiler targeted ";
   size_t at = flags.find(kKey);
-  if (at == std::string::npos) return "";
+  if (at == std::string::npos) return data.ContextValue("run_context.build.target_isa");
   std::string isa = flags.substr(at + kKey.size());
   size_t end = isa.find_first_of(");");
   return end == std::string::npos ? isa : isa.substr(0, end);

@@ -40,7 +40,7 @@ struct PageContent {
 };
 
 // The ISA the binaries were compiled for, from the context's compile_flags
-// ("... compiler targeted AVX-512F)"); "" when not recorded.
+// ("... compiler targeted AVX-512F)") or the run context's build.target_isa; "" when neither.
 std::string CompiledIsa(const RunData& data);
 
 std::string RenderPage(const RunData& data, const RoofChoice& roofs, const std::optional<GateSummary>& gate,

@@ -79,6 +79,11 @@ std::string Flatten(const Json& v) {
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number()) return FormatNumber(v.get<double>());
   if (v.is_null()) return "";
+  if (v.is_object()) {  // {"name": "OpenBLAS", "version": "0.3.21"} -> "name OpenBLAS, version 0.3.21"
+    std::vector<std::string> parts;
+    for (auto it = v.begin(); it != v.end(); ++it) parts.push_back(absl::StrCat(it.key(), " ", Flatten(it.value())));
+    return absl::StrJoin(parts, ", ");
+  }
   if (v.is_array()) {
     std::vector<std::string> parts;
     for (const Json& e : v) {
@@ -246,6 +251,14 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
           data_.breakdowns.push_back(std::move(*b));
         }
         continue;
+      }
+      if (it.key() == "mlbench_run_context" && it.value().is_string()) {
+        // sysinfo/run_context.h: the whole run context as JSON text; shown key by key.
+        Json parsed = Json::parse(it.value().get<std::string>(), nullptr, /*allow_exceptions=*/false);
+        if (parsed.is_object()) {
+          AddContextObject(parsed, "run_context.", &data_);
+          continue;
+        }
       }
       if (it.value().is_object()) {
         AddContextObject(it.value(), it.key() + ".", &data_);
@@ -436,12 +449,16 @@ RunData RunLoader::Finish() {
   }
   for (const std::string& reason : not_run_order) {
     const std::vector<std::string>& names = not_run[reason];
+    // harness/skip.h: "skipped: <why>" is a case not applicable here, not a failure.
+    const bool skip = reason.rfind("skipped: ", 0) == 0;
+    const std::string what = skip ? absl::StrCat("skipped: ", reason.substr(9))
+                                  : absl::StrCat("did not run: ", reason);
     if (names.size() == 1) {
-      data_.problems.push_back(absl::StrCat(names[0], ": did not run: ", reason));
+      data_.problems.push_back(absl::StrCat(names[0], ": ", what));
       continue;
     }
     std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
-    data_.problems.push_back(absl::StrCat(names.size(), " cases did not run: ", reason, " (",
+    data_.problems.push_back(absl::StrCat(names.size(), " cases ", what, " (",
                                           absl::StrJoin(shown, ", "),
                                           names.size() > 3 ? absl::StrCat(" and ", names.size() - 3, " more") : "",
                                           ")"));

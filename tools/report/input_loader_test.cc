@@ -142,6 +142,29 @@ TEST(RunLoader, BreakdownAsCountersOrContext) {
   EXPECT_EQ(d.cases[0].counters.count("mfu_breakdown/MFU"), 0u);  // not a table counter
 }
 
+TEST(RunLoader, RunContextAndSkippedCases) {
+  RunLoader loader;
+  ASSERT_TRUE(loader
+                  .AddText(R"({"context": {"mlbench_run_context":
+      "{\"cpu\": {\"family\": 25, \"model\": 17, \"model_name\": \"AMD EPYC\", \"isa_flags\": \"AVX2 AVX-512F\"}, \"gemm\": [{\"name\": \"OpenBLAS\", \"kernel\": \"Cooperlake\"}]}"},
+    "benchmarks": [
+    {"name": "BM_Matmul/cuda/fp32/M:1/K:1/N:1", "error_occurred": true, "error_message": "skipped: no CUDA device: none"},
+    {"name": "BM_Matmul/cuda/bf16/M:1/K:1/N:1", "error_occurred": true, "error_message": "skipped: no CUDA device: none"},
+    {"name": "BM_Matmul/cpu/fp32/M:1/K:1/N:1", "error_occurred": true, "error_message": "incorrect: 12345 != 4"}]})",
+                           "ctx.json")
+                  .ok());
+  RunData d = loader.Finish();
+  EXPECT_EQ(d.ContextValue("run_context.cpu.family"), "25");
+  EXPECT_EQ(d.ContextValue("run_context.cpu.isa_flags"), "AVX2 AVX-512F");
+  EXPECT_EQ(d.ContextValue("run_context.gemm"), "name OpenBLAS, kernel Cooperlake");
+  EXPECT_EQ(d.ContextValue("mlbench_run_context"), "");  // replaced by its keys
+  ASSERT_EQ(d.cases.size(), 3u);
+  EXPECT_TRUE(d.cases[0].Skipped());
+  EXPECT_FALSE(d.cases[2].Skipped());
+  EXPECT_TRUE(HasProblem(d, "2 cases skipped: no CUDA device: none (BM_Matmul/cuda/fp32/M:1/K:1/N:1, "));
+  EXPECT_TRUE(HasProblem(d, "BM_Matmul/cpu/fp32/M:1/K:1/N:1: did not run: incorrect: 12345 != 4"));
+}
+
 TEST(RunLoader, ErrorsNameTheFile) {
   RunLoader loader;
   auto s = loader.AddText("{\"benchmarks\": [", "half.json");

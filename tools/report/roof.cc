@@ -25,7 +25,8 @@ std::string PeakKind(const std::string& source) {
 
 std::vector<std::string> RunMachines(const RunData& data) {
   std::vector<std::string> out;
-  for (const char* key : {"cpu_model", "mlbench_cpu", "mlbench.cpu_model", "cuda_device", "mlbench.gpu_name"}) {
+  for (const char* key : {"cpu_model", "mlbench_cpu", "run_context.cpu.model_name", "mlbench.cpu_model",
+                          "cuda_device", "run_context.gpu.name", "mlbench.gpu_name"}) {
     std::string v = data.ContextValue(key);
     if (v.empty() || absl::StartsWith(v, "none")) continue;
     // A key seen in several files with different values holds "a; b".

@@ -1,8 +1,9 @@
 // Which ceilings the roofline is drawn against, and what kind they are.
 //
 // With --ceilings=FILE (//micro:ceilings' measured file, accounting/ceilings.h) whose machine
-// matches the run's (context cpu_model, mlbench_cpu, cuda_device or tools/bench's
-// mlbench.cpu_model / mlbench.gpu_name), one roof per dtype of the file, sharing its bandwidth.
+// matches the run's (context cpu_model, mlbench_cpu, cuda_device, the run context's
+// cpu.model_name / gpu.name, or tools/bench's mlbench.cpu_model / mlbench.gpu_name), one roof
+// per dtype of the file, sharing its bandwidth.
 // A file of another machine is not used: a problem says so and the run's own peaks are drawn.
 // Without a usable file, the peaks the cases divided by (counters peak_FLOP/s, peak_bytes/s;
 // their source in the label "peak: ..."): per dtype the highest, since a roof must bound every

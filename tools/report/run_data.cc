@@ -52,6 +52,8 @@ std::optional<double> Case::Verified() const {
   return std::isfinite(it->second) ? std::optional<double>(it->second) : std::optional<double>(0.0);
 }
 
+bool Case::Skipped() const { return error.rfind("skipped: ", 0) == 0; }
+
 std::string Case::PeakSource() const {
   static const std::string kStart = "peak: ", kInner = "; peak: ";
   if (label.compare(0, kStart.size(), kStart) == 0) return label.substr(kStart.size());

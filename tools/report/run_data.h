@@ -23,6 +23,10 @@ struct Case {
   std::string label;        // the last repetition's label ("peak: <source>" for micro cases)
   std::string error;        // error_message of an errored repetition; empty when none
 
+  // The case was skipped as not applicable here (harness/skip.h: an error message starting
+  // "skipped: ", e.g. a CUDA case without a device), not failed.
+  bool Skipped() const;
+
   // The counter when present and finite.
   std::optional<double> Counter(const std::string& key) const;
   // FLOP/s: "FLOP/s" (micro) or "flops_per_second" (gpt_step).
