@@ -7,8 +7,9 @@
 // - The ridge point (peak / bandwidth) is marked with a dashed line down to the x axis.
 // - Points are coloured by op family (family.h) and labelled where a label fits.
 // - A point above its roof (by more than kRoofTolerance) cannot be: the chart rings it and
-//   says "counting error?", as the roofline chapter warns (FLOPs over-counted, bytes
-//   under-counted, or the peak too low).
+//   says "counting error?", as the roofline chapter warns. The note lists the causes: FLOPs
+//   over-counted, bytes under-counted, a ceiling measured too low, or data served from cache,
+//   which a DRAM bandwidth roof does not bound (small elementwise problems).
 // - Cases with FLOP/s but no bytes (gpt_step) have no intensity: a marker at the right edge
 //   shows their FLOP/s against the compute roof.
 #ifndef TOOLS_REPORT_ROOFLINE_CHART_H_
