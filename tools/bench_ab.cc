@@ -111,7 +111,12 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
 }
 
 absl::StatusOr<std::string> LocateBaseBinary(const BaseRevision& base, const std::string& runfiles_path) {
-  const std::string p = absl::StrCat(base.runfiles_root, "/mlbench/", runfiles_path);
+  std::string p = absl::StrCat(base.runfiles_root, "/mlbench/", runfiles_path);
+  if (access(p.c_str(), X_OK) != 0) {
+    // A binary given as a file (--binaries=/path/x): the base folder's file of that name.
+    const size_t slash = runfiles_path.rfind('/');
+    p = absl::StrCat(base.runfiles_root, "/", slash == std::string::npos ? runfiles_path : runfiles_path.substr(slash + 1));
+  }
   char* real = realpath(p.c_str(), nullptr);
   if (real == nullptr || access(real, X_OK) != 0) {
     free(real);

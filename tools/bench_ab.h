@@ -34,8 +34,9 @@ std::string DefaultAbCacheDir();
 absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, const std::string& rev,
                                                  const std::string& cache_dir, const std::string& bazel_args);
 
-// The path of a binary (runfiles path "micro/matmul") in the base revision's runfiles; NotFound
-// when that revision did not have it.
+// The path of a binary (runfiles path "micro/matmul") in the base revision's runfiles, or, for
+// a binary given as a file path, the file of that name at the runfiles root; NotFound when
+// the base did not have it.
 absl::StatusOr<std::string> LocateBaseBinary(const BaseRevision& base, const std::string& runfiles_path);
 
 }  // namespace bench

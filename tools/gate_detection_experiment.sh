@@ -34,12 +34,16 @@ mkdir -p "$SNAP"
 BIN="$(bazel info bazel-bin 2>/dev/null)"  # not the bazel-bin link: another config may own it
 cp -L "$BIN/tools/bench" "$BIN/tools/gate" "$BIN/tools/testdata/fake_bench" "$SNAP/"
 cp -rL "$BIN/tools/bench.runfiles" "$SNAP/bench.runfiles"
-BENCH_ARGS="--binaries=$SNAP/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=9 --suite=detection"
+BENCH_ARGS="--binaries=$SNAP/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=${REPS:-9} --suite=detection"
 
 AB="${AB:-}"
 start=$(date +%s)
 if [ -n "$AB" ]; then
-  cp -rL "$BIN/tools/bench.runfiles" "$SNAP/base.runfiles"
+  # The base side: copies of the same binaries (bench --against_runfiles looks a binary given
+  # as a file up by its name there, and the calibration binary under mlbench/).
+  mkdir -p "$SNAP/base.runfiles"
+  cp -rL "$BIN/tools/bench.runfiles/mlbench" "$SNAP/base.runfiles/mlbench"
+  cp "$SNAP/fake_bench" "$SNAP/base.runfiles/"
   export MLBENCH_FAKE_SLOWDOWN_SIDE=current
   bench() { "$SNAP/bench" $BENCH_ARGS --against_runfiles="$SNAP/base.runfiles" --out="$1" > "${1%.json}.bench.txt" 2>&1; }
   gate() { "$SNAP/gate" --current="$1" --against="${1%.json}.base.json" $GATE_ARGS "${@:2}"; }
