@@ -62,6 +62,9 @@ ABSL_FLAG(bool, holm, true,
 ABSL_FLAG(bool, require_verified, true, "treat a case without a 'verified' counter as UNVERIFIED");
 ABSL_FLAG(std::string, suite, "", "baseline suite (default: the one tools/bench recorded)");
 ABSL_FLAG(std::string, summary, "", "markdown summary file (default: <current>.gate.md)");
+ABSL_FLAG(std::string, ab_test, "rank_sum",
+          "the test of an A/B run: rank_sum (Mann-Whitney U over the two sides' rounds) or "
+          "signed_rank (Wilcoxon on the per-round ratios); see tools/baselines/README.md");
 ABSL_FLAG(std::string, against, "",
           "the base side of an A/B run (tools/bench --against=REV writes it beside --out as "
           "<out>.base.json): compare round by round with it instead of a stored baseline");
@@ -167,6 +170,14 @@ absl::StatusOr<gate::CompareOptions> OptionsFromFlags() {
   options.normalize = absl::GetFlag(FLAGS_normalize);
   options.holm = absl::GetFlag(FLAGS_holm);
   options.paired = !absl::GetFlag(FLAGS_against).empty();
+  const std::string ab_test = absl::GetFlag(FLAGS_ab_test);
+  if (ab_test == "rank_sum") {
+    options.paired_test = gate::CompareOptions::PairedTest::kRankSum;
+  } else if (ab_test == "signed_rank") {
+    options.paired_test = gate::CompareOptions::PairedTest::kSignedRank;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("--ab_test=", ab_test, " is not rank_sum or signed_rank"));
+  }
   if (absl::Status s = gate::ValidateOptions(options); !s.ok()) return s;
   const int pool = absl::GetFlag(FLAGS_pool);
   if (pool < 1 || pool > 20) {
@@ -220,6 +231,9 @@ gate::ReportHeader MakeHeader(const gate::MachineKey& key, const std::string& su
   header.noise_floor = options.noise_floor;
   header.holm = options.holm;
   header.paired = options.paired;
+  header.paired_test = options.paired_test == gate::CompareOptions::PairedTest::kSignedRank
+                           ? "Wilcoxon signed-rank over the per-round ratios of paired A/B rounds"
+                           : "Mann-Whitney U over interleaved A/B rounds (change: median per-round ratio)";
   return header;
 }
 

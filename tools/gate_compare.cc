@@ -260,17 +260,19 @@ absl::StatusOr<Test> UnpairedTest(const std::vector<double>& c, const std::vecto
   return t;
 }
 
-// Paired (A/B rounds run side by side): the Wilcoxon signed-rank test over the per-round log
-// ratios log(current_i / baseline_i), rounds matched by repetition_index; change = the median
-// ratio - 1. A drift of the machine hits both sides of a round alike and cancels.
+// Paired (A/B rounds run side by side, matched by repetition_index): the change is the median
+// per-round ratio - 1, so a drift of the machine between rounds cancels. The p-values come
+// from the Wilcoxon signed-rank test on the per-round log ratios, or from Mann-Whitney U over
+// the two sides' rounds (options.paired_test; gate_compare.h says which and why).
 absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, const std::vector<double>& c,
                                 const std::vector<nlohmann::json>& base_entries, const std::vector<double>& b,
-                                const Metric& metric, CaseResult* r) {
+                                const CompareOptions& options, CaseResult* r) {
+  const Metric& metric = options.metric;
   std::map<int, double> base_by_round;
   for (size_t i = 0; i < base_entries.size(); ++i) {
     base_by_round[base_entries[i].value("repetition_index", static_cast<int>(i))] = b[i];
   }
-  std::vector<double> d;
+  std::vector<double> d, cp, bp;
   for (size_t i = 0; i < cur_entries.size(); ++i) {
     auto it = base_by_round.find(cur_entries[i].value("repetition_index", static_cast<int>(i)));
     if (it == base_by_round.end()) continue;
@@ -279,6 +281,8 @@ absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, 
                                                      metric.name, "'"));
     }
     d.push_back(std::log(c[i] / it->second));
+    cp.push_back(c[i]);
+    bp.push_back(it->second);
   }
   if (d.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(r->name, ": no round is in both runs (repetition_index)"));
@@ -289,6 +293,16 @@ absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, 
   t.worse_by = metric.higher_is_better ? -r->change : r->change;
   const stats::Alternative worse = metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
   const stats::Alternative better = metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
+  if (options.paired_test == CompareOptions::PairedTest::kRankSum) {
+    absl::StatusOr<stats::MannWhitneyResult> pw = stats::MannWhitneyU(cp, bp, worse);
+    absl::StatusOr<stats::MannWhitneyResult> pb = stats::MannWhitneyU(cp, bp, better);
+    if (!pw.ok()) return pw.status();
+    if (!pb.ok()) return pb.status();
+    t.p_worse = pw->p_value;
+    t.p_better = pb->p_value;
+    t.exact = pw->exact;
+    return t;
+  }
   absl::StatusOr<stats::SignedRankResult> pw = stats::WilcoxonSignedRank(d, worse);
   absl::StatusOr<stats::SignedRankResult> pb = stats::WilcoxonSignedRank(d, better);
   if (!pw.ok()) return pw.status();
@@ -423,7 +437,7 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
     }
     r.baseline_median = *stats::Median(*b);
     r.min_effect = MinEffect(*b, r.baseline_median, options);
-    absl::StatusOr<Test> t = options.paired ? PairedTest(cur, *c, base, *b, metric, &r)
+    absl::StatusOr<Test> t = options.paired ? PairedTest(cur, *c, base, *b, options, &r)
                                             : UnpairedTest(*c, *b, metric, &r);
     if (!t.ok()) return t.status();
     r.exact = t->exact;

@@ -21,7 +21,7 @@ bool HasCurrentValue(const CaseResult& c) {
   return c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified && c.status != CaseStatus::kSkipped;
 }
 const char* TestName(const ReportHeader& h) {
-  return h.paired ? "Wilcoxon signed-rank over paired A/B rounds" : "Mann-Whitney U";
+  return h.paired ? h.paired_test.c_str() : "Mann-Whitney U";
 }
 
 std::string Change(const CaseResult& c) {

@@ -22,6 +22,7 @@ struct ReportHeader {
   double noise_floor = 1.0;
   bool holm = true;
   bool paired = false;         // an A/B run: the "baseline" is the base revision's side
+  std::string paired_test;     // its test, for people
   std::string update_command;  // the command that records the current run as the baseline
   std::string remeasure_command;  // bench + gate --update, measuring afresh (may be empty)
 };

@@ -242,11 +242,17 @@ TEST(GateEndToEndTest, PairedAbRuns) {
   std::string base = Write("ab.base.json", side(1000, 2000).dump());
   std::string same = Write("ab.same.json", side(1000, 2000).dump());
   bench::ProcessResult r = Gate({"--current=" + same, "--against=" + base});
-  EXPECT_EXIT_AND_SAY(r, 0, "Wilcoxon signed-rank over paired A/B rounds");
+  EXPECT_EXIT_AND_SAY(r, 0, "Mann-Whitney U over interleaved A/B rounds");
+  r = Gate({"--current=" + same, "--against=" + base, "--ab_test=signed_rank"});
+  EXPECT_EXIT_AND_SAY(r, 0, "Wilcoxon signed-rank over the per-round ratios");
+  r = Gate({"--current=" + same, "--against=" + base, "--ab_test=bogus"});
+  EXPECT_EXIT_AND_SAY(r, 2, "--ab_test=bogus");
   std::string slow = Write("ab.slow.json", side(1250, 2000).dump());
-  r = Gate({"--current=" + slow, "--against=" + base});
-  EXPECT_EXIT_AND_SAY(r, 3, "REGRESSED   BM_A/cpu");
-  EXPECT_TRUE(Has(r, "+25.0%")) << r.stdout_text;
+  for (const char* test : {"--ab_test=rank_sum", "--ab_test=signed_rank"}) {
+    r = Gate({"--current=" + slow, "--against=" + base, test});
+    EXPECT_EXIT_AND_SAY(r, 3, "REGRESSED   BM_A/cpu");
+    EXPECT_TRUE(Has(r, "+25.0%")) << r.stdout_text;
+  }
   // Both sides must come from one machine.
   testdata::FakeCpu other = Cpu("AB CPU");
   other.stepping = 2;
