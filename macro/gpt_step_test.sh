@@ -16,6 +16,25 @@ TINY=(--preset=test-tiny --batch=2 --seq=8 --warmup_steps=1 --steps=4 --device=c
 grep -q "step   1/4   timed" "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no per-step log line"; }
 grep -q "== summary" "$TMP/log.txt" || fail "no summary"
 grep -q "^MFU " "$TMP/log.txt" || fail "summary has no MFU line"
+# The GEMM library is named (default oneDNN), and the MFU loss breakdown adds up to 100% with its
+# first part equal to the printed MFU.
+grep -q "^GEMM          oneDNN [0-9.]*, kernel " "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no 'GEMM oneDNN <version>, kernel' line"; }
+grep -q "^MFU rating    " "$TMP/log.txt" || fail "no MFU rating line"
+python3 - "$TMP/log.txt" <<'PY' || fail "MFU breakdown"
+import re, sys
+log = open(sys.argv[1]).read()
+mfu = float(re.search(r"^MFU +([0-9.]+)%", log, re.M).group(1))
+parts = {k: float(v) for k, v in re.findall(r"^  (achieved MFU|lost to GEMM efficiency|lost in non-matmul ops|lost in optimizer and data) +(-?[0-9.]+)%", log, re.M)}
+assert len(parts) == 4, parts
+assert parts["achieved MFU"] == mfu, (parts, mfu)
+assert abs(sum(parts.values()) - 100) <= 0.02, parts
+print("breakdown OK:", parts)
+PY
+grep -q '"mlbench_gemm": ".*oneDNN' "$TMP/out.json" || fail "JSON context has no mlbench_gemm naming oneDNN"
+
+# 1b. The same run on OpenBLAS names it.
+"$STEP" "${TINY[@]}" --cpu_gemm=openblas >"$TMP/blas.txt" 2>&1 || { cat "$TMP/blas.txt"; fail "--cpu_gemm=openblas run"; }
+grep -q "^GEMM          OpenBLAS [0-9.]*, kernel " "$TMP/blas.txt" || { cat "$TMP/blas.txt"; fail "no 'GEMM OpenBLAS' line"; }
 flops_est=$("$ESTIMATE" gpt --layers=2 --heads=2 --width=16 --vocab=64 --block=16 --seq=8 --batch=2 \
   | sed -n 's/.*train_flops_per_step_full=\([0-9.e+]*\).*/\1/p')
 [[ -n "$flops_est" ]] || fail "could not read //tools:estimate's FLOPs per step"
@@ -59,6 +78,8 @@ expect_error --seq --seq=2048 --block=1024
 expect_error --heads --heads=5 --width=768
 expect_error --data --real_data --data=/nonexistent/train.bin
 expect_error bogus_flag --bogus_flag=1
+expect_error --cpu_gemm=bogus --cpu_gemm=bogus
+msg="$("$STEP" --cpu_gemm=bogus 2>&1)"; grep -q "onednn, openblas" <<<"$msg" || fail "--cpu_gemm=bogus does not list the allowed values: $msg"
 if ! "$STEP" --help | grep -q -- "--batch"; then fail "--help does not list --batch"; fi
 msg="$("$STEP" --device=cuda 2>&1)"; rc=$?
 if [[ "$msg" == *"no CUDA device"* ]]; then
