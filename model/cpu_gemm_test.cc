@@ -9,7 +9,9 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/gemm_cpu.h"
 #include "model/onednn_gemm.h"
+#include "model/gpt_config.h"
 #include "model/rng.h"
+#include "model/step_gemms.h"
 
 namespace model {
 namespace {
@@ -144,6 +146,49 @@ TEST(OneDnnSgemm, RunsConcurrentlyInsideAParallelRegion) {
         ASSERT_NEAR(out[h * T * T + i * T + j], 0.25 * ref, 1e-4);
       }
     }
+  }
+}
+
+// The shapes the GPT-2 step runs get a JIT implementation, never oneDNN's reference loops
+// ("ref:any", hundreds of times slower): every Linear GEMM of the step, and attention's
+// per-head products (strided views into the qkv buffer, alpha = 1/sqrt(hs)).
+TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
+  const GptConfig c = *GptPreset("gpt2");
+  const int B = 4, T = 64;
+  std::vector<OneDnnGemmShape> shapes;
+  for (const StepGemm& g : CpuStepGemms(c, B, T)) {
+    OneDnnGemmShape s;
+    s.trans_a = g.trans_a;
+    s.trans_b = g.trans_b;
+    s.M = g.M;
+    s.N = g.N;
+    s.K = g.K;
+    s.lda = g.trans_a ? g.M : g.K;
+    s.ldb = g.trans_b ? g.K : g.N;
+    s.ldc = g.N;
+    s.beta = g.accumulate ? 1.0f : 0.0f;
+    s.bias = g.bias;
+    shapes.push_back(s);
+  }
+  const int64_t C = c.width, C3 = 3 * C, hs = C / c.heads;
+  const float scale = 1.0f / std::sqrt(float(hs));
+  auto attn = [&](bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda,
+                  int64_t ldb, int64_t ldc) {
+    OneDnnGemmShape s;
+    s.trans_a = ta, s.trans_b = tb, s.M = M, s.N = N, s.K = K, s.alpha = alpha;
+    s.lda = lda, s.ldb = ldb, s.ldc = ldc;
+    shapes.push_back(s);
+  };
+  attn(false, true, T, T, hs, scale, C3, C3, T);   // scores = q k^T
+  attn(false, false, T, hs, T, 1, T, C3, C);       // out = att v
+  attn(false, true, T, T, hs, 1, C, C3, T);        // datt = dout v^T
+  attn(true, false, T, hs, T, 1, T, C, C3);        // dv = att^T dout
+  attn(false, false, T, hs, T, scale, T, C3, C3);  // dq = dscores k
+  attn(true, false, T, hs, T, scale, T, C3, C3);   // dk = dscores^T q
+  for (const OneDnnGemmShape& s : shapes) {
+    const std::string impl = OneDnnImplName(s);
+    EXPECT_NE(impl.rfind("ref", 0), 0u) << "M=" << s.M << " N=" << s.N << " K=" << s.K
+                                        << " ta=" << s.trans_a << " tb=" << s.trans_b << ": " << impl;
   }
 }
 
