@@ -62,6 +62,26 @@ assert math.isfinite(b["loss"]) and b["loss"] > 0
 print("counters OK:", {k: b[k] for k in ["tokens_per_second", "mfu", "hfu", "loss"]})
 PY
 
+# 1c. GEMM rates from a --ceilings file that holds them (keys as //micro:ceilings writes them):
+# no start-up measurement, and the breakdown uses them.
+python3 - "$TMP/ceil.json" <<'PY' || fail "writing the ceilings file"
+import json, sys
+BT, C, V = 16, 16, 64   # test-tiny at B=2, T=8
+rates = {}
+for name, i, o, bias in [("qkv", C, 3 * C, True), ("attproj", C, C, True), ("fc", C, 4 * C, True),
+                         ("fcproj", 4 * C, C, True), ("lm_head", C, V, False)]:
+    rates[f"onednn/NT/M:{BT}/N:{o}/K:{i}" + ("/bias" if bias else "")] = 1e9
+    rates[f"onednn/NN/M:{BT}/N:{i}/K:{o}"] = 1e9
+    rates[f"onednn/TN/M:{o}/N:{i}/K:{BT}/accumulate"] = 1e9
+cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+json.dump({"machine": cpu, "peak_flops": {"fp32": 1e12}, "bandwidth_bytes_per_s": 1e10,
+           "method": "test", "date": "2026-11-30T00:00:00Z", "gemm_flops_per_s": rates},
+          open(sys.argv[1], "w"))
+PY
+"$STEP" "${TINY[@]}" --ceilings="$TMP/ceil.json" >"$TMP/ceil.txt" 2>&1 || { cat "$TMP/ceil.txt"; fail "--ceilings run"; }
+grep -q "GEMM shapes, from --ceilings=$TMP/ceil.json:" "$TMP/ceil.txt" || { cat "$TMP/ceil.txt"; fail "rates not taken from --ceilings"; }
+grep -q "1.0 GFLOP/s" "$TMP/ceil.txt" || fail "the file's 1 GFLOP/s rates are not shown"
+
 # 2. A filter that matches nothing runs nothing.
 out="$("$STEP" "${TINY[@]}" --benchmark_filter=nothing_matches_this 2>&1)" || fail "empty filter exited non-zero"
 grep -q "nothing ran" <<<"$out" || fail "empty filter: no 'nothing ran' message"
