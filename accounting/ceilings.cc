@@ -30,6 +30,9 @@ absl::Status Validate(const Ceilings& c, const std::string& where) {
     }
     if (auto st = CheckFigure(absl::StrCat(where, ": peak_flops.", key), value); !st.ok()) return st;
   }
+  for (const auto& [key, value] : c.gemm_flops_per_s) {
+    if (auto st = CheckFigure(absl::StrCat(where, ": gemm_flops_per_s.", key), value); !st.ok()) return st;
+  }
   return CheckFigure(absl::StrCat(where, ": bandwidth_bytes_per_s"), c.bandwidth_bytes_per_s);
 }
 
@@ -44,6 +47,10 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
   j["bandwidth_bytes_per_s"] = c.bandwidth_bytes_per_s;
   j["method"] = c.method;
   j["date"] = c.date;
+  if (!c.gemm_flops_per_s.empty()) {
+    j["gemm_flops_per_s"] = nlohmann::json::object();
+    for (const auto& [k, v] : c.gemm_flops_per_s) j["gemm_flops_per_s"][k] = v;
+  }
 
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   {
@@ -106,6 +113,19 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
                                                        it.key(), " must be a number"));
       }
       c.peak_flops[it.key()] = it.value().get<double>();
+    }
+  }
+  if (j.contains("gemm_flops_per_s")) {
+    if (!j["gemm_flops_per_s"].is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceilings file '", path, "': 'gemm_flops_per_s' must be an object"));
+    }
+    for (auto it = j["gemm_flops_per_s"].begin(); it != j["gemm_flops_per_s"].end(); ++it) {
+      if (!it.value().is_number()) {
+        return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "': gemm_flops_per_s.",
+                                                       it.key(), " must be a number"));
+      }
+      c.gemm_flops_per_s[it.key()] = it.value().get<double>();
     }
   }
   if (j.contains("bandwidth_bytes_per_s")) {

@@ -2,7 +2,10 @@
 // //micro:ceilings and read by MFU and the roofline instead of datasheet figures.
 //
 //   {"machine": "...", "peak_flops": {"fp32": 1.9e11, "bf16": ...},
-//    "bandwidth_bytes_per_s": 2.8e10, "method": "...", "date": "2024-01-01T00:00:00Z"}
+//    "bandwidth_bytes_per_s": 2.8e10, "method": "...", "date": "2024-01-01T00:00:00Z",
+//    "gemm_flops_per_s": {"onednn/NT/M:256/N:2304/K:768/bias": 2.1e11, ...}}
+// gemm_flops_per_s (optional): a GEMM library's rate at one of the CPU train step's shapes, keyed
+// as model/step_gemms.h names them; gpt_step's MFU loss breakdown reads them.
 //
 // Written to a temporary name in the same folder and renamed, so a reader never sees half a file.
 #ifndef ACCOUNTING_CEILINGS_H_
@@ -24,6 +27,7 @@ struct Ceilings {
   double bandwidth_bytes_per_s = 0;
   std::string method;                      // how it was measured
   std::string date;                        // ISO 8601
+  std::map<std::string, double> gemm_flops_per_s;  // key: model::StepGemm::Key
 };
 
 // Errors: a key that is not a dtype name, a negative or non-finite value, an unwritable path.

@@ -63,6 +63,24 @@ TEST(Ceilings, RoundTripAndNoTempFileLeft) {
   EXPECT_EQ(ReadCeilings(path)->peak_flops.count("bf16"), 0u);
 }
 
+TEST(Ceilings, GemmRatesRoundTripAndBadOnesAreErrors) {
+  const std::string path = TempDir() + "/ceilings_gemm.json";
+  Ceilings c = Sample();
+  c.gemm_flops_per_s = {{"onednn/NT/M:256/N:2304/K:768/bias", 2.1e11},
+                        {"openblas/NN/M:256/N:768/K:3072", 1.8e11}};
+  ASSERT_TRUE(WriteCeilings(path, c).ok());
+  auto back = ReadCeilings(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->gemm_flops_per_s, c.gemm_flops_per_s);
+  c.gemm_flops_per_s["onednn/NN/M:1/N:1/K:1"] = -1;
+  EXPECT_FALSE(WriteCeilings(path, c).ok());
+  const std::string bad = WriteText("ceilings_gemm_bad.json",
+                                    R"({"peak_flops": {"fp32": 1e11}, "gemm_flops_per_s": {"x": "fast"}})");
+  auto r = ReadCeilings(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("gemm_flops_per_s.x"), std::string::npos) << r.status();
+}
+
 TEST(Ceilings, MeasuredPeakSaysWhereItCameFrom) {
   const std::string path = TempDir() + "/ceilings_peak.json";
   ASSERT_TRUE(WriteCeilings(path, Sample()).ok());

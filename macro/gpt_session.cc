@@ -2,15 +2,58 @@
 #include "macro/gpt_session.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "accounting/ceilings.h"
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
 #include "model/token_file.h"
 
 namespace macro {
+
+absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
+                                                        const std::string& ceilings_path,
+                                                        std::string* source) {
+  std::map<std::string, double> file_rates;
+  if (!ceilings_path.empty()) {
+    auto c = accounting::ReadCeilings(ceilings_path);
+    if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
+    file_rates = c->gemm_flops_per_s;
+  }
+  constexpr int kTrials = 3;
+  std::vector<StepGemmRate> rates;
+  int from_file = 0, measured = 0;
+  for (const model::StepGemm& g : model::CpuStepGemms(o.config, o.batch, o.seq)) {
+    StepGemmRate r;
+    r.gemm = g;
+    auto it = file_rates.find(g.Key(o.cpu_gemm));
+    if (it != file_rates.end() && it->second > 0) {
+      r.flops_per_s = it->second;
+      r.from_file = true;
+      ++from_file;
+    } else {
+      auto rate = model::MeasureStepGemmRate(g, kTrials);
+      if (!rate.ok()) return rate.status();
+      r.flops_per_s = *rate;
+      ++measured;
+    }
+    rates.push_back(r);
+  }
+  const std::string now = absl::StrCat("measured at start-up (checked, then the best of ", kTrials,
+                                       " calls per shape)");
+  if (measured == 0) {
+    *source = absl::StrCat("from --ceilings=", ceilings_path);
+  } else if (from_file == 0) {
+    *source = ceilings_path.empty() ? now : absl::StrCat(now, "; --ceilings=", ceilings_path,
+                                                         " has none of these shapes");
+  } else {
+    *source = absl::StrCat(from_file, " from --ceilings=", ceilings_path, ", ", measured, " ", now);
+  }
+  return rates;
+}
 
 absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o) {
   std::unique_ptr<GptSession> s(new GptSession());
@@ -37,6 +80,12 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
     auto real = model::MakeTokenFileBatchSource(shared, o.batch, o.seq, o.config.vocab, o.seed);
     if (!real.ok()) return absl::InvalidArgumentError(absl::StrCat("--data: ", real.status().message()));
     s->real_source_ = std::move(*real);
+  }
+  if (o.device == "cpu") {
+    s->gemm_info_ = model::CpuGemmInfo(o.cpu_gemm);
+    auto rates = StepGemmRates(o, o.ceilings, &s->gemm_rates_source_);
+    if (!rates.ok()) return rates.status();
+    s->gemm_rates_ = std::move(*rates);
   }
   s->clock_ = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
   if (s->clock_ == nullptr) return absl::InternalError("no CUDA clock in a build without CUDA");

@@ -17,7 +17,9 @@
 #include "macro/step_clock.h"
 #include "macro/step_options.h"
 #include "model/batch_source.h"
+#include "model/gemm_info.h"
 #include "model/gpt_model.h"
+#include "model/step_gemms.h"
 
 namespace macro {
 
@@ -25,6 +27,13 @@ struct StepTimes {
   double data = 0, forward = 0, backward = 0, optimizer = 0;
   float loss = 0;
   double total() const { return data + forward + backward + optimizer; }
+};
+
+// A GEMM of the CPU step and the library's rate at its shape (gpt_step's MFU loss breakdown).
+struct StepGemmRate {
+  model::StepGemm gemm;
+  double flops_per_s = 0;
+  bool from_file = false;  // --ceilings' gemm_flops_per_s, else measured at start-up
 };
 
 class GptSession {
@@ -53,6 +62,11 @@ class GptSession {
   int steps_done() const { return steps_done_; }
   bool has_real_data() const { return real_source_ != nullptr; }
   std::string DescribeData(bool real_data) const;
+  // CPU only (empty on CUDA): the GEMM library that runs the step, and its rates at the step's
+  // GEMM shapes, from --ceilings where the file has them, else measured at start-up.
+  const model::GemmInfo& gemm_info() const { return gemm_info_; }
+  const std::vector<StepGemmRate>& gemm_rates() const { return gemm_rates_; }
+  const std::string& gemm_rates_source() const { return gemm_rates_source_; }
 
  private:
   GptSession() = default;
@@ -65,7 +79,17 @@ class GptSession {
   accounting::Peak peak_;
   double counted_flops_ = 0;
   int steps_done_ = 0;
+  model::GemmInfo gemm_info_;
+  std::vector<StepGemmRate> gemm_rates_;
+  std::string gemm_rates_source_;
 };
+
+// The rates of the CPU step's GEMMs for the backend in force: from `ceilings_path`'s
+// gemm_flops_per_s where it has the shape's key, the others measured now (each checked
+// against a double reference first; a wrong result is an error). `source` says which.
+absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
+                                                        const std::string& ceilings_path,
+                                                        std::string* source);
 
 // Summary statistics of a series (step times).
 struct SeriesStats {

@@ -26,9 +26,11 @@
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "macro/gpt_session.h"
+#include "macro/mfu_report.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
 #include "macro/step_series.h"
+#include "model/gemm_info.h"
 #include "model/gpt_config.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
@@ -89,6 +91,13 @@ absl::Status EnsureSession(Run* run) {
   Log(absl::StrCat("gpt_step: ", run->session->model().num_params(), " parameters; peak ",
                    absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
                    run->session->peak().source, ")"));
+  if (!run->session->gemm_rates().empty()) {
+    const model::CpuGemmBackend other = run->options.cpu_gemm == model::CpuGemmBackend::kOneDnn
+                                            ? model::CpuGemmBackend::kOpenBlas
+                                            : model::CpuGemmBackend::kOneDnn;
+    Log(absl::StrCat("gpt_step: GEMM ", run->session->gemm_info().ToString(), "; the other choice, --cpu_gemm=",
+                     model::CpuGemmBackendName(other), ": ", model::CpuGemmInfo(other).ToString()));
+  }
   return absl::OkStatus();
 }
 
@@ -152,8 +161,14 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
   state.counters["flops_per_step"] = s.flops().model_flops_per_step;
   state.counters["peak_flops"] = s.peak().flops_per_s;
   state.counters["verified"] = std::isfinite(result.steps.back().loss) ? 1 : 0;
+  if (auto b = StepMfuBreakdown(s, result.steps); b.ok()) {
+    state.counters["mfu_loss_gemm"] = b->gemm_efficiency;
+    state.counters["mfu_loss_non_matmul"] = b->non_matmul;
+    state.counters["mfu_loss_optimizer_data"] = b->optimizer_and_data;
+  }
+  const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.gemm_info().ToString());
   state.SetLabel(absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
-                              " attention; peak: ", s.peak().source));
+                              " attention; peak: ", s.peak().source, gemm));
 }
 
 void PrintSummary(const Run& run, const CaseResult& r) {
@@ -201,6 +216,9 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   Log(absl::StrFormat("time split    data %.1f%% | forward %.1f%% | backward %.1f%% | optimizer %.1f%%",
                       share(data), share(fwd), share(bwd), share(opt)));
   Log(absl::StrCat("data          ", s.DescribeData(r.real_data)));
+  if (mfu.ok()) {
+    for (const std::string& line : MfuReportLines(s, r.steps, *mfu)) Log(line);
+  }
 }
 
 void PrintCompareData(const Run& run) {
@@ -349,6 +367,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mlbench_build_type", "debug (asserts on)");
 #endif
   benchmark::AddCustomContext("mlbench_device", o.device);
+  if (o.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.cpu_gemm).ToJson());
   benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
   benchmark::AddCustomContext("mlbench_attention_convention", std::string(accounting::ConventionName(o.convention)));
 

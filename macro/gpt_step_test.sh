@@ -16,6 +16,25 @@ TINY=(--preset=test-tiny --batch=2 --seq=8 --warmup_steps=1 --steps=4 --device=c
 grep -q "step   1/4   timed" "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no per-step log line"; }
 grep -q "== summary" "$TMP/log.txt" || fail "no summary"
 grep -q "^MFU " "$TMP/log.txt" || fail "summary has no MFU line"
+# The GEMM library is named (default oneDNN), and the MFU loss breakdown adds up to 100% with its
+# first part equal to the printed MFU.
+grep -q "^GEMM          oneDNN [0-9.]*, kernel " "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no 'GEMM oneDNN <version>, kernel' line"; }
+grep -q "^MFU rating    " "$TMP/log.txt" || fail "no MFU rating line"
+python3 - "$TMP/log.txt" <<'PY' || fail "MFU breakdown"
+import re, sys
+log = open(sys.argv[1]).read()
+mfu = float(re.search(r"^MFU +([0-9.]+)%", log, re.M).group(1))
+parts = {k: float(v) for k, v in re.findall(r"^  (achieved MFU|lost to GEMM efficiency|lost in non-matmul ops|lost in optimizer and data) +(-?[0-9.]+)%", log, re.M)}
+assert len(parts) == 4, parts
+assert parts["achieved MFU"] == mfu, (parts, mfu)
+assert abs(sum(parts.values()) - 100) <= 0.02, parts
+print("breakdown OK:", parts)
+PY
+grep -q '"mlbench_gemm": ".*oneDNN' "$TMP/out.json" || fail "JSON context has no mlbench_gemm naming oneDNN"
+
+# 1b. The same run on OpenBLAS names it.
+"$STEP" "${TINY[@]}" --cpu_gemm=openblas >"$TMP/blas.txt" 2>&1 || { cat "$TMP/blas.txt"; fail "--cpu_gemm=openblas run"; }
+grep -q "^GEMM          OpenBLAS [0-9.]*, kernel " "$TMP/blas.txt" || { cat "$TMP/blas.txt"; fail "no 'GEMM OpenBLAS' line"; }
 flops_est=$("$ESTIMATE" gpt --layers=2 --heads=2 --width=16 --vocab=64 --block=16 --seq=8 --batch=2 \
   | sed -n 's/.*train_flops_per_step_full=\([0-9.e+]*\).*/\1/p')
 [[ -n "$flops_est" ]] || fail "could not read //tools:estimate's FLOPs per step"
@@ -48,6 +67,26 @@ close((timed[1] + timed[2]) / 2 * 1e3, b["ms_per_step"], "median of step_times_s
 print("counters OK:", {k: b[k] for k in ["tokens_per_second", "mfu", "hfu", "loss"]})
 PY
 
+# 1c. GEMM rates from a --ceilings file that holds them (keys as //micro:ceilings writes them):
+# no start-up measurement, and the breakdown uses them.
+python3 - "$TMP/ceil.json" <<'PY' || fail "writing the ceilings file"
+import json, sys
+BT, C, V = 16, 16, 64   # test-tiny at B=2, T=8
+rates = {}
+for name, i, o, bias in [("qkv", C, 3 * C, True), ("attproj", C, C, True), ("fc", C, 4 * C, True),
+                         ("fcproj", 4 * C, C, True), ("lm_head", C, V, False)]:
+    rates[f"onednn/NT/M:{BT}/N:{o}/K:{i}" + ("/bias" if bias else "")] = 1e9
+    rates[f"onednn/NN/M:{BT}/N:{i}/K:{o}"] = 1e9
+    rates[f"onednn/TN/M:{o}/N:{i}/K:{BT}/accumulate"] = 1e9
+cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+json.dump({"machine": cpu, "peak_flops": {"fp32": 1e12}, "bandwidth_bytes_per_s": 1e10,
+           "method": "test", "date": "2026-11-30T00:00:00Z", "gemm_flops_per_s": rates},
+          open(sys.argv[1], "w"))
+PY
+"$STEP" "${TINY[@]}" --ceilings="$TMP/ceil.json" >"$TMP/ceil.txt" 2>&1 || { cat "$TMP/ceil.txt"; fail "--ceilings run"; }
+grep -q "GEMM shapes, from --ceilings=$TMP/ceil.json:" "$TMP/ceil.txt" || { cat "$TMP/ceil.txt"; fail "rates not taken from --ceilings"; }
+grep -q "1.0 GFLOP/s" "$TMP/ceil.txt" || fail "the file's 1 GFLOP/s rates are not shown"
+
 # 2. A filter that selects nothing, or is not a valid regex, is an error (exit 2): a run that
 #    measured nothing must not look like a success to a script.
 out="$("$STEP" "${TINY[@]}" --benchmark_filter=nothing_matches_this 2>&1)"; rc=$?
@@ -79,6 +118,8 @@ import struct, sys
 open(sys.argv[1], 'wb').write(struct.pack('<200H', *[(7 * i) % 100 for i in range(200)]))
 " "$TMP/big_vocab.bin"
 expect_error 2 "outside the vocabulary \\[0, 60)" "${TINY[@]}" --data="$TMP/big_vocab.bin"
+expect_error 2 --cpu_gemm=bogus --cpu_gemm=bogus
+msg="$("$STEP" --cpu_gemm=bogus 2>&1)"; grep -q "onednn, openblas" <<<"$msg" || fail "--cpu_gemm=bogus does not list the allowed values: $msg"
 if ! "$STEP" --help | grep -q -- "--batch"; then fail "--help does not list --batch"; fi
 "$STEP" --help | grep -q "Exit status" || fail "--help does not document the exit codes"
 msg="$("$STEP" --device=cuda 2>&1)"; rc=$?

@@ -3,6 +3,7 @@
 #include "macro/make_model.h"
 
 #include "absl/strings/str_cat.h"
+#include "model/cpu_gemm_backend.h"
 #include "model/cpu_model.h"
 #include "model/cuda/cuda_model.h"
 #include "model/threads.h"
@@ -31,6 +32,7 @@ absl::StatusOr<std::unique_ptr<model::GptModel>> MakeModel(const StepOptions& o,
                                                            std::string* device_name) {
   if (o.threads > 0) model::SetNumThreads(o.threads);
   if (o.device == "cpu") {
+    model::SetCpuGemmBackend(o.cpu_gemm);  // --cpu_gemm: every fp32 GEMM of the CPU model
     *device_name = sysinfo::ReadCpuInfo().model;
     return model::MakeCpuModel(o.config, o.batch, o.seq, o.seed);
   }

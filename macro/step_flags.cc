@@ -24,7 +24,8 @@ ABSL_FLAG(std::string, device, "auto", "auto (cuda if a GPU is present, else cpu
 ABSL_FLAG(std::string, dtype, "auto", "auto (bf16 on CUDA, fp16 without bf16, fp32 on CPU), fp32 or bf16");
 ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
 ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
-ABSL_FLAG(int, threads, 0, "CPU threads for OpenMP and OpenBLAS (0: every core; in ddp_step, the cores / ranks)");
+ABSL_FLAG(std::string, cpu_gemm, "", "CPU GEMM library: onednn or openblas (empty: onednn, the default; see the start-up line for the kernel each would run here)");
+ABSL_FLAG(int, threads, 0, "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS (0: every core; in ddp_step, the cores / ranks)");
 ABSL_FLAG(bool, profile, false, "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print the top ops");
 ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "Chrome trace file for --profile (Perfetto, chrome://tracing)");
 ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the measured peak");
@@ -57,6 +58,7 @@ RawStepFlags ReadStepFlags() {
   f.warmup_steps = absl::GetFlag(FLAGS_warmup_steps);
   f.steps = absl::GetFlag(FLAGS_steps);
   f.threads = absl::GetFlag(FLAGS_threads);
+  f.cpu_gemm = absl::GetFlag(FLAGS_cpu_gemm);
   f.profile = absl::GetFlag(FLAGS_profile);
   f.profile_out = absl::GetFlag(FLAGS_profile_out);
   f.ceilings = absl::GetFlag(FLAGS_ceilings);

@@ -159,6 +159,25 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
   if (f.threads < 0) return FlagError("threads", absl::StrCat(f.threads, " is negative; give >= 1 (0: every core)"));
   o.threads = f.threads;
 
+  // CPU GEMM library.
+  if (f.cpu_gemm.empty()) {
+    o.cpu_gemm = model::CpuGemmBackend::kOneDnn;
+    if (!gpu) {
+      o.choices.push_back(
+          "cpu_gemm: onednn (the default: oneDNN JIT-compiles its GEMM kernels for the widest ISA "
+          "it finds on this CPU, while OpenBLAS runs the core it detects or the one "
+          "OPENBLAS_CORETYPE names; --cpu_gemm=openblas for OpenBLAS)");
+    }
+  } else {
+    auto b = model::ParseCpuGemmBackend(f.cpu_gemm, "cpu_gemm");
+    if (!b.ok()) return b.status();
+    if (gpu) {
+      return FlagError("cpu_gemm", absl::StrCat("'", f.cpu_gemm, "' chooses the CPU model's GEMM "
+                                                "library; the CUDA model runs cuBLAS (use --device=cpu)"));
+    }
+    o.cpu_gemm = *b;
+  }
+
   // Data.
   o.real_data = f.real_data;
   o.compare_data = f.compare_data;

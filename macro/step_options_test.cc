@@ -122,12 +122,36 @@ TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
       {[](RawStepFlags* f) { f->ceilings = "/nonexistent.json"; }, "--ceilings"},
       {[](RawStepFlags* f) { f->lr = 0; }, "--lr"},
       {[](RawStepFlags* f) { f->threads = -3; }, "--threads"},
+      {[](RawStepFlags* f) { f->cpu_gemm = "bogus"; }, "--cpu_gemm=bogus"},
   };
   for (const Case& c : cases) {
     RawStepFlags f;
     c.set(&f);
     ExpectErrorNames(ResolveStepOptions(f, NoGpu()), c.flag);
   }
+}
+
+TEST(StepOptionsTest, CpuGemmDefaultsToOneDnnAndSaysWhy) {
+  auto o = ResolveStepOptions(RawStepFlags{}, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->cpu_gemm, model::CpuGemmBackend::kOneDnn);
+  bool explained = false;
+  for (const std::string& c : o->choices) explained |= c.rfind("cpu_gemm: onednn (", 0) == 0;
+  EXPECT_TRUE(explained);
+  RawStepFlags f;
+  f.cpu_gemm = "openblas";
+  o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->cpu_gemm, model::CpuGemmBackend::kOpenBlas);
+  // A bad value names the flag, the value and the allowed ones.
+  f.cpu_gemm = "bogus";
+  o = ResolveStepOptions(f, NoGpu());
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("--cpu_gemm=bogus"), std::string::npos) << o.status();
+  EXPECT_NE(o.status().message().find("onednn, openblas"), std::string::npos) << o.status();
+  // On CUDA the CPU library is not a choice.
+  f.cpu_gemm = "openblas";
+  ExpectErrorNames(ResolveStepOptions(f, OneGpu(9)), "--cpu_gemm");
 }
 
 TEST(StepOptionsTest, OverridesMakeACustomConfig) {

@@ -13,7 +13,7 @@
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "micro/cpu_ceilings.h"
-#include "micro/matmul_cpu.h"
+#include "model/gemm_info.h"
 #include "sysinfo/cpu_info.h"
 
 namespace micro {
@@ -133,7 +133,10 @@ void AddMicroContext() {
                                     isa, ")"));
   benchmark::AddCustomContext("compiler", __VERSION__);
   benchmark::AddCustomContext("commit", GitCommit());
-  benchmark::AddCustomContext("openblas", OpenBlasDescription());
+  for (model::CpuGemmBackend b : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    benchmark::AddCustomContext(absl::StrCat("gemm_", model::CpuGemmBackendName(b)),
+                                model::CpuGemmInfo(b).ToJson());
+  }
   const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
   benchmark::AddCustomContext("cpu_model", cpu.model);
   const sysinfo::CudaInventory& inv = CudaProbe();
@@ -178,7 +181,9 @@ absl::StatusOr<accounting::Peak> PeakProvider::Cuda(const std::string& device_na
 }
 
 void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak,
-                     double flops, double bytes, double seconds_per_iteration) {
+                     double flops, double bytes, double seconds_per_iteration,
+                     const std::string& kernel) {
+  const std::string prefix = kernel.empty() ? "" : kernel + "; ";
   using benchmark::Counter;
   const double s = seconds_per_iteration;
   state.counters["FLOP/s"] = Counter(s > 0 ? flops / s : 0);
@@ -186,9 +191,9 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
   state.counters["intensity"] = Counter(accounting::ArithmeticIntensity(flops, bytes));
   state.counters["verified"] = Counter(1);
   if (!peak.ok() || !(peak->flops_per_s > 0) || !(peak->bytes_per_s > 0)) {
-    state.SetLabel(peak.ok() ? absl::StrCat("no peak: '", peak->source,
+    state.SetLabel(peak.ok() ? absl::StrCat(prefix, "no peak: '", peak->source,
                                             "' lacks a FLOP rate or a bandwidth")
-                             : absl::StrCat("no peak: ", peak.status().message()));
+                             : absl::StrCat(prefix, "no peak: ", peak.status().message()));
     return;
   }
   const accounting::RooflineResult r =
@@ -198,7 +203,7 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
   state.counters["pct_of_peak"] = Counter(100.0 * r.achieved_flops_per_s / peak->flops_per_s);
   state.counters["pct_of_roofline"] = Counter(100.0 * r.fraction_of_bound);
   state.counters["memory_bound"] = Counter(r.memory_bound ? 1 : 0);
-  state.SetLabel(absl::StrCat("peak: ", peak->source));
+  state.SetLabel(absl::StrCat(prefix, "peak: ", peak->source));
 }
 
 absl::Status RouteCeilingsFiles(MicroFlags* flags) {

@@ -56,8 +56,9 @@ void PrintMicroHelp();
 // or the current directory; "unknown" outside a git checkout.
 std::string GitCommit();
 
-// Adds build_type (NDEBUG or not), compilation_mode, compile_flags, compiler, commit, the
-// OpenBLAS configuration and the CUDA device (or why none) to the JSON context.
+// Adds build_type (NDEBUG or not), compilation_mode, compile_flags, compiler, commit, the CPU
+// GEMM libraries (gemm_onednn, gemm_openblas: model/gemm_info.h's JSON: library, version,
+// kernel or ISA and how it was chosen) and the CUDA device (or why none) to the JSON context.
 void AddMicroContext();
 
 // Probed once per process.
@@ -84,10 +85,12 @@ class PeakProvider {
   std::optional<absl::StatusOr<accounting::Ceilings>> cuda_file_;
 };
 
-// Sets the counters above and the label "peak: <source>" (or "no peak: <why>").
+// Sets the counters above and the label "peak: <source>" (or "no peak: <why>"), after
+// "<kernel>; " when `kernel` (what ran, e.g. the GEMM library's kernel) is given.
 // seconds_per_iteration > 0.
 void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak,
-                     double flops, double bytes, double seconds_per_iteration);
+                     double flops, double bytes, double seconds_per_iteration,
+                     const std::string& kernel = "");
 
 // Sends a --ceilings file that describes a CUDA device of this machine (its `machine` is the
 // device's name, as //micro:ceilings writes when only CUDA cases ran) to cuda_ceilings, so one

@@ -15,6 +15,10 @@
 #include "micro/copy_cuda.h"
 #include "micro/cpu_ceilings.h"
 #include "micro/matmul_check.h"
+#include "micro/matmul_cpu.h"
+#include "model/cpu_gemm_backend.h"
+#include "model/gpt_config.h"
+#include "model/step_gemms.h"
 #include "micro/matmul_cuda.h"
 #include "micro/random_fill.h"
 #include "sysinfo/cpu_info.h"
@@ -210,7 +214,47 @@ void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRec
   SetCeilingCounters(state, "FLOP", flops, total, best, accounting::DatasheetPeak(device, dtype), false);
 }
 
+// One GEMM of the CPU train step, through the model's own call on the chosen library.
+void CpuGemmCase(benchmark::State& state, model::CpuGemmBackend lib, model::StepGemm g,
+                 CeilingRecorder* rec) {
+  model::ScopedCpuGemmBackend scope(lib);
+  model::StepGemmRunner runner(g);
+  if (absl::Status checked = runner.RunAndCheck(); !checked.ok()) {
+    state.SkipWithError(std::string(checked.message()).c_str());
+    return;
+  }
+  double total = 0, best = 0;
+  for (auto _ : state) {
+    const double dt = runner.TimeOnce();
+    state.SetIterationTime(dt);
+    total += dt;
+    if (dt > 0) best = std::max(best, g.flops_per_call() / dt);
+  }
+  rec->RecordCpuGemm(g.Key(lib), best);
+  SetCeilingCounters(state, "FLOP", g.flops_per_call(), total, best, rec->CpuFmaPeak(), false);
+  state.SetLabel(absl::StrCat(micro::MatmulCpuKernel(lib, g.M, g.K, g.N), "; ", g.name, " x",
+                              g.calls, " per step; ", rec->CpuFmaPeak().ok() ? "best vs the FMA peak of this run" : "no FMA peak in this run"));
+}
+
 }  // namespace
+
+absl::StatusOr<accounting::Peak> CeilingRecorder::CpuFmaPeak() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  double best = 0;
+  if (avx2_) best = std::max(best, avx2_->flops_per_s);
+  if (avx512_) best = std::max(best, avx512_->flops_per_s);
+  if (!(best > 0)) return absl::FailedPreconditionError("no FMA case ran before");
+  accounting::Peak p;
+  p.flops_per_s = best;
+  p.source = "the best FMA trial of this run";
+  return p;
+}
+
+void CeilingRecorder::RecordCpuGemm(const std::string& key, double flops_per_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  double& slot = cpu_gemm_flops_[key];
+  slot = std::max(slot, flops_per_s);
+}
 
 void CeilingRecorder::RecordFma(const FmaPeakResult& r) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -268,9 +312,13 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CpuCeilings() const {
   r.avx2 = avx2_;
   r.avx512 = avx512_;
   r.stream = stream_;
-  return PackCpuCeilings(avx2_, avx512_, stream_,
-                         absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
-                                      "; best trial of each"));
+  absl::StatusOr<accounting::Ceilings> c =
+      PackCpuCeilings(avx2_, avx512_, stream_,
+                      absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
+                                   cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library",
+                                   "; best trial of each"));
+  if (c.ok()) c->gemm_flops_per_s = cpu_gemm_flops_;
+  return c;
 }
 
 absl::StatusOr<accounting::Ceilings> CeilingRecorder::CudaCeilings() const {
@@ -312,6 +360,14 @@ std::vector<std::string> RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecord
       [=](benchmark::State& st) { StreamCase(st, false, stream_bytes, recorder); });
   reg(absl::StrCat("BM_Ceiling/cpu/stream_triad/bytes:", stream_bytes),
       [=](benchmark::State& st) { StreamCase(st, true, stream_bytes, recorder); });
+  // The GEMMs of gpt_step's default CPU step, per library (gpt_step --ceilings reads them).
+  const model::GptConfig step_model = *model::GptPreset(quick ? "test-tiny" : "gpt2");
+  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    for (const model::StepGemm& g : model::CpuStepGemms(step_model, quick ? 2 : 4, quick ? 8 : 64)) {
+      reg(absl::StrCat("BM_Ceiling/cpu/gemm/", g.Key(lib)),
+          [=](benchmark::State& st) { CpuGemmCase(st, lib, g, recorder); });
+    }
+  }
   const int64_t copy_bytes = quick ? int64_t{64} << 20 : int64_t{1} << 30;
   reg(absl::StrCat("BM_Ceiling/cuda/copy_d2d/bytes:", copy_bytes),
       [=](benchmark::State& st) { CudaCopyCase(st, copy_bytes, recorder); });

@@ -2,6 +2,10 @@
 //   BM_Ceiling/cpu/fma/<avx2|avx512>            register-resident FMA loop, all threads
 //   BM_Ceiling/cpu/stream_copy/bytes:<B>        STREAM copy, arrays of B bytes (>= 4x LLC)
 //   BM_Ceiling/cpu/stream_triad/bytes:<B>       STREAM triad
+//   BM_Ceiling/cpu/gemm/<library>/<NN|NT|TN>/M:<m>/N:<n>/K:<k>[/bias][/accumulate]
+//                                               a GEMM of gpt_step's default CPU train step
+//                                               (GPT-2 124M, B=4, T=64; quick: test-tiny),
+//                                               run as the model runs it, per library
 //   BM_Ceiling/cuda/copy_d2d/bytes:<B>          cudaMemcpy device to device
 //   BM_Ceiling/cuda/gemm/<dtype>/M:<m>/K:<k>/N:<n>  a large cuBLAS GEMM (fp32, tf32, bf16, fp16)
 // Every iteration is one trial; the ceiling is the best trial (CeilingRecorder keeps it),
@@ -33,7 +37,11 @@ class CeilingRecorder {
   void RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s);
   void RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size,
                       double flops_per_s);
+  // key: model::StepGemm::Key; written to the CPU ceilings' gemm_flops_per_s.
+  void RecordCpuGemm(const std::string& key, double flops_per_s);
 
+  // The best FMA trial so far, as a peak (the GEMM cases' pct_of_peak divides by it).
+  absl::StatusOr<accounting::Peak> CpuFmaPeak() const;
   bool HasCpu() const;   // an FMA result and a STREAM copy result
   bool HasCuda() const;  // a device copy and at least one GEMM
   // Errors say which measurement is missing (e.g. the filter excluded it).
@@ -51,6 +59,7 @@ class CeilingRecorder {
   int copy_trials_ = 0;
   std::map<std::string, double> gemm_flops_;
   int64_t gemm_size_ = 0;
+  std::map<std::string, double> cpu_gemm_flops_;
 };
 
 // Registers every case; returns their names (without the /manual_time suffix).

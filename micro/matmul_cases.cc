@@ -34,7 +34,8 @@ std::unique_ptr<float, FreeDeleter> AllocFloats(int64_t n) {
   return std::unique_ptr<float, FreeDeleter>(static_cast<float*>(std::aligned_alloc(64, bytes)));
 }
 
-void CpuMatmulCase(benchmark::State& state, MatmulShape s, PeakProvider* peaks) {
+void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, MatmulShape s,
+                   PeakProvider* peaks) {
   const absl::StatusOr<accounting::Peak> peak = peaks->Cpu();
   auto a = AllocFloats(s.m * s.k), b = AllocFloats(s.k * s.n), c = AllocFloats(s.m * s.n);
   if (!a || !b || !c) {
@@ -46,8 +47,9 @@ void CpuMatmulCase(benchmark::State& state, MatmulShape s, PeakProvider* peaks) 
   FillUniform(b.get(), s.k * s.n, 12);
   FillUniform(c.get(), s.m * s.n, 13);
 
-  // Check once (this run also warms up OpenBLAS's threads and buffers).
-  MatmulCpu(c.get(), a.get(), b.get(), s.m, s.k, s.n);
+  // Check once (this run also warms up the library's threads and buffers, and creates oneDNN's
+  // primitive for the shape).
+  MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
   const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
   std::vector<float> a_rows(entries.size() * s.k), b_cols(entries.size() * s.k), cs(entries.size());
   for (size_t e = 0; e < entries.size(); ++e) {
@@ -68,14 +70,15 @@ void CpuMatmulCase(benchmark::State& state, MatmulShape s, PeakProvider* peaks) 
   double total = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    MatmulCpu(c.get(), a.get(), b.get(), s.m, s.k, s.n);
+    MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
     const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     benchmark::DoNotOptimize(c.get()[0]);
     state.SetIterationTime(dt);
     total += dt;
   }
   SetWorkCounters(state, peak, accounting::MatmulFlops(s.m, s.k, s.n),
-                  accounting::MatmulBytes(s.m, s.k, s.n, 4), total / state.iterations());
+                  accounting::MatmulBytes(s.m, s.k, s.n, 4), total / state.iterations(),
+                  MatmulCpuKernel(library, s.m, s.k, s.n));
 }
 
 CudaGemmType GemmType(Dtype d) {
@@ -156,6 +159,10 @@ std::vector<MatmulShape> CudaMatmulShapes(SizeSet sizes) {
 
 std::vector<Dtype> CudaMatmulDtypes() { return {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16}; }
 
+std::string CpuMatmulDevice(model::CpuGemmBackend library) {
+  return absl::StrCat("cpu/", model::CpuGemmBackendName(library));
+}
+
 std::string MatmulCaseName(const char* device, Dtype dtype, const MatmulShape& s) {
   return absl::StrCat("BM_Matmul/", device, "/", std::string(accounting::DtypeName(dtype)), "/M:", s.m,
                       "/K:", s.k, "/N:", s.n);
@@ -168,14 +175,16 @@ std::vector<std::string> RegisterMatmulBenchmarks(SizeSet sizes,
   // The provider must outlive the benchmarks: keep it alive for the process.
   static std::vector<std::shared_ptr<PeakProvider>>* keep = new std::vector<std::shared_ptr<PeakProvider>>();
   keep->push_back(std::move(peaks));
-  for (const MatmulShape& s : CpuMatmulShapes(sizes)) {
-    const std::string name = MatmulCaseName("cpu", Dtype::kFp32, s);
-    auto* b = benchmark::RegisterBenchmark(name.c_str(), [s, p](benchmark::State& st) {
-      CpuMatmulCase(st, s, p);
-    });
-    b->UseManualTime()->Unit(benchmark::kMicrosecond);
-    if (sizes == SizeSet::kQuick) b->MinTime(0.01);
-    names.push_back(name);
+  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    for (const MatmulShape& s : CpuMatmulShapes(sizes)) {
+      const std::string name = MatmulCaseName(CpuMatmulDevice(lib).c_str(), Dtype::kFp32, s);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), [lib, s, p](benchmark::State& st) {
+        CpuMatmulCase(st, lib, s, p);
+      });
+      b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      if (sizes == SizeSet::kQuick) b->MinTime(0.01);
+      names.push_back(name);
+    }
   }
   for (Dtype d : CudaMatmulDtypes()) {
     for (const MatmulShape& s : CudaMatmulShapes(sizes)) {

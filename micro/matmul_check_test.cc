@@ -28,12 +28,28 @@ Gathered Gather(const std::vector<float>& a, const std::vector<float>& b, const 
   return g;
 }
 
+TEST(MatmulCheckTest, BothLibrariesPass) {
+  const int64_t m = 96, k = 200, n = 72;
+  std::vector<float> a(m * k), b(k * n);
+  FillUniform(a.data(), m * k, 1);
+  FillUniform(b.data(), k * n, 2);
+  const auto entries = MatmulSampleEntries(m, n, 32);
+  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    std::vector<float> c(m * n, -7.0f);
+    MatmulCpu(lib, c.data(), a.data(), b.data(), m, k, n);
+    Gathered g = Gather(a, b, c, k, n, entries);
+    EXPECT_TRUE(CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(),
+                                   g.b_cols.data(), g.c.data()).ok())
+        << model::CpuGemmBackendName(lib);
+  }
+}
+
 TEST(MatmulCheckTest, SgemmPassesAndACorruptedEntryFails) {
   const int64_t m = 96, k = 200, n = 72;
   std::vector<float> a(m * k), b(k * n), c(m * n);
   FillUniform(a.data(), m * k, 1);
   FillUniform(b.data(), k * n, 2);
-  MatmulCpu(c.data(), a.data(), b.data(), m, k, n);
+  MatmulCpu(model::CpuGemmBackend::kOpenBlas, c.data(), a.data(), b.data(), m, k, n);
   const auto entries = MatmulSampleEntries(m, n, 32);
   Gathered g = Gather(a, b, c, k, n, entries);
   EXPECT_TRUE(CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(),

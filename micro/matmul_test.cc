@@ -53,7 +53,12 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
       EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e12,
                   1e-9 * run.counters.at("pct_of_peak"));
       EXPECT_EQ(run.counters.at("peak_FLOP/s"), 1e12);
-      EXPECT_EQ(run.label, "peak: test peak");
+      // The label names the kernel that ran, then the peak.
+      const bool onednn = absl::StrContains(run.name, "/cpu/onednn/");
+      EXPECT_TRUE(onednn || absl::StrContains(run.name, "/cpu/openblas/"));
+      EXPECT_TRUE(absl::StartsWith(run.label, onednn ? "oneDNN " : "OpenBLAS ")) << run.label;
+      EXPECT_TRUE(absl::StrContains(run.label, onednn ? "effective ISA " : " core ")) << run.label;
+      EXPECT_TRUE(absl::EndsWith(run.label, "; peak: test peak")) << run.label;
       // Ridge 1e12 / 1e11 = 10 FLOP/byte: squares sit above it (bound = peak), the GPT
       // shapes at B*T = 16 below it (bound = intensity x bandwidth).
       const double intensity = run.counters.at("intensity");
@@ -63,14 +68,19 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
                   1e-9 * run.counters.at("pct_of_roofline"));
     }
   }
-  EXPECT_EQ(cpu_cases, static_cast<int>(CpuMatmulShapes(SizeSet::kQuick).size()));
+  // One family per library.
+  EXPECT_EQ(cpu_cases, 2 * static_cast<int>(CpuMatmulShapes(SizeSet::kQuick).size()));
 }
 
 TEST(MatmulBenchmarkTest, NamesEncodeEveryParameter) {
   EXPECT_EQ(MatmulCaseName("cuda", accounting::Dtype::kBf16, {4096, 4096, 4096}),
             "BM_Matmul/cuda/bf16/M:4096/K:4096/N:4096");
-  EXPECT_EQ(MatmulCaseName("cpu", accounting::Dtype::kFp32, {1024, 768, 2304}),
-            "BM_Matmul/cpu/fp32/M:1024/K:768/N:2304");
+  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOneDnn).c_str(),
+                           accounting::Dtype::kFp32, {1024, 768, 2304}),
+            "BM_Matmul/cpu/onednn/fp32/M:1024/K:768/N:2304");
+  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOpenBlas).c_str(),
+                           accounting::Dtype::kFp32, {2048, 2048, 2048}),
+            "BM_Matmul/cpu/openblas/fp32/M:2048/K:2048/N:2048");
 }
 
 TEST(MatmulBenchmarkTest, DefaultSweepHasSquaresAndGptShapes) {

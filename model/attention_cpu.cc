@@ -1,5 +1,6 @@
 // Causal self-attention forward/backward on the CPU: OpenMP over (batch, head), a
-// single-threaded GEMM per product inside (OpenBLAS runs serially inside a parallel region).
+// single-threaded GEMM per product inside (oneDNN and OpenBLAS both run on the calling thread
+// inside a parallel region).
 #include "model/attention_cpu.h"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The CPU fp32 GptModel: OpenBLAS GEMMs and OpenMP loops (cpu_gpt.h), parameters initialised
+// The CPU fp32 GptModel: oneDNN (or OpenBLAS, cpu_gemm_backend.h) GEMMs and OpenMP loops (cpu_gpt.h), parameters initialised
 // from `seed` as GPT-2 does (param_init.h). Thread count: model::SetNumThreads (threads.h).
 #ifndef MODEL_CPU_MODEL_H_
 #define MODEL_CPU_MODEL_H_

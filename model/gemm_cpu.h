@@ -1,8 +1,10 @@
-// Row-major GEMM through OpenBLAS for float (sgemm) and double (dgemm), so the templated CPU
-// ops run in fp32 for training and in fp64 for the gradient check with the same code.
+// Row-major GEMM on the CPU for float and double, so the templated CPU ops run in fp32 for
+// training and in fp64 for the gradient check with the same code.
 //   C (M, N) = alpha * op(A) (M, K) @ op(B) (K, N) + beta * C
-// Called from one thread, OpenBLAS (OpenMP build) uses the OpenMP pool; called inside an
-// OpenMP parallel region it runs single-threaded on the calling thread.
+// float: the backend of cpu_gemm_backend.h (oneDNN's matmul primitive, cached per shape, by
+// default; or OpenBLAS's sgemm). double: OpenBLAS's dgemm (oneDNN has no f64 CPU matmul).
+// Called from one thread, either library uses the OpenMP pool; called inside an OpenMP
+// parallel region, it runs single-threaded on the calling thread.
 #ifndef MODEL_GEMM_CPU_H_
 #define MODEL_GEMM_CPU_H_
 
@@ -10,11 +12,29 @@
 
 #include <cblas.h>
 
+#include "model/cpu_gemm_backend.h"
+#include "model/onednn_gemm.h"
+
 namespace model {
 
 inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                      const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
                      float* C, int64_t ldc) {
+  if (GetCpuGemmBackend() == CpuGemmBackend::kOneDnn) {
+    OneDnnGemmShape s;
+    s.trans_a = trans_a;
+    s.trans_b = trans_b;
+    s.M = M;
+    s.N = N;
+    s.K = K;
+    s.lda = lda;
+    s.ldb = ldb;
+    s.ldc = ldc;
+    s.alpha = alpha;
+    s.beta = beta;
+    OneDnnSgemm(s, A, B, nullptr, C);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
               trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
               static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb),

@@ -1,7 +1,9 @@
-// Linear layer forward/backward on the CPU via cblas_sgemm / cblas_dgemm.
+// Linear layer forward/backward on the CPU via cpu_gemm (oneDNN or OpenBLAS for float,
+// OpenBLAS for double).
 #include "model/matmul_cpu.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "accounting/flop_counter.h"
 #include "model/gemm_cpu.h"
@@ -12,6 +14,23 @@ template <typename F>
 void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_t B, int64_t T,
                     int64_t C, int64_t OC, std::string_view tag) {
   const int64_t BT = B * T;
+  accounting::CountMatmul(BT, C, OC, tag);
+  if constexpr (std::is_same_v<F, float>) {
+    if (GetCpuGemmBackend() == CpuGemmBackend::kOneDnn) {
+      // The bias is the primitive's bias argument: added as the output tile is written.
+      OneDnnGemmShape s;
+      s.trans_b = true;
+      s.M = BT;
+      s.N = OC;
+      s.K = C;
+      s.lda = C;
+      s.ldb = C;
+      s.ldc = OC;
+      s.bias = bias != nullptr;
+      OneDnnSgemm(s, inp, weight, bias, out);
+      return;
+    }
+  }
   F beta = 0;
   if (bias != nullptr) {
     // Start each output row from the bias, then accumulate the product into it.
@@ -23,7 +42,6 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
     }
     beta = 1;
   }
-  accounting::CountMatmul(BT, C, OC, tag);
   cpu_gemm(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C, F(1), inp, C, weight, C, beta, out,
            OC);
 }

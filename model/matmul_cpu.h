@@ -1,5 +1,6 @@
-// Linear layer on the CPU (llm.c's matmul_forward / matmul_backward) through OpenBLAS GEMMs with
-// transposes, never copying a weight. Every GEMM reports 2*m*k*n to accounting's FLOP counter
+// Linear layer on the CPU (llm.c's matmul_forward / matmul_backward) through GEMMs with
+// transposes, never copying a weight: fp32 on the backend of cpu_gemm_backend.h (oneDNN by
+// default, its bias fused into the forward GEMM; or OpenBLAS), fp64 on OpenBLAS. Every GEMM reports 2*m*k*n to accounting's FLOP counter
 // under `tag` (the caller's current counter; see accounting/flop_counter.h).
 // Legend: B batch, T sequence, C input features, OC output features. Weights are (OC, C).
 // Templated on the element type: float for training, double for the gradient check.

@@ -1,6 +1,7 @@
-// Thread count of the CPU model. OpenBLAS here is the OpenMP build, so its GEMMs and the
-// model's OpenMP loops share one pool; SetNumThreads sets both (omp_set_num_threads and
-// openblas_set_num_threads) so they never fight over the cores.
+// Thread count of the CPU model. OpenBLAS here is the OpenMP build and Debian's oneDNN uses the
+// OpenMP runtime, so their GEMMs and the model's OpenMP loops share one pool; SetNumThreads sets
+// it (omp_set_num_threads, which oneDNN follows, and openblas_set_num_threads) so they never
+// fight over the cores.
 #ifndef MODEL_THREADS_H_
 #define MODEL_THREADS_H_
 

@@ -1,12 +1,42 @@
 // Provenance of the CPU GEMM libraries; see gemm_libs.h.
 #include "sysinfo/gemm_libs.h"
 
+#include <omp.h>
+
 #include <cstdlib>
 #include <sstream>
 
 #include "cblas.h"
+#include "oneapi/dnnl/dnnl.h"
 
 namespace sysinfo {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+std::string IsaName(dnnl_cpu_isa_t isa) {
+  switch (isa) {
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    case dnnl_cpu_isa_all: return "all";
+  }
+  std::ostringstream s;
+  s << "isa 0x" << std::hex << static_cast<int>(isa);
+  return s.str();
+}
+
+}  // namespace
 
 std::string GemmLibrary::Describe() const {
   std::string s = name;
@@ -20,19 +50,37 @@ std::string GemmLibrary::Describe() const {
 GemmLibrary OpenBlasLibrary() {
   GemmLibrary lib;
   lib.name = "OpenBLAS";
-  // "OpenBLAS 0.3.21 NO_AFFINITY USE_OPENMP Haswell MAX_THREADS=64"
-  std::istringstream config(openblas_get_config());
+  lib.config = openblas_get_config();
+  // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Cooperlake MAX_THREADS=64"
+  std::istringstream config(lib.config);
   std::string word;
+  lib.version = "unknown";
   if (config >> word && word == "OpenBLAS") config >> lib.version;
   lib.kernel = openblas_get_corename();
-  const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  lib.note = forced != nullptr && *forced != '\0'
-                 ? std::string("forced by OPENBLAS_CORETYPE=") + forced
-                 : "chosen by OpenBLAS for this CPU";
+  const std::string forced = Env("OPENBLAS_CORETYPE");
+  lib.forced = !forced.empty();
+  lib.note = lib.forced ? "forced by OPENBLAS_CORETYPE=" + forced
+                        : "the library's CPU detection (OPENBLAS_CORETYPE unset)";
   lib.threads = openblas_get_num_threads();
   return lib;
 }
 
-std::vector<GemmLibrary> CpuGemmLibraries() { return {OpenBlasLibrary()}; }
+GemmLibrary OneDnnLibrary() {
+  GemmLibrary lib;
+  lib.name = "oneDNN";
+  const dnnl_version_t* v = dnnl_version();
+  lib.version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+  lib.kernel = IsaName(dnnl_get_effective_cpu_isa());
+  const std::string cap = Env("DNNL_MAX_CPU_ISA").empty() ? Env("ONEDNN_MAX_CPU_ISA") : Env("DNNL_MAX_CPU_ISA");
+  lib.forced = !cap.empty();
+  lib.note = lib.forced ? "capped by DNNL_MAX_CPU_ISA=" + cap
+                        : "the library's CPU dispatch (JIT for the best ISA it finds)";
+  lib.threads = omp_get_max_threads();
+  lib.config = "oneDNN " + lib.version + " (git " + std::string(v->hash) + "), CPU runtime " +
+               (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other");
+  return lib;
+}
+
+std::vector<GemmLibrary> CpuGemmLibraries() { return {OneDnnLibrary(), OpenBlasLibrary()}; }
 
 }  // namespace sysinfo

@@ -14,7 +14,9 @@ struct GemmLibrary {
   std::string version;  // "0.3.21"
   std::string kernel;   // the kernel or ISA it runs: "Haswell" (OpenBLAS core), "avx512_core"
   std::string note;     // how the kernel was chosen: "forced by OPENBLAS_CORETYPE=Haswell"
+  bool forced = false;  // the environment forced or capped the kernel choice
   int threads = 0;      // its thread count, 0 when unknown
+  std::string config;   // the library's own build description
   // "OpenBLAS 0.3.21, core Haswell (forced by OPENBLAS_CORETYPE=Haswell), 2 threads"
   std::string Describe() const;
 };
@@ -23,7 +25,11 @@ struct GemmLibrary {
 // forced its core.
 GemmLibrary OpenBlasLibrary();
 
-// Every CPU GEMM library linked into this build.
+// oneDNN as linked (dnnl_version, dnnl_get_effective_cpu_isa), whether DNNL_MAX_CPU_ISA /
+// ONEDNN_MAX_CPU_ISA capped its ISA. The kernel is the effective ISA ("avx512_core_bf16").
+GemmLibrary OneDnnLibrary();
+
+// Every CPU GEMM library linked into this build: oneDNN, OpenBLAS.
 std::vector<GemmLibrary> CpuGemmLibraries();
 
 }  // namespace sysinfo

@@ -22,9 +22,13 @@ TEST(RunContext, HasEveryKeyField) {
   EXPECT_GT(c["cpu"]["logical_cpus"].get<int>(), 0);
   EXPECT_GT(c["cpu"]["memory_gib"].get<double>(), 0);
   ASSERT_TRUE(c["gemm"].is_array());
-  ASSERT_FALSE(c["gemm"].empty());
-  EXPECT_EQ(c["gemm"][0]["name"], "OpenBLAS");
-  EXPECT_FALSE(c["gemm"][0]["kernel"].get<std::string>().empty());
+  ASSERT_EQ(c["gemm"].size(), 2u);
+  EXPECT_EQ(c["gemm"][0]["name"], "oneDNN");
+  EXPECT_EQ(c["gemm"][1]["name"], "OpenBLAS");
+  for (const nlohmann::json& g : c["gemm"]) {
+    EXPECT_FALSE(g["kernel"].get<std::string>().empty()) << g;
+    EXPECT_FALSE(g["version"].get<std::string>().empty()) << g;
+  }
   EXPECT_EQ(c["gpu"]["name"], "none");
   EXPECT_EQ(c["gpu"]["count"], 0);
   EXPECT_EQ(c["gpu"]["reason"], "test: no device");
@@ -75,6 +79,7 @@ TEST(RunContext, DescribeNamesCpuAndGemm) {
   std::string d = DescribeRunContext(RunContext(none));
   EXPECT_NE(d.find("family"), std::string::npos) << d;
   EXPECT_NE(d.find("OpenBLAS"), std::string::npos) << d;
+  EXPECT_NE(d.find("oneDNN"), std::string::npos) << d;
   EXPECT_NE(d.find("no GPU"), std::string::npos) << d;
 }
 

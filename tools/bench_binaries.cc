@@ -24,7 +24,7 @@ BenchBinary CalibrationBinary() { return {"//tools:bench_calibration", "tools/be
 // Compute (a small and a GPT-2-shaped sgemm, the FMA ceiling), cache-resident memory-bound
 // ops (scale, gelu, layernorm) and DRAM bandwidth (STREAM triad): one or two of each kind.
 const char* QuickFilter() {
-  return "^BM_(Matmul/cpu/fp32/M:(256/K:256/N:256|1024/K:768/N:768)/"
+  return "^BM_(Matmul/cpu/(onednn|openblas)/fp32/M:(256/K:256/N:256|1024/K:768/N:768)/"
          "|Elementwise/cpu/(scale|gelu)/N:1048576/"
          "|Elementwise/cpu/layernorm/C:768/N:65536/"
          "|Ceiling/cpu/(fma/avx2|stream_triad)/)";

@@ -67,7 +67,8 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   EXPECT_GE(rc["cpu"]["family"].get<int>(), 0);
   EXPECT_GT(rc["cpu"]["logical_cpus"].get<int>(), 0);
   EXPECT_TRUE(rc["gpu"]["name"].is_string());
-  EXPECT_EQ(rc["gemm"][0]["name"], "OpenBLAS");
+  EXPECT_EQ(rc["gemm"][0]["name"], "oneDNN");
+  EXPECT_EQ(rc["gemm"][1]["name"], "OpenBLAS");
   EXPECT_EQ(m["commit"], rc["build"]["commit"]);
   EXPECT_EQ(m["suite"], "custom");
   EXPECT_EQ(m["filter"], "axpy|cuda");

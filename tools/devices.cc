@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_format.h"
 
+#include "model/cpu_gemm_backend.h"
+#include "model/gemm_info.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
@@ -12,7 +14,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::printf("usage: devices\n  Prints the CPU (model, cores, AVX2/AVX-512/FMA, clock, caches)\n"
+      std::printf("usage: devices\n  Prints the CPU (model, cores, AVX2/AVX-512/FMA, clock, caches),\n"
+                  "  the CPU GEMM libraries (oneDNN, OpenBLAS: version, kernel or ISA, how chosen)\n"
                   "  and each CUDA device (name, SMs, memory, clocks, compute capability),\n"
                   "  or 'no CUDA device: <reason>'. Exits 0 either way.\n");
       return 0;
@@ -26,6 +29,11 @@ int main(int argc, char** argv) {
   std::printf("  ISA: %s\n", cpu.IsaString().empty() ? "(none of AVX2, AVX-512F, FMA)" : cpu.IsaString().c_str());
   std::printf("  clock: %.0f MHz (as /proc/cpuinfo reports now)\n", cpu.mhz);
   std::printf("  L2: %ld KiB per core, L3: %ld KiB\n", cpu.l2_bytes / 1024, cpu.l3_bytes / 1024);
+  // The CPU GEMM libraries and the kernels they run here (gpt_step's --cpu_gemm).
+  for (model::CpuGemmBackend b : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    std::printf("CPU GEMM %s: %s\n", model::CpuGemmBackendName(b).c_str(),
+                model::CpuGemmInfo(b).ToString().c_str());
+  }
 
   // The free memory needs a context on each device: this tool describes the machine, so it asks.
   sysinfo::CudaInventory cuda = sysinfo::ProbeCuda(sysinfo::CudaProbe::kWithFreeMemory);

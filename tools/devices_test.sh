@@ -8,6 +8,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 [[ $rc -eq 0 ]] || fail "exit code $rc, want 0"
 grep -q '^CPU: .\+' <<<"$out" || fail "no 'CPU: <model>' line"
 grep -q 'logical CPUs: [1-9]' <<<"$out" || fail "no logical CPU count"
+grep -q '^CPU GEMM onednn: oneDNN [0-9.]\+, kernel .\+' <<<"$out" || fail "no oneDNN line (version, kernel)"
+grep -q '^CPU GEMM openblas: OpenBLAS [0-9.]\+, kernel .\+' <<<"$out" || fail "no OpenBLAS line (version, kernel)"
 if grep -q '^no CUDA device: .\+' <<<"$out"; then
   grep -q '^GPU ' <<<"$out" && fail "both GPUs and 'no CUDA device'"
 else

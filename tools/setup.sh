@@ -14,6 +14,7 @@ PACKAGES=(
   libbenchmark-dev
   libabsl-dev
   libopenblas-dev libopenblas0-openmp libopenblas-openmp-dev
+  libdnnl-dev            # oneDNN 2.6: the CPU model's default GEMM (--cpu_gemm=onednn)
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev     # JSON: benchmark output, ceilings, baselines
   python3

@@ -1,0 +1,211 @@
+// The CPU GEMM backends: flag parsing, oneDNN's cached primitives against a double reference
+// (transposes, strides, alpha, beta, bias; from one thread and from inside a parallel region),
+// and the two backends agreeing with each other through cpu_gemm.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "model/cpu_gemm_backend.h"
+#include "model/gemm_cpu.h"
+#include "model/onednn_gemm.h"
+#include "model/gpt_config.h"
+#include "model/rng.h"
+#include "model/step_gemms.h"
+
+namespace model {
+namespace {
+
+std::vector<float> Random(int64_t n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(rng.Normal());
+  return v;
+}
+
+// C = alpha op(A) op(B) + bias + beta C in double, row-major with leading dimensions.
+std::vector<double> Reference(const OneDnnGemmShape& s, const std::vector<float>& A,
+                              const std::vector<float>& B, const float* bias,
+                              const std::vector<float>& C0) {
+  std::vector<double> C(C0.begin(), C0.end());
+  for (int64_t m = 0; m < s.M; ++m) {
+    for (int64_t n = 0; n < s.N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < s.K; ++k) {
+        const double a = s.trans_a ? A[k * s.lda + m] : A[m * s.lda + k];
+        const double b = s.trans_b ? B[n * s.ldb + k] : B[k * s.ldb + n];
+        acc += a * b;
+      }
+      double& c = C[m * s.ldc + n];
+      c = s.alpha * acc + (bias ? bias[n] : 0.0) + s.beta * c;
+    }
+  }
+  return C;
+}
+
+void ExpectClose(const std::vector<float>& got, const std::vector<double>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << "at " << i;
+  }
+}
+
+TEST(CpuGemmBackend, ParsesNamesAndRejectsOthersNamingTheFlag) {
+  EXPECT_EQ(*ParseCpuGemmBackend("onednn"), CpuGemmBackend::kOneDnn);
+  EXPECT_EQ(*ParseCpuGemmBackend("openblas"), CpuGemmBackend::kOpenBlas);
+  auto bad = ParseCpuGemmBackend("bogus");
+  ASSERT_FALSE(bad.ok());
+  const std::string msg(bad.status().message());
+  EXPECT_NE(msg.find("--cpu_gemm=bogus"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("onednn, openblas"), std::string::npos) << msg;
+  EXPECT_EQ(CpuGemmBackendName(CpuGemmBackend::kOpenBlas), "openblas");
+}
+
+TEST(CpuGemmBackend, DefaultIsOneDnnAndScopesRestore) {
+  EXPECT_EQ(GetCpuGemmBackend(), CpuGemmBackend::kOneDnn);
+  {
+    ScopedCpuGemmBackend scope(CpuGemmBackend::kOpenBlas);
+    EXPECT_EQ(GetCpuGemmBackend(), CpuGemmBackend::kOpenBlas);
+  }
+  EXPECT_EQ(GetCpuGemmBackend(), CpuGemmBackend::kOneDnn);
+}
+
+struct Case {
+  bool ta, tb;
+  int64_t M, N, K, pad;  // pad: extra leading-dimension elements (strided views)
+  float alpha, beta;
+  bool bias;
+};
+
+TEST(OneDnnSgemm, MatchesDoubleReference) {
+  const std::vector<Case> cases = {
+      {false, false, 7, 9, 5, 0, 1, 0, false},   {false, true, 33, 65, 17, 0, 1, 0, true},
+      {true, false, 12, 10, 31, 0, 1, 1, false}, {false, true, 16, 16, 8, 24, 0.125f, 0, false},
+      {true, false, 16, 8, 16, 16, 0.5f, 0, false}, {false, false, 64, 48, 96, 3, 1, 0.5f, false},
+      {false, true, 1, 50, 20, 0, 1, 0, true},
+  };
+  uint64_t seed = 1;
+  for (const Case& c : cases) {
+    OneDnnGemmShape s;
+    s.trans_a = c.ta;
+    s.trans_b = c.tb;
+    s.M = c.M;
+    s.N = c.N;
+    s.K = c.K;
+    s.lda = (c.ta ? c.M : c.K) + c.pad;
+    s.ldb = (c.tb ? c.K : c.N) + c.pad;
+    s.ldc = c.N + c.pad;
+    s.alpha = c.alpha;
+    s.beta = c.beta;
+    s.bias = c.bias;
+    const auto A = Random((c.ta ? c.K : c.M) * s.lda, seed++);
+    const auto B = Random((c.tb ? c.N : c.K) * s.ldb, seed++);
+    const auto bias = Random(c.N, seed++);
+    auto C = Random(c.M * s.ldc, seed++);
+    const auto want = Reference(s, A, B, c.bias ? bias.data() : nullptr, C);
+    OneDnnSgemm(s, A.data(), B.data(), c.bias ? bias.data() : nullptr, C.data());
+    SCOPED_TRACE(testing::Message() << "M=" << c.M << " N=" << c.N << " K=" << c.K << " ta=" << c.ta
+                                    << " tb=" << c.tb << " impl " << OneDnnImplName(s));
+    ExpectClose(C, want, 1e-5);
+  }
+}
+
+TEST(OneDnnSgemm, CreatesOnePrimitivePerShape) {
+  OneDnnGemmShape s;
+  s.M = 19;
+  s.N = 23;
+  s.K = 29;
+  s.lda = 29;
+  s.ldb = 23;
+  s.ldc = 23;
+  const auto A = Random(19 * 29, 5), B = Random(29 * 23, 6);
+  std::vector<float> C(19 * 23);
+  const int64_t before = OneDnnCachedPrimitives();
+  for (int i = 0; i < 3; ++i) OneDnnSgemm(s, A.data(), B.data(), nullptr, C.data());
+  EXPECT_EQ(OneDnnCachedPrimitives(), before + 1);
+  s.beta = 1;  // another post-op: another primitive
+  OneDnnSgemm(s, A.data(), B.data(), nullptr, C.data());
+  EXPECT_EQ(OneDnnCachedPrimitives(), before + 2);
+}
+
+TEST(OneDnnSgemm, RunsConcurrentlyInsideAParallelRegion) {
+  // As attention does: one small GEMM per (batch, head), each on its own thread.
+  const int64_t H = 8, T = 24, hs = 16;
+  const auto q = Random(H * T * hs, 7), k = Random(H * T * hs, 8);
+  std::vector<float> out(H * T * T, 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t h = 0; h < H; ++h) {
+    cpu_gemm(false, true, T, T, hs, 0.25f, q.data() + h * T * hs, hs, k.data() + h * T * hs, hs,
+             0.0f, out.data() + h * T * T, T);
+  }
+  for (int64_t h = 0; h < H; ++h) {
+    for (int64_t i = 0; i < T; ++i) {
+      for (int64_t j = 0; j < T; ++j) {
+        double ref = 0;
+        for (int64_t d = 0; d < hs; ++d) ref += double(q[h * T * hs + i * hs + d]) * k[h * T * hs + j * hs + d];
+        ASSERT_NEAR(out[h * T * T + i * T + j], 0.25 * ref, 1e-4);
+      }
+    }
+  }
+}
+
+// The shapes the GPT-2 step runs get a JIT implementation, never oneDNN's reference loops
+// ("ref:any", hundreds of times slower): every Linear GEMM of the step, and attention's
+// per-head products (strided views into the qkv buffer, alpha = 1/sqrt(hs)).
+TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
+  const GptConfig c = *GptPreset("gpt2");
+  const int B = 4, T = 64;
+  std::vector<OneDnnGemmShape> shapes;
+  for (const StepGemm& g : CpuStepGemms(c, B, T)) {
+    OneDnnGemmShape s;
+    s.trans_a = g.trans_a;
+    s.trans_b = g.trans_b;
+    s.M = g.M;
+    s.N = g.N;
+    s.K = g.K;
+    s.lda = g.trans_a ? g.M : g.K;
+    s.ldb = g.trans_b ? g.K : g.N;
+    s.ldc = g.N;
+    s.beta = g.accumulate ? 1.0f : 0.0f;
+    s.bias = g.bias;
+    shapes.push_back(s);
+  }
+  const int64_t C = c.width, C3 = 3 * C, hs = C / c.heads;
+  const float scale = 1.0f / std::sqrt(float(hs));
+  auto attn = [&](bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda,
+                  int64_t ldb, int64_t ldc) {
+    OneDnnGemmShape s;
+    s.trans_a = ta, s.trans_b = tb, s.M = M, s.N = N, s.K = K, s.alpha = alpha;
+    s.lda = lda, s.ldb = ldb, s.ldc = ldc;
+    shapes.push_back(s);
+  };
+  attn(false, true, T, T, hs, scale, C3, C3, T);   // scores = q k^T
+  attn(false, false, T, hs, T, 1, T, C3, C);       // out = att v
+  attn(false, true, T, T, hs, 1, C, C3, T);        // datt = dout v^T
+  attn(true, false, T, hs, T, 1, T, C, C3);        // dv = att^T dout
+  attn(false, false, T, hs, T, scale, T, C3, C3);  // dq = dscores k
+  attn(true, false, T, hs, T, scale, T, C3, C3);   // dk = dscores^T q
+  for (const OneDnnGemmShape& s : shapes) {
+    const std::string impl = OneDnnImplName(s);
+    EXPECT_NE(impl.rfind("ref", 0), 0u) << "M=" << s.M << " N=" << s.N << " K=" << s.K
+                                        << " ta=" << s.trans_a << " tb=" << s.trans_b << ": " << impl;
+  }
+}
+
+TEST(CpuGemm, BothBackendsAgree) {
+  const int64_t M = 40, N = 70, K = 130;
+  const auto A = Random(K * M, 9), B = Random(N * K, 10);
+  std::vector<std::vector<float>> results;
+  for (CpuGemmBackend b : {CpuGemmBackend::kOneDnn, CpuGemmBackend::kOpenBlas}) {
+    ScopedCpuGemmBackend scope(b);
+    std::vector<float> C(M * N, 1.0f);
+    cpu_gemm(true, true, M, N, K, 2.0f, A.data(), M, B.data(), K, 1.0f, C.data(), N);
+    results.push_back(C);
+  }
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    ASSERT_NEAR(results[0][i], results[1][i], 1e-4 * (1 + std::fabs(results[1][i])));
+  }
+}
+
+}  // namespace
+}  // namespace model

@@ -1,0 +1,64 @@
+// CpuGemmInfo: asks oneDNN and OpenBLAS what they run here (gemm_info.h).
+#include "model/gemm_info.h"
+
+#include "absl/strings/str_cat.h"
+#include "model/onednn_gemm.h"
+#include "nlohmann/json.hpp"
+#include "sysinfo/gemm_libs.h"
+
+namespace model {
+namespace {
+
+// The library-level facts (version, kernel or ISA, how it was chosen, threads, build) come
+// from sysinfo, which the run context reads too; the matmul implementation name is the model's.
+GemmInfo FromLibrary(const sysinfo::GemmLibrary& l, const std::string& backend) {
+  GemmInfo g;
+  g.backend = backend;
+  g.library = l.name;
+  g.version = l.version;
+  g.kernel = l.kernel;
+  g.kernel_choice = l.note;
+  g.forced = l.forced;
+  g.threads = l.threads;
+  g.config = l.config;
+  return g;
+}
+
+GemmInfo OneDnnInfo() {
+  GemmInfo g = FromLibrary(sysinfo::OneDnnLibrary(), "onednn");
+  // The implementation its matmul picks for a GPT-2 Linear layer (B*T = 256, 768 -> 2304).
+  OneDnnGemmShape probe;
+  probe.trans_b = true;
+  probe.M = 256;
+  probe.N = 2304;
+  probe.K = 768;
+  probe.lda = 768;
+  probe.ldb = 768;
+  probe.ldc = 2304;
+  g.kernel = absl::StrCat(g.kernel, " (", OneDnnImplName(probe), ")");
+  return g;
+}
+
+GemmInfo OpenBlasInfo() { return FromLibrary(sysinfo::OpenBlasLibrary(), "openblas"); }
+
+}  // namespace
+
+std::string GemmInfo::ToString() const {
+  return absl::StrCat(library, " ", version, ", kernel ", kernel, ", ", kernel_choice, ", ",
+                      threads, " threads");
+}
+
+std::string GemmInfo::ToJson() const {
+  nlohmann::json j = {{"backend", backend}, {"library", library}, {"version", version},
+                      {"kernel", kernel},   {"kernel_choice", kernel_choice},
+                      {"forced", forced},   {"threads", threads}, {"config", config}};
+  return j.dump();
+}
+
+GemmInfo CpuGemmInfo(CpuGemmBackend b) {
+  return b == CpuGemmBackend::kOneDnn ? OneDnnInfo() : OpenBlasInfo();
+}
+
+GemmInfo CurrentCpuGemmInfo() { return CpuGemmInfo(GetCpuGemmBackend()); }
+
+}  // namespace model

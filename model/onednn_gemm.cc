@@ -1,0 +1,176 @@
+// oneDNN matmul primitives, cached by shape (onednn_gemm.h).
+#include "model/onednn_gemm.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace model {
+namespace {
+
+using dnnl::memory;
+
+struct ShapeHash {
+  size_t operator()(const OneDnnGemmShape& s) const {
+    size_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    mix(s.trans_a);
+    mix(s.trans_b);
+    mix(static_cast<uint64_t>(s.M));
+    mix(static_cast<uint64_t>(s.N));
+    mix(static_cast<uint64_t>(s.K));
+    mix(static_cast<uint64_t>(s.lda));
+    mix(static_cast<uint64_t>(s.ldb));
+    mix(static_cast<uint64_t>(s.ldc));
+    uint32_t a, b;
+    static_assert(sizeof(float) == 4, "float is 32 bits");
+    std::memcpy(&a, &s.alpha, 4);
+    std::memcpy(&b, &s.beta, 4);
+    mix(a);
+    mix(b);
+    mix(s.bias);
+    return h;
+  }
+};
+
+struct Entry {
+  dnnl::matmul primitive;
+  memory::desc a, b, c, bias, scratchpad;
+  size_t scratchpad_bytes = 0;
+  std::string impl;
+};
+
+[[noreturn]] void Die(const OneDnnGemmShape& s, const dnnl::error& e) {
+  std::fprintf(stderr,
+               "oneDNN matmul failed for M=%lld N=%lld K=%lld trans_a=%d trans_b=%d lda=%lld "
+               "ldb=%lld ldc=%lld: %s (status %d)\n",
+               static_cast<long long>(s.M), static_cast<long long>(s.N),
+               static_cast<long long>(s.K), s.trans_a, s.trans_b, static_cast<long long>(s.lda),
+               static_cast<long long>(s.ldb), static_cast<long long>(s.ldc), e.what(),
+               static_cast<int>(e.status));
+  std::abort();
+}
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine* eng = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *eng;
+}
+
+class Cache {
+ public:
+  const Entry& Get(const OneDnnGemmShape& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(s);
+    if (it != map_.end()) return *it->second;
+    auto e = std::make_unique<Entry>(Create(s));
+    const Entry& ref = *e;
+    map_.emplace(s, std::move(e));
+    return ref;
+  }
+  int64_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int64_t>(map_.size());
+  }
+
+ private:
+  static Entry Create(const OneDnnGemmShape& s) {
+    try {
+      Entry e;
+      const auto f32 = memory::data_type::f32;
+      // Row-major A (M, K): element (m, k) at m*lda + k, or k*lda + m when stored transposed.
+      e.a = memory::desc({s.M, s.K}, f32, s.trans_a ? memory::dims{1, s.lda} : memory::dims{s.lda, 1});
+      e.b = memory::desc({s.K, s.N}, f32, s.trans_b ? memory::dims{1, s.ldb} : memory::dims{s.ldb, 1});
+      e.c = memory::desc({s.M, s.N}, f32, memory::dims{s.ldc, 1});
+      if (s.bias) e.bias = memory::desc({1, s.N}, f32, memory::dims{s.N, 1});
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      if (s.alpha != 1.0f) attr.set_output_scales(0, {s.alpha});
+      if (s.beta != 0.0f) {
+        dnnl::post_ops ops;
+        ops.append_sum(s.beta);
+        attr.set_post_ops(ops);
+      }
+      const dnnl::matmul::desc d = s.bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
+                                          : dnnl::matmul::desc(e.a, e.b, e.c);
+      const dnnl::matmul::primitive_desc pd(d, attr, Engine());
+      e.scratchpad = pd.scratchpad_desc();
+      e.scratchpad_bytes = e.scratchpad.get_size();
+      e.impl = pd.impl_info_str();
+      e.primitive = dnnl::matmul(pd);
+      return e;
+    } catch (const dnnl::error& err) {
+      Die(s, err);
+    }
+  }
+
+  std::mutex mu_;
+  std::unordered_map<OneDnnGemmShape, std::unique_ptr<Entry>, ShapeHash> map_;
+};
+
+Cache& TheCache() {
+  static Cache* c = new Cache();
+  return *c;
+}
+
+// This thread's scratchpad, grown to the largest size asked for (64-byte aligned).
+char* Scratchpad(size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<char, void (*)(void*)> p{nullptr, std::free};
+    size_t size = 0;
+  };
+  thread_local Buffer buf;
+  if (bytes > buf.size) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    buf.p.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
+    if (buf.p == nullptr) {
+      std::fprintf(stderr, "out of memory allocating a %zu-byte oneDNN scratchpad\n", rounded);
+      std::abort();
+    }
+    buf.size = rounded;
+  }
+  return buf.p.get();
+}
+
+}  // namespace
+
+bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
+  return trans_a == o.trans_a && trans_b == o.trans_b && M == o.M && N == o.N && K == o.K &&
+         lda == o.lda && ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta &&
+         bias == o.bias;
+}
+
+void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias,
+                 float* C) {
+  if (s.M == 0 || s.N == 0) return;
+  const Entry& e = TheCache().Get(s);
+  try {
+    const dnnl::engine& eng = Engine();
+    thread_local dnnl::stream stream(eng);
+    memory a(e.a, eng, const_cast<float*>(A));
+    memory b(e.b, eng, const_cast<float*>(B));
+    memory c(e.c, eng, C);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
+    if (s.bias) args.emplace(DNNL_ARG_BIAS, memory(e.bias, eng, const_cast<float*>(bias)));
+    if (e.scratchpad_bytes > 0) {
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(e.scratchpad, eng, Scratchpad(e.scratchpad_bytes)));
+    }
+    e.primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error& err) {
+    Die(s, err);
+  }
+}
+
+std::string OneDnnImplName(const OneDnnGemmShape& s) { return TheCache().Get(s).impl; }
+
+int64_t OneDnnCachedPrimitives() { return TheCache().size(); }
+
+}  // namespace model

@@ -1,0 +1,42 @@
+// Row-major fp32 GEMM through oneDNN's matmul primitive, one primitive per call shape, created
+// on first use and cached for the life of the process:
+//   C (M, N) = alpha * op(A) (M, K) @ op(B) (K, N) [+ bias (N) broadcast over rows] + beta * C
+// alpha != 1 becomes an output scale, beta != 0 a sum post-op, the bias the primitive's bias
+// argument (so a Linear layer's bias costs no separate pass over the output).
+//
+// Threads: called from one thread, the primitive runs on the OpenMP pool (Debian's oneDNN uses
+// the OpenMP runtime); called inside an OpenMP parallel region, it runs on the calling thread.
+// The cache is thread-safe, and every thread passes its own scratchpad (scratchpad mode user),
+// so threads may run primitives concurrently. A shape oneDNN rejects is a programming error:
+// the process stops with oneDNN's message.
+#ifndef MODEL_ONEDNN_GEMM_H_
+#define MODEL_ONEDNN_GEMM_H_
+
+#include <cstdint>
+#include <string>
+
+namespace model {
+
+struct OneDnnGemmShape {
+  bool trans_a = false, trans_b = false;
+  int64_t M = 0, N = 0, K = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1, beta = 0;
+  bool bias = false;
+
+  bool operator==(const OneDnnGemmShape& o) const;
+};
+
+void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias,
+                 float* C);
+
+// The implementation oneDNN chose for this shape, as its verbose mode names it
+// ("brg:avx512_core", "gemm:jit", "ref:any"); creates and caches the primitive if needed.
+std::string OneDnnImplName(const OneDnnGemmShape& s);
+
+// Primitives created so far (each a distinct shape); for tests of the cache.
+int64_t OneDnnCachedPrimitives();
+
+}  // namespace model
+
+#endif  // MODEL_ONEDNN_GEMM_H_

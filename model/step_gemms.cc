@@ -1,0 +1,152 @@
+// CpuStepGemms and MeasureStepGemmRate (step_gemms.h).
+#include "model/step_gemms.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "model/cpu_gpt.h"
+#include "model/gemm_cpu.h"
+#include "model/matmul_cpu.h"
+
+namespace model {
+
+std::string StepGemm::Key(CpuGemmBackend backend) const {
+  return absl::StrCat(CpuGemmBackendName(backend), "/", trans_a ? "T" : "N", trans_b ? "T" : "N",
+                      "/M:", M, "/N:", N, "/K:", K, bias ? "/bias" : "",
+                      accumulate ? "/accumulate" : "");
+}
+
+std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T) {
+  const int64_t BT = static_cast<int64_t>(B) * T, C = c.width;
+  struct Linear {
+    const char* name;
+    int64_t in, out;
+    bool bias;
+    int calls;
+  };
+  const Linear linears[] = {{"qkv", C, 3 * C, c.bias, c.layers},
+                            {"attproj", C, C, c.bias, c.layers},
+                            {"fc", C, 4 * C, c.bias, c.layers},
+                            {"fcproj", 4 * C, C, c.bias, c.layers},
+                            {"lm_head", C, c.padded_vocab, false, 1}};
+  std::vector<StepGemm> out;
+  for (const Linear& l : linears) {
+    // matmul_forward: out (BT, OC) = inp (BT, C) @ W^T (+ bias)
+    StepGemm f;
+    f.name = absl::StrCat(l.name, ".fwd");
+    f.trans_b = true;
+    f.M = BT, f.N = l.out, f.K = l.in;
+    f.bias = l.bias;
+    f.calls = l.calls;
+    // matmul_backward: dinp (BT, C) = dout (BT, OC) @ W (OC, C)
+    StepGemm bi;
+    bi.name = absl::StrCat(l.name, ".bwd_input");
+    bi.M = BT, bi.N = l.in, bi.K = l.out;
+    bi.calls = l.calls;
+    // dW (OC, C) += dout^T (OC, BT) @ inp (BT, C)
+    StepGemm bw;
+    bw.name = absl::StrCat(l.name, ".bwd_weight");
+    bw.trans_a = true;
+    bw.M = l.out, bw.N = l.in, bw.K = BT;
+    bw.accumulate = true;
+    bw.calls = l.calls;
+    out.push_back(f);
+    out.push_back(bi);
+    out.push_back(bw);
+  }
+  return out;
+}
+
+struct StepGemmRunner::Buffers {
+  AlignedArray<float> a, b, c, c0, bias;
+};
+
+StepGemmRunner::StepGemmRunner(const StepGemm& g) : g_(g), buf_(new Buffers) {
+  Buffers& u = *buf_;
+  u.a = AlignedArray<float>(g.M * g.K);
+  u.b = AlignedArray<float>(g.K * g.N);
+  u.c = AlignedArray<float>(g.M * g.N);
+  u.c0 = AlignedArray<float>(g.M * g.N);
+  u.bias = AlignedArray<float>(g.N);
+  // Cheap deterministic values in [-1, 1) (a normal generator would take seconds for the
+  // classifier's 38M weights).
+  auto fill = [](AlignedArray<float>& x, uint64_t seed, float scale) {
+    float* p = x.data();
+    const int64_t n = x.size();
+#pragma omp parallel for simd schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t h = (static_cast<uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 29;
+      p[i] = scale * (static_cast<float>(h >> 40) / 8388608.0f - 1.0f);
+    }
+  };
+  fill(u.a, 1, 1.0f);
+  fill(u.b, 2, 0.05f);
+  fill(u.bias, 3, 1.0f);
+  fill(u.c0, 4, 1.0f);
+}
+
+StepGemmRunner::~StepGemmRunner() = default;
+
+void StepGemmRunner::Run() {
+  Buffers& u = *buf_;
+  if (g_.trans_b && !g_.trans_a) {
+    // The forward call itself (bias fused on oneDNN, bias rows first on OpenBLAS).
+    matmul_forward(u.c.data(), u.a.data(), u.b.data(), g_.bias ? u.bias.data() : nullptr, 1, g_.M,
+                   g_.K, g_.N, "gemm_rate");
+  } else {
+    cpu_gemm(g_.trans_a, g_.trans_b, g_.M, g_.N, g_.K, 1.0f, u.a.data(), g_.trans_a ? g_.M : g_.K,
+             u.b.data(), g_.trans_b ? g_.K : g_.N, g_.accumulate ? 1.0f : 0.0f, u.c.data(), g_.N);
+  }
+}
+
+absl::Status StepGemmRunner::RunAndCheck() {
+  Buffers& u = *buf_;
+  std::copy(u.c0.data(), u.c0.data() + u.c0.size(), u.c.data());
+  Run();
+  const int64_t lda = g_.trans_a ? g_.M : g_.K, ldb = g_.trans_b ? g_.K : g_.N;
+  // Sampled entries (both corners and a scatter through the middle) against double.
+  for (int s = 0; s < 16; ++s) {
+    const int64_t m = s == 0 ? 0 : s == 1 ? g_.M - 1 : (s * 7919) % g_.M;
+    const int64_t n = s == 0 ? 0 : s == 1 ? g_.N - 1 : (s * 104729) % g_.N;
+    double want = g_.accumulate ? u.c0.data()[m * g_.N + n] : 0;
+    if (g_.bias) want += u.bias.data()[n];
+    double sum_abs = std::fabs(want);
+    for (int64_t k = 0; k < g_.K; ++k) {
+      const double av = g_.trans_a ? u.a.data()[k * lda + m] : u.a.data()[m * lda + k];
+      const double bv = g_.trans_b ? u.b.data()[n * ldb + k] : u.b.data()[k * ldb + n];
+      want += av * bv;
+      sum_abs += std::fabs(av * bv);
+    }
+    const double got = u.c.data()[m * g_.N + n];
+    // fp32 rounding: well under 1e-5 of the absolute sum for these K.
+    if (!(std::fabs(got - want) <= 1e-5 * sum_abs + 1e-6)) {
+      return absl::InternalError(absl::StrCat(
+          CpuGemmBackendName(GetCpuGemmBackend()), " GEMM ", g_.name, " (",
+          g_.Key(GetCpuGemmBackend()), ") is wrong at (", m, ", ", n, "): got ", got, ", want ",
+          want));
+    }
+  }
+  return absl::OkStatus();
+}
+
+double StepGemmRunner::TimeOnce() {
+  const auto t0 = std::chrono::steady_clock::now();
+  Run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+absl::StatusOr<double> MeasureStepGemmRate(const StepGemm& g, int trials) {
+  StepGemmRunner runner(g);
+  if (auto st = runner.RunAndCheck(); !st.ok()) return st;
+  double best = 0;
+  for (int i = 0; i < std::max(1, trials); ++i) {
+    const double dt = runner.TimeOnce();
+    if (dt > 0) best = std::max(best, g.flops_per_call() / dt);
+  }
+  return best;
+}
+
+}  // namespace model
