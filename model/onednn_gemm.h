@@ -2,7 +2,9 @@
 // on first use and cached for the life of the process:
 //   C (M, N) = alpha * op(A) (M, K) @ op(B) (K, N) [+ bias (N) broadcast over rows] + beta * C
 // alpha != 1 becomes an output scale, beta != 0 a sum post-op, the bias the primitive's bias
-// argument (so a Linear layer's bias costs no separate pass over the output).
+// argument (so a Linear layer's bias costs no separate pass over the output). GeLU is not fused
+// as a post-op: the backward needs the pre-GeLU activation, so the MLP's up-projection must
+// write it anyway and a fused GeLU would save no pass.
 //
 // Threads: called from one thread, the primitive runs on the OpenMP pool (Debian's oneDNN uses
 // the OpenMP runtime); called inside an OpenMP parallel region, it runs on the calling thread.

@@ -8,8 +8,9 @@ betas 0.9/0.95, weight decay 0.1 on 2-D tensors), one fixed random batch, 3 warm
 steps, every step = forward, backward, optimizer step, zero_grad, loss.item(). Threads: the
 same count as gpt_step (--threads, default every core).
 
-Not a build or CI dependency. PyTorch 2.x in a virtual environment (PyPI's wheel also pulls
-the CUDA runtime wheels, about 3 GiB; they are loaded but unused on a CPU-only machine):
+Not a build or CI dependency. PyTorch 2.x in a virtual environment; PyPI's Linux wheel pulls the
+CUDA runtime wheels too (the environment is about 5 GiB; unused on a CPU-only machine). The
+figures in results/ were taken with exactly this install:
     python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch==2.5.1
     /tmp/torchenv/bin/python tools/torch_step_bench.py --threads=2
     bazel run //macro:gpt_step -- --threads=2          # the same shapes, threads and steps
