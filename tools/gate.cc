@@ -62,9 +62,9 @@ ABSL_FLAG(bool, holm, true,
 ABSL_FLAG(bool, require_verified, true, "treat a case without a 'verified' counter as UNVERIFIED");
 ABSL_FLAG(std::string, suite, "", "baseline suite (default: the one tools/bench recorded)");
 ABSL_FLAG(std::string, summary, "", "markdown summary file (default: <current>.gate.md)");
-ABSL_FLAG(std::string, ab_test, "signed_rank",
-          "the test of an A/B run: signed_rank (Wilcoxon on the per-round ratios) or rank_sum "
-          "(Mann-Whitney U over the two sides' rounds); see tools/baselines/README.md");
+ABSL_FLAG(std::string, ab_test, "rank_sum",
+          "the test of an A/B run: rank_sum (Mann-Whitney U over the two sides' rounds) or "
+          "signed_rank (Wilcoxon on the per-round ratios); see tools/baselines/README.md");
 ABSL_FLAG(std::string, against, "",
           "the base side of an A/B run (tools/bench --against=REV writes it beside --out as "
           "<out>.base.json): compare round by round with it instead of a stored baseline");

@@ -95,14 +95,17 @@ struct CompareOptions {
   // repetition_index and use the Wilcoxon signed-rank test on the log ratios; the minimum
   // effect is `threshold` (no baseline IQR: the pairing already removes the drift).
   bool paired = false;
-  // The test of a paired run: kSignedRank (default) is the Wilcoxon signed-rank test on the
-  // per-round log ratios; kRankSum is Mann-Whitney U over the two sides' rounds, the change
-  // still the median per-round ratio. Chosen by measurement (tools/baselines/README.md): on the
-  // shared 2-core machine the speed of a whole round drifts by up to 50% under foreign load,
-  // which pairing removes and the rank-sum test does not (a 25% slowdown: 8 of 10 A/B runs
-  // flagged by signed-rank, 6 of 10 by rank-sum, on the same data).
-  enum class PairedTest { kSignedRank, kRankSum };
-  PairedTest paired_test = PairedTest::kSignedRank;
+  // The test of an A/B run. The design is paired (rounds alternate, and the change is the
+  // median per-round ratio - 1, so a drift of the machine between rounds cancels in the effect
+  // size); the p-value comes from kRankSum (default), Mann-Whitney U over the two sides'
+  // rounds, or kSignedRank, the Wilcoxon signed-rank test on the per-round log ratios. Chosen
+  // by measurement (tools/baselines/README.md, same runs gated both ways): on the quiet 2-core
+  // machine a 25% slowdown was flagged in 9 of 10 A/B runs by rank-sum and 7 of 10 by
+  // signed-rank, because a burst of foreign load slows one side of one round by 20-120% and
+  // the signed-rank test weighs that round by its size; while other sessions compiled (the
+  // whole round's speed drifting), signed-rank did better (8 vs 6 of 10).
+  enum class PairedTest { kRankSum, kSignedRank };
+  PairedTest paired_test = PairedTest::kRankSum;
 };
 
 // Validates ranges: threshold in [0, 1), alpha in (0, 0.5].
