@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -438,7 +439,16 @@ int main(int argc, char** argv) {
   double timeout_s = 120;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--timeout_s=", 0) == 0) timeout_s = std::atof(a.c_str() + 12);
+    if (a.rfind("--timeout_s=", 0) != 0) continue;
+    const char* text = a.c_str() + 12;
+    char* end = nullptr;
+    timeout_s = std::strtod(text, &end);
+    // NaN would disarm every comparison of the watchdog; garbage would read as 0 (no timeout).
+    if (end == text || *end != '\0' || !std::isfinite(timeout_s)) {
+      std::fprintf(stderr, "ddp_step: error: --timeout_s=%s is not a finite number of seconds "
+                           "(allowed: > 0, or <= 0 for no timeout)\n", text);
+      return 2;
+    }
   }
   auto world = macro::MpiWorld::Init(&argc, &argv, timeout_s);
   if (!world.ok()) {

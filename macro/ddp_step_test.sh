@@ -34,6 +34,13 @@ grep -q "ONE device's peak" "$tmp/run.log" || fail "denominator not stated"
 grep -q "identical on every rank" "$tmp/run.log" || fail "parameters not identical"
 grep -q '"params_identical": true' "$tmp/ddp.json" || fail "json"
 
+echo "== --timeout_s must be a finite number of seconds (NaN would disarm the watchdog)"
+set +e
+msg=$("$step" "${common[@]}" --timeout_s=nan 2>&1); rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--timeout_s=nan exited $rc, expected 2: $msg"
+grep -q -- "--timeout_s=nan is not a finite number" <<<"$msg" || fail "--timeout_s=nan: $msg"
+
 echo "== configs that differ across ranks: an error on every rank, at start"
 set +e
 timeout 60 mpirun -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3 > "$tmp/mismatch.log" 2>&1

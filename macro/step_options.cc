@@ -78,6 +78,12 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
     if (auto s = override_int(value, field, flag); !s.ok()) return s;
   }
   if (f.vocab < 0) return FlagError("vocab", absl::StrCat(f.vocab, " is negative; give a positive size (0: the preset's)"));
+  // The largest vocabulary whose padded size and embedding table (vocab x width) stay far from
+  // int overflow; real tokenizers use up to a few hundred thousand.
+  constexpr int kMaxVocab = 1 << 24;
+  if (f.vocab > kMaxVocab) {
+    return FlagError("vocab", absl::StrCat(f.vocab, " is out of range; allowed: 1 to ", kMaxVocab, " (0: the preset's)"));
+  }
   if (f.vocab > 0 && f.vocab != o.config.vocab) {
     o.config.vocab = f.vocab;
     o.config.padded_vocab = model::PadVocab(f.vocab);

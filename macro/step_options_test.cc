@@ -1,6 +1,9 @@
 // Tests the train-step benchmark's defaults and its flag errors.
 #include "macro/step_options.h"
 
+#include <cmath>
+#include <limits>
+
 #include <cstdio>
 #include <fstream>
 
@@ -123,6 +126,11 @@ TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
       {[](RawStepFlags* f) { f->lr = 0; }, "--lr"},
       {[](RawStepFlags* f) { f->threads = -3; }, "--threads"},
       {[](RawStepFlags* f) { f->cpu_gemm = "bogus"; }, "--cpu_gemm=bogus"},
+      // Past the limit the padded vocabulary overflowed an int (it read -2147483584).
+      {[](RawStepFlags* f) { f->vocab = 2147483647; }, "--vocab: 2147483647 is out of range"},
+      {[](RawStepFlags* f) { f->lr = std::numeric_limits<double>::infinity(); }, "--lr"},
+      {[](RawStepFlags* f) { f->lr = std::nan(""); }, "--lr"},
+      {[](RawStepFlags* f) { f->weight_decay = std::nan(""); }, "--weight_decay"},
   };
   for (const Case& c : cases) {
     RawStepFlags f;

@@ -300,6 +300,14 @@ absl::Status RunMfu() {
   absl::StatusOr<double> mfu = accounting::MfuFromThroughput(
       *params, *tps, static_cast<int>(*devices), peak->peak.flops_per_s);
   if (!mfu.ok()) return mfu.status();
+  // An MFU outside (0, 1] is not a result: the inputs claim more model FLOP/s than the peak
+  // (or overflow it), which points at a wrong parameter count, throughput or peak.
+  if (!(std::isfinite(*mfu) && *mfu > 0 && *mfu <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MFU = 6 x --params x --tokens_per_second / (devices x peak) = ", Num(*mfu),
+        " is outside (0, 1]: 6 x ", Num(*params), " x ", Num(*tps), " FLOP/s is more than the peak ",
+        Num(*devices * peak->peak.flops_per_s), " FLOP/s; check the parameter count, the throughput and the peak"));
+  }
   const accounting::MfuBand& band = accounting::RateMfu(*mfu);
   const double model_flops_per_s = 6 * *params * *tps;
   std::printf("MFU: %s  [%s]\n", accounting::FormatPercent(*mfu).c_str(), band.advice.c_str());

@@ -34,6 +34,9 @@ expect_error() {  # expect_error PATTERN ARGS...: non-zero exit and stderr match
 # Seed 003: 7B on 8 A100 at 12000 tokens/s = 20.2% (low).
 expect_ok 'result: mfu=0\.2019.* band=low' mfu --params=7e9 --tokens_per_second=12000 --devices=8 --peak_flops=312e12
 expect_ok 'MFU: 20\.19%' mfu --params=7e9 --tokens_per_second=12000 --devices=8 --peak_flops=312e12
+# An MFU outside (0, 1] is refused, never printed as "inf%" or "250%".
+expect_error 'outside \(0, 1\]' mfu --params=1e300 --tokens_per_second=1e300 --devices=1 --peak_flops=312e12
+expect_error 'outside \(0, 1\]' mfu --params=7e9 --tokens_per_second=12000 --devices=1 --peak_flops=1e12
 expect_ok 'peak_kind=datasheet peak=NVIDIA_A100_SXM4_80GB' mfu --params=7e9 --tokens_per_second=12000 --devices=8 --gpu=A100 --dtype=bf16
 # Seed 001: 1.5B at 40000 tokens/s on one H100 = 36%.
 expect_ok 'result: mfu=0\.363' mfu --params=1.5e9 --tokens_per_second=40000 --devices=1 --gpu="NVIDIA H100 80GB HBM3"
