@@ -1,4 +1,5 @@
-// The worked examples of the three seed texts (../shared/seeds), reproduced with this library.
+// Worked examples of the project's accounting formulas (PaLM's MFU and 6N + 12LCT, nanoGPT's
+// estimate_mfu, the roofline paper's ridge point and bandwidth bound), reproduced with this library.
 // Each test quotes the seed's inputs and its printed answer; the figures the seeds round
 // (e.g. A100 bandwidth 2.0 TB/s) are used as the seeds use them, and the registry's own
 // datasheet figures are checked against them separately (peaks_test.cc).

@@ -12,17 +12,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tools/bench_subprocess.h"
+#include "tools/gate_io.h"
 
 namespace bench {
 namespace {
-
-std::string Tail(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // Runs a command, stdout captured, stderr to ours; fails naming `what` on a non-zero exit.
 absl::StatusOr<std::string> Run(const std::vector<std::string>& argv, const std::string& what) {
@@ -91,7 +84,7 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
   auto start = std::chrono::steady_clock::now();
   // Through the shell for `cd`; every argument quoted. Bazel's progress goes to our stderr;
   // its server for that worktree exits after two idle minutes.
-  std::string cmd = absl::StrCat("cd ", ShellQuote(base.worktree), " && exec bazel --max_idle_secs=120 build -c opt ",
+  std::string cmd = absl::StrCat("cd ", gate::ShellQuote(base.worktree), " && exec bazel --max_idle_secs=120 build -c opt ",
                                  bazel_args, " //tools:bench 1>&2");
   absl::StatusOr<ProcessResult> built = RunProcess({"/bin/sh", "-c", cmd}, /*capture_stderr=*/false);
   if (!built.ok()) return built.status();

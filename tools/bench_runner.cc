@@ -41,8 +41,6 @@ std::string TempJsonPath() {
   return templ;
 }
 
-std::string Tail(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
-
 }  // namespace
 
 CpuSample SampleCpu() {

@@ -20,6 +20,9 @@ struct ProcessResult {
 // argv[0] is the program: a path, or a bare name looked up in PATH. Fails only when the process
 // cannot be started or waited for; a non-zero exit (127: could not exec) is reported in
 // exit_code for the caller to judge.
+// The last `n` characters of a child's output, for error messages.
+inline std::string Tail(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(s.size() - n); }
+
 absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
                                          bool capture_stderr = false);
 

@@ -121,14 +121,7 @@ absl::StatusOr<gate::Run> LoadAgainst(const std::string& path, const gate::Machi
   return base;
 }
 
-std::string ShellQuote(const std::string& s) {
-  bool plain = !s.empty();
-  for (char c : s) plain = plain && (isalnum(static_cast<unsigned char>(c)) || std::string("/._-=:+,").find(c) != std::string::npos);
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using gate::ShellQuote;
 
 // The //tools:bench command that re-measures a run like `current`, from what bench recorded in
 // context.mlbench; empty when the run was not made by bench.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,17 @@ std::string Against(const char* env, const std::string& path) {
   return absl::StrCat(base, "/", path);
 }
 }  // namespace
+
+std::string ShellQuote(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string("/._-=:+,").find(c) != std::string::npos);
+  }
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
 absl::Status CheckWritable(const std::string& path) {
   if (path.empty()) return absl::InvalidArgumentError("the output path is empty");

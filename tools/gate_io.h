@@ -28,6 +28,10 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& tex
 // or it names a folder or a read-only file. For checking an output flag before a long run.
 absl::Status CheckWritable(const std::string& path);
 
+// `s` as one shell word: as is when it holds only safe characters (letters, digits, /._-=:+,),
+// else in single quotes. For commands printed for people to copy, and for /bin/sh -c.
+std::string ShellQuote(const std::string& s);
+
 // Resolves a path a user typed: absolute as is; relative against BUILD_WORKING_DIRECTORY when
 // `bazel run` set it (the folder the user ran bazel from), else the working directory.
 std::string UserPath(const std::string& path);
