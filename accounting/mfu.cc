@@ -45,7 +45,7 @@ absl::StatusOr<double> MfuFromThroughput(double params, double tokens_per_s, int
   if (devices < 1) {
     return absl::InvalidArgumentError(absl::StrCat("devices=", devices, " is invalid: must be >= 1"));
   }
-  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored as in seed 003.
+  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored (the 6N convention of Kaplan et al. and PaLM).
   return 6.0 * params * tokens_per_s / (devices * peak_per_device);
 }
 
