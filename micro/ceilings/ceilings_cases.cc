@@ -23,6 +23,7 @@
 #include "micro/matmul/matmul_cuda.h"
 #include "measure/random_fill.h"
 #include "sysinfo/cpu_info.h"
+#include "sysinfo/utc_now.h"
 
 namespace micro {
 namespace {
@@ -337,7 +338,7 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CudaCeilings() const {
       "//micro:ceilings: cuBLAS GEMM M=N=K=%d per dtype (fp32 accumulate, L2 flushed, cudaEvent "
       "timing); cudaMemcpy device-to-device %.0f MiB, 2 x bytes counted; best of %d+ trials",
       gemm_size_, copy_bytes_ / 1048576.0, copy_trials_);
-  c.date = NowIso8601();
+  c.date = sysinfo::UtcNow();
   return c;
 }
 

@@ -14,6 +14,7 @@
 #include "harness/exit_codes.h"
 #include "measure/cpu_ceilings.h"
 #include "model/gemm_info.h"
+#include "sysinfo/build_info.h"
 #include "sysinfo/cpu_info.h"
 
 namespace micro {
@@ -27,17 +28,6 @@ bool FlagValue(const char* arg, const char* name, std::string* value) {
   if (!absl::StartsWith(arg, prefix)) return false;
   *value = std::string(arg + prefix.size());
   return true;
-}
-
-std::string RunCommand(const std::string& cmd) {
-  FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) return "";
-  std::string out;
-  char buf[256];
-  while (std::fgets(buf, sizeof(buf), f) != nullptr) out += buf;
-  pclose(f);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
 }
 
 }  // namespace
@@ -104,35 +94,18 @@ void PrintMicroHelp() {
   benchmark::PrintDefaultHelp();
 }
 
-std::string GitCommit() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  std::string dir = ws != nullptr ? ws : ".";
-  std::string out =
-      RunCommand(absl::StrCat("git -C '", dir, "' describe --always --dirty --abbrev=40 2>/dev/null"));
-  return out.empty() ? "unknown" : out;
-}
-
 void AddMicroContext() {
   harness::AddRunContext();
-#ifdef NDEBUG
-  benchmark::AddCustomContext("build_type", "release (NDEBUG)");
-#else
-  benchmark::AddCustomContext("build_type", "debug (assertions on, no NDEBUG)");
-#endif
-  benchmark::AddCustomContext("compilation_mode", MICRO_COMPILATION_MODE);
+  const sysinfo::BuildInfo build = sysinfo::GetBuildInfo();
+  benchmark::AddCustomContext("build_type", build.asserts ? "debug (assertions on, no NDEBUG)" : "release (NDEBUG)");
+  benchmark::AddCustomContext("compilation_mode", build.compilation_mode);
   // MICRO_COPTS are the BUILD file's flags; a command-line --copt (e.g. --config=portable)
   // can override -march, so the ISA the compiler actually targeted is added from its macros.
-  std::string isa = "no AVX2";
-#ifdef __AVX512F__
-  isa = "AVX-512F";
-#elif defined(__AVX2__)
-  isa = "AVX2";
-#endif
   benchmark::AddCustomContext(
       "compile_flags", absl::StrCat(MICRO_COPTS, " (+ command-line --copt; compiler targeted ",
-                                    isa, ")"));
-  benchmark::AddCustomContext("compiler", __VERSION__);
-  benchmark::AddCustomContext("commit", GitCommit());
+                                    build.target_isa, ")"));
+  benchmark::AddCustomContext("compiler", build.compiler);
+  benchmark::AddCustomContext("commit", build.commit);
   for (model::CpuGemmBackend b : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
     benchmark::AddCustomContext(absl::StrCat("gemm_", model::CpuGemmBackendName(b)),
                                 model::CpuGemmInfo(b).ToJson());

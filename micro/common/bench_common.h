@@ -52,10 +52,6 @@ absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** 
 void SetHelpKind(BinaryKind kind);
 void PrintMicroHelp();
 
-// `git describe --always --dirty --abbrev=40` of BUILD_WORKSPACE_DIRECTORY (set by bazel run)
-// or the current directory; "unknown" outside a git checkout.
-std::string GitCommit();
-
 // Adds build_type (NDEBUG or not), compilation_mode, compile_flags, compiler, commit, the CPU
 // GEMM libraries (gemm_onednn, gemm_openblas: model/gemm_info.h's JSON: library, version,
 // kernel or ISA and how it was chosen) and the CUDA device (or why none) to the JSON context.
