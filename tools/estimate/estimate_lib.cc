@@ -175,7 +175,9 @@ std::string CommandHelp(const std::string& command) {
 namespace {
 
 absl::Status UnknownFlag(const std::string& command, const std::string& name) {
-  const std::string why = FindFlag(name) != nullptr ? "is not used by this command" : "is not a flag of estimate";
+  const FlagSpec* negated = absl::StartsWith(name, "no") ? FindFlag(name.substr(2)) : nullptr;
+  const bool known = FindFlag(name) != nullptr || (negated != nullptr && negated->type == FlagType::kBool);
+  const std::string why = known ? "is not used by this command" : "is not a flag of estimate";
   return absl::InvalidArgumentError(absl::StrCat("flag --", name, " ", why, " (its flags: --",
                                                  absl::StrJoin(CommandFlags(command), ", --"), ")"));
 }

@@ -105,6 +105,8 @@ TEST(EstimateTest, ParsingComesFromTheTable) {
   EXPECT_NE(ParseFlags("mfu", {"--mfu=0.5"}).status().message().find("--mfu is not used by this command"),
             std::string::npos);
   EXPECT_NE(ParseFlags("mfu", {"--parms=7e9"}).status().message().find("--parms is not a flag"), std::string::npos);
+  EXPECT_NE(ParseFlags("mfu", {"--nobias"}).status().message().find("--nobias is not used by this command"),
+            std::string::npos);
   EXPECT_NE(ParseFlags("mfu", {"7e9"}).status().message().find("unexpected argument '7e9'"), std::string::npos);
   EXPECT_NE(ParseFlags("mfu", {"--params"}).status().message().find("--params needs a value"), std::string::npos);
 }
