@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/stale_temp.h"
 #include "nlohmann/json.hpp"
 
 namespace accounting {
@@ -52,6 +53,7 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
     for (const auto& [k, v] : c.gemm_flops_per_s) j["gemm_flops_per_s"][k] = v;
   }
 
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   {
     std::ofstream out(tmp, std::ios::trunc);

@@ -33,6 +33,7 @@
 #include "absl/strings/str_format.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
+#include "harness/stale_temp.h"
 #include "macro/ddp_accounting.h"
 #include "macro/ddp_allreduce.h"
 #include "macro/ddp_mpi.h"
@@ -104,6 +105,7 @@ std::string Fingerprint(const StepOptions& o, int grad_accum) {
 }
 
 absl::Status WriteJsonAtomically(const std::string& path, const nlohmann::json& j) {
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   {
     std::ofstream f(tmp);

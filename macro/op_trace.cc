@@ -7,6 +7,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "harness/stale_temp.h"
 #include "nlohmann/json.hpp"
 
 namespace macro {
@@ -72,7 +73,8 @@ absl::Status OpTrace::WriteChromeTrace(const std::string& path,
                       {"args", {{"self_us", s.self_us()}}}});
   }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-  std::string tmp = absl::StrCat(path, ".tmp");
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
+  const std::string tmp = harness::TempPathFor(path);
   {
     std::ofstream f(tmp);
     if (!f) return absl::InvalidArgumentError(absl::StrCat("--profile_out: cannot write '", path, "'"));

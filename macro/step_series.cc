@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "harness/stale_temp.h"
 #include "nlohmann/json.hpp"
 
 namespace macro {
@@ -127,6 +128,7 @@ absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& l
       b["step_times_s"] = {{"warmup", r.warmup_s}, {"timed", r.timed_s}};
     }
   }
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "harness/stale_temp.h"
 #include "model/rng.h"
 
 namespace model {
@@ -19,6 +20,7 @@ absl::Status WriteTokenFile(const std::string& path, absl::Span<const uint16_t> 
     return absl::InvalidArgumentError(
         absl::StrCat("refusing to write '", path, "' with no tokens: a token file must hold >= 1"));
   }
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
   const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {

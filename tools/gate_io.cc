@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "harness/stale_temp.h"
 
 namespace gate {
 
@@ -58,6 +59,7 @@ absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {
 }
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {
