@@ -24,7 +24,7 @@ bazel_fuzz() { bazel --output_base="$base" "$@"; }
 if (($# > 0)); then
   targets=("$@")
 else
-  mapfile -t targets < <(bazel_fuzz query --noshow_progress 'kind(cc_binary, //fuzz:*) except //fuzz:replay_main' 2>/dev/null |
+  mapfile -t targets < <(bazel_fuzz query --noshow_progress 'kind(cc_binary, //fuzz:*)' 2>/dev/null |
     sed 's|^//fuzz:||')
 fi
 if ((${#targets[@]} == 0)); then echo "fuzz/run_all.sh: no fuzz targets found" >&2; exit 2; fi
@@ -32,7 +32,7 @@ if ((${#targets[@]} == 0)); then echo "fuzz/run_all.sh: no fuzz targets found" >
 # No bazel-* links (they belong to the plain build); gold's warnings about ASan's local symbols
 # are noise.
 set +e
-bazel_fuzz build --config=fuzz --symlink_prefix=/ --noshow_progress "${targets[@]/#///fuzz:}" 2>&1 |
+bazel_fuzz build --config=fuzz --noshow_progress "${targets[@]/#///fuzz:}" 2>&1 |
   grep -v "warning: Cannot export local symbol"
 rc=${PIPESTATUS[0]}
 set -e
