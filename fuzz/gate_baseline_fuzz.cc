@@ -1,4 +1,4 @@
-// Fuzzes the gate's reading of baseline files (tools/gate_baseline.h): the checks gate runs
+// Fuzzes the gate's reading of baseline files (tools/gate/gate_baseline.h): the checks gate runs
 // before comparing (ValidateBaseline, then ParseRun), what gate --update does with the file it
 // finds (ValidateBaseline, then MergeBaseline), and the listing of other machines' baselines
 // (OtherMachinesBaselines reads every file of the suite in the folder). Input = the file's bytes.
@@ -10,11 +10,11 @@
 
 #include "absl/strings/match.h"
 #include "fuzz/fuzz_util.h"
-#include "tools/gate_baseline.h"
-#include "tools/gate_compare.h"
-#include "tools/gate_io.h"
-#include "tools/gate_key.h"
-#include "tools/gate_run.h"
+#include "tools/gate/gate_baseline.h"
+#include "tools/gate/gate_compare.h"
+#include "tools/gate/gate_io.h"
+#include "tools/gate/gate_key.h"
+#include "tools/gate/gate_run.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

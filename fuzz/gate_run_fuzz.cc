@@ -1,5 +1,5 @@
-// Fuzzes what the gate reads from a benchmark run's JSON (tools/gate_io.h ParseJson,
-// tools/gate_run.h ParseRun, tools/gate_key.h KeyFromContext, tools/gate_compare.h Compare of
+// Fuzzes what the gate reads from a benchmark run's JSON (tools/gate/gate_io.h ParseJson,
+// tools/gate/gate_run.h ParseRun, tools/gate/gate_key.h KeyFromContext, tools/gate/gate_compare.h Compare of
 // the run with itself, stored and A/B, and the report tables): input = the file's bytes.
 // Properties: bad input is an error, never an exception or a crash; an error names the file;
 // every case of a parsed run has at least one entry; a run compared with itself regresses
@@ -9,11 +9,11 @@
 
 #include "absl/strings/match.h"
 #include "fuzz/fuzz_util.h"
-#include "tools/gate_compare.h"
-#include "tools/gate_io.h"
-#include "tools/gate_key.h"
-#include "tools/gate_report.h"
-#include "tools/gate_run.h"
+#include "tools/gate/gate_compare.h"
+#include "tools/gate/gate_io.h"
+#include "tools/gate/gate_key.h"
+#include "tools/gate/gate_report.h"
+#include "tools/gate/gate_run.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

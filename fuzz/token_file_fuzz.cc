@@ -1,5 +1,5 @@
-// Fuzzes the token file reader (model/token_file.h) and the batch source over it
-// (model/batch_source.h): input = 4 parameter bytes (B, T, vocab) + the file's bytes.
+// Fuzzes the token file reader (model/data/token_file.h) and the batch source over it
+// (model/data/batch_source.h): input = 4 parameter bytes (B, T, vocab) + the file's bytes.
 // Properties: a file opens exactly when it is non-empty with an even byte count; every error
 // names the file; every batch drawn holds tokens in [0, vocab) (ids past the vocabulary must
 // be refused, never indexed into the embedding).
@@ -9,9 +9,9 @@
 
 #include "absl/strings/match.h"
 #include "fuzz/fuzz_util.h"
-#include "model/batch.h"
-#include "model/batch_source.h"
-#include "model/token_file.h"
+#include "model/data/batch.h"
+#include "model/data/batch_source.h"
+#include "model/data/token_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::Bytes in(data, size);

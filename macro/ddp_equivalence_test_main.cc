@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "macro/ddp_allreduce.h"
-#include "macro/ddp_mpi.h"
+#include "comm/grad_allreduce.h"
+#include "comm/mpi_world.h"
 #include "macro/ddp_trainer.h"
 #include "macro/step_clock.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
 #include "model/gpt_config.h"
 #include "model/threads.h"
@@ -25,7 +25,7 @@
 namespace macro {
 namespace {
 
-MpiWorld* g_world = nullptr;
+comm::MpiWorld* g_world = nullptr;
 constexpr uint64_t kSeed = 1337;
 
 // rows [row0, row0 + rows) of `all` (B*T layout, row-major).
@@ -67,7 +67,7 @@ void CheckDdpMatchesSingleRank(int B, int accum) {
   // A different seed on rank 1 shows the broadcast matters.
   auto ddp_model = model::MakeCpuModel(*config, B / accum, T, kSeed + static_cast<uint64_t>(r));
   ASSERT_TRUE(ddp_model.ok()) << ddp_model.status();
-  auto reducer = MakeMpiAllReducer(g_world);
+  auto reducer = comm::MakeMpiAllReducer(g_world);
   auto clock = MakeHostStepClock();
   model::AdamWConfig opt;
   DdpTrainer trainer(g_world, ddp_model->get(), reducer.get(), clock.get(), accum, opt);
@@ -154,7 +154,7 @@ TEST(DdpStep, ConfigMismatchIsAnErrorOnEveryRank) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  auto world = macro::MpiWorld::Init(&argc, &argv, /*timeout_s=*/60);
+  auto world = comm::MpiWorld::Init(&argc, &argv, /*timeout_s=*/60);
   if (!world.ok()) {
     std::fprintf(stderr, "ddp_equivalence_test: %s\n", std::string(world.status().message()).c_str());
     return 2;
@@ -162,6 +162,6 @@ int main(int argc, char** argv) {
   macro::g_world = *world;
   model::SetNumThreads(1);  // two ranks share two cores
   int rc = RUN_ALL_TESTS();
-  macro::MpiWorld::Finalize();
+  comm::MpiWorld::Finalize();
   return rc;
 }

@@ -35,8 +35,8 @@
 #include "accounting/throughput.h"
 #include "harness/stale_temp.h"
 #include "macro/ddp_accounting.h"
-#include "macro/ddp_allreduce.h"
-#include "macro/ddp_mpi.h"
+#include "comm/grad_allreduce.h"
+#include "comm/mpi_world.h"
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
@@ -44,9 +44,9 @@
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/gpt_config.h"
-#include "model/token_file.h"
+#include "model/data/token_file.h"
 #include "nlohmann/json.hpp"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
@@ -63,7 +63,7 @@ ABSL_FLAG(int, test_fail_step, 2, "testing: the step (from 1, warm-up included) 
 namespace macro {
 namespace {
 
-MpiWorld* g_world = nullptr;
+comm::MpiWorld* g_world = nullptr;
 
 void Log0(const std::string& s) {
   if (g_world != nullptr && g_world->rank() != 0) return;
@@ -124,7 +124,7 @@ struct Setup {
   StepOptions o;
   int grad_accum = 1;
   std::unique_ptr<model::GptModel> model;
-  std::unique_ptr<GradAllReducer> reducer;
+  std::unique_ptr<comm::GradAllReducer> reducer;
   std::unique_ptr<model::BatchSource> source;
   std::unique_ptr<StepClock> clock;
   accounting::Peak peak;        // this rank's device's peak
@@ -168,11 +168,11 @@ absl::Status Build(Setup* s) {
 
   // The all-reducer first: on GPUs it checks that every rank has its own device.
   if (o.device == "cuda") {
-    auto red = MakeNcclAllReducer(g_world);
+    auto red = comm::MakeNcclAllReducer(g_world);
     if (!red.ok()) return red.status();  // every rank has the same error (gathered inside)
     s->reducer = std::move(*red);
   } else {
-    s->reducer = MakeMpiAllReducer(g_world);
+    s->reducer = comm::MakeMpiAllReducer(g_world);
   }
 
   // The model on the rank's own device: on CUDA the GPU the all-reducer bound (the local rank);
@@ -248,7 +248,7 @@ int Run() {
   DdpTrainer trainer(g_world, s.model.get(), s.reducer.get(), s.clock.get(), s.grad_accum, opt);
   if (auto st = trainer.BroadcastParams(); !st.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(st.message()).c_str());
-    MpiWorld::Abort(1);
+    comm::MpiWorld::Abort(1);
   }
   auto next = [&](model::Batch* b) { return s.source->Next(b); };
   const double local_flops = s.flops.model_flops_per_step;
@@ -270,7 +270,7 @@ int Run() {
     auto t = trainer.Step(next);
     if (!t.ok()) {
       std::fprintf(stderr, "%s: error in step %d: %s\n", Prefix().c_str(), i, std::string(t.status().message()).c_str());
-      MpiWorld::Abort(1);
+      comm::MpiWorld::Abort(1);
     }
     const bool warm = i <= o.warmup_steps;
     if (!warm) timed.push_back(*t);
@@ -304,7 +304,7 @@ int Run() {
   auto all = g_world->AllgatherDoubles(mine);
   if (!all.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(all.status().message()).c_str());
-    MpiWorld::Abort(1);
+    comm::MpiWorld::Abort(1);
   }
   auto field = [&](int k) {
     std::vector<double> v(W);
@@ -452,7 +452,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto world = macro::MpiWorld::Init(&argc, &argv, timeout_s);
+  auto world = comm::MpiWorld::Init(&argc, &argv, timeout_s);
   if (!world.ok()) {
     std::fprintf(stderr, "ddp_step: error: %s\n", std::string(world.status().message()).c_str());
     return 2;
@@ -461,6 +461,6 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   (*world)->set_timeout_s(absl::GetFlag(FLAGS_timeout_s));
   int rc = macro::Run();
-  macro::MpiWorld::Finalize();
+  comm::MpiWorld::Finalize();
   return rc;
 }

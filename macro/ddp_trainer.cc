@@ -8,7 +8,7 @@
 
 namespace macro {
 
-DdpTrainer::DdpTrainer(MpiWorld* world, model::GptModel* model, GradAllReducer* reducer,
+DdpTrainer::DdpTrainer(comm::MpiWorld* world, model::GptModel* model, comm::GradAllReducer* reducer,
                        StepClock* clock, int grad_accum, const model::AdamWConfig& opt)
     : world_(world), model_(model), reducer_(reducer), clock_(clock), grad_accum_(grad_accum), opt_(opt) {}
 

@@ -12,10 +12,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "macro/ddp_allreduce.h"
-#include "macro/ddp_mpi.h"
+#include "comm/grad_allreduce.h"
+#include "comm/mpi_world.h"
 #include "macro/step_clock.h"
-#include "model/batch.h"
+#include "model/data/batch.h"
 #include "model/gpt_model.h"
 
 namespace macro {
@@ -30,7 +30,7 @@ struct DdpStepTimes {
 class DdpTrainer {
  public:
   // Nothing is owned; all must outlive the trainer. grad_accum >= 1.
-  DdpTrainer(MpiWorld* world, model::GptModel* model, GradAllReducer* reducer, StepClock* clock,
+  DdpTrainer(comm::MpiWorld* world, model::GptModel* model, comm::GradAllReducer* reducer, StepClock* clock,
              int grad_accum, const model::AdamWConfig& opt);
 
   // Rank 0's parameters to every rank (the ranks must start equal).
@@ -42,9 +42,9 @@ class DdpTrainer {
   int steps_done() const { return steps_done_; }
 
  private:
-  MpiWorld* world_;
+  comm::MpiWorld* world_;
   model::GptModel* model_;
-  GradAllReducer* reducer_;
+  comm::GradAllReducer* reducer_;
   StepClock* clock_;
   int grad_accum_;
   model::AdamWConfig opt_;

@@ -10,7 +10,7 @@
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
-#include "model/token_file.h"
+#include "model/data/token_file.h"
 
 namespace macro {
 

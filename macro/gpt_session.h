@@ -16,7 +16,7 @@
 #include "accounting/peaks.h"
 #include "macro/step_clock.h"
 #include "macro/step_options.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/gemm_info.h"
 #include "model/gpt_model.h"
 #include "model/step_gemms.h"

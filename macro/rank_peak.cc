@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "accounting/ceilings.h"
 #include "accounting/cpu_peak.h"
-#include "micro/cpu_ceilings.h"
+#include "measure/cpu_ceilings.h"
 #include "model/threads.h"
 #include "sysinfo/cpu_info.h"
 

@@ -10,7 +10,7 @@
 #include "model/gemm_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/gpt_config.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 #include "model/step_gemms.h"
 
 namespace model {

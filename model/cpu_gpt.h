@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "model/activation_layout.h"
-#include "model/batch.h"
+#include "model/data/batch.h"
 #include "model/gpt_config.h"
 #include "model/gpt_model.h"
 #include "model/op_timer.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/param_layout.h"
 
 namespace model {

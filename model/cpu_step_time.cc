@@ -9,7 +9,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
 #include "model/gpt_memory.h"
 #include "model/threads.h"

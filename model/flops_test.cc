@@ -15,7 +15,7 @@
 #include "accounting/flop_counter.h"
 #include "accounting/gpt_flops.h"
 #include "gtest/gtest.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
 #include "model/param_layout.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_model.h"
 

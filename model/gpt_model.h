@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "model/batch.h"
+#include "model/data/batch.h"
 #include "model/gpt_config.h"
 #include "model/op_timer.h"
 

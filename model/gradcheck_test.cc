@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_gpt.h"
 #include "model/param_init.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 #include "model/threads.h"
 
 namespace model {

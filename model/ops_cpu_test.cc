@@ -9,7 +9,7 @@
 #include "model/crossentropy_cpu.h"
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 
 namespace model {
 namespace {

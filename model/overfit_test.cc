@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
 
 namespace model {

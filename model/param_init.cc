@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/rng.h"
+#include "model/data/rng.h"
 
 namespace model {
 

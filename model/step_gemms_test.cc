@@ -6,7 +6,7 @@
 
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
-#include "model/batch_source.h"
+#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
 
 namespace model {

@@ -1,5 +1,5 @@
 // The C++ model against PyTorch: model/testdata/gpt_tiny_reference.bin was written by
-// tools/torch_reference.py (run by hand, see its docstring) from a float32 PyTorch GPT-2 with the
+// tools/torch/torch_reference.py (run by hand, see its docstring) from a float32 PyTorch GPT-2 with the
 // test-tiny shape, in this model's parameter layout. Compared: logits and loss of a forward
 // pass, every parameter's gradient, the loss after one AdamW step and the parameters after two
 // (torch.optim.AdamW, decay on 2-D tensors only).

@@ -1,6 +1,6 @@
 // The run context: everything about the machine and the build that a benchmark figure depends
 // on besides the code. Every benchmark binary records it in its JSON, and tools/bench in the
-// merged run; tools/gate derives the machine key from it (tools/gate_key.h).
+// merged run; tools/gate derives the machine key from it (tools/gate/gate_key.h).
 //
 //   {
 //     "cpu":   {vendor, model_name, family, model, stepping, isa_level, isa_flags,

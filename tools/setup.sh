@@ -50,7 +50,8 @@ else
 fi
 
 # OpenBLAS: the CPU model runs its own OpenMP loops; the OpenMP build of OpenBLAS shares
-# that thread pool instead of fighting it (DESIGN.md). Make it the system libopenblas.
+# that thread pool instead of fighting it (two pools on 2 cores oversubscribe them). Make it
+# the system libopenblas.
 for alt in libblas.so.3-x86_64-linux-gnu liblapack.so.3-x86_64-linux-gnu; do :; done
 if [[ -e /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 ]]; then
   $SUDO update-alternatives --set libopenblas.so.0-x86_64-linux-gnu \

@@ -19,7 +19,7 @@
 #include "model/gpt_config.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 #include "model/threads.h"
 
 namespace model {

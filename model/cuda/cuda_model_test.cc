@@ -8,7 +8,7 @@
 #include "accounting/dtype.h"
 #include "gtest/gtest.h"
 #include "model/gpt_config.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 #include "sysinfo/cuda_info.h"
 
 namespace model {

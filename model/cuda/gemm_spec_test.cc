@@ -9,7 +9,7 @@
 #include "model/cuda/bf16.h"
 #include "model/gelu_math.h"
 #include "model/matmul_cpu.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 
 namespace model {
 namespace cuda {

@@ -29,7 +29,7 @@
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/residual_cpu.h"
-#include "model/rng.h"
+#include "model/data/rng.h"
 #include "model/threads.h"
 
 namespace model {

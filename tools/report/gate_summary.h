@@ -1,5 +1,5 @@
 // Reads the markdown summary //tools:gate writes (--summary=FILE, default <current>.gate.md;
-// tools/gate_report.h): its verdict line, its bullet lines (machine key, baseline, metric,
+// tools/gate/gate_report.h): its verdict line, its bullet lines (machine key, baseline, metric,
 // calibration, counts) and the table of statuses, one row per case:
 //
 //   ## Performance gate: passed

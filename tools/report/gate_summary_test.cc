@@ -2,8 +2,8 @@
 #include "tools/report/gate_summary.h"
 
 #include "gtest/gtest.h"
-#include "tools/gate_compare.h"
-#include "tools/gate_report.h"
+#include "tools/gate/gate_compare.h"
+#include "tools/gate/gate_report.h"
 
 namespace report {
 namespace {
@@ -12,7 +12,7 @@ std::string GateMarkdown() {
   gate::ReportHeader h;
   h.key = "amd-epyc-9r14_x2_avx512";
   h.suite = "quick";
-  h.baseline_path = "tools/baselines/quick.json";
+  h.baseline_path = "tools/gate/baselines/quick.json";
   h.baseline_exists = true;
   h.metric = "real_time";
   h.update_command = "bazel run //tools:gate -- --current=/tmp/run.json --update";

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "tools/gate_io.h"
+#include "tools/gate/gate_io.h"
 #include "tools/report/family.h"
 #include "tools/report/html_page.h"
 #include "tools/report/mfu_chart.h"

@@ -1,0 +1,86 @@
+// fork + execvp with pipes for the child's output; see bench_subprocess.h.
+#include "harness/subprocess.h"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace harness {
+
+absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, bool capture_stderr) {
+  if (argv.empty()) return absl::InvalidArgumentError("RunProcess: empty argv");
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (pipe(out) != 0 || (capture_stderr && pipe(err) != 0)) {
+    return absl::InternalError(absl::StrCat("pipe() failed: ", std::strerror(errno)));
+  }
+  std::vector<char*> cargv;
+  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    return absl::InternalError(absl::StrCat("fork() failed: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    if (capture_stderr) {
+      dup2(err[1], STDERR_FILENO);
+      close(err[0]);
+      close(err[1]);
+    }
+    execvp(cargv[0], cargv.data());
+    std::fprintf(stderr, "cannot execute %s: %s\n", cargv[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(out[1]);
+  if (capture_stderr) close(err[1]);
+
+  ProcessResult result;
+  // Drain both pipes together so a child that fills one cannot block on it.
+  struct pollfd fds[2] = {{out[0], POLLIN, 0}, {capture_stderr ? err[0] : -1, POLLIN, 0}};
+  std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
+  int open_fds = capture_stderr ? 2 : 1;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return absl::InternalError(
+          absl::StrCat("waitpid(", argv[0], ") failed: ", std::strerror(errno)));
+    }
+  }
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.exit_code = 128 + WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace harness

@@ -1,0 +1,142 @@
+// MeasureCpuCeilings and ResolveCpuPeak (cpu_ceilings.h).
+#include "measure/cpu_ceilings.h"
+
+#include <ctime>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "accounting/dtype.h"
+#include "sysinfo/cpu_info.h"
+
+namespace micro {
+
+std::string NowIso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+namespace {
+
+const FmaPeakResult* Faster(const std::optional<FmaPeakResult>& a,
+                            const std::optional<FmaPeakResult>& b) {
+  if (a && (!b || a->flops_per_s >= b->flops_per_s)) return &*a;
+  if (b) return &*b;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string DescribeCpuMethod(const CpuCeilingsResult& r) {
+  std::string fma;
+  for (const auto* f : {&r.avx2, &r.avx512}) {
+    if (!f->has_value()) continue;
+    absl::StrAppend(&fma, fma.empty() ? "" : ", ", FmaIsaName((*f)->isa), " ",
+                    absl::StrFormat("%.1f", (*f)->flops_per_s / 1e9), " GFLOP/s");
+  }
+  const FmaPeakResult* best = Faster(r.avx2, r.avx512);
+  return absl::StrFormat(
+      "FMA loop on %d threads (%s; peak = the faster); STREAM copy %.0f MiB x 2 arrays, "
+      "best of %d (triad %.1f GB/s)",
+      best ? best->threads : 0, fma, r.stream.elements * 4.0 / (1 << 20), r.stream.trials,
+      r.stream.triad_bytes_per_s / 1e9);
+}
+
+absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
+                                                     const std::optional<FmaPeakResult>& avx512,
+                                                     const StreamResult& stream,
+                                                     const std::string& method) {
+  const FmaPeakResult* best = Faster(avx2, avx512);
+  if (best == nullptr) {
+    return absl::FailedPreconditionError("no FMA measurement (neither AVX2 nor AVX-512 ran)");
+  }
+  if (!(stream.copy_bytes_per_s > 0)) {
+    return absl::FailedPreconditionError("no STREAM copy measurement");
+  }
+  accounting::Ceilings c;
+  c.machine = sysinfo::ReadCpuInfo().model;
+  c.peak_flops[std::string(accounting::DtypeName(accounting::Dtype::kFp32))] = best->flops_per_s;
+  c.bandwidth_bytes_per_s = stream.copy_bytes_per_s;
+  c.method = method;
+  c.date = NowIso8601();
+  return c;
+}
+
+absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& options) {
+  CpuCeilingsResult r;
+  for (FmaIsa isa : {FmaIsa::kAvx2, FmaIsa::kAvx512}) {
+    if (!FmaIsaSupported(isa)) continue;
+    absl::StatusOr<FmaPeakResult> f =
+        MeasureFmaPeak(isa, options.fma_seconds_per_trial, options.fma_trials);
+    if (!f.ok()) return f.status();
+    (isa == FmaIsa::kAvx2 ? r.avx2 : r.avx512) = *f;
+  }
+  int64_t bytes = options.stream_bytes_per_array;
+  if (bytes <= 0) bytes = StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes);
+  absl::StatusOr<StreamResult> s = MeasureStream(bytes, options.stream_trials);
+  if (!s.ok()) return s.status();
+  r.stream = *s;
+  absl::StatusOr<accounting::Ceilings> c =
+      PackCpuCeilings(r.avx2, r.avx512, r.stream, DescribeCpuMethod(r));
+  if (!c.ok()) return c.status();
+  r.ceilings = *c;
+  return r;
+}
+
+int CpuMethodThreads(const std::string& method) {
+  const std::string key = "FMA loop on ";
+  const size_t at = method.find(key);
+  if (at == std::string::npos) return 0;
+  size_t i = at + key.size();
+  int n = 0;
+  size_t digits = 0;
+  while (i < method.size() && method[i] >= '0' && method[i] <= '9' && digits < 6) {
+    n = n * 10 + (method[i] - '0');
+    ++i;
+    ++digits;
+  }
+  if (digits == 0 || method.compare(i, 7, " thread") != 0) return 0;
+  return n;
+}
+
+absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path) {
+  ResolvedCpuPeak out;
+  if (!ceilings_path.empty()) {
+    absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(ceilings_path);
+    if (!c.ok()) return c.status();
+    const std::string cpu = sysinfo::ReadCpuInfo().model;
+    if (c->machine != cpu) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "ceilings file '", ceilings_path, "' describes '", c->machine, "', not this CPU '", cpu,
+          "'; measure this one with `bazel run //micro:ceilings -- --ceilings_out=FILE`"));
+    }
+    absl::StatusOr<accounting::Peak> p = accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
+    if (!p.ok()) return p.status();
+    out.peak = *p;
+    out.from_file = true;
+    out.fma_threads = CpuMethodThreads(c->method);
+    return out;
+  }
+  absl::StatusOr<CpuCeilingsResult> r = MeasureCpuCeilings();
+  if (!r.ok()) return r.status();
+  accounting::Peak& p = out.peak;
+  p.flops_per_s = r->ceilings.peak_flops.at("fp32");
+  p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
+  const FmaPeakResult* best = Faster(r->avx2, r->avx512);
+  p.source = absl::StrFormat(
+      "measured at start-up: %s FMA loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",
+      FmaIsaName(best->isa), best->threads, p.flops_per_s / 1e9, p.bytes_per_s / 1e9);
+  out.fma_threads = best->threads;
+  return out;
+}
+
+absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path) {
+  absl::StatusOr<ResolvedCpuPeak> r = ResolveCpuPeakWithThreads(ceilings_path);
+  if (!r.ok()) return r.status();
+  return r->peak;
+}
+
+}  // namespace micro

@@ -1,0 +1,75 @@
+// The CPU's measured ceilings in one call: the best fp32 FMA rate over the ISAs this CPU runs
+// (fma_peak.h) and the STREAM copy bandwidth (stream.h), packed as accounting::Ceilings.
+// matmul and elementwise call it at start-up when no --ceilings file is given (a quick
+// measurement, well under a second); //micro:ceilings measures the same things at length.
+#ifndef MEASURE_CPU_CEILINGS_H_
+#define MEASURE_CPU_CEILINGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "accounting/ceilings.h"
+#include "accounting/peaks.h"
+#include "measure/fma_peak.h"
+#include "measure/stream.h"
+
+namespace micro {
+
+struct CpuCeilingOptions {
+  // Many short trials, best taken: on a shared machine the best of many is a steadier
+  // estimate of the ceiling than a few long ones.
+  double fma_seconds_per_trial = 0.01;
+  int fma_trials = 10;
+  int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC)
+  int stream_trials = 4;
+};
+
+struct CpuCeilingsResult {
+  accounting::Ceilings ceilings;           // peak_flops["fp32"], bandwidth = STREAM copy
+  std::optional<FmaPeakResult> avx2;       // absent when the CPU lacks the ISA
+  std::optional<FmaPeakResult> avx512;
+  StreamResult stream;
+};
+
+// ISO 8601 UTC time, for Ceilings::date.
+std::string NowIso8601();
+
+// "AVX-512 FMA loop, 2 threads, 24 chains; STREAM copy 128 MiB x 2 arrays, best of 4": what
+// was measured and how, for Ceilings::method.
+std::string DescribeCpuMethod(const CpuCeilingsResult& r);
+
+// Packs measured pieces into Ceilings (machine = CPU model, date = now). The fp32 peak is the
+// faster ISA; at least one FMA result is required.
+absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
+                                                     const std::optional<FmaPeakResult>& avx512,
+                                                     const StreamResult& stream,
+                                                     const std::string& method);
+
+absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& options = {});
+
+// The fp32 peak FLOP/s and bandwidth a CPU benchmark divides by. With a path: that
+// measured-ceilings file (source "measured: <path> ..."), which must describe this CPU (its
+// `machine` equals the CPU model; a GPU's file is an error). Without: MeasureCpuCeilings()
+// now, source "measured at start-up: <ISA> FMA loop ..., STREAM copy ...".
+absl::StatusOr<accounting::Peak> ResolveCpuPeak(const std::string& ceilings_path);
+
+// The number of threads the FMA figure of a method text from DescribeCpuMethod was measured
+// with ("FMA loop on 2 threads (...)" -> 2); 0 when the text does not say (an older or
+// hand-written file).
+int CpuMethodThreads(const std::string& method);
+
+// ResolveCpuPeak, and the threads its FMA figure was measured with: the start-up measurement's
+// own count (omp_get_max_threads() when it ran), or CpuMethodThreads of the file's method
+// (0: the file does not say). A caller whose work runs on fewer threads than that scales it.
+struct ResolvedCpuPeak {
+  accounting::Peak peak;
+  bool from_file = false;
+  int fma_threads = 0;
+};
+absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path);
+
+}  // namespace micro
+
+#endif  // MEASURE_CPU_CEILINGS_H_

@@ -1,0 +1,41 @@
+// STREAM-style memory bandwidth (McCalpin's STREAM): copy b = a and triad a = b + s * c over
+// fp32 arrays each at least 4x the last-level cache, OpenMP static schedule, best of N trials.
+//
+// Bytes counted the STREAM way (accounting::ElementwiseBytes): copy moves 2 x 4 bytes per
+// element (one read, one write), triad 3 x 4; the read-for-ownership of the written array is
+// not counted, as in STREAM. Loops are plain stores, as STREAM is normally compiled (no
+// non-temporal stores; see the -fno-tree-loop-distribute-patterns note in BUILD.bazel), so the
+// figure is the same kind of traffic that the elementwise benchmarks generate.
+#ifndef MEASURE_STREAM_H_
+#define MEASURE_STREAM_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+
+namespace micro {
+
+struct StreamResult {
+  int64_t elements = 0;           // per array
+  double copy_bytes_per_s = 0;    // best trial
+  double triad_bytes_per_s = 0;   // best trial
+  int threads = 0;
+  int trials = 0;
+};
+
+// b: (n,), a: (n,). b[i] = a[i].
+void StreamCopy(float* b, const float* a, int64_t n);
+// a: (n,), b: (n,), c: (n,). a[i] = b[i] + s * c[i].
+void StreamTriad(float* a, const float* b, const float* c, float s, int64_t n);
+
+// Arrays of `bytes_per_array` bytes each (rounded down to whole floats). Error when
+// bytes_per_array < 4096 or trials < 1, or when a copied value does not match its source.
+absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials);
+
+// Bytes per array for a STREAM run that respects the 4x-LLC rule: max(4 x llc_bytes, 64 MiB);
+// llc_bytes <= 0 (unknown) gives 256 MiB.
+int64_t StreamArrayBytes(int64_t llc_bytes);
+
+}  // namespace micro
+
+#endif  // MEASURE_STREAM_H_

@@ -1,0 +1,416 @@
+// The ceilings cases and the recorder (ceilings_cases.h).
+#include "micro/ceilings/ceilings_cases.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "harness/skip.h"
+#include "accounting/costs.h"
+#include "accounting/cpu_peak.h"
+#include "accounting/peaks.h"
+#include "micro/ceilings/copy_cuda.h"
+#include "measure/cpu_ceilings.h"
+#include "micro/matmul/matmul_check.h"
+#include "micro/matmul/matmul_cpu.h"
+#include "model/cpu_gemm_backend.h"
+#include "model/gpt_config.h"
+#include "model/step_gemms.h"
+#include "micro/common/cuda_device.h"
+#include "micro/matmul/matmul_cuda.h"
+#include "measure/random_fill.h"
+#include "sysinfo/cpu_info.h"
+
+namespace micro {
+namespace {
+
+using accounting::Dtype;
+
+// Mean and best rates, and the percentage of a reference peak when there is one.
+void SetCeilingCounters(benchmark::State& state, const char* unit, double work, double total_s,
+                        double best_rate, const absl::StatusOr<accounting::Peak>& ref,
+                        bool ref_is_bandwidth) {
+  using benchmark::Counter;
+  const double mean_rate = total_s > 0 ? work * state.iterations() / total_s : 0;
+  state.counters[absl::StrCat(unit, "/s")] = Counter(mean_rate);
+  state.counters[absl::StrCat("best_", unit, "/s")] = Counter(best_rate);
+  state.counters["verified"] = Counter(1);
+  const double peak = ref.ok() ? (ref_is_bandwidth ? ref->bytes_per_s : ref->flops_per_s) : 0;
+  if (peak > 0) {
+    state.counters["pct_of_peak"] = Counter(100.0 * best_rate / peak);
+    state.SetLabel(absl::StrCat("best vs ", ref->source));
+  } else {
+    state.SetLabel(ref.ok() ? "no reference peak" : absl::StrCat("no reference peak: ", ref.status().message()));
+  }
+}
+
+void FmaCase(benchmark::State& state, FmaIsa isa, double seconds, CeilingRecorder* rec) {
+  if (!FmaIsaSupported(isa)) {
+    state.SkipWithError(harness::SkipMessage(absl::StrCat("this CPU does not support ", FmaIsaName(isa))).c_str());
+    return;
+  }
+  absl::StatusOr<int64_t> calibrated = CalibrateFmaSteps(isa, seconds);
+  if (!calibrated.ok()) {
+    state.SkipWithError(std::string(calibrated.status().message()).c_str());
+    return;
+  }
+  const int64_t steps = *calibrated;
+  absl::StatusOr<FmaPeakResult> r;
+  double total = 0, best = 0, flops = 0;
+  int threads = 0;
+  for (auto _ : state) {
+    r = RunFmaLoop(isa, steps);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    state.SetIterationTime(r->seconds);
+    total += r->seconds;
+    best = std::max(best, r->flops_per_s);
+    flops = r->flops;
+    threads = r->threads;
+    rec->RecordFma(*r);
+  }
+  const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+  accounting::CpuPeakDeclaration d;
+  d.cores = threads;
+  d.fma_lanes = isa == FmaIsa::kAvx512 ? 16 : 8;
+  d.fma_units_per_core = 2;
+  d.clock_hz = cpu.mhz * 1e6;
+  SetCeilingCounters(state, "FLOP", flops, total, best, accounting::CpuDeclaredPeak(d), false);
+}
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, CeilingRecorder* rec) {
+  const int64_t n = bytes_per_array / 4;
+  const size_t alloc = ((static_cast<size_t>(n) * 4 + 63) / 64) * 64;
+  std::unique_ptr<float, FreeDeleter> a(static_cast<float*>(std::aligned_alloc(64, alloc)));
+  std::unique_ptr<float, FreeDeleter> b(static_cast<float*>(std::aligned_alloc(64, alloc)));
+  std::unique_ptr<float, FreeDeleter> c(static_cast<float*>(std::aligned_alloc(64, alloc)));
+  if (!a || !b || !c) {
+    state.SkipWithError(absl::StrCat("cannot allocate 3 arrays of ", bytes_per_array, " bytes").c_str());
+    return;
+  }
+  FillUniform(a.get(), n, 1);
+  FillUniform(b.get(), n, 2);
+  FillUniform(c.get(), n, 3);
+  // Check the kernel once, then warm up.
+  if (triad) {
+    StreamTriad(a.get(), b.get(), c.get(), 0.5f, n);
+  } else {
+    StreamCopy(b.get(), a.get(), n);
+  }
+  for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 4096)) {
+    const float want = triad ? HashUniform(2, i) + 0.5f * HashUniform(3, i) : HashUniform(1, i);
+    const float got = triad ? a.get()[i] : b.get()[i];
+    if (got != want) {
+      state.SkipWithError(absl::StrCat("incorrect STREAM ", triad ? "triad" : "copy", " at ", i,
+                                       ": got ", got, ", expected ", want).c_str());
+      return;
+    }
+  }
+  const double bytes = accounting::ElementwiseBytes(n, triad ? 2 : 1, 1, 4);
+  double total = 0, best = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (triad) {
+      StreamTriad(a.get(), b.get(), c.get(), 0.5f, n);
+    } else {
+      StreamCopy(b.get(), a.get(), n);
+    }
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(dt);
+    total += dt;
+    best = std::max(best, bytes / dt);
+    rec->RecordStream(triad, n, bytes / dt);
+  }
+  SetCeilingCounters(state, "bytes", bytes, total, best,
+                     absl::NotFoundError("a CPU has no datasheet bandwidth here"), true);
+}
+
+void CudaCopyCase(benchmark::State& state, int64_t bytes, CeilingRecorder* rec) {
+  const std::string skip = CudaSkipReason();
+  if (!skip.empty()) {
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
+    return;
+  }
+  std::string error;
+  const std::string device = CurrentCudaDeviceName(&error);
+  std::unique_ptr<CudaCopy> copy;
+  if (error.empty()) copy = CudaCopy::Create(bytes, &error);
+  if (error.empty()) error = copy->Verify();
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const double moved = 2.0 * static_cast<double>(bytes);  // read + write, as STREAM copy
+  double total = 0, best = 0;
+  for (auto _ : state) {
+    double dt = 0;
+    error = copy->TimeOnce(&dt);
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+    best = std::max(best, moved / dt);
+    rec->RecordCudaCopy(device, bytes, moved / dt);
+  }
+  SetCeilingCounters(state, "bytes", moved, total, best, accounting::DatasheetBandwidth(device), true);
+}
+
+CudaGemmType GemmType(Dtype d) {
+  switch (d) {
+    case Dtype::kTf32: return CudaGemmType::kTf32;
+    case Dtype::kBf16: return CudaGemmType::kBf16;
+    case Dtype::kFp16: return CudaGemmType::kFp16;
+    default: return CudaGemmType::kFp32;
+  }
+}
+
+void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRecorder* rec) {
+  const std::string skip = CudaSkipReason();
+  if (!skip.empty()) {
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
+    return;
+  }
+  std::string error;
+  const std::string device = CurrentCudaDeviceName(&error);
+  std::unique_ptr<CudaMatmul> mm;
+  if (error.empty()) mm = CudaMatmul::Create(GemmType(dtype), size, size, size, &error);
+  const auto entries = MatmulSampleEntries(size, size, 32);
+  std::vector<float> a_rows, b_cols, cs;
+  if (error.empty()) error = mm->RunAndGather(entries, &a_rows, &b_cols, &cs);
+  if (error.empty()) {
+    absl::Status ok = CheckMatmulSamples(dtype, size, entries, a_rows.data(), b_cols.data(), cs.data());
+    if (!ok.ok()) error = std::string(ok.message());
+  }
+  double warm = 0;
+  if (error.empty()) error = mm->TimeOnce(&warm);
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const double flops = accounting::MatmulFlops(size, size, size);
+  double total = 0, best = 0;
+  for (auto _ : state) {
+    double dt = 0;
+    error = mm->TimeOnce(&dt);
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+    best = std::max(best, flops / dt);
+    rec->RecordCudaGemm(device, std::string(accounting::DtypeName(dtype)), size, flops / dt);
+  }
+  SetCeilingCounters(state, "FLOP", flops, total, best, accounting::DatasheetPeak(device, dtype), false);
+}
+
+// One GEMM of the CPU train step, through the model's own call on the chosen library.
+void CpuGemmCase(benchmark::State& state, model::CpuGemmBackend lib, model::StepGemm g,
+                 CeilingRecorder* rec) {
+  model::ScopedCpuGemmBackend scope(lib);
+  model::StepGemmRunner runner(g);
+  if (absl::Status checked = runner.RunAndCheck(); !checked.ok()) {
+    state.SkipWithError(std::string(checked.message()).c_str());
+    return;
+  }
+  double total = 0, best = 0;
+  for (auto _ : state) {
+    const double dt = runner.TimeOnce();
+    state.SetIterationTime(dt);
+    total += dt;
+    if (dt > 0) best = std::max(best, g.flops_per_call() / dt);
+  }
+  rec->RecordCpuGemm(g.Key(lib), best);
+  SetCeilingCounters(state, "FLOP", g.flops_per_call(), total, best, rec->CpuFmaPeak(), false);
+  state.SetLabel(absl::StrCat(micro::MatmulCpuKernel(lib, g.M, g.K, g.N), "; ", g.name, " x",
+                              g.calls, " per step; ", rec->CpuFmaPeak().ok() ? "best vs the FMA peak of this run" : "no FMA peak in this run"));
+}
+
+}  // namespace
+
+absl::StatusOr<accounting::Peak> CeilingRecorder::CpuFmaPeak() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  double best = 0;
+  if (avx2_) best = std::max(best, avx2_->flops_per_s);
+  if (avx512_) best = std::max(best, avx512_->flops_per_s);
+  if (!(best > 0)) return absl::FailedPreconditionError("no FMA case ran before");
+  accounting::Peak p;
+  p.flops_per_s = best;
+  p.source = "the best FMA trial of this run";
+  return p;
+}
+
+void CeilingRecorder::RecordCpuGemm(const std::string& key, double flops_per_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  double& slot = cpu_gemm_flops_[key];
+  slot = std::max(slot, flops_per_s);
+}
+
+void CeilingRecorder::RecordFma(const FmaPeakResult& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = r.isa == FmaIsa::kAvx512 ? avx512_ : avx2_;
+  if (!slot || r.flops_per_s > slot->flops_per_s) slot = r;
+}
+
+void CeilingRecorder::RecordStream(bool triad, int64_t elements, double bytes_per_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stream_.elements = elements;
+  stream_.threads = 0;
+  double& slot = triad ? stream_.triad_bytes_per_s : stream_.copy_bytes_per_s;
+  slot = std::max(slot, bytes_per_s);
+  if (!triad) stream_.trials = ++stream_trials_;
+}
+
+void CeilingRecorder::RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  device_ = device;
+  copy_bytes_ = bytes;
+  copy_bytes_per_s_ = std::max(copy_bytes_per_s_, bytes_per_s);
+  ++copy_trials_;
+}
+
+void CeilingRecorder::RecordCudaGemm(const std::string& device, const std::string& dtype,
+                                     int64_t size, double flops_per_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  device_ = device;
+  gemm_size_ = size;
+  double& slot = gemm_flops_[dtype];
+  slot = std::max(slot, flops_per_s);
+}
+
+bool CeilingRecorder::HasCpu() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return (avx2_ || avx512_) && stream_.copy_bytes_per_s > 0;
+}
+
+bool CeilingRecorder::HasCuda() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return copy_bytes_per_s_ > 0 && !gemm_flops_.empty();
+}
+
+absl::StatusOr<accounting::Ceilings> CeilingRecorder::CpuCeilings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!avx2_ && !avx512_) {
+    return absl::FailedPreconditionError(
+        "no CPU FMA case ran (BM_Ceiling/cpu/fma/...): check --benchmark_filter");
+  }
+  if (!(stream_.copy_bytes_per_s > 0)) {
+    return absl::FailedPreconditionError(
+        "no STREAM copy case ran (BM_Ceiling/cpu/stream_copy/...): check --benchmark_filter");
+  }
+  CpuCeilingsResult r;
+  r.avx2 = avx2_;
+  r.avx512 = avx512_;
+  r.stream = stream_;
+  absl::StatusOr<accounting::Ceilings> c =
+      PackCpuCeilings(avx2_, avx512_, stream_,
+                      absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
+                                   cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library",
+                                   "; best trial of each"));
+  if (c.ok()) c->gemm_flops_per_s = cpu_gemm_flops_;
+  return c;
+}
+
+absl::StatusOr<accounting::Ceilings> CeilingRecorder::CudaCeilings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!(copy_bytes_per_s_ > 0) || gemm_flops_.empty()) {
+    return absl::FailedPreconditionError(
+        "the GPU ceilings need BM_Ceiling/cuda/copy_d2d and at least one BM_Ceiling/cuda/gemm "
+        "case to have run (no device, or --benchmark_filter excluded them)");
+  }
+  accounting::Ceilings c;
+  c.machine = device_;
+  c.peak_flops = gemm_flops_;
+  c.bandwidth_bytes_per_s = copy_bytes_per_s_;
+  c.method = absl::StrFormat(
+      "//micro:ceilings: cuBLAS GEMM M=N=K=%d per dtype (fp32 accumulate, L2 flushed, cudaEvent "
+      "timing); cudaMemcpy device-to-device %.0f MiB, 2 x bytes counted; best of %d+ trials",
+      gemm_size_, copy_bytes_ / 1048576.0, copy_trials_);
+  c.date = NowIso8601();
+  return c;
+}
+
+std::vector<std::string> RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recorder) {
+  std::vector<std::string> names;
+  const bool quick = sizes == SizeSet::kQuick;
+  auto reg = [&](const std::string& name, auto fn) {
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), fn);
+    b->UseManualTime()->Unit(benchmark::kMillisecond);
+    if (quick) b->MinTime(0.01);
+    names.push_back(name);
+  };
+  const double fma_seconds = quick ? 0.002 : 0.05;
+  reg("BM_Ceiling/cpu/fma/avx2",
+      [=](benchmark::State& st) { FmaCase(st, FmaIsa::kAvx2, fma_seconds, recorder); });
+  reg("BM_Ceiling/cpu/fma/avx512",
+      [=](benchmark::State& st) { FmaCase(st, FmaIsa::kAvx512, fma_seconds, recorder); });
+  const int64_t stream_bytes =
+      quick ? int64_t{4} << 20 : StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes);
+  reg(absl::StrCat("BM_Ceiling/cpu/stream_copy/bytes:", stream_bytes),
+      [=](benchmark::State& st) { StreamCase(st, false, stream_bytes, recorder); });
+  reg(absl::StrCat("BM_Ceiling/cpu/stream_triad/bytes:", stream_bytes),
+      [=](benchmark::State& st) { StreamCase(st, true, stream_bytes, recorder); });
+  // The GEMMs of gpt_step's default CPU step, per library (gpt_step --ceilings reads them).
+  const model::GptConfig step_model = *model::GptPreset(quick ? "test-tiny" : "gpt2");
+  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    for (const model::StepGemm& g : model::CpuStepGemms(step_model, quick ? 2 : 4, quick ? 8 : 64)) {
+      reg(absl::StrCat("BM_Ceiling/cpu/gemm/", g.Key(lib)),
+          [=](benchmark::State& st) { CpuGemmCase(st, lib, g, recorder); });
+    }
+  }
+  const int64_t copy_bytes = quick ? int64_t{64} << 20 : int64_t{1} << 30;
+  reg(absl::StrCat("BM_Ceiling/cuda/copy_d2d/bytes:", copy_bytes),
+      [=](benchmark::State& st) { CudaCopyCase(st, copy_bytes, recorder); });
+  const int64_t gemm = quick ? 1024 : 8192;
+  for (Dtype d : {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16}) {
+    reg(absl::StrCat("BM_Ceiling/cuda/gemm/", std::string(accounting::DtypeName(d)), "/M:", gemm, "/K:", gemm,
+                     "/N:", gemm),
+        [=](benchmark::State& st) { CudaGemmCase(st, d, gemm, recorder); });
+  }
+  return names;
+}
+
+absl::Status WriteRecordedCeilings(const CeilingRecorder& recorder, const MicroFlags& flags) {
+  auto write = [](const std::string& path, absl::StatusOr<accounting::Ceilings> c,
+                  const char* what) -> absl::Status {
+    if (!c.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot write ", what, " ceilings to ", path, ": ", c.status().message()));
+    }
+    absl::Status s = accounting::WriteCeilings(path, *c);
+    if (s.ok()) std::fprintf(stderr, "wrote %s ceilings to %s\n", what, path.c_str());
+    return s;
+  };
+  std::string cuda_out = flags.cuda_ceilings_out;
+  if ((!flags.ceilings_out.empty() || !cuda_out.empty()) && !recorder.HasCpu() &&
+      !recorder.HasCuda()) {
+    const std::string skip = CudaSkipReason();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "nothing to write: neither the CPU cases (fma, stream_copy) nor the CUDA cases "
+        "(copy_d2d, gemm) ran", skip.empty() ? "" : absl::StrCat(" (the CUDA cases: ", skip, ")"),
+        "; check --benchmark_filter"));
+  }
+  if (!flags.ceilings_out.empty()) {
+    if (recorder.HasCpu() || !recorder.HasCuda() || !cuda_out.empty()) {
+      absl::Status s = write(flags.ceilings_out, recorder.CpuCeilings(), "CPU");
+      if (!s.ok()) return s;
+    } else {
+      cuda_out = flags.ceilings_out;  // only CUDA cases ran: this file is the GPU's
+    }
+  }
+  if (!cuda_out.empty()) return write(cuda_out, recorder.CudaCeilings(), "GPU");
+  return absl::OkStatus();
+}
+
+}  // namespace micro

@@ -1,0 +1,32 @@
+// //micro:ceilings: the machine's measured ceilings (CPU FMA peak, STREAM bandwidth, GPU copy
+// bandwidth and large-GEMM rate), and the JSON file the other benchmarks read.
+//
+//   bazel run //micro:ceilings -- --ceilings_out=/tmp/ceilings.json
+//   bazel run //micro:matmul -- --ceilings=/tmp/ceilings.json --benchmark_filter=cpu
+// Exit status 1 when a requested file could not be written (the message says why).
+#include <cstdio>
+
+#include "benchmark/benchmark.h"
+#include "harness/benchmark_main.h"
+#include "harness/exit_codes.h"
+#include "micro/common/bench_common.h"
+#include "micro/ceilings/ceilings_cases.h"
+
+int main(int argc, char** argv) {
+  micro::MicroFlags flags;
+  if (int rc = micro::InitMicroBinary(micro::BinaryKind::kCeilings, &argc, argv, &flags); rc != 0) {
+    return rc;
+  }
+  static micro::CeilingRecorder recorder;
+  micro::RegisterCeilingsBenchmarks(flags.sizes, &recorder);
+  const std::string skip = micro::CudaSkipReason();
+  if (!skip.empty()) std::fprintf(stderr, "CUDA cases will be skipped: %s\n", skip.c_str());
+  const int rc = harness::RunSelectedBenchmarks("ceilings");
+  benchmark::Shutdown();
+  absl::Status s = micro::WriteRecordedCeilings(recorder, flags);
+  if (!s.ok()) {
+    std::fprintf(stderr, "ceilings: error: %s\n", std::string(s.message()).c_str());
+    return harness::kExitFailure;
+  }
+  return rc;
+}

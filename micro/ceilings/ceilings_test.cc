@@ -1,0 +1,144 @@
+// //micro:ceilings' cases, quick: every CPU case runs and carries its counters, the recorder
+// turns them into a ceilings file that accounting reads back, and the benchmarks' --ceilings
+// path resolves to it.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <omp.h>
+
+#include "absl/strings/match.h"
+#include "accounting/ceilings.h"
+#include "gtest/gtest.h"
+#include "harness/skip.h"
+#include "micro/ceilings/ceilings_cases.h"
+#include "micro/common/collecting_reporter.h"
+#include "measure/cpu_ceilings.h"
+
+namespace micro {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
+  static CeilingRecorder recorder;
+  const std::vector<std::string> names = RegisterCeilingsBenchmarks(SizeSet::kQuick, &recorder);
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
+  ASSERT_EQ(reporter.runs().size(), names.size());
+  const std::string no_cuda = CudaSkipReason();
+  double best_fma = 0, best_copy = 0;
+  for (const CollectedRun& run : reporter.runs()) {
+    SCOPED_TRACE(run.name);
+    const bool cuda = absl::StrContains(run.name, "/cuda/");
+    if (cuda && !no_cuda.empty()) {
+      EXPECT_EQ(run.error_message, harness::SkipMessage(no_cuda));
+      continue;
+    }
+    if (absl::StrContains(run.name, "avx512") && !FmaIsaSupported(FmaIsa::kAvx512)) {
+      EXPECT_TRUE(run.error);
+      continue;
+    }
+    ASSERT_FALSE(run.error) << run.error_message;
+    EXPECT_EQ(run.counters.at("verified"), 1);
+    const bool flops = absl::StrContains(run.name, "/fma/") || absl::StrContains(run.name, "/gemm/");
+    const char* mean = flops ? "FLOP/s" : "bytes/s";
+    const char* best = flops ? "best_FLOP/s" : "best_bytes/s";
+    ASSERT_TRUE(run.counters.count(mean) && run.counters.count(best));
+    EXPECT_GT(run.counters.at(mean), 0);
+    // The best trial is at least the mean of the last batch of trials.
+    EXPECT_GE(run.counters.at(best), run.counters.at(mean) * (1 - 1e-9));
+    if (absl::StrContains(run.name, "cpu/fma/")) best_fma = std::max(best_fma, run.counters.at(best));
+    if (absl::StrContains(run.name, "cpu/stream_copy/")) best_copy = run.counters.at(best);
+  }
+
+  ASSERT_TRUE(recorder.HasCpu());
+  MicroFlags flags;
+  flags.ceilings_out = TempPath("cpu_ceilings.json");
+  ASSERT_TRUE(WriteRecordedCeilings(recorder, flags).ok());
+  absl::StatusOr<accounting::Ceilings> back = accounting::ReadCeilings(flags.ceilings_out);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->peak_flops.count("fp32"));
+  // The file holds the best trial over every run of the cases (Google Benchmark runs each
+  // case more than once while it sizes the iteration count): at least the reported bests.
+  // (No absolute speed bound: parallel tests on 2 cores can slow any trial down.)
+  EXPECT_GT(best_fma, 0);
+  EXPECT_GE(back->peak_flops.at("fp32"), best_fma);
+  EXPECT_GT(best_copy, 0);
+  EXPECT_GE(back->bandwidth_bytes_per_s, best_copy);
+  EXPECT_TRUE(absl::StrContains(back->method, "STREAM copy")) << back->method;
+
+  absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak(flags.ceilings_out);
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_EQ(peak->flops_per_s, back->peak_flops.at("fp32"));
+  EXPECT_EQ(peak->bytes_per_s, back->bandwidth_bytes_per_s);
+  EXPECT_TRUE(absl::StartsWith(peak->source, "measured: ")) << peak->source;
+  // The file's method names the threads its FMA figure was measured with.
+  absl::StatusOr<ResolvedCpuPeak> with_threads = ResolveCpuPeakWithThreads(flags.ceilings_out);
+  ASSERT_TRUE(with_threads.ok()) << with_threads.status();
+  EXPECT_TRUE(with_threads->from_file);
+  EXPECT_EQ(with_threads->fma_threads, omp_get_max_threads()) << back->method;
+
+  // Without a GPU the CUDA file cannot be written, and says why.
+  if (!no_cuda.empty()) {
+    MicroFlags cuda_flags;
+    cuda_flags.cuda_ceilings_out = TempPath("gpu_ceilings.json");
+    absl::Status s = WriteRecordedCeilings(recorder, cuda_flags);
+    EXPECT_FALSE(s.ok());
+    EXPECT_TRUE(absl::StrContains(s.message(), "copy_d2d")) << s;
+  }
+}
+
+TEST(CeilingsBenchmarkTest, NothingMeasuredIsAnError) {
+  CeilingRecorder empty;
+  MicroFlags flags;
+  flags.ceilings_out = TempPath("never_written.json");
+  absl::Status s = WriteRecordedCeilings(empty, flags);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "nothing to write")) << s;
+  EXPECT_EQ(std::fopen(flags.ceilings_out.c_str(), "r"), nullptr);
+}
+
+TEST(CeilingsBenchmarkTest, StartupMeasurementSaysSo) {
+  absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak("");
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_GT(peak->flops_per_s, 0);
+  EXPECT_GT(peak->bytes_per_s, 0);
+  EXPECT_TRUE(absl::StartsWith(peak->source, "measured at start-up")) << peak->source;
+  EXPECT_FALSE(ResolveCpuPeak(TempPath("missing.json")).ok());
+}
+
+TEST(CeilingsBenchmarkTest, StartupMeasurementNamesItsThreads) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  absl::StatusOr<ResolvedCpuPeak> one = ResolveCpuPeakWithThreads("");
+  omp_set_num_threads(before);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_FALSE(one->from_file);
+  EXPECT_EQ(one->fma_threads, 1);
+  EXPECT_TRUE(absl::StrContains(one->peak.source, " x1 threads ")) << one->peak.source;
+}
+
+TEST(CpuMethodThreadsTest, ReadsTheCountDescribeCpuMethodWrites) {
+  CpuCeilingsResult r;
+  FmaPeakResult f;
+  f.isa = FmaIsa::kAvx2;
+  f.threads = 12;
+  f.flops_per_s = 1e11;
+  r.avx2 = f;
+  const std::string method = DescribeCpuMethod(r);
+  EXPECT_EQ(CpuMethodThreads(method), 12) << method;
+  EXPECT_EQ(CpuMethodThreads("//micro:ceilings: " + method + "; best trial of each"), 12);
+  EXPECT_EQ(CpuMethodThreads("FMA loop on 1 thread"), 1);
+  // Texts that do not say: 0 (the caller treats the figure as the whole machine's).
+  EXPECT_EQ(CpuMethodThreads(""), 0);
+  EXPECT_EQ(CpuMethodThreads("hand-written: vendor figure"), 0);
+  EXPECT_EQ(CpuMethodThreads("FMA loop on all threads"), 0);
+  EXPECT_EQ(CpuMethodThreads("FMA loop on 8 cores"), 0);
+}
+
+}  // namespace
+}  // namespace micro

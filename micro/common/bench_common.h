@@ -1,0 +1,105 @@
+// What every micro benchmark binary shares: its own flags (taken out of argv before
+// benchmark::Initialize), the run context recorded in the JSON, the peaks it divides by, the
+// CUDA probe, and the counters every case reports (computed through accounting/).
+//
+// Counters (JSON keys; the console shows them with SI prefixes, e.g. FLOP/s=151.2G):
+//   FLOP/s           achieved FLOP rate: flops / seconds per iteration
+//   bytes/s          achieved byte rate (bytes from accounting::MatmulBytes / ElementwiseBytes)
+//   intensity        FLOP per byte (accounting::ArithmeticIntensity)
+//   peak_FLOP/s      the peak divided by; its source is in the case's label ("peak: ...")
+//   peak_bytes/s     the bandwidth of the roofline
+//   pct_of_peak      100 x FLOP/s / peak_FLOP/s
+//   pct_of_roofline  100 x FLOP/s / min(peak, intensity x bandwidth) (accounting::Roofline)
+//   memory_bound     1 when intensity < ridge point
+//   verified         1: the output matched its reference before timing (a mismatch is an
+//                    error, never a number)
+// Without a usable peak, the peak counters are left out and the label says why.
+#ifndef MICRO_COMMON_BENCH_COMMON_H_
+#define MICRO_COMMON_BENCH_COMMON_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "accounting/ceilings.h"
+#include "accounting/dtype.h"
+#include "accounting/peaks.h"
+#include "benchmark/benchmark.h"
+#include "sysinfo/cuda_info.h"
+
+namespace micro {
+
+enum class SizeSet { kDefault, kQuick };
+
+struct MicroFlags {
+  std::string ceilings;           // --ceilings=FILE: CPU measured ceilings
+  std::string cuda_ceilings;      // --cuda_ceilings=FILE: GPU measured ceilings
+  std::string ceilings_out;       // --ceilings_out=FILE (//micro:ceilings only)
+  std::string cuda_ceilings_out;  // --cuda_ceilings_out=FILE (//micro:ceilings only)
+  SizeSet sizes = SizeSet::kDefault;  // --sizes=default|quick
+};
+
+enum class BinaryKind { kMatmul, kElementwise, kCeilings };
+
+// Removes this binary's flags from argv (the rest goes to benchmark::Initialize). Errors name
+// the flag, the value and what is allowed (e.g. --sizes=huge, or --ceilings_out on matmul).
+absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** argv);
+
+// Prints the usage of this binary's flags, then Google Benchmark's; for --help.
+void SetHelpKind(BinaryKind kind);
+void PrintMicroHelp();
+
+// `git describe --always --dirty --abbrev=40` of BUILD_WORKSPACE_DIRECTORY (set by bazel run)
+// or the current directory; "unknown" outside a git checkout.
+std::string GitCommit();
+
+// Adds build_type (NDEBUG or not), compilation_mode, compile_flags, compiler, commit, the CPU
+// GEMM libraries (gemm_onednn, gemm_openblas: model/gemm_info.h's JSON: library, version,
+// kernel or ISA and how it was chosen) and the CUDA device (or why none) to the JSON context.
+void AddMicroContext();
+
+// Probed once per process.
+const sysinfo::CudaInventory& CudaProbe();
+// "" when a CUDA device is usable, else "no CUDA device: <reason>".
+std::string CudaSkipReason();
+
+// The peaks a case divides by; thread-safe, each measured or read once.
+class PeakProvider {
+ public:
+  PeakProvider(std::string cpu_ceilings_path, std::string cuda_ceilings_path);
+  // A fixed CPU peak (tests; or a caller that measured it already).
+  explicit PeakProvider(accounting::Peak cpu);
+
+  // --ceilings file, else measured at start-up (on first use: MeasureCpuCeilings).
+  absl::StatusOr<accounting::Peak> Cpu();
+  // --cuda_ceilings file, else the datasheet peak of `device_name` for `dtype`.
+  absl::StatusOr<accounting::Peak> Cuda(const std::string& device_name, accounting::Dtype dtype);
+
+ private:
+  std::mutex mu_;
+  std::string cpu_path_, cuda_path_;
+  std::optional<absl::StatusOr<accounting::Peak>> cpu_;
+  std::optional<absl::StatusOr<accounting::Ceilings>> cuda_file_;
+};
+
+// Sets the counters above and the label "peak: <source>" (or "no peak: <why>"), after
+// "<kernel>; " when `kernel` (what ran, e.g. the GEMM library's kernel) is given.
+// seconds_per_iteration > 0.
+void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak,
+                     double flops, double bytes, double seconds_per_iteration,
+                     const std::string& kernel = "");
+
+// Sends a --ceilings file that describes a CUDA device of this machine (its `machine` is the
+// device's name, as //micro:ceilings writes when only CUDA cases ran) to cuda_ceilings, so one
+// flag serves both. Errors: unreadable file; a GPU file given while --cuda_ceilings is too.
+absl::Status RouteCeilingsFiles(MicroFlags* flags);
+
+// benchmark::Initialize + our flags; returns 0 to go on, or an exit code (bad flags).
+int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags);
+
+}  // namespace micro
+
+#endif  // MICRO_COMMON_BENCH_COMMON_H_

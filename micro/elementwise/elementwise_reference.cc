@@ -1,0 +1,87 @@
+// ReferenceElementwise: plain serial loops in double precision, the definition of each op
+// (elementwise.h) that the CPU and CUDA implementations are checked against.
+#include <cmath>
+
+#include "micro/elementwise/elementwise.h"
+
+namespace micro {
+namespace {
+
+double GeluRef(double x) {
+  const double k = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+
+}  // namespace
+
+void ReferenceElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t) {
+  const int64_t n = p.n;
+  switch (p.op) {
+    case ElementwiseOp::kScale:
+      for (int64_t i = 0; i < n; ++i) t.big[1][i] = static_cast<float>(kScaleFactor * double{t.big[0][i]});
+      break;
+    case ElementwiseOp::kAdd:
+      for (int64_t i = 0; i < n; ++i) {
+        t.big[2][i] = static_cast<float>(double{t.big[0][i]} + double{t.big[1][i]});
+      }
+      break;
+    case ElementwiseOp::kTriad:
+      for (int64_t i = 0; i < n; ++i) {
+        t.big[2][i] = static_cast<float>(double{t.big[0][i]} + kTriadScalar * double{t.big[1][i]});
+      }
+      break;
+    case ElementwiseOp::kGelu:
+      for (int64_t i = 0; i < n; ++i) t.big[1][i] = static_cast<float>(GeluRef(t.big[0][i]));
+      break;
+    case ElementwiseOp::kLayerNorm: {
+      const int64_t C = p.row;
+      for (int64_t r = 0; r < p.rows(); ++r) {
+        const float* x = t.big[0] + r * C;
+        float* y = t.big[1] + r * C;
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < C; ++c) mean += x[c];
+        mean /= C;
+        for (int64_t c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+        var /= C;
+        const double rstd = 1.0 / std::sqrt(var + kLayerNormEps);
+        for (int64_t c = 0; c < C; ++c) {
+          y[c] = static_cast<float>((x[c] - mean) * rstd * t.small[0][c] + t.small[1][c]);
+        }
+        t.small[2][r] = static_cast<float>(mean);
+        t.small[3][r] = static_cast<float>(rstd);
+      }
+      break;
+    }
+    case ElementwiseOp::kSoftmax: {
+      const int64_t C = p.row;
+      for (int64_t r = 0; r < p.rows(); ++r) {
+        const float* x = t.big[0] + r * C;
+        float* y = t.big[1] + r * C;
+        double mx = x[0], sum = 0;
+        for (int64_t c = 1; c < C; ++c) mx = std::max<double>(mx, x[c]);
+        for (int64_t c = 0; c < C; ++c) sum += std::exp(x[c] - mx);
+        for (int64_t c = 0; c < C; ++c) y[c] = static_cast<float>(std::exp(x[c] - mx) / sum);
+      }
+      break;
+    }
+    case ElementwiseOp::kAdamW: {
+      const AdamWParams a;
+      const double c1 = 1.0 - std::pow(double{a.beta1}, a.step);
+      const double c2 = 1.0 - std::pow(double{a.beta2}, a.step);
+      for (int64_t i = 0; i < n; ++i) {
+        const double g = t.big[1][i];
+        const double m = a.beta1 * double{t.big[2][i]} + (1.0 - a.beta1) * g;
+        const double v = a.beta2 * double{t.big[3][i]} + (1.0 - a.beta2) * g * g;
+        const double mhat = m / c1, vhat = v / c2;
+        const double p_old = t.big[0][i];
+        t.big[0][i] = static_cast<float>(
+            p_old - a.lr * (mhat / (std::sqrt(vhat) + a.eps) + a.weight_decay * p_old));
+        t.big[2][i] = static_cast<float>(m);
+        t.big[3][i] = static_cast<float>(v);
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace micro

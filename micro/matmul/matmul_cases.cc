@@ -1,0 +1,204 @@
+// The CPU and CUDA matmul cases (matmul_cases.h).
+#include "micro/matmul/matmul_cases.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "harness/skip.h"
+#include "accounting/costs.h"
+#include "micro/matmul/matmul_check.h"
+#include "micro/matmul/matmul_cpu.h"
+#include "micro/common/cuda_device.h"
+#include "micro/matmul/matmul_cuda.h"
+#include "measure/random_fill.h"
+
+namespace micro {
+namespace {
+
+using accounting::Dtype;
+
+constexpr int kSamples = 64;  // entries checked against the double reference
+
+std::vector<MatmulShape> GptShapes(int64_t tokens) {
+  return {{tokens, 768, 2304}, {tokens, 768, 768}, {tokens, 768, 3072},
+          {tokens, 3072, 768}, {tokens, 768, 50304}};
+}
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+
+std::unique_ptr<float, FreeDeleter> AllocFloats(int64_t n) {
+  size_t bytes = ((static_cast<size_t>(n) * sizeof(float) + 63) / 64) * 64;
+  return std::unique_ptr<float, FreeDeleter>(static_cast<float*>(std::aligned_alloc(64, bytes)));
+}
+
+void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, MatmulShape s,
+                   PeakProvider* peaks) {
+  const absl::StatusOr<accounting::Peak> peak = peaks->Cpu();
+  auto a = AllocFloats(s.m * s.k), b = AllocFloats(s.k * s.n), c = AllocFloats(s.m * s.n);
+  if (!a || !b || !c) {
+    state.SkipWithError(absl::StrCat("cannot allocate the ", s.m, "x", s.k, "x", s.n,
+                                     " matrices").c_str());
+    return;
+  }
+  FillUniform(a.get(), s.m * s.k, 11);
+  FillUniform(b.get(), s.k * s.n, 12);
+  FillUniform(c.get(), s.m * s.n, 13);
+
+  // Check once (this run also warms up the library's threads and buffers, and creates oneDNN's
+  // primitive for the shape).
+  MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
+  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
+  std::vector<float> a_rows(entries.size() * s.k), b_cols(entries.size() * s.k), cs(entries.size());
+  for (size_t e = 0; e < entries.size(); ++e) {
+    const auto [i, j] = entries[e];
+    for (int64_t kk = 0; kk < s.k; ++kk) {
+      a_rows[e * s.k + kk] = a.get()[i * s.k + kk];
+      b_cols[e * s.k + kk] = b.get()[kk * s.n + j];
+    }
+    cs[e] = c.get()[i * s.n + j];
+  }
+  absl::Status ok = CheckMatmulSamples(Dtype::kFp32, s.k, entries, a_rows.data(), b_cols.data(),
+                                       cs.data());
+  if (!ok.ok()) {
+    state.SkipWithError(std::string(ok.message()).c_str());
+    return;
+  }
+
+  double total = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(c.get()[0]);
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  SetWorkCounters(state, peak, accounting::MatmulFlops(s.m, s.k, s.n),
+                  accounting::MatmulBytes(s.m, s.k, s.n, 4), total / state.iterations(),
+                  MatmulCpuKernel(library, s.m, s.k, s.n));
+}
+
+CudaGemmType GemmType(Dtype d) {
+  switch (d) {
+    case Dtype::kTf32: return CudaGemmType::kTf32;
+    case Dtype::kBf16: return CudaGemmType::kBf16;
+    case Dtype::kFp16: return CudaGemmType::kFp16;
+    default: return CudaGemmType::kFp32;
+  }
+}
+
+void CudaMatmulCase(benchmark::State& state, Dtype dtype, MatmulShape s, PeakProvider* peaks) {
+  const std::string skip = CudaSkipReason();
+  if (!skip.empty()) {
+    state.SkipWithError(harness::SkipMessage(skip).c_str());
+    return;
+  }
+  std::string error;
+  const std::string device = CurrentCudaDeviceName(&error);
+  std::unique_ptr<CudaMatmul> mm;
+  if (error.empty()) mm = CudaMatmul::Create(GemmType(dtype), s.m, s.k, s.n, &error);
+  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
+  std::vector<float> a_rows, b_cols, cs;
+  if (error.empty()) error = mm->RunAndGather(entries, &a_rows, &b_cols, &cs);
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  absl::Status ok = CheckMatmulSamples(dtype, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
+  if (!ok.ok()) {
+    state.SkipWithError(std::string(ok.message()).c_str());
+    return;
+  }
+  double warm = 0;
+  error = mm->TimeOnce(&warm);  // one untimed run after the check: cuBLAS heuristics, clocks
+  double total = 0;
+  for (auto _ : state) {
+    double dt = 0;
+    if (error.empty()) error = mm->TimeOnce(&dt);
+    if (!error.empty()) {
+      state.SkipWithError(error.c_str());
+      break;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  if (!error.empty()) return;
+  SetWorkCounters(state, peaks->Cuda(device, dtype), accounting::MatmulFlops(s.m, s.k, s.n),
+                  accounting::MatmulBytes(s.m, s.k, s.n, accounting::BytesPerElement(dtype)),
+                  total / state.iterations());
+}
+
+}  // namespace
+
+std::vector<MatmulShape> CpuMatmulShapes(SizeSet sizes) {
+  std::vector<MatmulShape> out;
+  if (sizes == SizeSet::kQuick) {
+    for (int64_t n : {64, 128}) out.push_back({n, n, n});
+    for (const MatmulShape& g : GptShapes(16)) out.push_back(g);
+    return out;
+  }
+  for (int64_t n = 64; n <= 4096; n *= 2) out.push_back({n, n, n});
+  for (const MatmulShape& g : GptShapes(1024)) out.push_back(g);
+  return out;
+}
+
+std::vector<MatmulShape> CudaMatmulShapes(SizeSet sizes) {
+  std::vector<MatmulShape> out;
+  if (sizes == SizeSet::kQuick) {
+    for (int64_t n : {256, 1024}) out.push_back({n, n, n});
+    for (const MatmulShape& g : GptShapes(1024)) out.push_back(g);
+    return out;
+  }
+  for (int64_t n = 64; n <= 16384; n *= 2) out.push_back({n, n, n});
+  for (const MatmulShape& g : GptShapes(12288)) out.push_back(g);
+  return out;
+}
+
+std::vector<Dtype> CudaMatmulDtypes() { return {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16}; }
+
+std::string CpuMatmulDevice(model::CpuGemmBackend library) {
+  return absl::StrCat("cpu/", model::CpuGemmBackendName(library));
+}
+
+std::string MatmulCaseName(const char* device, Dtype dtype, const MatmulShape& s) {
+  return absl::StrCat("BM_Matmul/", device, "/", std::string(accounting::DtypeName(dtype)), "/M:", s.m,
+                      "/K:", s.k, "/N:", s.n);
+}
+
+std::vector<std::string> RegisterMatmulBenchmarks(SizeSet sizes,
+                                                  std::shared_ptr<PeakProvider> peaks) {
+  std::vector<std::string> names;
+  PeakProvider* p = peaks.get();
+  // The provider must outlive the benchmarks: keep it alive for the process.
+  static std::vector<std::shared_ptr<PeakProvider>>* keep = new std::vector<std::shared_ptr<PeakProvider>>();
+  keep->push_back(std::move(peaks));
+  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+    for (const MatmulShape& s : CpuMatmulShapes(sizes)) {
+      const std::string name = MatmulCaseName(CpuMatmulDevice(lib).c_str(), Dtype::kFp32, s);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), [lib, s, p](benchmark::State& st) {
+        CpuMatmulCase(st, lib, s, p);
+      });
+      b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      if (sizes == SizeSet::kQuick) b->MinTime(0.01);
+      names.push_back(name);
+    }
+  }
+  for (Dtype d : CudaMatmulDtypes()) {
+    for (const MatmulShape& s : CudaMatmulShapes(sizes)) {
+      const std::string name = MatmulCaseName("cuda", d, s);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), [d, s, p](benchmark::State& st) {
+        CudaMatmulCase(st, d, s, p);
+      });
+      b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      if (sizes == SizeSet::kQuick) b->MinTime(0.01);
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+}  // namespace micro

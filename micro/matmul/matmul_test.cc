@@ -1,0 +1,104 @@
+// //micro:matmul's cases, quick: every CPU case runs (tiny sizes, tiny min time) and carries
+// its counters; every CUDA case either skips with the probe's reason or carries them too.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "absl/strings/match.h"
+#include "accounting/costs.h"
+#include "gtest/gtest.h"
+#include "harness/skip.h"
+#include "micro/common/collecting_reporter.h"
+#include "micro/matmul/matmul_cases.h"
+
+namespace micro {
+namespace {
+
+TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
+  accounting::Peak peak;
+  peak.flops_per_s = 1e12;
+  peak.bytes_per_s = 1e11;
+  peak.source = "test peak";
+  const std::vector<std::string> names =
+      RegisterMatmulBenchmarks(SizeSet::kQuick, std::make_shared<PeakProvider>(peak));
+
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
+  ASSERT_EQ(reporter.runs().size(), names.size());
+
+  const std::string no_cuda = CudaSkipReason();
+  int cpu_cases = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const CollectedRun& run = reporter.runs()[i];
+    SCOPED_TRACE(run.name);
+    EXPECT_TRUE(absl::StartsWith(run.name, names[i]));
+    const bool cuda = absl::StrContains(run.name, "/cuda/");
+    if (cuda && !no_cuda.empty()) {
+      EXPECT_TRUE(run.error);
+      EXPECT_EQ(run.error_message, harness::SkipMessage(no_cuda));
+      continue;
+    }
+    ASSERT_FALSE(run.error) << run.error_message;
+    cpu_cases += cuda ? 0 : 1;
+    for (const char* c : {"FLOP/s", "bytes/s", "intensity", "verified"}) {
+      ASSERT_TRUE(run.counters.count(c)) << c;
+    }
+    EXPECT_GT(run.counters.at("FLOP/s"), 0);
+    EXPECT_EQ(run.counters.at("verified"), 1);
+    // FLOP/s and bytes/s come from the same time: their ratio is the intensity.
+    EXPECT_NEAR(run.counters.at("FLOP/s") / run.counters.at("bytes/s"),
+                run.counters.at("intensity"), 1e-9 * run.counters.at("intensity"));
+    if (!cuda) {
+      ASSERT_TRUE(run.counters.count("pct_of_peak"));
+      EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e12,
+                  1e-9 * run.counters.at("pct_of_peak"));
+      EXPECT_EQ(run.counters.at("peak_FLOP/s"), 1e12);
+      // The label names the kernel that ran, then the peak.
+      const bool onednn = absl::StrContains(run.name, "/cpu/onednn/");
+      EXPECT_TRUE(onednn || absl::StrContains(run.name, "/cpu/openblas/"));
+      EXPECT_TRUE(absl::StartsWith(run.label, onednn ? "oneDNN " : "OpenBLAS ")) << run.label;
+      EXPECT_TRUE(absl::StrContains(run.label, onednn ? "effective ISA " : " core ")) << run.label;
+      EXPECT_TRUE(absl::EndsWith(run.label, "; peak: test peak")) << run.label;
+      // Ridge 1e12 / 1e11 = 10 FLOP/byte: squares sit above it (bound = peak), the GPT
+      // shapes at B*T = 16 below it (bound = intensity x bandwidth).
+      const double intensity = run.counters.at("intensity");
+      const double bound = std::min(1e12, intensity * 1e11);
+      EXPECT_EQ(run.counters.at("memory_bound"), intensity < 10 ? 1 : 0);
+      EXPECT_NEAR(run.counters.at("pct_of_roofline"), 100 * run.counters.at("FLOP/s") / bound,
+                  1e-9 * run.counters.at("pct_of_roofline"));
+    }
+  }
+  // One family per library.
+  EXPECT_EQ(cpu_cases, 2 * static_cast<int>(CpuMatmulShapes(SizeSet::kQuick).size()));
+}
+
+TEST(MatmulBenchmarkTest, NamesEncodeEveryParameter) {
+  EXPECT_EQ(MatmulCaseName("cuda", accounting::Dtype::kBf16, {4096, 4096, 4096}),
+            "BM_Matmul/cuda/bf16/M:4096/K:4096/N:4096");
+  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOneDnn).c_str(),
+                           accounting::Dtype::kFp32, {1024, 768, 2304}),
+            "BM_Matmul/cpu/onednn/fp32/M:1024/K:768/N:2304");
+  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOpenBlas).c_str(),
+                           accounting::Dtype::kFp32, {2048, 2048, 2048}),
+            "BM_Matmul/cpu/openblas/fp32/M:2048/K:2048/N:2048");
+}
+
+TEST(MatmulBenchmarkTest, DefaultSweepHasSquaresAndGptShapes) {
+  const auto cpu = CpuMatmulShapes(SizeSet::kDefault);
+  ASSERT_GE(cpu.size(), 7u);
+  EXPECT_EQ(cpu.front().m, 64);
+  bool has_4096 = false, has_lm_head = false;
+  for (const MatmulShape& s : cpu) {
+    has_4096 |= s.m == 4096 && s.k == 4096 && s.n == 4096;
+    has_lm_head |= s.k == 768 && s.n == 50304;
+  }
+  EXPECT_TRUE(has_4096);
+  EXPECT_TRUE(has_lm_head);
+  bool cuda_16384 = false;
+  for (const MatmulShape& s : CudaMatmulShapes(SizeSet::kDefault)) cuda_16384 |= s.m == 16384;
+  EXPECT_TRUE(cuda_16384);
+  EXPECT_EQ(CudaMatmulDtypes().size(), 4u);
+}
+
+}  // namespace
+}  // namespace micro

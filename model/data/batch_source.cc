@@ -1,0 +1,114 @@
+// Token-file windows and the fixed random batch.
+#include "model/data/batch_source.h"
+
+#include "absl/strings/str_cat.h"
+#include "model/data/rng.h"
+
+namespace model {
+namespace {
+
+absl::Status CheckShape(int B, int T, int vocab) {
+  if (B < 1) return absl::InvalidArgumentError(absl::StrCat("batch=", B, " is invalid: must be >= 1"));
+  if (T < 1) return absl::InvalidArgumentError(absl::StrCat("seq=", T, " is invalid: must be >= 1"));
+  if (vocab < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("vocab=", vocab, " is invalid: must be >= 1"));
+  }
+  return absl::OkStatus();
+}
+
+class TokenFileBatchSource final : public BatchSource {
+ public:
+  TokenFileBatchSource(std::shared_ptr<const TokenFile> file, int B, int T, int vocab,
+                       uint64_t seed)
+      : file_(std::move(file)), B_(B), T_(T), vocab_(vocab), rng_(seed) {}
+
+  absl::Status Next(Batch* batch) override {
+    batch->B = B_;
+    batch->T = T_;
+    batch->inputs.resize(static_cast<size_t>(B_) * T_);
+    batch->targets.resize(static_cast<size_t>(B_) * T_);
+    const uint16_t* data = file_->tokens();
+    const uint64_t starts = static_cast<uint64_t>(file_->num_tokens() - T_);
+    for (int b = 0; b < B_; ++b) {
+      const int64_t ix = static_cast<int64_t>(rng_.UniformInt(starts));
+      for (int t = 0; t <= T_; ++t) {
+        const int tok = data[ix + t];
+        if (tok >= vocab_) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "token ", tok, " at index ", ix + t, " of '", file_->path(),
+              "' is out of range: must be in [0, ", vocab_, ") for this model's vocab"));
+        }
+        if (t < T_) batch->inputs[static_cast<size_t>(b) * T_ + t] = tok;
+        if (t > 0) batch->targets[static_cast<size_t>(b) * T_ + t - 1] = tok;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::string Describe() const override {
+    return absl::StrCat("token file '", file_->path(), "' (", file_->num_tokens(),
+                        " tokens), random windows");
+  }
+
+ private:
+  std::shared_ptr<const TokenFile> file_;
+  int B_, T_, vocab_;
+  Rng rng_;
+};
+
+class FixedRandomBatchSource final : public BatchSource {
+ public:
+  FixedRandomBatchSource(int B, int T, int vocab, uint64_t seed) {
+    batch_.B = B;
+    batch_.T = T;
+    Rng rng(seed);
+    const size_t n = static_cast<size_t>(B) * T;
+    batch_.inputs.resize(n);
+    batch_.targets.resize(n);
+    for (size_t i = 0; i < n; ++i) batch_.inputs[i] = static_cast<int32_t>(rng.UniformInt(vocab));
+    for (size_t i = 0; i < n; ++i) batch_.targets[i] = static_cast<int32_t>(rng.UniformInt(vocab));
+  }
+
+  absl::Status Next(Batch* batch) override {
+    *batch = batch_;
+    return absl::OkStatus();
+  }
+
+  std::string Describe() const override { return "fixed random batch"; }
+
+ private:
+  Batch batch_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(
+    std::shared_ptr<const TokenFile> file, int B, int T, int vocab, uint64_t seed) {
+  if (auto st = CheckShape(B, T, vocab); !st.ok()) return st;
+  if (file == nullptr) return absl::InvalidArgumentError("token file is null");
+  if (file->num_tokens() < static_cast<int64_t>(T) + 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("token file '", file->path(), "' is too short: it holds ",
+                     file->num_tokens(), " tokens; a window of seq=", T, " needs at least ",
+                     T + 1));
+  }
+  // Every token is checked once, up front (a 100M-token file takes well under a second), so a
+  // file made for another vocabulary fails before any step runs instead of in the middle.
+  const uint16_t* tokens = file->tokens();
+  for (int64_t i = 0; i < file->num_tokens(); ++i) {
+    if (tokens[i] >= vocab) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "token file '", file->path(), "' holds token ", tokens[i], " at position ", i,
+          ", outside the vocabulary [0, ", vocab, "); was it made for another tokenizer or --vocab?"));
+    }
+  }
+  return std::unique_ptr<BatchSource>(new TokenFileBatchSource(std::move(file), B, T, vocab, seed));
+}
+
+absl::StatusOr<std::unique_ptr<BatchSource>> MakeFixedRandomBatchSource(int B, int T, int vocab,
+                                                                        uint64_t seed) {
+  if (auto st = CheckShape(B, T, vocab); !st.ok()) return st;
+  return std::unique_ptr<BatchSource>(new FixedRandomBatchSource(B, T, vocab, seed));
+}
+
+}  // namespace model

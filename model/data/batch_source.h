@@ -1,0 +1,38 @@
+// Where training batches come from (nanoGPT's bench.py, real_data True / False):
+//  - TokenFileBatchSource: B random windows of T+1 tokens from a memory-mapped token file,
+//    window starts drawn from a seeded RNG (nanoGPT's get_batch: start in [0, n - T)).
+//  - A fixed random batch: drawn once from a seed and returned on every call, so the data path
+//    costs nothing (a different task than real data, as the seeds warn).
+#ifndef MODEL_DATA_BATCH_SOURCE_H_
+#define MODEL_DATA_BATCH_SOURCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "model/data/batch.h"
+#include "model/data/token_file.h"
+
+namespace model {
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  // Fills `batch` (resized to B*T). Errors: a token outside [0, vocab) in the data.
+  virtual absl::Status Next(Batch* batch) = 0;
+  virtual std::string Describe() const = 0;
+};
+
+// Errors: B or T < 1, vocab < 1, or a file with fewer than T+1 tokens ("too short").
+absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(
+    std::shared_ptr<const TokenFile> file, int B, int T, int vocab, uint64_t seed);
+
+// Errors: B, T or vocab < 1.
+absl::StatusOr<std::unique_ptr<BatchSource>> MakeFixedRandomBatchSource(int B, int T, int vocab,
+                                                                        uint64_t seed);
+
+}  // namespace model
+
+#endif  // MODEL_DATA_BATCH_SOURCE_H_

@@ -1,0 +1,95 @@
+// Token files: written atomically, memory-mapped back, and clear errors for missing, empty,
+// odd-length and too-short files.
+#include "model/data/token_file.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "model/data/batch_source.h"
+#include "model/data/token_writer.h"
+
+namespace model {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(TokenFile, RoundTrip) {
+  const std::string path = TempPath("round.bin");
+  const std::vector<uint16_t> tokens = {0, 1, 2, 65535, 50256, 7};
+  ASSERT_TRUE(WriteTokenFile(path, tokens).ok());
+  auto f = TokenFile::Open(path);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ((*f)->num_tokens(), 6);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ((*f)->tokens()[i], tokens[i]);
+  EXPECT_EQ((*f)->path(), path);
+}
+
+TEST(TokenFile, Errors) {
+  auto missing = TokenFile::Open(TempPath("no_such_file.bin"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("no_such_file.bin"), std::string::npos);
+
+  const std::string empty = TempPath("empty.bin");
+  WriteBytes(empty, "");
+  auto e = TokenFile::Open(empty);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("is empty"), std::string::npos) << e.status();
+
+  const std::string odd = TempPath("odd.bin");
+  WriteBytes(odd, "abc");
+  auto o = TokenFile::Open(odd);
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("3 bytes, an odd count"), std::string::npos) << o.status();
+
+  auto dir = TokenFile::Open(TempPath(""));
+  EXPECT_FALSE(dir.ok());
+}
+
+TEST(TokenFile, TooShortForTheWindow) {
+  const std::string path = TempPath("short.bin");
+  ASSERT_TRUE(WriteTokenFile(path, std::vector<uint16_t>(8, 1)).ok());
+  std::shared_ptr<const TokenFile> f = std::move(*TokenFile::Open(path));
+  auto src = MakeTokenFileBatchSource(f, 2, 8, 100, 1);  // needs 9 tokens
+  ASSERT_FALSE(src.ok());
+  EXPECT_NE(src.status().message().find("too short"), std::string::npos) << src.status();
+  EXPECT_NE(src.status().message().find("at least 9"), std::string::npos) << src.status();
+  EXPECT_TRUE(MakeTokenFileBatchSource(f, 2, 7, 100, 1).ok());
+}
+
+TEST(TokenWriter, ByteTokensAndRandomTokens) {
+  const std::string text = TempPath("text.txt");
+  WriteBytes(text, std::string("hi\xff", 3));
+  auto t = ByteTokensFromFile(text);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t, (std::vector<uint16_t>{'h', 'i', 255}));
+  EXPECT_EQ(ByteTokensFromFile(TempPath("nope.txt")).status().code(),
+            absl::StatusCode::kNotFound);
+  const std::string empty = TempPath("empty.txt");
+  WriteBytes(empty, "");
+  EXPECT_FALSE(ByteTokensFromFile(empty).ok());
+
+  auto r = RandomTokens(10000, 300, 5);
+  ASSERT_TRUE(r.ok());
+  int max_tok = 0;
+  for (uint16_t x : *r) max_tok = std::max<int>(max_tok, x);
+  EXPECT_LT(max_tok, 300);
+  EXPECT_GT(max_tok, 290);  // 10000 draws reach the top of the range
+  EXPECT_EQ(*r, *RandomTokens(10000, 300, 5));
+  EXPECT_FALSE(RandomTokens(0, 300, 5).ok());
+  EXPECT_FALSE(RandomTokens(10, 70000, 5).ok());
+  EXPECT_FALSE(WriteTokenFile(TempPath("x.bin"), {}).ok());
+  EXPECT_FALSE(WriteTokenFile(TempPath("no_dir/x.bin"), *r).ok());
+}
+
+}  // namespace
+}  // namespace model

@@ -1,0 +1,80 @@
+// Byte-level and random token files, written atomically.
+#include "model/data/token_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "harness/stale_temp.h"
+#include "model/data/rng.h"
+
+namespace model {
+
+absl::Status WriteTokenFile(const std::string& path, absl::Span<const uint16_t> tokens) {
+  if (tokens.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("refusing to write '", path, "' with no tokens: a token file must hold >= 1"));
+  }
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
+  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write '", tmp, "': ", std::strerror(errno)));
+  }
+  // The format is little-endian uint16; this host is little-endian (x86-64, aarch64).
+  const size_t written = std::fwrite(tokens.data(), sizeof(uint16_t), tokens.size(), f);
+  const bool closed = std::fclose(f) == 0;
+  if (written != tokens.size() || !closed) {
+    std::remove(tmp.c_str());
+    return absl::InvalidArgumentError(absl::StrCat("writing '", tmp, "' failed (", written, " of ",
+                                                   tokens.size(), " tokens written)"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot rename '", tmp, "' to '", path, "': ", std::strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint16_t>> ByteTokensFromFile(const std::string& text_path) {
+  std::ifstream in(text_path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read text file '", text_path, "': ", std::strerror(errno)));
+  }
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    return absl::InvalidArgumentError(absl::StrCat("error reading '", text_path, "'"));
+  }
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("text file '", text_path, "' is empty: nothing to tokenise"));
+  }
+  std::vector<uint16_t> tokens(bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i) tokens[i] = static_cast<unsigned char>(bytes[i]);
+  return tokens;
+}
+
+absl::StatusOr<std::vector<uint16_t>> RandomTokens(int64_t n, int vocab, uint64_t seed) {
+  if (n < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("random=", n, " is invalid: must be >= 1"));
+  }
+  if (vocab < 1 || vocab > 65536) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "vocab=", vocab, " is invalid: must be in [1, 65536] (uint16 tokens)"));
+  }
+  Rng rng(seed);
+  std::vector<uint16_t> tokens(static_cast<size_t>(n));
+  for (auto& t : tokens) t = static_cast<uint16_t>(rng.UniformInt(static_cast<uint64_t>(vocab)));
+  return tokens;
+}
+
+}  // namespace model

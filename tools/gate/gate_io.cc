@@ -1,0 +1,140 @@
+// JSON reading with positions and atomic writes; see gate_io.h.
+#include "tools/gate/gate_io.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "harness/stale_temp.h"
+
+namespace gate {
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  errno = 0;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    int err = errno;
+    std::string msg = absl::StrCat("cannot read '", path, "': ", std::strerror(err));
+    if (err == ENOENT) return absl::NotFoundError(msg);
+    return absl::FailedPreconditionError(msg);
+  }
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return absl::DataLossError(absl::StrCat("error while reading '", path, "'"));
+  return ss.str();
+}
+
+absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::string& what) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based: the byte at which the parser gave up. Give line and column as well.
+    size_t byte = e.byte == 0 ? 0 : e.byte - 1;
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return absl::InvalidArgumentError(absl::StrCat("malformed JSON in ", what, " at byte offset ", byte,
+                                                   " (line ", line, ", column ", col, "): ", e.what()));
+  }
+}
+
+absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return ParseJson(*text, absl::StrCat("'", path, "'"));
+}
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create '", tmp, "': ", std::strerror(errno)));
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fflush(f) == 0 && ok;
+  ok = fsync(fileno(f)) == 0 && ok;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    return absl::DataLossError(absl::StrCat("cannot write '", tmp, "': ", std::strerror(err)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot rename '", tmp, "' to '", path, "': ", std::strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+std::string Against(const char* env, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  const char* base = std::getenv(env);
+  if (base == nullptr || *base == '\0') return path;
+  return absl::StrCat(base, "/", path);
+}
+}  // namespace
+
+std::string ShellQuote(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string("/._-=:+,").find(c) != std::string::npos);
+  }
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+absl::Status CheckWritable(const std::string& path) {
+  if (path.empty()) return absl::InvalidArgumentError("the output path is empty");
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("cannot write '", path, "': its folder '", dir, "' does not exist"));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': '", dir, "' is not a folder"));
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write '", path, "': folder '", dir, "' is not writable (", std::strerror(errno), ")"));
+  }
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': it is a folder"));
+    }
+    if (access(path.c_str(), W_OK) != 0) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot write '", path, "': the file is not writable (", std::strerror(errno), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string UserPath(const std::string& path) { return Against("BUILD_WORKING_DIRECTORY", path); }
+
+std::string WorkspacePath(const std::string& path) {
+  return Against("BUILD_WORKSPACE_DIRECTORY", path);
+}
+
+}  // namespace gate

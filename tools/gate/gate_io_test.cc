@@ -1,0 +1,64 @@
+// JSON errors name the file and the byte; atomic writes leave no temporary file behind.
+#include "tools/gate/gate_io.h"
+
+#include <dirent.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gtest/gtest.h"
+
+namespace gate {
+namespace {
+
+std::string TmpDir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t != nullptr ? t : "/tmp";
+}
+
+TEST(GateIoTest, MalformedJsonNamesFileByteLineAndColumn) {
+  const std::string p = TmpDir() + "/bad.json";
+  { std::ofstream(p) << "{\n  \"a\": 1,\n  \"b\": ]\n}\n"; }
+  absl::StatusOr<nlohmann::json> j = ReadJsonFile(p);
+  ASSERT_FALSE(j.ok());
+  std::string m(j.status().message());
+  EXPECT_TRUE(absl::IsInvalidArgument(j.status()));
+  EXPECT_NE(m.find(p), std::string::npos) << m;
+  // The ']' is at byte offset 19: line 3, column 8.
+  EXPECT_NE(m.find("at byte offset 19 (line 3, column 8)"), std::string::npos) << m;
+}
+
+TEST(GateIoTest, MissingFileIsNotFound) {
+  absl::StatusOr<nlohmann::json> j = ReadJsonFile(TmpDir() + "/does_not_exist.json");
+  ASSERT_FALSE(j.ok());
+  EXPECT_TRUE(absl::IsNotFound(j.status()));
+}
+
+TEST(GateIoTest, AtomicWriteReplacesAndLeavesNoTemporary) {
+  const std::string dir = TmpDir() + "/atomic";
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  const std::string p = dir + "/out.json";
+  ASSERT_TRUE(WriteFileAtomically(p, "{\"v\": 1}\n").ok());
+  ASSERT_TRUE(WriteFileAtomically(p, "{\"v\": 2}\n").ok());
+  EXPECT_EQ((*ReadJsonFile(p))["v"], 2);
+  int files = 0;
+  DIR* d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr);
+  while (dirent* e = readdir(d)) files += e->d_name[0] != '.';
+  closedir(d);
+  EXPECT_EQ(files, 1);
+  EXPECT_FALSE(WriteFileAtomically(TmpDir() + "/no/such/dir/x.json", "x").ok());
+}
+
+TEST(GateIoTest, UserPathsResolveAgainstBazelWorkingDirectory) {
+  setenv("BUILD_WORKING_DIRECTORY", "/home/u/src", 1);
+  setenv("BUILD_WORKSPACE_DIRECTORY", "/repo", 1);
+  EXPECT_EQ(UserPath("out.json"), "/home/u/src/out.json");
+  EXPECT_EQ(UserPath("/abs.json"), "/abs.json");
+  EXPECT_EQ(WorkspacePath("tools/gate/baselines"), "/repo/tools/gate/baselines");
+  unsetenv("BUILD_WORKING_DIRECTORY");
+  EXPECT_EQ(UserPath("out.json"), "out.json");
+}
+
+}  // namespace
+}  // namespace gate

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Builds the GPU-relevant binaries and tests HERE (where Bazel is) and packs them, stripped, with
+# the runtime .debs they need, into one ignored folder (default .gpu/, under 64 MiB) that
+# tools/gpu/gpu_check.sh runs on a GPU machine without Bazel (README, "On a GPU machine without Bazel").
+#
+#   tools/gpu/gpu_bundle.sh [DIR]                 build and pack into DIR (default .gpu)
+#   tools/gpu/gpu_bundle.sh --reuse-build DIR     the same from the workspace's own build (-march=
+#                                             native): for tools/gpu/gpu_check_selftest.sh here only
+#
+# Host code is built with --config=portable (x86-64-v3, not -march=native) in a separate Bazel
+# output base, so the bundle runs on another CPU and does not disturb the normal build cache.
+# --reuse-build skips both (minutes of compiling less): its binaries run on this CPU only.
+# The CUDA libraries are not packed (cuBLAS alone is hundreds of MB): gpu_check.sh uses the GPU
+# machine's own. Only libcudart (small) travels as a fallback.
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+REUSE=0
+if [[ "${1:-}" == "--reuse-build" ]]; then REUSE=1; shift; fi
+DEST="${1:-.gpu}"
+LIMIT_MB=60
+
+# Binaries and tests that matter on a GPU, as bin/NAME=LABEL (gpu_check.sh runs them by NAME).
+# A target that does not exist (yet) is left out with a note.
+WANTED=(
+  tools_devices=//tools/devices:devices
+  tools_bazel_testdata_cuda_rule_test=//tools/bazel/testdata:cuda_rule_test
+  micro_matmul=//micro/matmul:matmul
+  micro_elementwise=//micro/elementwise:elementwise
+  micro_ceilings=//micro/ceilings:ceilings
+  macro_gpt_step=//macro:gpt_step
+  macro_ddp_step=//macro:ddp_step
+)
+# CUDA tests of the model, whatever they are called: those that link the CUDA runtime (the host-
+# only and emulator tests run here, under bazel test).
+MODEL_CUDA_TESTS=$(bazel query 'kind("cc_test", rdeps(//model/cuda/..., @local_cuda//:cudart))' 2>/dev/null || true)
+
+TARGETS=()
+declare -A OUT_NAME=()
+for t in $MODEL_CUDA_TESTS; do
+  rel="${t#//}"; WANTED+=("$(echo "${rel%%:*}_${rel##*:}" | tr '/' '_')=$t")
+done
+for w in "${WANTED[@]}"; do
+  t="${w#*=}"
+  if bazel query "$t" >/dev/null 2>&1; then TARGETS+=("$t"); OUT_NAME[$t]="${w%%=*}"; else echo "gpu_bundle: $t does not exist, left out"; fi
+done
+if (( REUSE )); then
+  echo "gpu_bundle: building ${#TARGETS[@]} targets in the workspace's own build (this CPU only)"
+  BAZEL=(bazel)
+  FLAGS=(-c opt --dynamic_mode=off)
+else
+  echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
+  BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
+  FLAGS=(-c opt --config=portable --dynamic_mode=off)
+fi
+"${BAZEL[@]}" build "${FLAGS[@]}" --symlink_prefix=/ "${TARGETS[@]}"  # no bazel-* links
+BIN="$("${BAZEL[@]}" info "${FLAGS[@]}" bazel-bin 2>/dev/null)"
+
+TMP="${DEST}.tmp.$$"
+# Folders an earlier, killed run left ("<dest>.tmp.<pid>" of a process that is gone).
+for old in "${DEST}".tmp.*; do
+  pid="${old##*.tmp.}"
+  if [[ -d "$old" && "$pid" =~ ^[0-9]+$ && ! -e "/proc/$pid" ]]; then rm -rf "$old"; fi
+done
+rm -rf "$TMP"; mkdir -p "$TMP/bin" "$TMP/debs" "$TMP/lib" "$TMP/data"
+for t in "${TARGETS[@]}"; do
+  rel="${t#//}"; pkg="${rel%%:*}"; name="${rel##*:}"
+  out="${OUT_NAME[$t]}"
+  cp "$BIN/$pkg/$name" "$TMP/bin/$out"
+  chmod u+w "$TMP/bin/$out"
+  strip --strip-unneeded "$TMP/bin/$out"
+done
+# Test data the CUDA tests read (fixtures), if any.
+for d in model/testdata; do
+  [[ -d "$d" ]] && mkdir -p "$TMP/data/$d" && cp -r "$d"/. "$TMP/data/$d/"
+done
+
+# Runtime .debs: every shared library the binaries load that a Debian package owns, except the
+# C/C++ runtime the GPU machine has anyway. CUDA libraries are found there, not carried.
+declare -A PKGS=() OWNER=()
+# owner LIB: the package that owns LIB (or its link target), once per library (dpkg -S is slow).
+owner() {
+  local lib="$1" real o
+  if [[ -z "${OWNER[$lib]+x}" ]]; then
+    real="$(readlink -f "$lib")"
+    o="$(dpkg -S "$real" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    [[ -z "$o" ]] && o="$(dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1 || true)"
+    OWNER[$lib]="$o"
+  fi
+  echo "${OWNER[$lib]}"
+}
+add_owner() {
+  local o
+  o="$(owner "$1")"
+  [[ -z "$o" ]] && return 0
+  case "$o" in libc6|libstdc++6|libgcc-s1|libcrypt1|libzstd1|zlib1g) return 0 ;; esac
+  PKGS["$o"]=1
+}
+while read -r lib; do
+  [[ -z "$lib" || ! -e "$lib" ]] && continue
+  add_owner "$lib"
+done < <(for f in "$TMP"/bin/*; do ldd "$f" | awk '/=> \//{print $3}'; done | sort -u)
+# MPI: a singleton rank (ddp_step without mpirun) starts OpenMPI's orted and loads its plugins,
+# none of which ldd of our binaries shows: carry openmpi-bin and whatever the plugins load.
+if [[ -n "${PKGS[libopenmpi3]:-}" ]]; then
+  PKGS[openmpi-bin]=1
+  while read -r lib; do
+    [[ -z "$lib" || ! -e "$lib" ]] && continue
+    add_owner "$lib"
+  done < <(for f in $(dpkg -L libopenmpi3 openmpi-bin | grep -E '\.so$|/bin/orte|/bin/orted$'); do
+             [[ -f "$f" ]] && ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u)
+fi
+(cd "$TMP/debs" && apt-get download "${!PKGS[@]}" >/dev/null)
+cp -L /usr/local/cuda/lib64/libcudart.so.13 "$TMP/lib/" 2>/dev/null || true
+cp tools/gpu/gpu_check.sh "$TMP/gpu_check.sh"
+
+{
+  echo "commit: $(git rev-parse HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "targets: ${TARGETS[*]}"
+  echo "debs: ${!PKGS[*]}"
+} > "$TMP/MANIFEST.txt"
+
+size_mb=$(du -sm "$TMP" | cut -f1)
+if (( size_mb > LIMIT_MB )); then
+  echo "gpu_bundle: $TMP is ${size_mb} MiB, over the ${LIMIT_MB} MiB limit; not installed" >&2
+  du -sh "$TMP"/*/* | sort -h | tail >&2
+  exit 1
+fi
+rm -rf "$DEST"; mv "$TMP" "$DEST"
+echo "gpu_bundle: $DEST ready, ${size_mb} MiB"; cat "$DEST/MANIFEST.txt"
+echo "gpu_bundle: on the GPU machine run: bash $DEST/gpu_check.sh \$OUT"

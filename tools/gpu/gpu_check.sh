@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (no Bazel there), from the bundle tools/gpu/gpu_bundle.sh made:
+#   bash .gpu/gpu_check.sh OUTDIR
+# Unpacks the runtime .debs into /tmp/deps (never into /), finds the machine's cuBLAS and NCCL,
+# prints nvidia-smi and ldd of one binary, then runs, in this order: devices, //macro:gpt_step
+# (GPT-2 124M, batch 12, seq 1024, bf16: the main result, right after the probe), the CUDA tests,
+# memcheck of a tiny gpt_step, ddp_step on 1 rank and the quick micro cases. JSON and
+# summary.txt go under OUTDIR; each step's output is OUTDIR/steps/NAME.log (and log.txt).
+#
+# One overall deadline (GPU_CHECK_DEADLINE_S, default 540 s, counted from the start) keeps the
+# whole check inside one 600 s device command: a step whose own limit would overrun it is not
+# started and is marked SKIPPED. Verdicts: PASS only when the step ran and did its work;
+#   FAIL     non-zero exit, or a run that did nothing: a gtest that skipped (GTEST_SKIP), a
+#            benchmark whose cases were skipped (SkipWithError), no JSON written, no CUDA device;
+#   TIMEOUT  the step's own limit;
+#   SKIPPED  not in the bundle, no compute-sanitizer, or the deadline.
+# Every verdict other than PASS carries its reason. Exit status 0 only when every step passed.
+# GPU_CHECK_DEPS: where the .debs are unpacked (default /tmp/deps). tools/gpu/gpu_check_selftest.sh
+# runs this without a GPU: every CUDA step must FAIL or be SKIPPED there, never PASS.
+set -uo pipefail
+
+# --- how a step's output is judged (beyond its exit status) ----------------------------------
+# Each prints nothing when the step did its work, else the reason it did not.
+# devices: a probe that finds no CUDA device fails (and says so in the summary).
+check_devices() {
+  grep -m1 "^no CUDA device" "$1" || true
+}
+# gtest: any skipped test (GTEST_SKIP: no usable device) or no test at all.
+check_gtest() {
+  local log="$1"
+  if grep -q '^\[  SKIPPED \]' "$log"; then
+    local n reason
+    n=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\?, listed below:.*/\1/p' "$log" | head -1)
+    reason=$(grep -m1 -A1 ': Skipped$' "$log" | sed -n 2p)
+    echo "skipped ${n:-some} test(s): ${reason:-see the log}"
+  elif ! grep -q '^\[  PASSED  \] [1-9]' "$log"; then
+    echo "no test passed (filter matched nothing?)"
+  fi
+}
+# Google Benchmark JSON (--benchmark_out): at least one case, and none skipped with an error.
+check_bench_json() {
+  local json="$1"
+  [[ -s "$json" ]] || { echo "no benchmark JSON written ($(basename "$json"))"; return; }
+  local runs errs msg
+  runs=$(grep -c '"run_name":' "$json")
+  errs=$(grep -c '"error_occurred": true' "$json")
+  if (( runs == 0 )); then echo "no case ran (the filter matched nothing)"; return; fi
+  if (( errs > 0 )); then
+    msg=$(grep -m1 '"error_message":' "$json" | sed 's/.*"error_message": "\(.*\)",\{0,1\}$/\1/; s/^skipped: //')
+    # A skip (harness/skip.h: "skipped: <reason>") or an error: either way the step did not
+    # measure what it is for on a GPU machine.
+    if (( errs == runs )); then echo "all $runs case(s) skipped: $msg"; else echo "$errs of $runs case(s) skipped or failed: $msg"; fi
+  fi
+}
+# A file the step must write.
+check_file() {
+  [[ -s "$1" ]] || echo "did not write $(basename "$1")"
+}
+# compute-sanitizer's report.
+check_memcheck() {
+  grep -q "ERROR SUMMARY: 0 errors" "$1" || echo "no 'ERROR SUMMARY: 0 errors' in the output"
+}
+
+# Sourced (tools/gpu/gpu_check_selftest.sh tests the checks on passing output): the functions only.
+if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then return 0; fi
+
+OUT="${1:?usage: gpu_check.sh OUTDIR}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+DEADLINE_S="${GPU_CHECK_DEADLINE_S:-540}"
+t0=$(date +%s)
+mkdir -p "$OUT" "$OUT/steps"
+OUT="$(cd "$OUT" && pwd)"
+LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"
+: > "$LOG"; : > "$SUMMARY"
+# Outputs of an earlier run in the same folder must not pass for this run's.
+rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
+say() { echo "$*" | tee -a "$SUMMARY"; }
+n_pass=0; n_fail=0; n_skip=0
+
+# --- libraries -----------------------------------------------------------------------------
+DEPS="${GPU_CHECK_DEPS:-/tmp/deps}"  # where the .debs are unpacked (never /)
+mkdir -p "$DEPS"
+for deb in "$HERE"/debs/*.deb; do dpkg -x "$deb" "$DEPS"; done
+cuda_dirs=()
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -e "$d/libcublas.so.13" || -e "$d/libcublasLt.so.13" || -e "$d/libnccl.so.2" ]] && cuda_dirs+=("$d")
+done
+for py in python3 /opt/torch/.venv/bin/python3; do
+  site="$($py -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)" || continue
+  for s in $site; do
+    for d in "$s"/nvidia/cu13/lib "$s"/nvidia/*/lib; do [[ -d "$d" ]] && cuda_dirs+=("$d"); done
+  done
+done
+LIBPATH="$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/usr/lib/x86_64-linux-gnu/openblas-openmp:$DEPS/lib/x86_64-linux-gnu"
+for d in "${cuda_dirs[@]}"; do LIBPATH="$LIBPATH:$d"; done
+LIBPATH="$LIBPATH:$HERE/lib"
+export LD_LIBRARY_PATH="$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OPAL_PREFIX="$DEPS/usr"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+{
+  echo "=== bundle"; cat "$HERE/MANIFEST.txt"
+  echo "=== date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "=== nvidia-smi"; nvidia-smi 2>&1
+  echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
+  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|nccl|cudart|openblas|benchmark" ; done
+} >> "$LOG" 2>&1
+if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
+
+# --- steps -----------------------------------------------------------------------------------
+record() {  # record VERDICT NAME SECONDS [REASON]
+  local verdict="$1" name="$2" secs="$3" reason="${4:-}"
+  case "$verdict" in PASS) n_pass=$((n_pass + 1)) ;; SKIPPED) n_skip=$((n_skip + 1)) ;; *) n_fail=$((n_fail + 1)) ;; esac
+  say "$(printf '%-8s %-36s %4ss%s' "$verdict" "$name" "$secs" "${reason:+  $reason}")"
+}
+# step NAME LIMIT_S CHECK CMD...: runs CMD with its own time limit if the deadline allows it;
+# CHECK is a check_* function above, with the file it reads when that is not the step's own
+# output ("check_gtest", "check_bench_json FILE"; the step's log is appended), or "-".
+step() {
+  local name="$1" limit="$2" check="$3"; shift 3
+  local exe="$1"
+  if [[ "$exe" == */* && ! -x "$exe" ]]; then record SKIPPED "$name" 0 "not in the bundle: $(basename "$exe")"; return; fi
+  local now left
+  now=$(date +%s); left=$(( t0 + DEADLINE_S - now ))
+  if (( left < limit )); then
+    record SKIPPED "$name" 0 "would overrun the ${DEADLINE_S}s deadline: its limit is ${limit}s, ${left}s left"
+    return
+  fi
+  local slog="$OUT/steps/$name.log"
+  echo "=== $name: $*" >> "$LOG"
+  timeout "$limit" "$@" > "$slog" 2>&1
+  local rc=$?
+  cat "$slog" >> "$LOG"
+  local secs=$(( $(date +%s) - now )) why=""
+  if [[ "$check" != "-" ]]; then why="$($check "$slog")"; fi
+  if (( rc == 124 )); then
+    record "TIMEOUT" "$name" "$secs" "its ${limit}s limit${why:+; $why}"
+  elif (( rc != 0 )); then
+    local last
+    last="$(grep -v '^[[:space:]]*$' "$slog" | tail -1 | cut -c1-200)"
+    record "FAIL" "$name" "$secs" "exit $rc${why:+; $why}${last:+; last line: $last}"
+  elif [[ -n "$why" ]]; then
+    record "FAIL" "$name" "$secs" "$why"
+  else
+    record "PASS" "$name" "$secs"
+  fi
+}
+B="$HERE/bin"
+cd "$HERE/data" 2>/dev/null || cd "$HERE"
+
+step devices 30 check_devices "$B/tools_devices"
+if no_cuda="$(grep -m1 "^no CUDA device" "$OUT/steps/devices.log" 2>/dev/null)"; then
+  say "$no_cuda -- every CUDA step below fails"
+fi
+# The main result first.
+step gpt_step 240 "check_bench_json $OUT/gpt_step.json" "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
+  --benchmark_out="$OUT/gpt_step.json" --benchmark_out_format=json
+step cuda_rule_test 60 check_gtest "$B/tools_bazel_testdata_cuda_rule_test"
+for t in "$B"/model_cuda_*test; do
+  [[ -e "$t" ]] && step "$(basename "$t")" 120 check_gtest "$t"
+done
+sanitizer="$(command -v compute-sanitizer || true)"
+[[ -z "$sanitizer" && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
+if [[ -n "$sanitizer" ]]; then
+  step memcheck_gpt_step 120 check_memcheck "$sanitizer" --tool memcheck --error-exitcode 3 "$B/macro_gpt_step" \
+    --device=cuda --preset=test-tiny --batch=2 --seq=32 --warmup_steps=0 --steps=1 --benchmark_min_time=0
+else
+  record SKIPPED memcheck_gpt_step 0 "compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
+fi
+step ddp_step_1rank 120 "check_file $OUT/ddp.json" "$B/macro_ddp_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
+  --steps=10 --warmup_steps=3 --json_out="$OUT/ddp.json"
+step micro_ceilings 90 "check_bench_json $OUT/ceilings_bench.json" "$B/micro_ceilings" --benchmark_filter=cuda \
+  --ceilings_out="$OUT/ceilings.json" --benchmark_out="$OUT/ceilings_bench.json" --benchmark_out_format=json
+step micro_matmul 120 "check_bench_json $OUT/matmul.json" "$B/micro_matmul" \
+  --benchmark_filter='cuda/.*/M:(4096|8192)/K:(4096|8192)/N:(4096|8192)/manual_time$|cuda/.*/M:12288/K:768' \
+  --benchmark_min_time=0.05 --benchmark_out="$OUT/matmul.json" --benchmark_out_format=json
+step micro_elementwise 90 "check_bench_json $OUT/elementwise.json" "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:16777216/manual_time$' \
+  --benchmark_min_time=0.05 --benchmark_out="$OUT/elementwise.json" --benchmark_out_format=json
+say "result: $n_pass PASS, $n_fail FAIL or TIMEOUT, $n_skip SKIPPED; total $(( $(date +%s) - t0 ))s (deadline ${DEADLINE_S}s)"
+(( n_fail == 0 && n_skip == 0 ))

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# gpu_check.sh on a machine WITHOUT a GPU (CI, after `bazel test //...`; it needs Bazel, so it is
+# a script rather than a test target):
+#   tools/gpu/gpu_check_selftest.sh
+#  1. builds the bundle with tools/gpu/gpu_bundle.sh --reuse-build (the workspace's own build, so
+#     only linking and packing: well under a minute after `bazel build //...`), runs its
+#     gpu_check.sh and asserts that the summary says "no CUDA device", that every step of the
+#     bundle is there and is FAIL or SKIPPED with a reason, never PASS, that gpt_step comes right
+#     after devices, and that the exit status is non-zero;
+#  2. with a short deadline, a step whose limit would overrun it is SKIPPED, never run;
+#  3. the checks pass real passing output (a host gtest, CPU benchmark cases): the FAILs of 1. are
+#     the missing device's, not checks that cannot pass.
+# On a machine with a CUDA device it says so and exits 0 without asserting: there the bundle's
+# steps may rightly pass. Exit status 1 with "FAIL: ..." on any broken assertion.
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+start=$(date +%s)
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "gpu_check_selftest: FAIL: $*" >&2; exit 1; }
+
+bash tools/gpu/gpu_bundle.sh --reuse-build "$tmp/bundle" > "$tmp/bundle.log" 2>&1 || { cat "$tmp/bundle.log"; fail "gpu_bundle.sh"; }
+tail -3 "$tmp/bundle.log"
+if "$tmp/bundle/bin/tools_devices" 2>/dev/null | grep -q "^GPU "; then
+  echo "gpu_check_selftest: this machine has a CUDA device; the self-test is for machines without one (nothing asserted)"
+  exit 0
+fi
+
+echo "== 1. gpu_check.sh without a GPU"
+set +e
+GPU_CHECK_DEPS="$tmp/deps" bash "$tmp/bundle/gpu_check.sh" "$tmp/out" > "$tmp/check.log" 2>&1
+rc=$?
+set -e
+summary="$tmp/out/summary.txt"
+cat "$summary"
+[[ $rc -ne 0 ]] || fail "gpu_check.sh exited 0 without a GPU"
+grep -q "no CUDA device" "$summary" || fail "the summary does not say 'no CUDA device'"
+! grep -q '^PASS' "$summary" || fail "a step PASSED without a GPU: $(grep '^PASS' "$summary" | head -1)"
+grep -Eq "^result: 0 PASS, [1-9][0-9]* FAIL or TIMEOUT" "$summary" || fail "the result line must count 0 PASS"
+# Every step of the bundle has a verdict line, FAIL or SKIPPED, with a reason after the time.
+steps=(devices gpt_step cuda_rule_test memcheck_gpt_step ddp_step_1rank micro_ceilings micro_matmul micro_elementwise)
+for t in "$tmp"/bundle/bin/model_cuda_*test; do steps+=("$(basename "$t")"); done
+for s in "${steps[@]}"; do
+  grep -Eq "^(FAIL|SKIPPED|TIMEOUT) +$s +[0-9]+s  [^ ]" "$summary" || fail "no FAIL/SKIPPED line with a reason for step $s"
+done
+[[ $(grep -Ec '^(PASS|FAIL|SKIPPED|TIMEOUT) ' "$summary") -eq ${#steps[@]} ]] || fail "steps in the summary: expected ${#steps[@]}"
+[[ "$(grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT) ' "$summary" | awk 'NR<=2{print $2}' | tr '\n' ' ')" == "devices gpt_step " ]] \
+  || fail "gpt_step must run right after devices"
+grep -Eq "^FAIL +model_cuda_.* skipped [0-9]+ test\(s\): no CUDA device" "$summary" || fail "a skipped gtest must FAIL with its reason"
+grep -Eq "^FAIL +micro_matmul .*all [0-9]+ case\(s\) skipped: no CUDA device" "$summary" || fail "skipped benchmark cases must FAIL with their reason"
+
+echo "== 2. a step that would overrun the deadline is SKIPPED"
+set +e
+GPU_CHECK_DEADLINE_S=100 GPU_CHECK_DEPS="$tmp/deps" bash "$tmp/bundle/gpu_check.sh" "$tmp/out2" > /dev/null 2>&1
+set -e
+grep -Eq "^SKIPPED +gpt_step +0s  would overrun the 100s deadline: its limit is 240s" "$tmp/out2/summary.txt" \
+  || { cat "$tmp/out2/summary.txt"; fail "gpt_step (limit 240 s) must be SKIPPED under a 100 s deadline"; }
+[[ ! -s "$tmp/out2/steps/gpt_step.log" ]] || fail "a skipped step must not run"
+
+echo "== 3. the checks pass real passing output"
+# shellcheck source=tools/gpu/gpu_check.sh
+source tools/gpu/gpu_check.sh
+bin="$(bazel info bazel-bin 2>/dev/null)"
+[[ -x "$bin/accounting/mfu_test" ]] || bazel build //accounting:mfu_test > /dev/null 2>&1
+"$bin/accounting/mfu_test" > "$tmp/gtest_pass.log" 2>&1 || fail "accounting/mfu_test"
+why="$(check_gtest "$tmp/gtest_pass.log")"
+[[ -z "$why" ]] || fail "check_gtest rejects a passing gtest: $why"
+"$bin/accounting/mfu_test" --gtest_filter=NoSuchTest > "$tmp/gtest_none.log" 2>&1 || true
+[[ -n "$(check_gtest "$tmp/gtest_none.log")" ]] || fail "check_gtest accepts a run with no test"
+"$tmp/bundle/bin/micro_matmul" --benchmark_filter='cpu/.*fp32/M:64/K:64/N:64/' --benchmark_min_time=0.01 \
+  --benchmark_out="$tmp/cpu.json" --benchmark_out_format=json > "$tmp/cpu.log" 2>&1 || { cat "$tmp/cpu.log"; fail "CPU matmul case"; }
+why="$(check_bench_json "$tmp/cpu.json")"
+[[ -z "$why" ]] || fail "check_bench_json rejects CPU cases that ran: $why"
+echo "gpu_check_selftest: PASS ($(( $(date +%s) - start ))s)"

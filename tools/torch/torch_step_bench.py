@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""PyTorch eager's GPT-2 train step on the CPU, timed like //macro:gpt_step, for a side-by-side.
+
+Same model and step as gpt_step's CPU defaults: GPT-2 124M (nanoGPT's model: 12 layers, 12
+heads, width 768, vocab padded to 50304, LM head tied to the token embedding, biases on,
+scaled_dot_product_attention with is_causal), batch 4, sequence 64, fp32, AdamW (lr 6e-4,
+betas 0.9/0.95, weight decay 0.1 on 2-D tensors), one fixed random batch, 3 warm-up + 10 timed
+steps, every step = forward, backward, optimizer step, zero_grad, loss.item(). Threads: the
+same count as gpt_step (--threads, default every core).
+
+Not a build or CI dependency. PyTorch 2.x in a virtual environment; PyPI's Linux wheel pulls the
+CUDA runtime wheels too (the environment is about 5 GiB; unused on a CPU-only machine). The
+figures in results/ were taken with exactly this install:
+    python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch==2.5.1
+    /tmp/torchenv/bin/python tools/torch/torch_step_bench.py --threads=2
+    bazel run //macro:gpt_step -- --threads=2          # the same shapes, threads and steps
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self, c, h):
+        super().__init__()
+        self.h = h
+        self.ln1 = nn.LayerNorm(c)
+        self.qkv = nn.Linear(c, 3 * c)
+        self.proj = nn.Linear(c, c)
+        self.ln2 = nn.LayerNorm(c)
+        self.fc = nn.Linear(c, 4 * c)
+        self.fcproj = nn.Linear(4 * c, c)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.h, c // self.h).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
+        return x + self.fcproj(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class GPT(nn.Module):
+    def __init__(self, layers, heads, width, vocab, block):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, width)
+        self.wpe = nn.Embedding(block, width)
+        self.blocks = nn.ModuleList(Block(width, heads) for _ in range(layers))
+        self.lnf = nn.LayerNorm(width)
+        self.lm_head = nn.Linear(width, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied, as GPT-2
+        for name, p in self.named_parameters():
+            if p.dim() == 2:
+                std = 0.02 / math.sqrt(2 * layers) if name.endswith(("proj.weight",)) else 0.02
+                nn.init.normal_(p, 0.0, std)
+
+    def forward(self, idx, targets):
+        t = idx.shape[1]
+        x = self.wte(idx) + self.wpe(torch.arange(t))
+        for blk in self.blocks:
+            x = blk(x)
+        logits = self.lm_head(self.lnf(x))
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", type=int, default=0, help="0: every core (os.cpu_count())")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=64)
+    ap.add_argument("--layers", type=int, default=12)
+    ap.add_argument("--heads", type=int, default=12)
+    ap.add_argument("--width", type=int, default=768)
+    ap.add_argument("--vocab", type=int, default=50304)
+    ap.add_argument("--warmup_steps", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1337)
+    ap.add_argument("--json_out", default="", help="also write the result as JSON here")
+    a = ap.parse_args()
+    threads = a.threads or os.cpu_count()
+    torch.set_num_threads(threads)
+    torch.manual_seed(a.seed)
+    model = GPT(a.layers, a.heads, a.width, a.vocab, max(1024, a.seq))
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=6e-4, betas=(0.9, 0.95))
+    idx = torch.randint(50257, (a.batch, a.seq))
+    targets = torch.randint(50257, (a.batch, a.seq))
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"torch {torch.__version__}, {threads} threads "
+          f"(MKLDNN {torch.backends.mkldnn.is_available()}, {torch.backends.cpu.get_cpu_capability()}), "
+          f"{n_params} parameters, B={a.batch} T={a.seq} fp32", flush=True)
+
+    times, loss = [], float("nan")
+    for i in range(a.warmup_steps + a.steps):
+        t0 = time.perf_counter()
+        l = model(idx, targets)
+        l.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        loss = l.item()
+        dt = time.perf_counter() - t0
+        kind = "warm-up" if i < a.warmup_steps else "timed"
+        print(f"step {i + 1:3d} {kind:7s} | loss {loss:.4f} | {dt * 1e3:9.2f} ms | "
+              f"{a.batch * a.seq / dt:8.1f} tokens/s", flush=True)
+        if i >= a.warmup_steps:
+            times.append(dt)
+    total = sum(times)
+    result = {
+        "torch": torch.__version__, "threads": threads, "params": n_params,
+        "batch": a.batch, "seq": a.seq, "steps": len(times),
+        "tokens_per_second": a.batch * a.seq * len(times) / total,
+        "ms_per_step_median": 1e3 * statistics.median(times),
+        "ms_per_step_min": 1e3 * min(times), "ms_per_step_max": 1e3 * max(times),
+        "loss": loss,
+    }
+    print(f"tokens/s {result['tokens_per_second']:.1f} = {len(times)} steps x B={a.batch} x "
+          f"T={a.seq} / {total:.3f} s; step median {result['ms_per_step_median']:.1f} ms "
+          f"(min {result['ms_per_step_min']:.1f}, max {result['ms_per_step_max']:.1f})")
+    if a.json_out:
+        tmp = a.json_out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(result, f, indent=2)
+        os.replace(tmp, a.json_out)
+
+
+if __name__ == "__main__":
+    main()
