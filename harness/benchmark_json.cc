@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "harness/atomic_file.h"
 #include "sysinfo/run_context.h"
 #include "sysinfo/utc_now.h"
 
@@ -85,21 +86,8 @@ absl::StatusOr<nlohmann::json> BenchmarkJson(const nlohmann::json& context,
 }
 
 absl::Status WriteJsonFile(const std::string& flag, const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream f(tmp);
-    if (!f) return absl::InvalidArgumentError(absl::StrCat(flag, "=", path, ": cannot write ", tmp));
-    f << j.dump(2) << "\n";
-    f.close();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat(flag, "=", path, ": write failed"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat(flag, "=", path, ": rename failed"));
-  }
+  absl::Status st = WriteFileAtomically(path, j.dump(2) + "\n");
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat(flag, "=", path, ": ", st.message()));
   return absl::OkStatus();
 }
 

@@ -34,6 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
+#include "harness/atomic_file.h"
 #include "macro/ddp_accounting.h"
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"

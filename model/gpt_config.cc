@@ -93,6 +93,17 @@ absl::Status ValidateRunShape(const GptConfig& c, int batch, int seq) {
     return absl::InvalidArgumentError(absl::StrCat("seq=", seq, " is out of range: must be in [1, ",
                                                    c.block, "] (block size of ", c.name, ")"));
   }
+  // Keep every activation size (model/activation_layout.h: up to L*B*T*4C and L*B*NH*T*T
+  // elements, counted in int64) well inside int64, as the parameter count above.
+  const double bt = double(batch) * seq, C = c.width;
+  const double activations =
+      bt * (double(c.layers) * (16 * C + 4 + double(c.heads) * seq) + 11 * C + c.padded_vocab + 5 +
+            double(c.heads) * seq);
+  if (activations > 1e15) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch=", batch, " x seq=", seq, " of ", DescribeConfig(c), " needs ~", activations,
+        " activation elements: too large (allowed up to 1e15)"));
+  }
   return absl::OkStatus();
 }
 

@@ -130,5 +130,18 @@ TEST(GptMemory, Gpt2AtBatch4Seq64) {
   EXPECT_FALSE(bad.ok());
 }
 
+// Found by fuzz/step_flags_fuzz (UBSan): --block=2147483647 --batch=2147483617 passed the
+// checks, and the activation sizes (int64) overflowed in the memory estimate.
+TEST(GptMemory, ShapesWhoseActivationsOverflowAreRefused) {
+  GptConfig c = *GptPreset("gpt2");
+  c.block = 2147483647;
+  absl::Status s = ValidateRunShape(c, 2147483617, 64);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("activation elements: too large"), std::string::npos) << s;
+  EXPECT_FALSE(EstimateTrainingMemory(c, 2147483617, 64).ok());
+  EXPECT_FALSE(ValidateRunShape(*GptPreset("gpt2"), 1, 1 << 20).ok());  // seq > block
+  EXPECT_TRUE(ValidateRunShape(*GptPreset("gpt2-xl"), 12, 1024).ok());  // bench.py's largest
+}
+
 }  // namespace
 }  // namespace model

@@ -18,6 +18,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev     # JSON: benchmark output, ceilings, baselines
   python3
+  clang libclang-rt-14-dev  # fuzz/: clang 14 with libFuzzer, ASan and UBSan runtimes
   chromium               # tools/report: its browser test renders the page headless (122 MB download)
 )
 

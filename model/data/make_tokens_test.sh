@@ -19,6 +19,17 @@ max="$(od -An -tu2 -v "$dir/rand.bin" | tr -s ' ' '\n' | sort -n | tail -1)"
 "$bin" --random=1000 --vocab=300 --seed=7 --out="$dir/rand2.bin"
 cmp -s "$dir/rand.bin" "$dir/rand2.bin" || fail "same seed gave different files"
 
+# A run killed between writing its temporary file and the rename leaves "<out>.tmp.<pid>";
+# the next run removes it when that process is gone, and keeps a live writer's file.
+dead_pid="$(sh -c 'echo $$')"   # that shell has exited: no process has this pid
+printf 'partial' > "$dir/rand.bin.tmp.$dead_pid"
+printf 'partial' > "$dir/rand.bin.tmp.$$"   # this script: alive
+"$bin" --random=1000 --vocab=300 --seed=7 --out="$dir/rand.bin" || fail "rerun failed"
+[[ ! -e "$dir/rand.bin.tmp.$dead_pid" ]] || fail "the stale temporary file of pid $dead_pid was left"
+[[ -e "$dir/rand.bin.tmp.$$" ]] || fail "removed the temporary file of a live process"
+cmp -s "$dir/rand.bin" "$dir/rand2.bin" || fail "rerun after a stale file gave another file"
+rm -f "$dir/rand.bin.tmp.$$"
+
 expect_error() {  # expect_error PATTERN ARGS...: non-zero exit, message matches, no output file
   local pattern="$1"; shift
   rm -f "$dir/bad.bin"

@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "harness/subprocess.h"
+#include "tools/bench/bench_context.h"
 #include "tools/gate/gate_io.h"
 
 namespace {
@@ -73,7 +74,9 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   EXPECT_EQ(m["suite"], "custom");
   EXPECT_EQ(m["filter"], "axpy|cuda");
   EXPECT_EQ(m["repetitions"], 2);
-  EXPECT_EQ(m["build_type"], "opt");
+  // The mode //tools:bench was built in, like this test: opt, or dbg under --config=asan/ubsan.
+  EXPECT_EQ(m["build_type"], bench::BuildType());
+  EXPECT_TRUE(m["build_type"] == "opt" || m["build_type"] == "dbg" || m["build_type"] == "fastbuild");
   EXPECT_EQ(m["threads"], 1);
   std::map<std::string, std::set<int>> reps;
   for (const json& b : (*j)["benchmarks"]) {

@@ -65,6 +65,9 @@ absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& 
         "'", path, "' holds the baseline of another machine; it is refused, not compared. The fields "
         "that differ:\n  ", absl::StrJoin(KeyDifferences(*file_key, key), "\n  ")));
   }
+  // Its entries as a run's (MergeBaseline reads them; an entry that is not an object with a
+  // string name would make it throw).
+  if (absl::StatusOr<Run> run = ParseRun(baseline, path); !run.ok()) return run.status();
   return absl::OkStatus();
 }
 
@@ -86,7 +89,9 @@ std::vector<std::string> OtherMachinesBaselines(const std::string& dir, const st
       out.push_back(absl::StrCat(n, ": unreadable (", j.status().message(), ")"));
       continue;
     }
-    absl::StatusOr<MachineKey> k = KeyFromJson(j->value("machine", nlohmann::json()));
+    // Any file of the suite's name may be here: value() of a non-object would throw.
+    absl::StatusOr<MachineKey> k =
+        KeyFromJson(j->is_object() ? j->value("machine", nlohmann::json()) : nlohmann::json());
     if (!k.ok()) {
       out.push_back(absl::StrCat(n, ": ", k.status().message()));
       continue;

@@ -35,8 +35,9 @@ namespace gate {
 
 inline constexpr char kBaselineFormat[] = "mlbench-gate-baseline/2";
 
-// Checks "format" and that the file's machine key equals `key`; otherwise the error lists
-// the fields that differ (a baseline of another machine is refused, never compared).
+// Checks "format", that the file's machine key equals `key` (otherwise the error lists the
+// fields that differ: a baseline of another machine is refused, never compared), and that its
+// "benchmarks" read as a run (ParseRun).
 absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
                               const std::string& path);
 

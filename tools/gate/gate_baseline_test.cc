@@ -2,6 +2,9 @@
 // unverified cases are never stored, a malformed or foreign file is never overwritten.
 #include "tools/gate/gate_baseline.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 
@@ -156,6 +159,39 @@ TEST(GateBaselineTest, OldFormatBaselineIsRefused) {
   absl::Status s = ValidateBaseline(old, key, "old.json");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("old machine key"), std::string::npos) << s;
+}
+
+// Found by fuzz/gate_baseline_fuzz: a file of the suite's name that is JSON but not an object
+// made the listing throw (value() of an array) and gate abort.
+TEST(GateBaselineTest, OtherMachinesListsAFileThatIsNotAnObject) {
+  const std::string dir = TmpDir() + "/not_an_object";
+  ASSERT_TRUE(mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST);
+  ASSERT_TRUE(WriteFileAtomically(dir + "/x__quick.json", "[1, 2, 3]").ok());
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
+  std::vector<std::string> others = OtherMachinesBaselines(dir, "quick", key);
+  ASSERT_EQ(others.size(), 1u);
+  EXPECT_NE(others[0].find("x__quick.json: \"machine\" is not an object"), std::string::npos) << others[0];
+}
+
+// Found by fuzz/gate_baseline_fuzz: a baseline of this machine whose "benchmarks" held a
+// number, or an entry without a string name, passed ValidateBaseline and made gate --update
+// throw in MergeBaseline. Now refused, and the file is left as it was.
+TEST(GateBaselineTest, UpdateRefusesABaselineWhoseEntriesAreNotARun) {
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
+  gate::Run run = MakeRun(Context("AMD EPYC", "c1"), {Entry("BM_A", 10, 0)});
+  json doc = MergeBaseline(nullptr, run, key, "quick", true, "2024-01-01T00:00:00Z", nullptr);
+  ASSERT_TRUE(ValidateBaseline(doc, key, "good.json").ok());
+  for (json bad : {json(7), json::array({1}), json::array({{{"name", 5}}})}) {
+    doc["benchmarks"] = bad;
+    absl::Status s = ValidateBaseline(doc, key, "bad.json");
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("'bad.json'"), std::string::npos) << s;
+    const std::string path = TmpDir() + "/bad_entries__quick.json";
+    ASSERT_TRUE(WriteFileAtomically(path, doc.dump()).ok());
+    auto st = UpdateBaselineFile(path, run, key, "quick", true, "2024-01-02T00:00:00Z");
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_EQ(*ReadTextFile(path), doc.dump());
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "harness/atomic_file.h"
 
 namespace gate {
 
@@ -55,31 +56,6 @@ absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadTextFile(path);
   if (!text.ok()) return text.status();
   return ParseJson(*text, absl::StrCat("'", path, "'"));
-}
-
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create '", tmp, "': ", std::strerror(errno)));
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = fsync(fileno(f)) == 0 && ok;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return absl::DataLossError(absl::StrCat("cannot write '", tmp, "': ", std::strerror(err)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot rename '", tmp, "' to '", path, "': ", std::strerror(err)));
-  }
-  return absl::OkStatus();
 }
 
 namespace {

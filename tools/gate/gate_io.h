@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "harness/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace gate {
@@ -21,8 +22,8 @@ absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::str
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 
-// Writes through "<path>.tmp.<pid>" in the same folder, flushes, then renames over `path`.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text);
+// Temp file, fsync, rename (harness/atomic_file.h).
+using harness::WriteFileAtomically;
 
 // Fails, saying why, when `path` could not be written: its folder is missing or not writable,
 // or it names a folder or a read-only file. For checking an output flag before a long run.

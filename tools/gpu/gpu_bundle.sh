@@ -56,6 +56,11 @@ fi
 BIN="$("${BAZEL[@]}" info "${FLAGS[@]}" bazel-bin 2>/dev/null)"
 
 TMP="${DEST}.tmp.$$"
+# Folders an earlier, killed run left ("<dest>.tmp.<pid>" of a process that is gone).
+for old in "${DEST}".tmp.*; do
+  pid="${old##*.tmp.}"
+  if [[ -d "$old" && "$pid" =~ ^[0-9]+$ && ! -e "/proc/$pid" ]]; then rm -rf "$old"; fi
+done
 rm -rf "$TMP"; mkdir -p "$TMP/bin" "$TMP/debs" "$TMP/lib" "$TMP/data"
 for t in "${TARGETS[@]}"; do
   rel="${t#//}"; pkg="${rel%%:*}"; name="${rel##*:}"
