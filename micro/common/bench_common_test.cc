@@ -2,6 +2,7 @@
 // Benchmark; and the counters for a case without a peak.
 #include "micro/common/bench_common.h"
 
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -34,6 +35,19 @@ TEST(BenchCommonTest, ExtractsOwnFlagsAndKeepsTheRest) {
   EXPECT_STREQ(a.ptrs[1], "--benchmark_filter=cpu");
   EXPECT_STREQ(a.ptrs[2], "--benchmark_min_time=0.01");
   EXPECT_EQ(a.ptrs[3], nullptr);
+}
+
+TEST(BenchCommonTest, RelativePathsResolveWhereBazelRunWasStarted) {
+  setenv("BUILD_WORKING_DIRECTORY", "/home/u/work", 1);
+  Argv a({"ceilings", "--ceilings=c.json", "--cuda_ceilings=g/g.json", "--ceilings_out=out.json",
+          "--cuda_ceilings_out=/abs/gpu.json"});
+  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kCeilings, &a.argc, a.ptrs.data());
+  unsetenv("BUILD_WORKING_DIRECTORY");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->ceilings, "/home/u/work/c.json");
+  EXPECT_EQ(f->cuda_ceilings, "/home/u/work/g/g.json");
+  EXPECT_EQ(f->ceilings_out, "/home/u/work/out.json");
+  EXPECT_EQ(f->cuda_ceilings_out, "/abs/gpu.json");
 }
 
 TEST(BenchCommonTest, BadFlagsAreErrorsThatNameThem) {

@@ -38,6 +38,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "harness/exit_codes.h"
+#include "harness/flags_main.h"
+#include "harness/user_path.h"
 #include "harness/skip.h"
 #include "tools/bench/bench_ab.h"
 #include "tools/bench/bench_binaries.h"
@@ -254,12 +256,12 @@ absl::StatusOr<bench::BaseRevision> AddBaseTargets(std::vector<bench::Target>* t
     base = bench::BaseRevision{};
     base->rev = absl::StrCat("prebuilt binaries in ", prebuilt);
     base->sha = "unknown (prebuilt)";
-    base->runfiles_root = gate::UserPath(prebuilt);
+    base->runfiles_root = harness::UserPath(prebuilt);
   } else {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     std::string cache = absl::GetFlag(FLAGS_against_cache);
     if (cache.empty()) cache = bench::DefaultAbCacheDir();
-    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), gate::UserPath(cache),
+    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), harness::UserPath(cache),
                                       absl::GetFlag(FLAGS_against_bazel_args));
   }
   if (!base.ok()) return base.status();
@@ -355,11 +357,15 @@ int WriteResults(const Settings& st, const std::vector<bench::Target>& targets, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(absl::StrCat(
-      "bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] [--quick] "
-      "[--against=REV]\n",
+  std::vector<char*> rest = harness::ParseFlagsOrExit(argc, argv, absl::StrCat(
+      "bench: runs the cases of every benchmark binary (or those --filter selects) in interleaved\n"
+      "rounds and merges them into one JSON for //tools:gate.\n\n"
+      "Usage: bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] [--quick] "
+      "[--against=REV]\n"
+      "Example: bazel run //tools:bench -- --quick --repetitions=9 --out=run.json\n"
+      "Relative paths (--out, --against_cache, --against_runfiles) are relative to the folder bazel run\n"
+      "was started from.\n",
       harness::kExitCodesHelp));
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     return Fail(absl::InvalidArgumentError(
         absl::StrCat("unexpected argument '", rest[1], "' (flags are --name=value; see --help)")));
@@ -368,7 +374,7 @@ int main(int argc, char** argv) {
   if (!settings.ok()) return Fail(settings.status());
   Settings& st = *settings;
   SetThreadEnvironment(st.threads);
-  const std::string out = gate::UserPath(absl::GetFlag(FLAGS_out));
+  const std::string out = harness::UserPath(absl::GetFlag(FLAGS_out));
   // Fail before the long run, not after it, when the result could not be written.
   if (!absl::GetFlag(FLAGS_list)) {
     if (absl::Status s = gate::CheckWritable(out); !s.ok()) return Fail(s);

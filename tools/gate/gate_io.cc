@@ -105,8 +105,6 @@ absl::Status CheckWritable(const std::string& path) {
   return absl::OkStatus();
 }
 
-std::string UserPath(const std::string& path) { return Against("BUILD_WORKING_DIRECTORY", path); }
-
 std::string WorkspacePath(const std::string& path) {
   return Against("BUILD_WORKSPACE_DIRECTORY", path);
 }

@@ -33,10 +33,7 @@ absl::Status CheckWritable(const std::string& path);
 // else in single quotes. For commands printed for people to copy, and for /bin/sh -c.
 std::string ShellQuote(const std::string& s);
 
-// Resolves a path a user typed: absolute as is; relative against BUILD_WORKING_DIRECTORY when
-// `bazel run` set it (the folder the user ran bazel from), else the working directory.
-std::string UserPath(const std::string& path);
-
+// (A path the user typed goes through harness::UserPath, harness/user_path.h.)
 // Resolves a path inside the repository (e.g. the default tools/gate/baselines): against
 // BUILD_WORKSPACE_DIRECTORY when set, else the working directory.
 std::string WorkspacePath(const std::string& path);
