@@ -34,6 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
+#include "harness/flags_main.h"
 #include "harness/atomic_file.h"
 #include "macro/ddp_accounting.h"
 #include "comm/grad_allreduce.h"
@@ -587,29 +588,6 @@ constexpr char kUsage[] =
     "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"
     "an output file could not be written; 2 bad input (the message names the flag).";
 
-bool WantsHelp(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h" || a == "--helpfull" || a == "--helpshort") return true;
-  }
-  return false;
-}
-
-// The shared step flags and ddp_step's own, sorted, with their defaults.
-void PrintHelp() {
-  std::printf("%s\n\nFlags:\n", kUsage);
-  std::map<std::string, absl::CommandLineFlag*> mine;
-  for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::StrContains(flag->Filename(), kStepFlagsFile) || absl::StrContains(flag->Filename(), "ddp_step_main")) {
-      mine[std::string(name)] = flag;
-    }
-  }
-  for (const auto& [name, flag] : mine) {
-    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
-                flag->Help().c_str());
-  }
-}
-
 // --timeout_s is needed before MPI is up: read from argv by hand (the rest is parsed after).
 absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {
   double timeout_s = 120;
@@ -633,8 +611,8 @@ absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(macro::kUsage);
-  if (macro::WantsHelp(argc, argv)) {
-    macro::PrintHelp();
+  if (harness::WantsHelp(argc, argv)) {
+    harness::PrintFlagsHelp(macro::kUsage);
     return 0;
   }
   macro::g_executable = argv[0];

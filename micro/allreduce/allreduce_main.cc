@@ -27,6 +27,7 @@
 #include "absl/strings/str_format.h"
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
+#include "harness/flags_main.h"
 #include "harness/benchmark_json.h"
 #include "micro/allreduce/allreduce_bw.h"
 
@@ -264,33 +265,12 @@ int Run(const Options& o) {
   return rc;
 }
 
-bool WantsHelp(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h" || a == "--helpfull" || a == "--helpshort") return true;
-  }
-  return false;
-}
-
-// allreduce's own flags, sorted, with their defaults (not every library's).
-void PrintHelp() {
-  std::printf("%s\n\nFlags:\n", kUsage);
-  std::map<std::string, absl::CommandLineFlag*> mine;
-  for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::StrContains(flag->Filename(), "allreduce_main")) mine[std::string(name)] = flag;
-  }
-  for (const auto& [name, flag] : mine) {
-    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
-                flag->Help().c_str());
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
-  if (WantsHelp(argc, argv)) {
-    PrintHelp();
+  if (harness::WantsHelp(argc, argv)) {
+    harness::PrintFlagsHelp(kUsage);
     return 0;
   }
   g_executable = argv[0];
