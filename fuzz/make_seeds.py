@@ -77,6 +77,8 @@ w("gate_run_fuzz", "plain_google_benchmark.json",
 w("gate_run_fuzz", "unverified.json", json.dumps({"benchmarks": entries("BM_X", [2, 2.1], verified=0)}))
 w("gate_run_fuzz", "string_time.json", '{"benchmarks":[{"name":"BM_A","run_type":"iteration","real_time":"fast"}]}')
 w("gate_run_fuzz", "zero_time.json", '{"benchmarks":[{"name":"BM_A","real_time":0,"cpu_time":1}]}')
+# Aborted gate (found by this target): a number past the range of a double.
+w("gate_run_fuzz", "number_overflow.json", '{"benchmarks":[{"name":"BM_A","real_time":476190.476190E47615}]}')
 w("gate_run_fuzz", "truncated.json", json.dumps({"context": ctx, "benchmarks": bm})[:300])
 
 # gate_baseline_fuzz: a baseline file (tools/gate_baseline.h).

@@ -49,6 +49,10 @@ absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::str
     }
     return absl::InvalidArgumentError(absl::StrCat("malformed JSON in ", what, " at byte offset ", byte,
                                                    " (line ", line, ", column ", col, "): ", e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // Well-formed but not representable, e.g. a number past the range of a double (out_of_range
+    // 406); found by fuzz/gate_run_fuzz, it aborted gate.
+    return absl::InvalidArgumentError(absl::StrCat("unreadable JSON in ", what, ": ", e.what()));
   }
 }
 

@@ -28,6 +28,15 @@ TEST(GateIoTest, MalformedJsonNamesFileByteLineAndColumn) {
   EXPECT_NE(m.find("at byte offset 19 (line 3, column 8)"), std::string::npos) << m;
 }
 
+// Found by fuzz/gate_run_fuzz: a number past the range of a double is well-formed JSON that
+// nlohmann refuses with out_of_range (not parse_error), which escaped and aborted gate.
+TEST(GateIoTest, NumberOverflowIsAnErrorNotAnException) {
+  absl::StatusOr<nlohmann::json> j = ParseJson("{\"real_time\": 476190.476190E47615}", "'run.json'");
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("'run.json'"), std::string::npos) << j.status();
+  EXPECT_NE(j.status().message().find("number overflow"), std::string::npos) << j.status();
+}
+
 TEST(GateIoTest, MissingFileIsNotFound) {
   absl::StatusOr<nlohmann::json> j = ReadJsonFile(TmpDir() + "/does_not_exist.json");
   ASSERT_FALSE(j.ok());
