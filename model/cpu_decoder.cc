@@ -11,6 +11,7 @@
 #include "model/kv_attention_cpu.h"
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
+#include "model/matvec_cpu.h"
 #include "model/residual_cpu.h"
 
 namespace model {
@@ -18,6 +19,17 @@ namespace {
 
 const float* Slice(const float* base, int64_t offset) {
   return base == nullptr ? nullptr : base + offset;
+}
+
+// A Linear layer over `rows` rows: the matrix-vector form for a decode step's few rows (it reads
+// each weight once, unpacked), the CPU GEMM backend (matmul_cpu.h) for a prompt's many.
+void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows,
+            int64_t C, int64_t OC, const char* tag) {
+  if (rows <= kMatvecMaxRows) {
+    matvec_forward(out, inp, weight, bias, rows, C, OC, tag);
+  } else {
+    matmul_forward(out, inp, weight, bias, 1, rows, C, OC, tag);
+  }
 }
 
 }  // namespace
@@ -128,8 +140,8 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/qkv");
-      matmul_forward(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C),
-                     B, T, C, 3 * C, "qkv");
+      Linear(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), BT, C,
+             3 * C, "qkv");
     }
     {
       ScopedOp op(timer_, "kv_cache_write");
@@ -147,8 +159,8 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/attproj");
-      matmul_forward(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C),
-                     B, T, C, C, "attproj");
+      Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C,
+             C, "attproj");
     }
     {
       ScopedOp op(timer_, "residual_forward");
@@ -161,8 +173,8 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/fc");
-      matmul_forward(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), B,
-                     T, C, 4 * C, "fc");
+      Linear(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), BT, C,
+             4 * C, "fc");
     }
     {
       ScopedOp op(timer_, "gelu_forward");
@@ -170,8 +182,8 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/fcproj");
-      matmul_forward(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C,
-                     Slice(p.fcprojb, l * C), B, T, 4 * C, C, "fcproj");
+      Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C),
+             BT, 4 * C, C, "fcproj");
     }
     {
       ScopedOp op(timer_, "residual_forward");
@@ -192,12 +204,16 @@ void CpuDecoder::Forward(int T_new) {
   }
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");
-    matmul_forward(logits_.data(), last, p.lm_head, static_cast<const float*>(nullptr), B, 1, C,
-                   Vp, "lm_head");
+    Linear(logits_.data(), last, p.lm_head, nullptr, B, C, Vp, "lm_head");
   }
 }
 
-void CpuDecoder::Greedy(std::vector<int32_t>* next) const {
+absl::Status CpuDecoder::CopyLogitsToHost(std::vector<float>* out) {
+  out->assign(logits_.data(), logits_.data() + logits_.size());
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::Greedy(std::vector<int32_t>* next) {
   const int64_t V = config_.vocab, Vp = config_.padded_vocab;
   next->resize(B_);
   for (int64_t b = 0; b < B_; ++b) {
@@ -208,6 +224,7 @@ void CpuDecoder::Greedy(std::vector<int32_t>* next) const {
     }
     (*next)[b] = static_cast<int32_t>(best);
   }
+  return absl::OkStatus();
 }
 
 }  // namespace model

@@ -23,12 +23,13 @@
 #include "absl/types/span.h"
 #include "model/cpu_gpt.h"
 #include "model/gpt_config.h"
+#include "model/gpt_decoder.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
 
 namespace model {
 
-class CpuDecoder {
+class CpuDecoder final : public GptDecoder {
  public:
   // params: (num_params) with ParamLayout(config); must outlive the decoder. B >= 1 streams;
   // 1 <= max_prompt <= max_positions <= config.block. Errors name the value and the range.
@@ -36,25 +37,24 @@ class CpuDecoder {
                                                             const float* params, int B,
                                                             int max_prompt, int max_positions);
 
-  const GptConfig& config() const { return config_; }
-  int B() const { return B_; }
-  int max_positions() const { return max_positions_; }
-  int position() const { return pos_; }  // tokens each stream has in the cache
-  // KV cache bytes allocated (2 * L * B * maxT * C floats).
-  int64_t cache_bytes() const { return 2 * k_cache_.size() * static_cast<int64_t>(sizeof(float)); }
+  std::string_view device() const override { return "cpu"; }
+  const GptConfig& config() const override { return config_; }
+  int B() const override { return B_; }
+  int max_positions() const override { return max_positions_; }
+  int position() const override { return pos_; }
+  // 2 * L * B * maxT * C floats.
+  int64_t cache_bytes() const override { return 2 * k_cache_.size() * static_cast<int64_t>(sizeof(float)); }
 
-  // Empties the cache (position 0).
-  void Reset() { pos_ = 0; }
+  void Reset() override { pos_ = 0; }
   // tokens: (B, P), 1 <= P <= max_prompt, each in [0, vocab); position() must be 0.
-  absl::Status Prefill(absl::Span<const int32_t> tokens, int P);
-  // tokens: (B), one per stream, at position() < max_positions.
-  absl::Status Step(absl::Span<const int32_t> tokens);
+  absl::Status Prefill(absl::Span<const int32_t> tokens, int P) override;
+  absl::Status Step(absl::Span<const int32_t> tokens) override;
+  absl::Status Greedy(std::vector<int32_t>* next) override;
+  absl::Status CopyLogitsToHost(std::vector<float>* out) override;
   // (B, Vp): the next-token logits of each stream after the last Prefill or Step.
   const float* logits() const { return logits_.data(); }
-  // Greedy choice: the arg max over the first `vocab` logits of each stream (ties: lowest id).
-  void Greedy(std::vector<int32_t>* next) const;
 
-  void SetOpTimer(OpTimer* timer) { timer_ = timer; }
+  void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
 
  private:
   CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt,

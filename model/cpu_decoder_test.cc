@@ -12,6 +12,8 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_gpt.h"
 #include "model/kv_attention_cpu.h"
+#include "model/matmul_cpu.h"
+#include "model/matvec_cpu.h"
 #include "model/attention_cpu.h"
 #include "model/param_init.h"
 #include "model/rng.h"
@@ -117,7 +119,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"test-tiny", 3, 5, 11, CpuGemmBackend::kOneDnn},
                       Case{"test-tiny", 2, 4, 8, CpuGemmBackend::kOpenBlas},
                       Case{"test-mini", 2, 16, 6, CpuGemmBackend::kOneDnn},
-                      Case{"test-mini", 1, 7, 4, CpuGemmBackend::kOpenBlas}));
+                      Case{"test-mini", 1, 7, 4, CpuGemmBackend::kOpenBlas},
+                      // 10 streams: the steps' Linear layers take the GEMM, not the matvec.
+                      Case{"test-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn}));
 
 TEST(CpuDecoder, KvAttentionOverAFreshCacheEqualsTheTrainingAttention) {
   const int64_t B = 2, T = 9, C = 32, NH = 4, maxT = 12;
@@ -134,6 +138,26 @@ TEST(CpuDecoder, KvAttentionOverAFreshCacheEqualsTheTrainingAttention) {
   EXPECT_LT(diff, 1e-5);
 }
 
+TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
+  // Odd sizes: a tail of output rows past the 64-row blocks, a length not a multiple of 16.
+  const int64_t C = 77, OC = 131;
+  Rng rng(9);
+  std::vector<float> w(OC * C), bias(OC), x(kMatvecMaxRows * C);
+  for (float& v : w) v = static_cast<float>(rng.Normal());
+  for (float& v : bias) v = static_cast<float>(rng.Normal());
+  for (float& v : x) v = static_cast<float>(rng.Normal());
+  for (int64_t M = 1; M <= kMatvecMaxRows; ++M) {
+    for (const float* b : {static_cast<const float*>(bias.data()), static_cast<const float*>(nullptr)}) {
+      std::vector<float> want(M * OC), got(M * OC, -1.0f);
+      matmul_forward(want.data(), x.data(), w.data(), b, 1, M, C, OC);
+      matvec_forward(got.data(), x.data(), w.data(), b, M, C, OC);
+      double diff = 0;
+      for (size_t i = 0; i < got.size(); ++i) diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+      EXPECT_LT(diff, 1e-4) << "M=" << M << (b ? " with" : " without") << " bias";
+    }
+  }
+}
+
 TEST(CpuDecoder, GreedyGenerationMatchesTheFullForward) {
   const GptConfig config = *GptPreset("test-tiny");
   const ParamLayout layout(config);
@@ -145,7 +169,7 @@ TEST(CpuDecoder, GreedyGenerationMatchesTheFullForward) {
   ASSERT_TRUE((*d)->Prefill(seq, 3).ok());
   std::vector<int32_t> next;
   while (static_cast<int>(seq.size()) < config.block) {
-    (*d)->Greedy(&next);
+    ASSERT_TRUE((*d)->Greedy(&next).ok());
     // The full forward's arg max over the same prefix.
     std::vector<float> full = FullForwardLastLogits(config, params, seq, 1, static_cast<int>(seq.size()));
     const int want = static_cast<int>(std::max_element(full.begin(), full.begin() + config.vocab) - full.begin());
