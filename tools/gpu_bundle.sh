@@ -27,6 +27,7 @@ WANTED=(
   //micro:elementwise
   //micro:ceilings
   //macro:gpt_step
+  //macro:gpt_decode
   //macro:ddp_step
 )
 # CUDA tests of the model, whatever they are called: those that link the CUDA runtime (the host-
