@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <omp.h>
+
 #include "absl/strings/str_cat.h"
 #include "model/attention_cpu.h"
 #include "model/encoder_cpu.h"
@@ -20,6 +22,25 @@ namespace {
 const float* Slice(const float* base, int64_t offset) {
   return base == nullptr ? nullptr : base + offset;
 }
+
+// For a decode step's few rows, the small ops (layernorm, residual, GeLU, attention over the
+// cache) run on the calling thread: their work is microseconds, and each OpenMP region they
+// would open is a barrier, which costs a scheduler time slice whenever another process holds
+// one of the cores (measured: a 2-thread step went from 23 ms to 960 ms with one busy neighbour
+// and ~120 regions per token). The Linear layers, where the bytes are, keep every thread.
+class SerialIfSmall {
+ public:
+  explicit SerialIfSmall(bool small) : previous_(omp_get_max_threads()), small_(small) {
+    if (small_) omp_set_num_threads(1);
+  }
+  ~SerialIfSmall() {
+    if (small_) omp_set_num_threads(previous_);
+  }
+
+ private:
+  int previous_;
+  bool small_;
+};
 
 // A Linear layer over `rows` rows: the matrix-vector form for a decode step's few rows (it reads
 // each weight once, unpacked), the CPU GEMM backend (matmul_cpu.h) for a prompt's many.
@@ -119,6 +140,7 @@ absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
   const int64_t C = config_.width;
   {
     ScopedOp op(timer_, "encoder_forward");
+    SerialIfSmall serial(B_ <= kMatvecMaxRows);
     encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe + pos_ * C, B_, 1, C);
   }
   Forward(1);
@@ -130,11 +152,13 @@ void CpuDecoder::Forward(int T_new) {
   const int64_t Vp = config_.padded_vocab, BT = B * T, maxT = max_positions_;
   const ParamPointers<const float> p = PointParams(layout_, params_);
   float* x = x_.data();
+  const bool small = BT <= kMatvecMaxRows;
   for (int64_t l = 0; l < L; ++l) {
     float* kc = k_cache_.data() + l * B * maxT * C;
     float* vc = v_cache_.data() + l * B * maxT * C;
     {
       ScopedOp op(timer_, "layernorm_forward");
+      SerialIfSmall serial(small);
       layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln1w + l * C,
                         Slice(p.ln1b, l * C), B, T, C);
     }
@@ -145,10 +169,12 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "kv_cache_write");
+      SerialIfSmall serial(small);
       kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_);
     }
     {
       ScopedOp op(timer_, "attention_forward");
+      SerialIfSmall serial(small);
       if (pos_ == 0 && T > 1) {
         // The prompt: the training model's attention (GEMMs per head) over its T tokens.
         attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH);
@@ -164,10 +190,12 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "residual_forward");
+      SerialIfSmall serial(small);
       residual_forward(x, x, proj_.data(), BT * C);
     }
     {
       ScopedOp op(timer_, "layernorm_forward");
+      SerialIfSmall serial(small);
       layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln2w + l * C,
                         Slice(p.ln2b, l * C), B, T, C);
     }
@@ -178,6 +206,7 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "gelu_forward");
+      SerialIfSmall serial(small);
       gelu_forward(fch_gelu_.data(), fch_.data(), BT * 4 * C);
     }
     {
@@ -187,6 +216,7 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "residual_forward");
+      SerialIfSmall serial(small);
       residual_forward(x, x, proj_.data(), BT * C);
     }
   }
@@ -200,6 +230,7 @@ void CpuDecoder::Forward(int T_new) {
   }
   {
     ScopedOp op(timer_, "layernorm_forward");
+    SerialIfSmall serial(small);
     layernorm_forward(last, mean_.data(), rstd_.data(), last, p.lnfw, p.lnfb, B, 1, C);
   }
   {
