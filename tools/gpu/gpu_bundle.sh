@@ -28,6 +28,7 @@ WANTED=(
   micro_elementwise=//micro/elementwise:elementwise
   micro_ceilings=//micro/ceilings:ceilings
   macro_gpt_step=//macro:gpt_step
+  macro_gpt_decode=//macro:gpt_decode
   macro_ddp_step=//macro:ddp_step
 )
 # CUDA tests of the model, whatever they are called: those that link the CUDA runtime (the host-

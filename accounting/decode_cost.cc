@@ -1,0 +1,65 @@
+// Decode bytes, FLOPs and the bandwidth bound (decode_cost.h).
+#include "accounting/decode_cost.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "accounting/estimates.h"
+
+namespace accounting {
+namespace {
+
+absl::Status PositiveBytes(const char* name, double v) {
+  if (v > 0 && std::isfinite(v)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(name, "=", v, " is invalid: must be finite and > 0"));
+}
+
+}  // namespace
+
+absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per_param) {
+  if (auto st = ValidateGptShape(shape); !st.ok()) return st;
+  if (auto st = PositiveBytes("bytes_per_param", bytes_per_param); !st.ok()) return st;
+  const double n = static_cast<double>(GptParamCount(shape, /*include_position_embeddings=*/false));
+  return (n + static_cast<double>(shape.width)) * bytes_per_param;
+}
+
+absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per_param,
+                                         double bytes_per_kv_element, int64_t batch, int64_t first,
+                                         int64_t steps) {
+  absl::StatusOr<double> weights = DecodeWeightBytes(shape, bytes_per_param);
+  if (!weights.ok()) return weights.status();
+  if (auto st = PositiveBytes("bytes_per_kv_element", bytes_per_kv_element); !st.ok()) return st;
+  if (batch < 1) return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
+  if (steps < 1) return absl::InvalidArgumentError(absl::StrCat("steps=", steps, " is invalid: must be >= 1"));
+  if (first < 0 || first + steps > shape.block) {
+    return absl::InvalidArgumentError(absl::StrCat("positions ", first, " .. ", first + steps - 1,
+                                                   " are outside the block 0 .. ", shape.block - 1));
+  }
+  const double L = static_cast<double>(shape.layers), C = static_cast<double>(shape.width);
+  const double n = static_cast<double>(GptParamCount(shape, /*include_position_embeddings=*/false));
+  // Keys read summed over the steps: sum of (pos + 1) for pos = first .. first + steps - 1.
+  const double s = static_cast<double>(steps);
+  const double keys = s * static_cast<double>(first) + s * (s + 1) / 2;
+  DecodeCost c;
+  c.batch = batch;
+  c.steps = steps;
+  c.weight_bytes = *weights * s;
+  c.kv_bytes = 2 * L * C * keys * bytes_per_kv_element * static_cast<double>(batch);
+  c.flops = (2 * n * s + 4 * L * C * keys) * static_cast<double>(batch);
+  return c;
+}
+
+absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, double bytes_per_param,
+                                          double bytes_per_kv_element, int64_t batch,
+                                          int64_t position) {
+  return DecodeRunCost(shape, bytes_per_param, bytes_per_kv_element, batch, position, 1);
+}
+
+absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost,
+                                                  double bandwidth_bytes_per_s) {
+  if (auto st = PositiveBytes("bytes per token", cost.bytes_per_token()); !st.ok()) return st;
+  // estimates.h's bound with the token's bytes as "parameters" of one byte each.
+  return DecodeTokensPerSecondBound(cost.bytes_per_token(), 1.0, bandwidth_bytes_per_s);
+}
+
+}  // namespace accounting

@@ -1,0 +1,66 @@
+// Bytes and FLOPs of autoregressive decoding with a KV cache, and the bandwidth bound they imply
+// (the roofline's bandwidth slope; Williams, Waterman and Patterson 2009).
+//
+// One decode step feeds one token per stream (B streams) at position `pos` (0-based) and makes
+// one new token per stream. It reads:
+//   weights   once per step, whatever B: every parameter except the position table (wpe), of
+//             which only the row `pos` is read: (N + C) * bytes_per_param, N as in gpt_flops.h
+//             (no wpe; the tied LM head counted once, through wte);
+//   KV cache  per stream, the keys and values of positions 0..pos in every layer:
+//             2 * L * C * (pos + 1) * bytes_per_kv_element.
+// Activations (a few C-vectors per layer) and the cache writes (2 * L * C per stream) are not
+// counted. Bytes per token = bytes per step / B, so batching divides the weights among the
+// streams and the bound per stream stays near flat until compute catches up.
+// FLOPs per token: 2N (one multiply-add per matmul weight) + 4 * L * C * (pos + 1) (q.k and
+// p.v over pos + 1 keys: no masked half is computed, so there is no full/causal convention).
+// The bound: tokens/s <= bandwidth / bytes per token, DecodeTokensPerSecondBound of
+// estimates.h applied to those bytes (with the KV cache ignored and B = 1 it is that estimate).
+#ifndef ACCOUNTING_DECODE_COST_H_
+#define ACCOUNTING_DECODE_COST_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "accounting/gpt_flops.h"
+
+namespace accounting {
+
+// Totals over `steps` steps of `batch` streams; a token is one stream's token of one step.
+struct DecodeCost {
+  double weight_bytes = 0;  // read once per step (shared by the streams)
+  double kv_bytes = 0;      // all streams
+  double flops = 0;         // all streams
+  int64_t batch = 1;
+  int64_t steps = 1;
+  double tokens() const { return static_cast<double>(batch) * static_cast<double>(steps); }
+  double bytes() const { return weight_bytes + kv_bytes; }
+  double bytes_per_token() const { return bytes() / tokens(); }
+  double flops_per_token() const { return flops / tokens(); }
+};
+
+// Weights a decode step reads: (GptParamCount without wpe + C) * bytes_per_param.
+absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per_param);
+
+// One step at `position` (0 <= position < block) for `batch` >= 1 streams. bytes_per_param and
+// bytes_per_kv_element > 0 (4 for fp32, 2 for bf16). Errors name the value.
+absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, double bytes_per_param,
+                                          double bytes_per_kv_element, int64_t batch,
+                                          int64_t position);
+
+// The sum of `steps` consecutive steps at positions first .. first + steps - 1 (a generation
+// after a prompt of `first` tokens); bytes_per_token() and flops_per_token() are then the means
+// over the generation (the time-weighted ones, since every step's bytes are its time at the
+// bound). first + steps <= block, steps >= 1.
+absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per_param,
+                                         double bytes_per_kv_element, int64_t batch, int64_t first,
+                                         int64_t steps);
+
+// Tokens/s of all streams at the bandwidth bound: bandwidth / bytes per token, i.e.
+// DecodeTokensPerSecondBound(bytes per token, 1 byte, bandwidth). Per stream: divide by the
+// batch. Errors: bytes or bandwidth not finite and > 0.
+absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost,
+                                                  double bandwidth_bytes_per_s);
+
+}  // namespace accounting
+
+#endif  // ACCOUNTING_DECODE_COST_H_

@@ -1,0 +1,101 @@
+// Decode bytes, FLOPs and bound: closed forms on GPT-2 124M, the sum over a run, the batch
+// dividing the weights, and the reduction to estimates.h's decode bound.
+#include "accounting/decode_cost.h"
+
+#include "accounting/estimates.h"
+#include "gtest/gtest.h"
+
+namespace accounting {
+namespace {
+
+GptShape Gpt2() {
+  GptShape s;
+  s.layers = 12;
+  s.heads = 12;
+  s.width = 768;
+  s.vocab = 50304;  // padded, as the model's buffers
+  s.block = 1024;
+  return s;
+}
+
+TEST(DecodeCost, WeightBytesAreEveryParameterButTheOtherPositionRows) {
+  // GPT-2 124M with the padded vocab: 123,689,472 parameters without wpe (124,475,904 with it); + one wpe row.
+  const double n = 123689472;
+  ASSERT_EQ(GptParamCount(Gpt2(), false), 123689472);
+  absl::StatusOr<double> w = DecodeWeightBytes(Gpt2(), 4);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(*w, (n + 768) * 4);
+}
+
+TEST(DecodeCost, OneStepAtPositionReadsWeightsAndTheCacheUpToIt) {
+  // fp32, position 99: keys and values of 100 positions in 12 layers of width 768.
+  absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), 4, 4, 1, 99);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(c->weight_bytes, (123689472.0 + 768) * 4);
+  EXPECT_DOUBLE_EQ(c->kv_bytes, 2.0 * 12 * 768 * 100 * 4);
+  EXPECT_DOUBLE_EQ(c->bytes_per_token(), c->weight_bytes + c->kv_bytes);
+  EXPECT_DOUBLE_EQ(c->flops_per_token(), 2 * 123689472.0 + 4.0 * 12 * 768 * 100);
+}
+
+TEST(DecodeCost, BatchSharesTheWeightsNotTheCache) {
+  absl::StatusOr<DecodeCost> one = DecodeStepCost(Gpt2(), 2, 2, 1, 511);
+  absl::StatusOr<DecodeCost> eight = DecodeStepCost(Gpt2(), 2, 2, 8, 511);
+  ASSERT_TRUE(one.ok() && eight.ok());
+  EXPECT_DOUBLE_EQ(eight->weight_bytes, one->weight_bytes);
+  EXPECT_DOUBLE_EQ(eight->kv_bytes, 8 * one->kv_bytes);
+  EXPECT_DOUBLE_EQ(eight->bytes_per_token(), one->weight_bytes / 8 + one->kv_bytes);
+  EXPECT_DOUBLE_EQ(eight->flops_per_token(), one->flops_per_token());
+}
+
+TEST(DecodeCost, RunIsTheSumOfItsSteps) {
+  const int64_t first = 64, steps = 37, batch = 3;
+  absl::StatusOr<DecodeCost> run = DecodeRunCost(Gpt2(), 4, 4, batch, first, steps);
+  ASSERT_TRUE(run.ok()) << run.status();
+  double bytes = 0, flops = 0;
+  for (int64_t p = first; p < first + steps; ++p) {
+    absl::StatusOr<DecodeCost> s = DecodeStepCost(Gpt2(), 4, 4, batch, p);
+    ASSERT_TRUE(s.ok());
+    bytes += s->bytes();
+    flops += s->flops;
+  }
+  EXPECT_DOUBLE_EQ(run->bytes(), bytes);
+  EXPECT_DOUBLE_EQ(run->flops, flops);
+  EXPECT_DOUBLE_EQ(run->tokens(), batch * steps);
+  EXPECT_DOUBLE_EQ(run->bytes_per_token(), bytes / (batch * steps));
+}
+
+TEST(DecodeCost, BoundIsEstimatesDecodeBoundOverTheTokensBytes) {
+  absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), 4, 4, 1, 0);
+  ASSERT_TRUE(c.ok());
+  absl::StatusOr<double> bound = DecodeBoundTokensPerSecond(*c, 50e9);
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_DOUBLE_EQ(*bound, 50e9 / c->bytes_per_token());
+  // Without the cache (and the wpe row) it is //tools:estimate decode-bound's figure.
+  DecodeCost weights_only = *c;
+  weights_only.kv_bytes = 0;
+  weights_only.weight_bytes = 123689472.0 * 4;
+  EXPECT_DOUBLE_EQ(*DecodeBoundTokensPerSecond(weights_only, 50e9),
+                   *DecodeTokensPerSecondBound(123689472.0, 4, 50e9));
+  // 8 streams: all of them together go ~8x as fast at position 0 (weights dominate).
+  absl::StatusOr<DecodeCost> c8 = DecodeStepCost(Gpt2(), 4, 4, 8, 0);
+  EXPECT_NEAR(*DecodeBoundTokensPerSecond(*c8, 50e9) / *bound, 8, 0.01);
+}
+
+TEST(DecodeCost, ErrorsNameTheValue) {
+  auto has = [](const absl::Status& s, const char* text) {
+    return std::string(s.message()).find(text) != std::string::npos;
+  };
+  EXPECT_TRUE(has(DecodeStepCost(Gpt2(), 4, 4, 0, 0).status(), "batch=0"));
+  EXPECT_TRUE(has(DecodeStepCost(Gpt2(), 0, 4, 1, 0).status(), "bytes_per_param=0"));
+  EXPECT_TRUE(has(DecodeStepCost(Gpt2(), 4, -2, 1, 0).status(), "bytes_per_kv_element=-2"));
+  EXPECT_TRUE(has(DecodeStepCost(Gpt2(), 4, 4, 1, 1024).status(), "outside the block"));
+  EXPECT_TRUE(has(DecodeRunCost(Gpt2(), 4, 4, 1, 1000, 30).status(), "outside the block"));
+  EXPECT_TRUE(has(DecodeRunCost(Gpt2(), 4, 4, 1, 0, 0).status(), "steps=0"));
+  DecodeCost zero;
+  EXPECT_FALSE(DecodeBoundTokensPerSecond(zero, 50e9).ok());
+  absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), 4, 4, 1, 0);
+  EXPECT_FALSE(DecodeBoundTokensPerSecond(*c, 0).ok());
+}
+
+}  // namespace
+}  // namespace accounting

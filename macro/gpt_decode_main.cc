@@ -1,0 +1,341 @@
+// //macro:gpt_decode — autoregressive generation with a KV cache, measured against the
+// bandwidth bound.
+//
+// Decode sits on the roofline's bandwidth slope (Williams, Waterman and Patterson 2009): every
+// new token reads all the weights and its stream's KV cache once, and does about 2 FLOPs per
+// weight, so its MFU is a few percent by physics and its speed is bandwidth / bytes per token.
+// This binary runs real generations (prefill of --prompt tokens, then --generate greedy decode
+// steps per stream, --batch streams in lockstep) on the CPU or CUDA, and reports decode tokens/s
+// (new tokens only), prefill tokens/s apart, time per token (median, p90), bytes per token
+// (weights + KV cache), the bound (bandwidth / bytes per token) with the fraction reached, and
+// the MFU. On the CPU the bandwidth is the STREAM copy ceiling, measured at start-up with the
+// run's threads (or read from --ceilings). --batch_sweep=64 runs B = 1, 2, 4, ... 64: the weights
+// are shared by the streams, so the bound per stream stays near flat until compute catches up.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "accounting/throughput.h"
+#include "benchmark/benchmark.h"
+#include "harness/benchmark_main.h"
+#include "harness/exit_codes.h"
+#include "macro/gpt_decode_options.h"
+#include "macro/gpt_decode_session.h"
+#include "macro/step_flags.h"
+#include "model/gemm_info.h"
+#include "model/threads.h"
+#include "sysinfo/cpu_info.h"
+#include "sysinfo/cuda_info.h"
+
+ABSL_FLAG(int, prompt, 0, "P: prompt tokens per stream, run as one prefill (0: 64 on CPU, 128 on CUDA, at most half the block)");
+ABSL_FLAG(int, generate, 0, "G: new tokens per stream, one decode step each (0: 64 on CPU, 128 on CUDA, within the block); prompt + generate <= block");
+ABSL_FLAG(int, batch_sweep, 0, "run the cases B = 1, 2, 4, ... up to N (at most 64) instead of one case at --batch (0: no sweep)");
+
+namespace macro {
+namespace {
+
+constexpr char kMainFile[] = "macro/gpt_decode_main.cc";
+
+FILE* g_log = stdout;
+
+void Log(const std::string& s) {
+  std::fputs(s.c_str(), g_log);
+  std::fputc('\n', g_log);
+  std::fflush(g_log);
+}
+
+std::string Bytes(double b) {
+  if (b >= 1e9) return absl::StrFormat("%.3f GB", b / 1e9);
+  if (b >= 1e6) return absl::StrFormat("%.2f MB", b / 1e6);
+  if (b >= 1e3) return absl::StrFormat("%.2f kB", b / 1e3);
+  return absl::StrFormat("%.0f B", b);
+}
+
+struct CaseResult {
+  int batch = 0;
+  bool ran = false;
+  std::vector<Generation> gens;
+  DecodeFigures figures;
+};
+
+struct Run {
+  DecodeOptions options;
+  std::unique_ptr<DecodeSession> session;
+  std::vector<CaseResult> results;
+};
+
+Run* g_run = nullptr;
+
+void Fail(benchmark::State& state, const absl::Status& st) {
+  state.SkipWithError(std::string(st.message()).c_str());
+  for (auto _ : state) {
+  }
+}
+
+void LogGeneration(const char* kind, int i, int n, const Generation& g, int B, int P, int G,
+                   double bound) {
+  double decode = 0;
+  for (double s : g.step_s) decode += s;
+  const double tok = B * G / decode;
+  Log(absl::StrFormat("gen %2d/%-2d %-7s | prefill %8.2f ms (%9.1f tokens/s) | decode %8.2f ms, %9.1f tokens/s, "
+                      "%7.3f ms/step | %5.1f%% of the bound",
+                      i, n, kind, g.prefill_s * 1e3, B * P / g.prefill_s, decode * 1e3, tok,
+                      decode / G * 1e3, bound > 0 ? 100 * tok / bound : 0));
+}
+
+void BM_GptDecode(benchmark::State& state, int case_index) {
+  Run* run = g_run;
+  CaseResult& r = run->results[case_index];
+  const DecodeOptions& o = run->options;
+  DecodeSession& s = *run->session;
+  const int B = r.batch, P = o.prompt, G = o.generate;
+  auto decoder = s.Decoder(B);
+  if (!decoder.ok()) return Fail(state, decoder.status());
+  const std::vector<int32_t> prompt = DecodePrompt(o.step.config, B, P, o.step.seed);
+  // The bound of this case, for the log lines (the summary recomputes it from all generations).
+  double bound = 0;
+  if (auto c = accounting::DecodeRunCost(model::ToGptShape(o.step.config), s.bytes_per_param(),
+                                         s.bytes_per_kv(), B, P, G);
+      c.ok()) {
+    bound = accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth()).value_or(0);
+  }
+  Log(absl::StrCat("\ngpt_decode: case B=", B, " (KV cache ", Bytes((*decoder)->cache_bytes()), ")"));
+  for (int i = 1; i <= o.warmup_generations; ++i) {
+    auto g = RunGeneration(*decoder, prompt, P, G);
+    if (!g.ok()) return Fail(state, g.status());
+    LogGeneration("warm-up", i, o.warmup_generations, *g, B, P, G, bound);
+  }
+  r.gens.clear();
+  int i = 0;
+  for (auto _ : state) {
+    auto g = RunGeneration(*decoder, prompt, P, G);
+    if (!g.ok()) {
+      state.SkipWithError(std::string(g.status().message()).c_str());
+      break;
+    }
+    double decode = 0;
+    for (double t : g->step_s) decode += t;
+    state.SetIterationTime(decode);
+    LogGeneration("timed", ++i, o.timed_generations, *g, B, P, G, bound);
+    r.gens.push_back(std::move(*g));
+  }
+  if (r.gens.empty()) return;
+  auto f = ComputeDecodeFigures(o.step.config, s.bytes_per_param(), s.bytes_per_kv(), B, P, G, r.gens,
+                                s.bandwidth(), s.peak().flops_per_s);
+  if (!f.ok()) {
+    state.SkipWithError(std::string(f.status().message()).c_str());
+    return;
+  }
+  r.ran = true;
+  r.figures = *f;
+  bool verified = true;
+  for (const Generation& g : r.gens) {
+    verified = verified && g.finite;
+    for (int32_t t : g.tokens) verified = verified && t >= 0 && t < o.step.config.vocab;
+  }
+  state.counters["decode_tokens_per_second"] = f->decode_tokens_per_s;
+  state.counters["decode_tokens_per_second_per_stream"] = f->decode_tokens_per_s / B;
+  state.counters["prefill_tokens_per_second"] = f->prefill_tokens_per_s;
+  state.counters["ms_per_token_median"] = f->step_ms_median;
+  state.counters["ms_per_token_p90"] = f->step_ms_p90;
+  state.counters["bytes_per_token"] = f->bytes_per_token;
+  state.counters["weight_bytes_per_token"] = f->weight_bytes_per_token;
+  state.counters["kv_bytes_per_token"] = f->kv_bytes_per_token;
+  state.counters["bandwidth"] = f->bandwidth;
+  state.counters["bound_tokens_per_second"] = f->bound_tokens_per_s;
+  state.counters["bound_tokens_per_second_per_stream"] = f->bound_tokens_per_s / B;
+  state.counters["bound_fraction"] = f->bound_fraction;
+  state.counters["achieved_bytes_per_second"] = f->achieved_bytes_per_s;
+  state.counters["flops_per_token"] = f->flops_per_token;
+  state.counters["peak_flops"] = f->peak_flops;
+  state.counters["mfu"] = f->mfu;
+  state.counters["batch"] = B;
+  state.counters["verified"] = verified ? 1 : 0;
+  state.SetLabel(absl::StrCat(o.step.config.name, " decode; bandwidth: ", s.bandwidth_source()));
+}
+
+void PrintSummary(const Run& run, const CaseResult& r) {
+  const DecodeOptions& o = run.options;
+  const DecodeSession& s = *run.session;
+  const DecodeFigures& f = r.figures;
+  const int B = r.batch, P = o.prompt, G = o.generate;
+  Log(absl::StrCat("\n== summary: BM_GptDecode/", o.CaseName(B), ", ", f.generations, " timed generations after ",
+                   o.warmup_generations, " warm-up"));
+  accounting::TokenCount num;
+  num.tokens = static_cast<double>(B) * G * f.generations;
+  accounting::TimedPhases den;  // compute only: each step's Step + greedy pick
+  auto tp = accounting::GenerationThroughput::Make(num, f.decode_s, den);
+  if (tp.ok()) Log(absl::StrCat("decode        ", tp->ToString()));
+  Log(absl::StrFormat("              = %d generations x B=%d streams x G=%d new tokens / %.3f s of decode steps "
+                      "(step + greedy pick; prefill apart)", f.generations, B, G, f.decode_s));
+  Log(absl::StrFormat("per stream    %.1f tokens/s", f.decode_tokens_per_s / B));
+  Log(absl::StrFormat("time/token    median %.3f ms, p90 %.3f ms (one decode step: one new token per stream)",
+                      f.step_ms_median, f.step_ms_p90));
+  Log(absl::StrFormat("prefill       %.1f tokens/s (%d x B=%d x P=%d prompt tokens / %.3f s), apart from decode",
+                      f.prefill_tokens_per_s, f.generations, B, P, f.prefill_s));
+  Log(absl::StrCat("bytes/token   ", Bytes(f.bytes_per_token), " = weights ", Bytes(f.weight_bytes_per_token),
+                   " (", Bytes(f.cost.weight_bytes / G), " per step, shared by B=", B, ") + KV cache ",
+                   Bytes(f.kv_bytes_per_token), " (positions ", P, "..", P + G - 1, ", mean), ",
+                   absl::StrFormat("%g", s.bytes_per_param()), " bytes per element"));
+  Log(absl::StrCat("bandwidth     ", Bytes(f.bandwidth), "/s: ", s.bandwidth_source()));
+  Log(absl::StrFormat("bound         %.1f tokens/s (%.1f per stream) = bandwidth / bytes per token; reached %.1f%%",
+                      f.bound_tokens_per_s, f.bound_tokens_per_s / B, 100 * f.bound_fraction));
+  Log(absl::StrCat("achieved      ", Bytes(f.achieved_bytes_per_s), "/s read (bytes per token x tokens/s)"));
+  Log(absl::StrFormat("MFU           %.2f%% = %.4g FLOPs/token (2N + 4*L*C*(pos+1)) x %.1f tokens/s / peak %.4g FLOP/s",
+                      100 * f.mfu, f.flops_per_token, f.decode_tokens_per_s, f.peak_flops));
+  Log(absl::StrCat("peak          ", s.peak().source));
+}
+
+void PrintSweep(const Run& run) {
+  std::vector<const CaseResult*> done;
+  for (const CaseResult& r : run.results) {
+    if (r.ran) done.push_back(&r);
+  }
+  if (done.size() < 2) return;
+  Log("\n== batch sweep: the weights are read once per step for all B streams, so the bound per stream "
+      "stays near flat until compute catches up (the MFU column)");
+  Log(absl::StrFormat("%5s %14s %12s %16s %9s %11s %7s", "B", "tokens/s", "per stream", "bound/stream", "reached",
+                      "ms/token", "MFU"));
+  for (const CaseResult* r : done) {
+    const DecodeFigures& f = r->figures;
+    Log(absl::StrFormat("%5d %14.1f %12.1f %16.1f %8.1f%% %11.3f %6.2f%%", r->batch, f.decode_tokens_per_s,
+                        f.decode_tokens_per_s / r->batch, f.bound_tokens_per_s / r->batch,
+                        100 * f.bound_fraction, f.step_ms_median, 100 * f.mfu));
+  }
+}
+
+constexpr char kUsage[] =
+    "gpt_decode: GPT-2 generation with a KV cache, against the bandwidth bound.\n"
+    "\n"
+    "  bazel run //macro:gpt_decode                         defaults for this machine (said at start)\n"
+    "  bazel run //macro:gpt_decode -- --prompt=128 --generate=128 --batch=4\n"
+    "  bazel run //macro:gpt_decode -- --batch_sweep=64      B = 1, 2, 4, ... 64\n"
+    "  bazel run //macro:gpt_decode -- --benchmark_format=json --benchmark_out=/tmp/decode.json\n"
+    "\n"
+    "Each timed iteration is one generation: a prefill of --prompt tokens per stream (timed apart),\n"
+    "then --generate decode steps of one token per stream (greedy); the iteration's time is the\n"
+    "decode steps'. --warmup_steps and --steps count generations. The model flags are gpt_step's.\n"
+    "\n"
+    "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
+    "2 bad input or broken measurement (value out of range, e.g. --prompt + --generate > block,\n"
+    "--batch=0, an unknown --dtype; a failed or non-finite generation; a filter that selects nothing).";
+
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--helpfull")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void PrintHelp() {
+  std::printf("%s\n\nFlags (train-step-only flags of gpt_step are refused: %s):\n", kUsage,
+              absl::StrJoin(TrainOnlyFlags(), ", ").c_str());
+  std::map<std::string, absl::CommandLineFlag*> mine;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    const bool ours = absl::StrContains(flag->Filename(), kMainFile);
+    const bool shared = absl::StrContains(flag->Filename(), kStepFlagsFile);
+    bool train_only = false;
+    for (const std::string& t : TrainOnlyFlags()) train_only = train_only || t == name;
+    if (ours || (shared && !train_only)) mine[std::string(name)] = flag;
+  }
+  for (const auto& [name, flag] : mine) {
+    std::string help = flag->Help();
+    if (name == "batch") help = "B: streams decoded in lockstep (default 1); 0 is an error";
+    if (name == "warmup_steps") help = "untimed generations first per case (-1: 1)";
+    if (name == "steps") help = "timed generations per case (-1: 10 on CUDA, 5 on CPU)";
+    if (name == "dtype") help = "auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16 (CUDA): the weights' and the KV cache's storage";
+    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(), help.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace macro
+
+int main(int argc, char** argv) {
+  using namespace macro;
+  absl::SetProgramUsageMessage(kUsage);
+  if (WantsHelp(argc, argv)) {
+    PrintHelp();
+    return harness::kExitOk;
+  }
+  bool listing = false;
+  for (int i = 1; i < argc; ++i) {
+    if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console")) g_log = stderr;
+    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false")) listing = true;
+  }
+  if (listing) g_log = stderr;
+  benchmark::Initialize(&argc, argv);
+  RawDecodeFlags raw;
+  raw.given = GivenFlags(argc, argv);
+  absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
+  raw.prompt = absl::GetFlag(FLAGS_prompt);
+  raw.generate = absl::GetFlag(FLAGS_generate);
+  raw.batch_sweep = absl::GetFlag(FLAGS_batch_sweep);
+
+  auto options = ResolveDecodeOptions(ReadStepFlags(), raw, sysinfo::ProbeCuda());
+  if (!options.ok()) {
+    std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(options.status().message()).c_str());
+    return harness::kExitFailure;
+  }
+  Run run;
+  run.options = *options;
+  g_run = &run;
+  const DecodeOptions& o = run.options;
+  for (const std::string& c : o.choices) Log(absl::StrCat("gpt_decode: ", c));
+  for (size_t i = 0; i < o.batches.size(); ++i) {
+    run.results.emplace_back();
+    run.results.back().batch = o.batches[i];
+    const std::string name = absl::StrCat("BM_GptDecode/", o.CaseName(o.batches[i]));
+    benchmark::RegisterBenchmark(name.c_str(), [i](benchmark::State& st) { BM_GptDecode(st, static_cast<int>(i)); })
+        ->Iterations(o.timed_generations)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  harness::AddRunContext();
+  const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+  benchmark::AddCustomContext("mlbench_cpu", cpu.model);
+  benchmark::AddCustomContext("mlbench_device", o.step.device);
+  benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.step.config));
+  if (o.step.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.step.cpu_gemm).ToJson());
+
+  if (!listing) {
+    Log(absl::StrCat("gpt_decode: ", model::DescribeConfig(o.step.config), " on ", o.step.device, ", P=", o.prompt,
+                     " prompt + G=", o.generate, " new tokens per stream"));
+    auto session = DecodeSession::Create(o);
+    if (!session.ok()) {
+      std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(session.status().message()).c_str());
+      return harness::kExitFailure;
+    }
+    run.session = std::move(*session);
+    const DecodeSession& s = *run.session;
+    Log(absl::StrCat("gpt_decode: ", s.num_params(), " parameters on ", s.device_name(),
+                     o.step.device == "cpu" ? absl::StrCat(", ", model::NumThreads(), " threads") : ""));
+    Log(absl::StrFormat("gpt_decode: bandwidth %.4g B/s (%s)", s.bandwidth(), s.bandwidth_source()));
+    Log(absl::StrFormat("gpt_decode: peak %.4g FLOP/s (%s)", s.peak().flops_per_s, s.peak().source));
+    if (o.step.device == "cpu") Log(absl::StrCat("gpt_decode: GEMM ", model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
+    benchmark::AddCustomContext("mlbench_decode_bandwidth", absl::StrFormat("%.6g B/s: %s", s.bandwidth(), s.bandwidth_source()));
+  }
+  harness::RunOutcome outcome;
+  const int rc = harness::RunSelectedBenchmarks("gpt_decode", &outcome);
+  if (rc != harness::kExitOk || listing) return rc;
+  for (const CaseResult& r : run.results) {
+    if (r.ran) PrintSummary(run, r);
+  }
+  PrintSweep(run);
+  benchmark::Shutdown();
+  return harness::kExitOk;
+}

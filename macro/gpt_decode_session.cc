@@ -1,0 +1,190 @@
+// DecodeSession, generations and the figures (gpt_decode_session.h).
+#include "macro/gpt_decode_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "accounting/mfu.h"
+#include "macro/rank_peak.h"
+#include "measure/cpu_ceilings.h"
+#include "model/cpu_decoder.h"
+#include "model/cpu_gemm_backend.h"
+#include "model/cuda/cuda_decoder.h"
+#include "model/param_init.h"
+#include "model/param_layout.h"
+#include "model/data/rng.h"
+#include "model/threads.h"
+#include "sysinfo/cpu_info.h"
+#include "sysinfo/cuda_info.h"
+
+namespace macro {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::vector<int32_t> DecodePrompt(const model::GptConfig& config, int B, int P, uint64_t seed) {
+  model::Rng rng(seed ^ 0xDEC0DEull);
+  std::vector<int32_t> t(static_cast<size_t>(B) * P);
+  for (int32_t& x : t) x = static_cast<int32_t>(rng.UniformInt(static_cast<uint64_t>(config.vocab)));
+  return t;
+}
+
+absl::StatusOr<Generation> RunGeneration(model::GptDecoder* d, absl::Span<const int32_t> prompt,
+                                         int P, int G) {
+  const int B = d->B();
+  Generation g;
+  g.tokens.assign(static_cast<size_t>(B) * G, 0);
+  std::vector<int32_t> next;
+  d->Reset();
+  double t0 = Now();
+  if (auto st = d->Prefill(prompt, P); !st.ok()) return st;
+  if (auto st = d->Greedy(&next); !st.ok()) return st;
+  g.prefill_s = Now() - t0;
+  g.step_s.reserve(G);
+  for (int i = 0; i < G; ++i) {
+    t0 = Now();
+    if (auto st = d->Step(next); !st.ok()) return st;
+    if (auto st = d->Greedy(&next); !st.ok()) return st;
+    g.step_s.push_back(Now() - t0);
+    for (int b = 0; b < B; ++b) g.tokens[static_cast<size_t>(b) * G + i] = next[b];
+  }
+  std::vector<float> logits;
+  if (auto st = d->CopyLogitsToHost(&logits); !st.ok()) return st;
+  for (float v : logits) {
+    if (!std::isfinite(v)) {
+      g.finite = false;
+      break;
+    }
+  }
+  return g;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config,
+                                                   double bytes_per_param, double bytes_per_kv,
+                                                   int batch, int prompt, int generate,
+                                                   const std::vector<Generation>& gens,
+                                                   double bandwidth, double peak_flops) {
+  if (gens.empty()) return absl::InvalidArgumentError("no timed generations");
+  if (!(bandwidth > 0)) return absl::InvalidArgumentError(absl::StrCat("bandwidth ", bandwidth, " B/s: must be > 0"));
+  if (!(peak_flops > 0)) return absl::InvalidArgumentError(absl::StrCat("peak ", peak_flops, " FLOP/s: must be > 0"));
+  DecodeFigures f;
+  f.batch = batch;
+  f.prompt = prompt;
+  f.generate = generate;
+  f.generations = static_cast<int>(gens.size());
+  std::vector<double> steps;
+  for (const Generation& g : gens) {
+    if (static_cast<int>(g.step_s.size()) != generate) {
+      return absl::InvalidArgumentError(absl::StrCat("a generation of ", g.step_s.size(), " steps, ", generate, " expected"));
+    }
+    if (!(g.prefill_s > 0)) return absl::InvalidArgumentError(absl::StrCat("prefill time ", g.prefill_s, " s"));
+    f.prefill_s += g.prefill_s;
+    for (double s : g.step_s) {
+      if (!(s > 0)) return absl::InvalidArgumentError(absl::StrCat("step time ", s, " s"));
+      f.decode_s += s;
+      steps.push_back(s);
+    }
+  }
+  const double n = static_cast<double>(gens.size());
+  f.decode_tokens_per_s = static_cast<double>(batch) * generate * n / f.decode_s;
+  f.prefill_tokens_per_s = static_cast<double>(batch) * prompt * n / f.prefill_s;
+  f.step_ms_median = Percentile(steps, 50) * 1e3;
+  f.step_ms_p90 = Percentile(steps, 90) * 1e3;
+  auto cost = accounting::DecodeRunCost(model::ToGptShape(config), bytes_per_param, bytes_per_kv, batch,
+                                        prompt, generate);
+  if (!cost.ok()) return cost.status();
+  f.cost = *cost;
+  f.bytes_per_token = cost->bytes_per_token();
+  f.weight_bytes_per_token = cost->weight_bytes / cost->tokens();
+  f.kv_bytes_per_token = cost->kv_bytes / cost->tokens();
+  f.flops_per_token = cost->flops_per_token();
+  f.bandwidth = bandwidth;
+  auto bound = accounting::DecodeBoundTokensPerSecond(*cost, bandwidth);
+  if (!bound.ok()) return bound.status();
+  f.bound_tokens_per_s = *bound;
+  f.bound_fraction = f.decode_tokens_per_s / f.bound_tokens_per_s;
+  f.achieved_bytes_per_s = f.bytes_per_token * f.decode_tokens_per_s;
+  f.peak_flops = peak_flops;
+  // The decode steps' model FLOPs over their time and the peak (accounting::Mfu).
+  auto mfu = accounting::Mfu(cost->flops * n, f.decode_s, peak_flops);
+  if (!mfu.ok()) return mfu.status();
+  f.mfu = *mfu;
+  return f;
+}
+
+absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const DecodeOptions& o) {
+  std::unique_ptr<DecodeSession> s(new DecodeSession());
+  s->o_ = o;
+  const StepOptions& so = o.step;
+  if (so.threads > 0) model::SetNumThreads(so.threads);
+  if (so.device == "cpu") {
+    model::SetCpuGemmBackend(so.cpu_gemm);
+    s->device_name_ = sysinfo::ReadCpuInfo().model;
+  } else {
+    const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
+    if (!inv.available) return absl::UnavailableError(absl::StrCat("--device=cuda: no CUDA device: ", inv.reason));
+    s->device_name_ = inv.devices[0].name;
+  }
+  s->bytes_per_param_ = so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
+  const model::ParamLayout layout(so.config);
+  s->params_.assign(static_cast<size_t>(layout.num_params()), 0.0f);
+  model::InitParams(so.config, layout, so.seed, s->params_.data());
+
+  auto peak = ChooseRunPeak(so, s->device_name_, so.threads);
+  if (!peak.ok()) return peak.status();
+  s->peak_ = peak->peak;
+  if (peak->peak.bytes_per_s > 0) {
+    s->bandwidth_ = peak->peak.bytes_per_s;
+    s->bandwidth_source_ = so.device == "cpu"
+                               ? absl::StrCat("STREAM copy, from the peak's source: ", peak->peak.source)
+                               : peak->peak.source;
+  } else if (so.device == "cpu") {
+    // --peak_flops gives no bandwidth: measure the STREAM copy now, on the run's threads.
+    auto m = micro::MeasureCpuCeilings();
+    if (!m.ok()) return m.status();
+    s->bandwidth_ = m->stream.copy_bytes_per_s;
+    s->bandwidth_source_ = absl::StrCat("measured at start-up: ", micro::DescribeCpuMethod(*m));
+  } else {
+    auto sheet = accounting::DatasheetPeak(s->device_name_, so.dtype);
+    if (!sheet.ok() || !(sheet->bytes_per_s > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat("no memory bandwidth for '", s->device_name_,
+                                                     "': give --ceilings=FILE (a measured copy bandwidth)"));
+    }
+    s->bandwidth_ = sheet->bytes_per_s;
+    s->bandwidth_source_ = sheet->source;
+  }
+  return s;
+}
+
+absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {
+  if (decoder_ && decoder_->B() == batch) return decoder_.get();
+  decoder_.reset();  // free the previous case's cache first
+  const StepOptions& so = o_.step;
+  if (so.device == "cpu") {
+    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions());
+    if (!d.ok()) return d.status();
+    decoder_ = std::move(*d);
+  } else {
+    auto d = model::MakeCudaDecoder(so.config, params_, batch, o_.prompt, o_.positions(), so.dtype);
+    if (!d.ok()) return d.status();
+    decoder_ = std::move(*d);
+  }
+  return decoder_.get();
+}
+
+}  // namespace macro

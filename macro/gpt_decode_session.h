@@ -1,0 +1,104 @@
+// One gpt_decode session: the parameters (the training model's for --seed), the decoder of the
+// chosen device for each batch case, the peak FLOP/s and the memory bandwidth it is measured
+// against, and the timing of generations. ComputeDecodeFigures turns a case's timed generations
+// into the reported figures with accounting's formulas (accounting/decode_cost.h, mfu.h).
+#ifndef MACRO_GPT_DECODE_SESSION_H_
+#define MACRO_GPT_DECODE_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "accounting/decode_cost.h"
+#include "accounting/peaks.h"
+#include "macro/gpt_decode_options.h"
+#include "model/gpt_decoder.h"
+
+namespace macro {
+
+// One generation's times (host clock; Greedy waits for the device, so each time covers the
+// work): the prefill of P tokens per stream and its greedy pick, then each of the G decode steps
+// (Step + Greedy: one new token per stream).
+struct Generation {
+  double prefill_s = 0;
+  std::vector<double> step_s;
+  std::vector<int32_t> tokens;  // (B, G) the tokens generated, stream-major
+  bool finite = true;           // the last logits were all finite
+};
+
+// Random prompt tokens (B, P) in [0, vocab) from `seed` (the same for every case).
+std::vector<int32_t> DecodePrompt(const model::GptConfig& config, int B, int P, uint64_t seed);
+
+// Reset, Prefill + Greedy, then G x (Step(previous pick) + Greedy).
+absl::StatusOr<Generation> RunGeneration(model::GptDecoder* decoder,
+                                         absl::Span<const int32_t> prompt, int P, int G);
+
+// What a case reports.
+struct DecodeFigures {
+  int batch = 0, prompt = 0, generate = 0, generations = 0;
+  double decode_s = 0, prefill_s = 0;          // summed over the generations
+  double decode_tokens_per_s = 0;              // B * G * n / decode_s (new tokens only)
+  double prefill_tokens_per_s = 0;             // B * P * n / prefill_s
+  double step_ms_median = 0, step_ms_p90 = 0;  // time per token (one per stream) of a step
+  accounting::DecodeCost cost;                 // one generation's G steps (decode_cost.h)
+  double bytes_per_token = 0;                  // cost.bytes_per_token()
+  double weight_bytes_per_token = 0, kv_bytes_per_token = 0;
+  double flops_per_token = 0;
+  double bandwidth = 0;                        // bytes/s the bound divides by
+  double bound_tokens_per_s = 0;               // all streams: bandwidth / bytes per token
+  double bound_fraction = 0;                   // decode_tokens_per_s / bound
+  double achieved_bytes_per_s = 0;             // bytes_per_token * decode_tokens_per_s
+  double peak_flops = 0;
+  double mfu = 0;                              // flops_per_token * tokens/s / peak
+};
+
+// The p-th percentile (0..100) of v by linear interpolation between order statistics (numpy's
+// default); v non-empty.
+double Percentile(std::vector<double> v, double p);
+
+// Errors: no generations, a generation with another number of steps than G, non-positive
+// times, bandwidth or peak <= 0.
+absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config,
+                                                   double bytes_per_param, double bytes_per_kv,
+                                                   int batch, int prompt, int generate,
+                                                   const std::vector<Generation>& generations,
+                                                   double bandwidth, double peak_flops);
+
+class DecodeSession {
+ public:
+  // Sets the threads and the GEMM library (CPU), initialises the parameters from o.step.seed,
+  // and chooses the peak (macro/rank_peak.h) and the bandwidth: on the CPU the STREAM copy
+  // bandwidth of --ceilings or measured now, with the run's threads; on CUDA --ceilings or the
+  // datasheet.
+  static absl::StatusOr<std::unique_ptr<DecodeSession>> Create(const DecodeOptions& o);
+
+  // The decoder for `batch` streams (replacing the previous one: one at a time in memory).
+  absl::StatusOr<model::GptDecoder*> Decoder(int batch);
+
+  const DecodeOptions& options() const { return o_; }
+  const std::string& device_name() const { return device_name_; }
+  const accounting::Peak& peak() const { return peak_; }  // flops_per_s and the rule's source
+  double bandwidth() const { return bandwidth_; }
+  const std::string& bandwidth_source() const { return bandwidth_source_; }
+  double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
+  double bytes_per_kv() const { return bytes_per_param_; }     // the cache's (same dtype)
+  int64_t num_params() const { return static_cast<int64_t>(params_.size()); }
+
+ private:
+  DecodeSession() = default;
+  DecodeOptions o_;
+  std::vector<float> params_;
+  std::unique_ptr<model::GptDecoder> decoder_;
+  std::string device_name_;
+  accounting::Peak peak_;
+  double bandwidth_ = 0;
+  std::string bandwidth_source_;
+  double bytes_per_param_ = 4;
+};
+
+}  // namespace macro
+
+#endif  // MACRO_GPT_DECODE_SESSION_H_

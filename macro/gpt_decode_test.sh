@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End-to-end checks of //macro:gpt_decode on test-tiny (CPU):
+#  - the JSON counters agree with accounting's formulas: decode tokens/s = new tokens / decode
+#    time, bytes per token = weights once per step + each stream's KV cache (worked here from
+#    the shape), bound = bandwidth / bytes per token, MFU = FLOPs per token x tokens/s / peak;
+#  - the summary and the batch sweep table are printed;
+#  - bad flags exit 2 naming the flag (prompt + generate > block, batch 0, unknown dtype, a
+#    train-step flag), an unknown flag exits 1, --help exits 0.
+set -u
+DECODE="$1"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() { echo "FAIL: $*"; exit 1; }
+TINY=(--preset=test-tiny --device=cpu --threads=1 --warmup_steps=1 --steps=3)
+
+# 1. Counters against accounting (B=2, P=4, G=5: positions 4..8).
+"$DECODE" "${TINY[@]}" --batch=2 --prompt=4 --generate=5 --benchmark_format=json \
+  --benchmark_out="$TMP/out.json" >"$TMP/stdout.json" 2>"$TMP/log.txt" \
+  || { cat "$TMP/log.txt"; fail "tiny run exited non-zero"; }
+for pat in "gen  1/3  timed" "== summary: BM_GptDecode/test-tiny/cpu/fp32/B:2/P:4/G:5" "^decode        " \
+           "^time/token    median" "^prefill       " "^bytes/token   " "^bound         " "^MFU           " \
+           "gpt_decode: bandwidth .*STREAM copy"; do
+  grep -q "$pat" "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "log has no '$pat'"; }
+done
+python3 - "$TMP/out.json" "$TMP/stdout.json" <<'PY' || fail "counter check"
+import json, math, sys
+out = json.load(open(sys.argv[1]))
+json.load(open(sys.argv[2]))  # stdout is clean JSON too
+runs = [b for b in out["benchmarks"] if b["name"].startswith("BM_GptDecode/")]
+assert len(runs) == 1, runs
+b = runs[0]
+B, P, G, n = 2, 4, 5, 3
+unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+decode_s = b["real_time"] * unit  # mean decode time of a generation (manual time)
+def close(a, e, what, tol=1e-6):
+    assert math.isclose(a, e, rel_tol=tol), f"{what}: {a} != {e}"
+# test-tiny: L=2, C=16, Vp=64, block 16. Parameters without wpe N = 7616 (wte 1024, 2 layers of
+# 3280, ln_f 32); a step reads (N + one wpe row) x 4 B, and per stream 2*L*C*(pos+1) x 4 B.
+L, C, N = 2, 16, 7616
+weights = (N + C) * 4 * G
+keys = sum(p + 1 for p in range(P, P + G))
+kv = 2 * L * C * keys * 4 * B
+bytes_per_token = (weights + kv) / (B * G)
+close(b["bytes_per_token"], bytes_per_token, "bytes per token")
+close(b["weight_bytes_per_token"], weights / (B * G), "weight bytes per token")
+close(b["kv_bytes_per_token"], kv / (B * G), "KV bytes per token")
+close(b["decode_tokens_per_second"], B * G / decode_s, "decode tokens/s = new tokens / decode time")
+close(b["decode_tokens_per_second_per_stream"], G / decode_s, "per stream")
+close(b["bound_tokens_per_second"], b["bandwidth"] / bytes_per_token, "bound = bandwidth / bytes per token")
+close(b["bound_fraction"], b["decode_tokens_per_second"] / b["bound_tokens_per_second"], "fraction of the bound")
+flops = 2 * N + 4 * L * C * keys / G
+close(b["flops_per_token"], flops, "FLOPs per token = 2N + 4LC(pos+1)")
+close(b["mfu"], flops * b["decode_tokens_per_second"] / b["peak_flops"], "MFU")
+assert 0 < b["mfu"] < 1, b["mfu"]
+assert b["ms_per_token_median"] <= b["ms_per_token_p90"], b
+assert b["prefill_tokens_per_second"] > 0 and b["verified"] == 1 and b["batch"] == B, b
+print("counters OK:", {k: b[k] for k in ["decode_tokens_per_second", "bytes_per_token", "bound_fraction", "mfu"]})
+PY
+grep -q '"mlbench_decode_bandwidth": ".*STREAM copy' "$TMP/out.json" || fail "JSON context has no mlbench_decode_bandwidth"
+
+# 2. The batch sweep: cases B = 1, 2, 4 and the table.
+"$DECODE" "${TINY[@]}" --steps=1 --prompt=2 --generate=3 --batch_sweep=4 >"$TMP/sweep.txt" 2>&1 \
+  || { cat "$TMP/sweep.txt"; fail "sweep exited non-zero"; }
+for c in B:1 B:2 B:4; do
+  grep -q "BM_GptDecode/test-tiny/cpu/fp32/$c/P:2/G:3" "$TMP/sweep.txt" || fail "sweep has no case $c"
+done
+grep -q "== batch sweep" "$TMP/sweep.txt" || { cat "$TMP/sweep.txt"; fail "no sweep table"; }
+
+# 3. Bad flags: exit 2 and the flag's name; an unknown flag: exit 1.
+expect_exit() {  # code, text, flags...
+  local code="$1" text="$2"; shift 2
+  "$DECODE" "$@" >"$TMP/bad.txt" 2>&1
+  local rc=$?
+  [[ $rc -eq $code ]] || { cat "$TMP/bad.txt"; fail "$* exited $rc, expected $code"; }
+  grep -q -- "$text" "$TMP/bad.txt" || { cat "$TMP/bad.txt"; fail "$* does not say '$text'"; }
+}
+expect_exit 2 "--generate: --prompt=10 + --generate=7 = 17 positions exceed the block size 16" \
+  --preset=test-tiny --device=cpu --prompt=10 --generate=7
+expect_exit 2 "--prompt: 16 tokens fill the block size 16" --preset=test-tiny --device=cpu --prompt=16
+expect_exit 2 "--batch: 0 streams" --preset=test-tiny --device=cpu --batch=0
+expect_exit 2 "--dtype" --preset=test-tiny --device=cpu --dtype=fp64
+expect_exit 2 "--dtype: 'bf16' on the CPU" --preset=test-tiny --device=cpu --dtype=bf16
+expect_exit 2 "--seq: gpt_step's sequence length" --preset=test-tiny --device=cpu --seq=8
+expect_exit 2 "--batch_sweep: 65 is out of range" --preset=test-tiny --device=cpu --batch_sweep=65
+expect_exit 2 "--prompt: -1 is negative" --preset=test-tiny --device=cpu --prompt=-1
+expect_exit 1 "no_such_flag" --preset=test-tiny --no_such_flag=1
+# A filter that selects nothing is a failure too (harness/benchmark_main.h).
+expect_exit 2 "" "${TINY[@]}" --prompt=2 --generate=2 --benchmark_filter=nothing_matches
+
+# 4. --help names the decode flags and leaves out the train-step ones.
+"$DECODE" --help >"$TMP/help.txt" 2>&1 || fail "--help exited non-zero"
+for f in --prompt --generate --batch_sweep --batch --preset --dtype; do
+  grep -q -- "  $f " "$TMP/help.txt" || { cat "$TMP/help.txt"; fail "--help does not list $f"; }
+done
+grep -q -- "  --lr " "$TMP/help.txt" && fail "--help lists the train-step flag --lr"
+echo PASS

@@ -1,0 +1,261 @@
+// KV-cache decoding on the CPU (cpu_decoder.h), one layer at a time, with the op names of the
+// training model (cpu_gpt.cc) for the per-op timer.
+#include "model/cpu_decoder.h"
+
+#include <cstring>
+
+#include <omp.h>
+
+#include "absl/strings/str_cat.h"
+#include "model/attention_cpu.h"
+#include "model/encoder_cpu.h"
+#include "model/gelu_cpu.h"
+#include "model/kv_attention_cpu.h"
+#include "model/layernorm_cpu.h"
+#include "model/matmul_cpu.h"
+#include "model/matvec_cpu.h"
+#include "model/residual_cpu.h"
+
+namespace model {
+namespace {
+
+const float* Slice(const float* base, int64_t offset) {
+  return base == nullptr ? nullptr : base + offset;
+}
+
+// For a decode step's few rows, the small ops (layernorm, residual, GeLU, attention over the
+// cache) run on the calling thread: their work is microseconds, and each OpenMP region they
+// would open is a barrier, which costs a scheduler time slice whenever another process holds
+// one of the cores (measured: a 2-thread step went from 23 ms to 960 ms with one busy neighbour
+// and ~120 regions per token). The Linear layers, where the bytes are, keep every thread.
+class SerialIfSmall {
+ public:
+  explicit SerialIfSmall(bool small) : previous_(omp_get_max_threads()), small_(small) {
+    if (small_) omp_set_num_threads(1);
+  }
+  ~SerialIfSmall() {
+    if (small_) omp_set_num_threads(previous_);
+  }
+
+ private:
+  int previous_;
+  bool small_;
+};
+
+// A Linear layer over `rows` rows: the matrix-vector form for a decode step's few rows (it reads
+// each weight once, unpacked), the CPU GEMM backend (matmul_cpu.h) for a prompt's many.
+void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows,
+            int64_t C, int64_t OC, const char* tag) {
+  if (rows <= kMatvecMaxRows) {
+    matvec_forward(out, inp, weight, bias, rows, C, OC, tag);
+  } else {
+    matmul_forward(out, inp, weight, bias, 1, rows, C, OC, tag);
+  }
+}
+
+}  // namespace
+
+CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt,
+                       int max_positions)
+    : config_(config),
+      layout_(config),
+      params_(params),
+      B_(B),
+      max_prompt_(max_prompt),
+      max_positions_(max_positions) {}
+
+absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config,
+                                                               const float* params, int B,
+                                                               int max_prompt, int max_positions) {
+  if (auto st = ValidateConfig(config); !st.ok()) return st;
+  if (params == nullptr) return absl::InvalidArgumentError("params is null");
+  if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
+  if (max_positions < 1 || max_positions > config.block) {
+    return absl::InvalidArgumentError(absl::StrCat("max_positions=", max_positions,
+                                                   ": must be in [1, block=", config.block, "]"));
+  }
+  if (max_prompt < 1 || max_prompt > max_positions) {
+    return absl::InvalidArgumentError(absl::StrCat("max_prompt=", max_prompt,
+                                                   ": must be in [1, max_positions=", max_positions, "]"));
+  }
+  std::unique_ptr<CpuDecoder> d(new CpuDecoder(config, params, B, max_prompt, max_positions));
+  const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
+  const int64_t rows = static_cast<int64_t>(B) * max_prompt;
+  d->x_ = AlignedArray<float>(rows * C);
+  d->ln_ = AlignedArray<float>(rows * C);
+  d->mean_ = AlignedArray<float>(rows);
+  d->rstd_ = AlignedArray<float>(rows);
+  d->qkv_ = AlignedArray<float>(rows * 3 * C);
+  d->atty_ = AlignedArray<float>(rows * C);
+  d->proj_ = AlignedArray<float>(rows * C);
+  d->fch_ = AlignedArray<float>(rows * 4 * C);
+  d->fch_gelu_ = AlignedArray<float>(rows * 4 * C);
+  d->att_ = AlignedArray<float>(static_cast<int64_t>(B) * NH * max_prompt * max_prompt);
+  d->scores_ = AlignedArray<float>(static_cast<int64_t>(B) * NH * max_positions);
+  d->last_ = AlignedArray<float>(static_cast<int64_t>(B) * C);
+  d->logits_ = AlignedArray<float>(static_cast<int64_t>(B) * Vp);
+  d->k_cache_ = AlignedArray<float>(L * B * max_positions * C);
+  d->v_cache_ = AlignedArray<float>(L * B * max_positions * C);
+  return d;
+}
+
+absl::Status CpuDecoder::CheckTokens(absl::Span<const int32_t> tokens, size_t want) const {
+  if (tokens.size() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(tokens.size(), " tokens given, ", want, " expected"));
+  }
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] < 0 || tokens[i] >= config_.vocab) {
+      return absl::InvalidArgumentError(absl::StrCat("token ", tokens[i], " at index ", i,
+                                                     " is outside [0, vocab=", config_.vocab, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
+  if (pos_ != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", pos_, ": Reset first"));
+  }
+  if (P < 1 || P > max_prompt_) {
+    return absl::InvalidArgumentError(absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
+  }
+  if (auto st = CheckTokens(tokens, static_cast<size_t>(B_) * P); !st.ok()) return st;
+  tokens_.assign(tokens.begin(), tokens.end());
+  const ParamPointers<const float> p = PointParams(layout_, params_);
+  {
+    ScopedOp op(timer_, "encoder_forward");
+    encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe, B_, P, config_.width);
+  }
+  Forward(P);
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
+  if (pos_ >= max_positions_) {
+    return absl::OutOfRangeError(absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
+  }
+  if (auto st = CheckTokens(tokens, static_cast<size_t>(B_)); !st.ok()) return st;
+  tokens_.assign(tokens.begin(), tokens.end());
+  const ParamPointers<const float> p = PointParams(layout_, params_);
+  const int64_t C = config_.width;
+  {
+    ScopedOp op(timer_, "encoder_forward");
+    SerialIfSmall serial(B_ <= kMatvecMaxRows);
+    encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe + pos_ * C, B_, 1, C);
+  }
+  Forward(1);
+  return absl::OkStatus();
+}
+
+void CpuDecoder::Forward(int T_new) {
+  const int64_t B = B_, T = T_new, C = config_.width, NH = config_.heads, L = config_.layers;
+  const int64_t Vp = config_.padded_vocab, BT = B * T, maxT = max_positions_;
+  const ParamPointers<const float> p = PointParams(layout_, params_);
+  float* x = x_.data();
+  const bool small = BT <= kMatvecMaxRows;
+  for (int64_t l = 0; l < L; ++l) {
+    float* kc = k_cache_.data() + l * B * maxT * C;
+    float* vc = v_cache_.data() + l * B * maxT * C;
+    {
+      ScopedOp op(timer_, "layernorm_forward");
+      SerialIfSmall serial(small);
+      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln1w + l * C,
+                        Slice(p.ln1b, l * C), B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/qkv");
+      Linear(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), BT, C,
+             3 * C, "qkv");
+    }
+    {
+      ScopedOp op(timer_, "kv_cache_write");
+      SerialIfSmall serial(small);
+      kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_);
+    }
+    {
+      ScopedOp op(timer_, "attention_forward");
+      SerialIfSmall serial(small);
+      if (pos_ == 0 && T > 1) {
+        // The prompt: the training model's attention (GEMMs per head) over its T tokens.
+        attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH);
+      } else {
+        kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT,
+                             pos_);
+      }
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/attproj");
+      Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C,
+             C, "attproj");
+    }
+    {
+      ScopedOp op(timer_, "residual_forward");
+      SerialIfSmall serial(small);
+      residual_forward(x, x, proj_.data(), BT * C);
+    }
+    {
+      ScopedOp op(timer_, "layernorm_forward");
+      SerialIfSmall serial(small);
+      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln2w + l * C,
+                        Slice(p.ln2b, l * C), B, T, C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/fc");
+      Linear(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), BT, C,
+             4 * C, "fc");
+    }
+    {
+      ScopedOp op(timer_, "gelu_forward");
+      SerialIfSmall serial(small);
+      gelu_forward(fch_gelu_.data(), fch_.data(), BT * 4 * C);
+    }
+    {
+      ScopedOp op(timer_, "matmul_forward/fcproj");
+      Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C),
+             BT, 4 * C, C, "fcproj");
+    }
+    {
+      ScopedOp op(timer_, "residual_forward");
+      SerialIfSmall serial(small);
+      residual_forward(x, x, proj_.data(), BT * C);
+    }
+  }
+  pos_ += T_new;
+  // Only each stream's last token needs logits.
+  float* last = last_.data();
+  if (T == 1) {
+    std::memcpy(last, x, sizeof(float) * B * C);
+  } else {
+    for (int64_t b = 0; b < B; ++b) std::memcpy(last + b * C, x + (b * T + T - 1) * C, sizeof(float) * C);
+  }
+  {
+    ScopedOp op(timer_, "layernorm_forward");
+    SerialIfSmall serial(small);
+    layernorm_forward(last, mean_.data(), rstd_.data(), last, p.lnfw, p.lnfb, B, 1, C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/lm_head");
+    Linear(logits_.data(), last, p.lm_head, nullptr, B, C, Vp, "lm_head");
+  }
+}
+
+absl::Status CpuDecoder::CopyLogitsToHost(std::vector<float>* out) {
+  out->assign(logits_.data(), logits_.data() + logits_.size());
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::Greedy(std::vector<int32_t>* next) {
+  const int64_t V = config_.vocab, Vp = config_.padded_vocab;
+  next->resize(B_);
+  for (int64_t b = 0; b < B_; ++b) {
+    const float* row = logits_.data() + b * Vp;
+    int64_t best = 0;
+    for (int64_t v = 1; v < V; ++v) {
+      if (row[v] > row[best]) best = v;
+    }
+    (*next)[b] = static_cast<int32_t>(best);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace model

@@ -1,0 +1,82 @@
+// Autoregressive decoding with a KV cache on the CPU, for the GPT-2 family: the inference half
+// of the model in cpu_gpt.h, over the same parameter buffer (param_layout.h) and the same ops
+// (encoder, layernorm, matmul on the CPU GEMM backend, gelu, residual; attention_forward for
+// the prompt, kv_attention_cpu.h for the new tokens). It does not own or change the parameters.
+//
+//   auto d = CpuDecoder::Create(config, model->params(), /*B=*/1, /*max_prompt=*/64,
+//                               /*max_positions=*/128);
+//   d->Prefill(prompt, P);                 // positions 0 .. P-1; logits for position P
+//   for (...) { d->Greedy(&next); d->Step(next); }   // one token per stream each
+//
+// Prefill runs the whole prompt as one batch of B*P rows (GEMMs), keeps its keys and values, and
+// computes the logits of each stream's last prompt token only. Step feeds one token per stream
+// at position() and attends over the cache. logits() are fp32 (B, Vp); the padded tail
+// (vocab .. Vp-1) is what the model computes there and is not a token.
+#ifndef MODEL_CPU_DECODER_H_
+#define MODEL_CPU_DECODER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "model/cpu_gpt.h"
+#include "model/gpt_config.h"
+#include "model/gpt_decoder.h"
+#include "model/op_timer.h"
+#include "model/param_layout.h"
+
+namespace model {
+
+class CpuDecoder final : public GptDecoder {
+ public:
+  // params: (num_params) with ParamLayout(config); must outlive the decoder. B >= 1 streams;
+  // 1 <= max_prompt <= max_positions <= config.block. Errors name the value and the range.
+  static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config,
+                                                            const float* params, int B,
+                                                            int max_prompt, int max_positions);
+
+  std::string_view device() const override { return "cpu"; }
+  const GptConfig& config() const override { return config_; }
+  int B() const override { return B_; }
+  int max_positions() const override { return max_positions_; }
+  int position() const override { return pos_; }
+  // 2 * L * B * maxT * C floats.
+  int64_t cache_bytes() const override { return 2 * k_cache_.size() * static_cast<int64_t>(sizeof(float)); }
+
+  void Reset() override { pos_ = 0; }
+  // tokens: (B, P), 1 <= P <= max_prompt, each in [0, vocab); position() must be 0.
+  absl::Status Prefill(absl::Span<const int32_t> tokens, int P) override;
+  absl::Status Step(absl::Span<const int32_t> tokens) override;
+  absl::Status Greedy(std::vector<int32_t>* next) override;
+  absl::Status CopyLogitsToHost(std::vector<float>* out) override;
+  // (B, Vp): the next-token logits of each stream after the last Prefill or Step.
+  const float* logits() const { return logits_.data(); }
+
+  void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
+
+ private:
+  CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt,
+             int max_positions);
+  // Runs the layers over `T` new tokens per stream whose embeddings are in x_, at positions
+  // pos_ .. pos_ + T - 1, then the logits of each stream's last one.
+  void Forward(int T);
+  absl::Status CheckTokens(absl::Span<const int32_t> tokens, size_t want) const;
+
+  GptConfig config_;
+  ParamLayout layout_;
+  const float* params_;
+  int B_, max_prompt_, max_positions_;
+  int pos_ = 0;
+  std::vector<int32_t> tokens_;
+  // Scratch for up to B * max_prompt rows.
+  AlignedArray<float> x_, ln_, mean_, rstd_, qkv_, atty_, proj_, fch_, fch_gelu_, att_, scores_;
+  AlignedArray<float> last_, logits_;  // (B, C), (B, Vp)
+  AlignedArray<float> k_cache_, v_cache_;  // (L, B, NH, maxT, hs) each
+  OpTimer* timer_ = nullptr;
+};
+
+}  // namespace model
+
+#endif  // MODEL_CPU_DECODER_H_

@@ -1,0 +1,38 @@
+// MakeCudaDecoder: checks, the current device, then the KV decoder on a cuBLASLt runner.
+#include "model/cuda/cuda_decoder.h"
+
+#include "absl/strings/str_cat.h"
+#include "model/cuda/cuda_precision.h"
+#include "model/cuda/device_api.h"
+#include "model/cuda/gemm_cublaslt.h"
+#include "model/cuda/kv_decoder_cuda.h"
+#include "sysinfo/cuda_info.h"
+
+namespace model {
+
+absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& config,
+                                                            absl::Span<const float> params, int B,
+                                                            int max_prompt, int max_positions,
+                                                            accounting::Dtype dtype) {
+  if (dtype != accounting::Dtype::kFp32 && dtype != accounting::Dtype::kBf16) {
+    return absl::InvalidArgumentError(absl::StrCat("dtype ", accounting::DtypeName(dtype),
+                                                   ": the CUDA decoder runs fp32 or bf16"));
+  }
+  if (auto st = ValidateRunShape(config, B, max_positions); !st.ok()) return st;
+  int device = 0;
+  int64_t free_bytes = 0, total_bytes = 0;
+  std::string error = cuda::DeviceGet(&device);
+  if (error.empty()) error = cuda::DeviceMemoryInfo(&free_bytes, &total_bytes);
+  if (!error.empty()) {
+    const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
+    return absl::UnavailableError(absl::StrCat("no CUDA device: ", inv.available ? error : inv.reason));
+  }
+  std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
+  if (gemm == nullptr) return absl::InternalError(error);
+  return cuda::CreateKvDecoder(config, params, B, max_prompt, max_positions,
+                               dtype == accounting::Dtype::kBf16 ? cuda::CudaPrecision::kBf16
+                                                                 : cuda::CudaPrecision::kFp32,
+                               std::move(gemm));
+}
+
+}  // namespace model

@@ -1,0 +1,37 @@
+// KV-cache autoregressive decoding on one GPU, for the GPT-2 family: the inference half of the
+// CUDA model (cuda_gpt.h), with its launchers (encoder, layernorm, matmul through the
+// GemmRunner, gelu, residual) and one kernel of its own (kv_attention_cuda.h: the cache write
+// and the attention of new queries over it). Implements model::GptDecoder (model/gpt_decoder.h).
+//
+// Precision: fp32 (weights, cache and activations fp32, GEMMs in true fp32) or bf16 (bf16
+// weights, cache and activations, fp32 accumulation; the logits are fp32 on the host either
+// way). Parameters are the training model's for a seed (model/param_init.h on the host, as
+// MakeCudaModel does) or given; every buffer is allocated once, the cache for max_positions.
+// Where the build has no CUDA toolkit, MakeCudaDecoder is a stub that returns Unavailable.
+#ifndef MODEL_CUDA_CUDA_DECODER_H_
+#define MODEL_CUDA_CUDA_DECODER_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "accounting/dtype.h"
+#include "model/gpt_config.h"
+#include "model/gpt_decoder.h"
+
+namespace model {
+
+// params: (num_params) fp32 host values laid out by ParamLayout(config). B >= 1 streams,
+// 1 <= max_prompt <= max_positions <= block. Errors: dtype not fp32/bf16 (InvalidArgument),
+// invalid shape (InvalidArgument), no CUDA device (Unavailable, with the probe's reason), not
+// enough device memory (ResourceExhausted), a failed allocation (Internal). Uses the calling
+// thread's current device.
+absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& config,
+                                                            absl::Span<const float> params, int B,
+                                                            int max_prompt, int max_positions,
+                                                            accounting::Dtype dtype);
+
+}  // namespace model
+
+#endif  // MODEL_CUDA_CUDA_DECODER_H_

@@ -1,0 +1,85 @@
+// KV-cache attention on the CPU (kv_attention_cpu.h).
+#include "model/kv_attention_cpu.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "accounting/flop_counter.h"
+
+namespace model {
+
+template <typename F>
+void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C,
+                    int64_t NH, int64_t maxT, int64_t pos) {
+  const int64_t hs = C / NH, C3 = 3 * C;
+#pragma omp parallel for collapse(2) schedule(static) if (B * NH * T > 64)
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t h = 0; h < NH; ++h) {
+      F* kc = k_cache + ((b * NH + h) * maxT + pos) * hs;
+      F* vc = v_cache + ((b * NH + h) * maxT + pos) * hs;
+      for (int64_t t = 0; t < T; ++t) {
+        const F* row = qkv + (b * T + t) * C3 + h * hs;
+        std::memcpy(kc + t * hs, row + C, sizeof(F) * hs);
+        std::memcpy(vc + t * hs, row + 2 * C, sizeof(F) * hs);
+      }
+    }
+  }
+}
+
+template <typename F>
+void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, const F* v_cache,
+                          int64_t B, int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
+  const int64_t hs = C / NH, C3 = 3 * C, keys_max = pos + T;
+  const F scale = F(1) / std::sqrt(F(hs));
+  // Keys read over the T rows: sum of (pos + t + 1) for t < T.
+  const int64_t keys = T * pos + T * (T + 1) / 2;
+  accounting::CountFlops(B * NH * 2 * hs * keys, "attention_qk");
+  accounting::CountFlops(B * NH * 2 * hs * keys, "attention_av");
+#pragma omp parallel for schedule(static)
+  for (int64_t bh = 0; bh < B * NH; ++bh) {
+    const int64_t b = bh / NH, h = bh % NH;
+    const F* kc = k_cache + bh * maxT * hs;
+    const F* vc = v_cache + bh * maxT * hs;
+    F* p = scratch + bh * keys_max;
+    for (int64_t t = 0; t < T; ++t) {
+      const F* q = qkv + (b * T + t) * C3 + h * hs;
+      const int64_t n = pos + t + 1;  // keys 0 .. pos + t
+      F maxval = -INFINITY;
+      for (int64_t j = 0; j < n; ++j) {
+        const F* k = kc + j * hs;
+        F dot = 0;
+#pragma omp simd reduction(+ : dot)
+        for (int64_t i = 0; i < hs; ++i) dot += q[i] * k[i];
+        p[j] = dot * scale;
+        maxval = p[j] > maxval ? p[j] : maxval;
+      }
+      F sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        p[j] = std::exp(p[j] - maxval);
+        sum += p[j];
+      }
+      const F inv = F(1) / sum;
+      F* o = out + (b * T + t) * C + h * hs;
+      for (int64_t i = 0; i < hs; ++i) o[i] = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const F w = p[j] * inv;
+        const F* v = vc + j * hs;
+#pragma omp simd
+        for (int64_t i = 0; i < hs; ++i) o[i] += w * v[i];
+      }
+    }
+  }
+}
+
+template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t,
+                                    int64_t, int64_t, int64_t);
+template void kv_cache_write<double>(double*, double*, const double*, int64_t, int64_t, int64_t,
+                                     int64_t, int64_t, int64_t);
+template void kv_attention_forward<float>(float*, float*, const float*, const float*,
+                                          const float*, int64_t, int64_t, int64_t, int64_t,
+                                          int64_t, int64_t);
+template void kv_attention_forward<double>(double*, double*, const double*, const double*,
+                                           const double*, int64_t, int64_t, int64_t, int64_t,
+                                           int64_t, int64_t);
+
+}  // namespace model

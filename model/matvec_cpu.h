@@ -1,0 +1,25 @@
+// Linear layer for a few rows (decode: one token per stream) on the CPU: out = inp @ weight^T
+// + bias with weight (OC, C) row-major, as matmul_cpu.h, but as matrix-vector products that
+// read each weight row once for all M input rows, straight from memory, with no packing. A GEMM
+// library packs the weight into panels on each call, which for M = 1 costs more traffic than
+// the product itself; this is the bandwidth-bound form (llm.c's and llama.cpp's decode path).
+// OpenMP over blocks of output rows; the dot products vectorise (omp simd). Counts 2*M*C*OC
+// FLOPs under `tag`, as matmul_forward.
+#ifndef MODEL_MATVEC_CPU_H_
+#define MODEL_MATVEC_CPU_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace model {
+
+// The most input rows matvec_forward takes; more rows are a GEMM's job (matmul_forward).
+inline constexpr int64_t kMatvecMaxRows = 8;
+
+// out: (M, OC) = inp (M, C) @ weight (OC, C)^T + bias (OC) or nullptr; 1 <= M <= kMatvecMaxRows.
+void matvec_forward(float* out, const float* inp, const float* weight, const float* bias,
+                    int64_t M, int64_t C, int64_t OC, std::string_view tag = "matmul");
+
+}  // namespace model
+
+#endif  // MODEL_MATVEC_CPU_H_
