@@ -18,16 +18,14 @@ namespace {
 
 absl::Status CheckFigure(const std::string& what, double v) {
   if (std::isfinite(v) && v >= 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(what, "=", v, " is invalid: must be finite and >= 0"));
+  return absl::InvalidArgumentError(absl::StrCat(what, "=", v, " is invalid: must be finite and >= 0"));
 }
 
 absl::Status Validate(const Ceilings& c, const std::string& where) {
   for (const auto& [key, value] : c.peak_flops) {
     if (!ParseDtype(key).ok() || std::string(DtypeName(*ParseDtype(key))) != key) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": peak_flops key '", key,
-                                                     "' is not a dtype name (allowed: ",
-                                                     AllowedDtypeNames(), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": peak_flops key '", key, "' is not a dtype name (allowed: ", AllowedDtypeNames(), ")"));
     }
     if (auto st = CheckFigure(absl::StrCat(where, ": peak_flops.", key), value); !st.ok()) return st;
   }
@@ -61,16 +59,15 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
 absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read ceilings file '", path,
-        "': missing or unreadable (write one with `bazel run //micro:ceilings`)"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read ceilings file '", path,
+                     "': missing or unreadable (write one with `bazel run //micro:ceilings`)"));
   }
   std::stringstream ss;
   ss << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ceilings file '", path, "' is not a JSON object"));
+    return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "' is not a JSON object"));
   }
   Ceilings c;
   auto get_string = [&](const char* key, std::string* out) -> absl::Status {
@@ -94,8 +91,8 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
     }
     for (auto it = j["peak_flops"].begin(); it != j["peak_flops"].end(); ++it) {
       if (!it.value().is_number()) {
-        return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "': peak_flops.",
-                                                       it.key(), " must be a number"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("ceilings file '", path, "': peak_flops.", it.key(), " must be a number"));
       }
       c.peak_flops[it.key()] = it.value().get<double>();
     }
@@ -107,16 +104,16 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
     }
     for (auto it = j["gemm_flops_per_s"].begin(); it != j["gemm_flops_per_s"].end(); ++it) {
       if (!it.value().is_number()) {
-        return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "': gemm_flops_per_s.",
-                                                       it.key(), " must be a number"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("ceilings file '", path, "': gemm_flops_per_s.", it.key(), " must be a number"));
       }
       c.gemm_flops_per_s[it.key()] = it.value().get<double>();
     }
   }
   if (j.contains("bandwidth_bytes_per_s")) {
     if (!j["bandwidth_bytes_per_s"].is_number()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ceilings file '", path, "': 'bandwidth_bytes_per_s' must be a number"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceilings file '", path, "': 'bandwidth_bytes_per_s' must be a number"));
     }
     c.bandwidth_bytes_per_s = j["bandwidth_bytes_per_s"].get<double>();
   }
@@ -131,16 +128,15 @@ absl::StatusOr<Peak> MeasuredPeak(const Ceilings& c, Dtype dtype, const std::str
     for (const auto& [k, v] : c.peak_flops) {
       if (v > 0) have.push_back(k);
     }
-    return absl::NotFoundError(absl::StrCat(
-        "ceilings file '", path_for_source, "' has no ", DtypeName(dtype),
-        " peak (it has: ", have.empty() ? "none" : absl::StrJoin(have, ", "),
-        "); measure it with `bazel run //micro:ceilings` or give --peak_flops"));
+    return absl::NotFoundError(
+        absl::StrCat("ceilings file '", path_for_source, "' has no ", DtypeName(dtype),
+                     " peak (it has: ", have.empty() ? "none" : absl::StrJoin(have, ", "),
+                     "); measure it with `bazel run //micro:ceilings` or give --peak_flops"));
   }
   Peak p;
   p.flops_per_s = it->second;
   p.bytes_per_s = c.bandwidth_bytes_per_s;
-  p.source = absl::StrCat("measured: ", path_for_source, " (", c.machine, "; ", c.method, "; ",
-                          c.date, ")");
+  p.source = absl::StrCat("measured: ", path_for_source, " (", c.machine, "; ", c.method, "; ", c.date, ")");
   return p;
 }
 

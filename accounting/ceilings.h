@@ -22,11 +22,11 @@
 namespace accounting {
 
 struct Ceilings {
-  std::string machine;                     // CPU or GPU name
+  std::string machine;                       // CPU or GPU name
   std::map<std::string, double> peak_flops;  // key: dtype name ("fp32", "bf16", ...)
   double bandwidth_bytes_per_s = 0;
-  std::string method;                      // how it was measured
-  std::string date;                        // ISO 8601
+  std::string method;                              // how it was measured
+  std::string date;                                // ISO 8601
   std::map<std::string, double> gemm_flops_per_s;  // key: model::StepGemm::Key
 };
 
@@ -36,8 +36,7 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& ceilings);
 absl::StatusOr<Ceilings> ReadCeilings(const std::string& path);
 // Peak for `dtype` with source "measured: <path> (<machine>, <method>, <date>)".
 // Error when the file has no figure for that dtype (names the ones it has).
-absl::StatusOr<Peak> MeasuredPeak(const Ceilings& ceilings, Dtype dtype,
-                                  const std::string& path_for_source);
+absl::StatusOr<Peak> MeasuredPeak(const Ceilings& ceilings, Dtype dtype, const std::string& path_for_source);
 
 }  // namespace accounting
 

@@ -9,8 +9,8 @@ double MatmulFlops(int64_t m, int64_t k, int64_t n) {
 }
 
 double MatmulBytes(int64_t m, int64_t k, int64_t n, int bytes_per_el) {
-  const double elements = static_cast<double>(m) * k + static_cast<double>(k) * n +
-                          static_cast<double>(m) * n;
+  const double elements =
+      static_cast<double>(m) * k + static_cast<double>(k) * n + static_cast<double>(m) * n;
   return elements * bytes_per_el;
 }
 
@@ -18,8 +18,6 @@ double ElementwiseBytes(int64_t elements, int inputs, int outputs, int bytes_per
   return static_cast<double>(elements) * (inputs + outputs) * bytes_per_el;
 }
 
-double ArithmeticIntensity(double flops, double bytes) {
-  return bytes > 0 ? flops / bytes : 0.0;
-}
+double ArithmeticIntensity(double flops, double bytes) { return bytes > 0 ? flops / bytes : 0.0; }
 
 }  // namespace accounting

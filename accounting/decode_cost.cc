@@ -29,8 +29,10 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
   absl::StatusOr<double> weights = DecodeWeightBytes(shape, bytes_per_param);
   if (!weights.ok()) return weights.status();
   if (auto st = PositiveBytes("bytes_per_kv_element", bytes_per_kv_element); !st.ok()) return st;
-  if (batch < 1) return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
-  if (steps < 1) return absl::InvalidArgumentError(absl::StrCat("steps=", steps, " is invalid: must be >= 1"));
+  if (batch < 1)
+    return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
+  if (steps < 1)
+    return absl::InvalidArgumentError(absl::StrCat("steps=", steps, " is invalid: must be >= 1"));
   if (first < 0 || first + steps > shape.block) {
     return absl::InvalidArgumentError(absl::StrCat("positions ", first, " .. ", first + steps - 1,
                                                    " are outside the block 0 .. ", shape.block - 1));
@@ -50,13 +52,11 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
 }
 
 absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, double bytes_per_param,
-                                          double bytes_per_kv_element, int64_t batch,
-                                          int64_t position) {
+                                          double bytes_per_kv_element, int64_t batch, int64_t position) {
   return DecodeRunCost(shape, bytes_per_param, bytes_per_kv_element, batch, position, 1);
 }
 
-absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost,
-                                                  double bandwidth_bytes_per_s) {
+absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double bandwidth_bytes_per_s) {
   if (auto st = PositiveBytes("bytes per token", cost.bytes_per_token()); !st.ok()) return st;
   // estimates.h's bound with the token's bytes as "parameters" of one byte each.
   return DecodeTokensPerSecondBound(cost.bytes_per_token(), 1.0, bandwidth_bytes_per_s);

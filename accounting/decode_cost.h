@@ -44,8 +44,7 @@ absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per
 // One step at `position` (0 <= position < block) for `batch` >= 1 streams. bytes_per_param and
 // bytes_per_kv_element > 0 (4 for fp32, 2 for bf16). Errors name the value.
 absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, double bytes_per_param,
-                                          double bytes_per_kv_element, int64_t batch,
-                                          int64_t position);
+                                          double bytes_per_kv_element, int64_t batch, int64_t position);
 
 // The sum of `steps` consecutive steps at positions first .. first + steps - 1 (a generation
 // after a prompt of `first` tokens); bytes_per_token() and flops_per_token() are then the means
@@ -58,8 +57,7 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
 // Tokens/s of all streams at the bandwidth bound: bandwidth / bytes per token, i.e.
 // DecodeTokensPerSecondBound(bytes per token, 1 byte, bandwidth). Per stream: divide by the
 // batch. Errors: bytes or bandwidth not finite and > 0.
-absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost,
-                                                  double bandwidth_bytes_per_s);
+absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double bandwidth_bytes_per_s);
 
 }  // namespace accounting
 

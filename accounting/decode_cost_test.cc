@@ -19,7 +19,8 @@ GptShape Gpt2() {
 }
 
 TEST(DecodeCost, WeightBytesAreEveryParameterButTheOtherPositionRows) {
-  // GPT-2 124M with the padded vocab: 123,689,472 parameters without wpe (124,475,904 with it); + one wpe row.
+  // GPT-2 124M with the padded vocab: 123,689,472 parameters without wpe (124,475,904 with it); + one wpe
+  // row.
   const double n = 123689472;
   ASSERT_EQ(GptParamCount(Gpt2(), false), 123689472);
   absl::StatusOr<double> w = DecodeWeightBytes(Gpt2(), 4);

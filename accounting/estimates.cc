@@ -29,8 +29,8 @@ absl::StatusOr<double> TrainingFlops(double params, double tokens) {
   return 6.0 * params * tokens;
 }
 
-absl::StatusOr<double> TrainingSeconds(double params, double tokens, int devices,
-                                       double peak_per_device, double mfu) {
+absl::StatusOr<double> TrainingSeconds(double params, double tokens, int devices, double peak_per_device,
+                                       double mfu) {
   for (auto st : {RequirePositive("params", params), RequirePositive("tokens", tokens), Devices(devices),
                   RequirePositive("peak_per_device", peak_per_device), MfuRange(mfu)}) {
     if (!st.ok()) return st;
@@ -38,8 +38,8 @@ absl::StatusOr<double> TrainingSeconds(double params, double tokens, int devices
   return 6.0 * params * tokens / (devices * peak_per_device * mfu);
 }
 
-absl::StatusOr<double> TrainingDays(double params, double tokens, int devices,
-                                    double peak_per_device, double mfu) {
+absl::StatusOr<double> TrainingDays(double params, double tokens, int devices, double peak_per_device,
+                                    double mfu) {
   absl::StatusOr<double> s = TrainingSeconds(params, tokens, devices, peak_per_device, mfu);
   if (!s.ok()) return s.status();
   return *s / kSecondsPerDay;
@@ -63,7 +63,8 @@ absl::StatusOr<double> FlopBudget(int devices, double peak_per_device, double se
 }
 
 absl::StatusOr<double> TokensAffordable(double flop_budget, double params, double mfu) {
-  for (auto st : {RequirePositive("flop_budget", flop_budget), RequirePositive("params", params), MfuRange(mfu)}) {
+  for (auto st :
+       {RequirePositive("flop_budget", flop_budget), RequirePositive("params", params), MfuRange(mfu)}) {
     if (!st.ok()) return st;
   }
   return flop_budget * mfu / (6.0 * params);

@@ -14,10 +14,10 @@ constexpr double kSecondsPerDay = 86400;
 absl::StatusOr<double> TrainingFlops(double params, double tokens);
 
 // 6ND / (devices * peak_per_device * mfu), mfu in (0, 1]; all others > 0.
-absl::StatusOr<double> TrainingSeconds(double params, double tokens, int devices,
-                                       double peak_per_device, double mfu);
-absl::StatusOr<double> TrainingDays(double params, double tokens, int devices,
-                                    double peak_per_device, double mfu);
+absl::StatusOr<double> TrainingSeconds(double params, double tokens, int devices, double peak_per_device,
+                                       double mfu);
+absl::StatusOr<double> TrainingDays(double params, double tokens, int devices, double peak_per_device,
+                                    double mfu);
 
 // Upper bound on single-request decode speed: each new token reads every weight once, so
 // tokens/s <= bandwidth / (params * bytes_per_param). Ignores the KV cache and activations.

@@ -47,7 +47,7 @@ TEST(FlopCounter, ScopesNestAndRestore) {
     CountMatmul(1, 1, 1);
   }
   EXPECT_EQ(CurrentFlopCounter(), nullptr);
-  EXPECT_EQ(outer.total(), 4);   // inner's 16 not forwarded
+  EXPECT_EQ(outer.total(), 4);  // inner's 16 not forwarded
   EXPECT_EQ(inner.total(), 16);
 }
 

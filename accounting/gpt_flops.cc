@@ -11,22 +11,21 @@ absl::Status ValidateGptShape(const GptShape& s) {
     if (v > 0) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(name, "=", v, " is invalid: must be >= 1"));
   };
-  for (auto st : {positive("layers", s.layers), positive("heads", s.heads),
-                  positive("width", s.width), positive("vocab", s.vocab),
-                  positive("block", s.block)}) {
+  for (auto st : {positive("layers", s.layers), positive("heads", s.heads), positive("width", s.width),
+                  positive("vocab", s.vocab), positive("block", s.block)}) {
     if (!st.ok()) return st;
   }
   if (s.width % s.heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("heads=", s.heads, " does not divide width=",
-                                                   s.width, ": width must be a multiple of heads"));
+    return absl::InvalidArgumentError(absl::StrCat("heads=", s.heads, " does not divide width=", s.width,
+                                                   ": width must be a multiple of heads"));
   }
   return absl::OkStatus();
 }
 
 int64_t GptParamCount(const GptShape& s, bool include_position_embeddings) {
   const int64_t C = s.width;
-  const int64_t b = s.bias ? 1 : 0;  // bias=false drops every Linear and LayerNorm bias
-  const int64_t ln = C + b * C;      // LayerNorm weight (+ bias)
+  const int64_t b = s.bias ? 1 : 0;                   // bias=false drops every Linear and LayerNorm bias
+  const int64_t ln = C + b * C;                       // LayerNorm weight (+ bias)
   const int64_t per_layer = ln                        // ln_1
                             + 3 * C * C + b * 3 * C   // attn.c_attn (qkv)
                             + C * C + b * C           // attn.c_proj
@@ -53,8 +52,7 @@ const std::string& ConventionFormula(AttentionConvention c) {
 
 double AttentionTrainFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c) {
   const double k = c == AttentionConvention::kFull ? 12.0 : 6.0;
-  return k * static_cast<double>(s.layers) * static_cast<double>(s.width) *
-         static_cast<double>(seq);
+  return k * static_cast<double>(s.layers) * static_cast<double>(s.width) * static_cast<double>(seq);
 }
 
 double TrainFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c) {
@@ -72,24 +70,21 @@ std::string StepFlops::Describe() const {
       "attention %s (%s), T=%d, recompute=%s: %.4g model FLOPs/step (MFU), %.4g hardware "
       "FLOPs/step (HFU), %d tokens/step",
       ConventionName(convention), ConventionFormula(convention), seq,
-      recompute == Recompute::kFull ? "full" : "none", model_flops_per_step,
-      hardware_flops_per_step, tokens);
+      recompute == Recompute::kFull ? "full" : "none", model_flops_per_step, hardware_flops_per_step, tokens);
 }
 
-absl::StatusOr<StepFlops> GptStepFlops(const GptShape& shape, int64_t seq, int64_t batch,
-                                       int64_t grad_accum, AttentionConvention convention,
-                                       Recompute recompute) {
+absl::StatusOr<StepFlops> GptStepFlops(const GptShape& shape, int64_t seq, int64_t batch, int64_t grad_accum,
+                                       AttentionConvention convention, Recompute recompute) {
   if (auto st = ValidateGptShape(shape); !st.ok()) return st;
   if (seq < 1 || seq > shape.block) {
-    return absl::InvalidArgumentError(absl::StrCat("seq=", seq, " is out of range: must be in [1, ",
-                                                   shape.block, "] (block size)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("seq=", seq, " is out of range: must be in [1, ", shape.block, "] (block size)"));
   }
   if (batch < 1) {
     return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
   }
   if (grad_accum < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("grad_accum=", grad_accum, " is invalid: must be >= 1"));
+    return absl::InvalidArgumentError(absl::StrCat("grad_accum=", grad_accum, " is invalid: must be >= 1"));
   }
   StepFlops f;
   f.seq = seq;

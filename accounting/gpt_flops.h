@@ -62,13 +62,13 @@ enum class Recompute { kNone, kFull };  // kFull: one extra forward pass per ste
 
 // FLOPs of one optimizer step, for MFU (model) and HFU (hardware).
 struct StepFlops {
-  int64_t seq = 0;                 // T actually used
-  int64_t tokens = 0;              // batch * seq * grad_accum: one rank's tokens per step
+  int64_t seq = 0;                      // T actually used
+  int64_t tokens = 0;                   // batch * seq * grad_accum: one rank's tokens per step
   double model_flops_per_token = 0;     // TrainFlopsPerToken
   double hardware_flops_per_token = 0;  // + ForwardFlopsPerToken when recompute is kFull
   double model_flops_per_sequence = 0;
-  double model_flops_per_step = 0;      // for MFU
-  double hardware_flops_per_step = 0;   // for HFU
+  double model_flops_per_step = 0;     // for MFU
+  double hardware_flops_per_step = 0;  // for HFU
   AttentionConvention convention = AttentionConvention::kFull;
   Recompute recompute = Recompute::kNone;
   std::string Describe() const;  // names the convention, T, and recompute
@@ -76,8 +76,8 @@ struct StepFlops {
 
 // batch: sequences per micro-step on one rank; grad_accum: micro-steps per optimizer step.
 // Errors: invalid shape, seq outside [1, block], batch or grad_accum < 1.
-absl::StatusOr<StepFlops> GptStepFlops(const GptShape& shape, int64_t seq, int64_t batch,
-                                       int64_t grad_accum, AttentionConvention convention,
+absl::StatusOr<StepFlops> GptStepFlops(const GptShape& shape, int64_t seq, int64_t batch, int64_t grad_accum,
+                                       AttentionConvention convention,
                                        Recompute recompute = Recompute::kNone);
 
 }  // namespace accounting

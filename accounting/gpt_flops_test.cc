@@ -70,8 +70,7 @@ TEST(GptFlops, NanoGptFormula) {
   const double L = 12, H = 12, Q = 768 / 12, T = 1024;
   // nanoGPT estimate_mfu: 6N + 12*L*H*Q*T.
   EXPECT_DOUBLE_EQ(TrainFlopsPerToken(s, 1024, AttentionConvention::kFull), 6 * n + 12 * L * H * Q * T);
-  EXPECT_DOUBLE_EQ(TrainFlopsPerToken(s, 1024, AttentionConvention::kCausalHalved),
-                   6 * n + 6 * L * 768 * T);
+  EXPECT_DOUBLE_EQ(TrainFlopsPerToken(s, 1024, AttentionConvention::kCausalHalved), 6 * n + 6 * L * 768 * T);
   EXPECT_DOUBLE_EQ(ForwardFlopsPerToken(s, 1024, AttentionConvention::kFull), 2 * n + 4 * L * 768 * T);
   EXPECT_EQ(ConventionName(AttentionConvention::kFull), "full");
   EXPECT_EQ(ConventionName(AttentionConvention::kCausalHalved), "causal-halved");

@@ -10,8 +10,7 @@
 namespace accounting {
 namespace {
 
-absl::StatusOr<double> Utilisation(const char* flops_name, double flops, double seconds,
-                                   double peak) {
+absl::StatusOr<double> Utilisation(const char* flops_name, double flops, double seconds, double peak) {
   for (auto st : {RequirePositive(flops_name, flops), RequirePositive("step_seconds", seconds),
                   RequirePositive("peak_flops_per_s", peak)}) {
     if (!st.ok()) return st;
@@ -25,10 +24,8 @@ absl::StatusOr<double> Mfu(double flops_per_step, double step_seconds, double pe
   return Utilisation("flops_per_step", flops_per_step, step_seconds, peak_flops_per_s);
 }
 
-absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds,
-                           double peak_flops_per_s) {
-  return Utilisation("hardware_flops_per_step", hardware_flops_per_step, step_seconds,
-                     peak_flops_per_s);
+absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds, double peak_flops_per_s) {
+  return Utilisation("hardware_flops_per_step", hardware_flops_per_step, step_seconds, peak_flops_per_s);
 }
 
 absl::StatusOr<double> MfuFromThroughput(double params, double tokens_per_s, int devices,
@@ -40,7 +37,8 @@ absl::StatusOr<double> MfuFromThroughput(double params, double tokens_per_s, int
   if (devices < 1) {
     return absl::InvalidArgumentError(absl::StrCat("devices=", devices, " is invalid: must be >= 1"));
   }
-  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored (the 6N convention of Kaplan et al. and PaLM).
+  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored (the 6N convention of
+  // Kaplan et al. and PaLM).
   return 6.0 * params * tokens_per_s / (devices * peak_per_device);
 }
 
@@ -50,9 +48,7 @@ void RunningMfu::Update(double step_mfu) {
   value_ = value_.has_value() ? 0.9 * *value_ + 0.1 * step_mfu : step_mfu;
 }
 
-std::string RunningMfu::ToString() const {
-  return value_.has_value() ? FormatPercent(*value_) : "n/a";
-}
+std::string RunningMfu::ToString() const { return value_.has_value() ? FormatPercent(*value_) : "n/a"; }
 
 std::string FormatPercent(double fraction, int decimals) {
   return absl::StrFormat("%.*f%%", decimals, fraction * 100.0);

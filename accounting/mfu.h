@@ -21,8 +21,7 @@ namespace accounting {
 // All arguments must be finite and > 0; the error names the argument and value.
 absl::StatusOr<double> Mfu(double flops_per_step, double step_seconds, double peak_flops_per_s);
 // HFU: the same division with hardware FLOPs; named separately so call sites say which.
-absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds,
-                           double peak_flops_per_s);
+absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds, double peak_flops_per_s);
 // 6 * params * tokens_per_s / (devices * peak_per_device). devices >= 1.
 absl::StatusOr<double> MfuFromThroughput(double params, double tokens_per_s, int devices,
                                          double peak_per_device);

@@ -22,9 +22,9 @@ absl::StatusOr<MfuBreakdown> BreakDownMfu(const MfuBreakdownInput& in) {
     }
   }
   if (in.optimizer_and_data_seconds > in.step_seconds) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "optimizer_and_data_seconds=", in.optimizer_and_data_seconds,
-        " exceeds step_seconds=", in.step_seconds));
+    return absl::InvalidArgumentError(
+        absl::StrCat("optimizer_and_data_seconds=", in.optimizer_and_data_seconds,
+                     " exceeds step_seconds=", in.step_seconds));
   }
   auto mfu = Mfu(in.model_flops_per_step, in.step_seconds, in.peak_flops_per_s);
   if (!mfu.ok()) return mfu.status();

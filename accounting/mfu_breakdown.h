@@ -22,12 +22,12 @@
 namespace accounting {
 
 struct MfuBreakdownInput {
-  double model_flops_per_step = 0;      // the MFU numerator (6N + attention)
-  double peak_flops_per_s = 0;          // the MFU denominator's peak
-  double step_seconds = 0;              // mean step time, all phases
+  double model_flops_per_step = 0;        // the MFU numerator (6N + attention)
+  double peak_flops_per_s = 0;            // the MFU denominator's peak
+  double step_seconds = 0;                // mean step time, all phases
   double optimizer_and_data_seconds = 0;  // mean per step
-  double gemm_flops_per_step = 0;       // FLOPs of the GEMMs whose rates were measured
-  double gemm_seconds_at_rates = 0;     // sum of their flops / measured rate
+  double gemm_flops_per_step = 0;         // FLOPs of the GEMMs whose rates were measured
+  double gemm_seconds_at_rates = 0;       // sum of their flops / measured rate
 };
 
 struct MfuBreakdown {

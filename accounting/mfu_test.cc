@@ -41,8 +41,7 @@ TEST(Mfu, DdpPerRankNumeratorMustMatchDenominator) {
 
 TEST(Mfu, HfuCountsRecomputeMfuDoesNot) {
   GptShape s{12, 12, 768, 50304, 1024, false};
-  absl::StatusOr<StepFlops> f =
-      GptStepFlops(s, 1024, 8, 1, AttentionConvention::kFull, Recompute::kFull);
+  absl::StatusOr<StepFlops> f = GptStepFlops(s, 1024, 8, 1, AttentionConvention::kFull, Recompute::kFull);
   ASSERT_TRUE(f.ok());
   const double mfu = *Mfu(f->model_flops_per_step, 1.0, 1e15);
   const double hfu = *Hfu(f->hardware_flops_per_step, 1.0, 1e15);

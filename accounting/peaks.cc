@@ -18,8 +18,7 @@ constexpr double G = 1e9;   // GB
 constexpr char kA100Url[] =
     "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
     "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf";
-constexpr char kH100Url[] =
-    "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet";
+constexpr char kH100Url[] = "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet";
 constexpr char kH200Url[] = "https://www.nvidia.com/en-us/data-center/h200/";
 constexpr char kB200Url[] = "https://www.nvidia.com/en-us/data-center/hgx/";
 
@@ -45,15 +44,14 @@ std::vector<DatasheetEntry> BuildRegistry() {
   };
   a100("NVIDIA A100 SXM4 80GB", {"NVIDIA A100-SXM4-80GB"},
        {"A100", "A100-SXM", "A100-SXM4", "A100-80GB", "A100-SXM-80GB"}, 80, 2.039);
-  a100("NVIDIA A100 SXM4 40GB", {"NVIDIA A100-SXM4-40GB"}, {"A100-40GB", "A100-SXM-40GB"}, 40,
-       1.555);
+  a100("NVIDIA A100 SXM4 40GB", {"NVIDIA A100-SXM4-40GB"}, {"A100-40GB", "A100-SXM-40GB"}, 40, 1.555);
   a100("NVIDIA A100 PCIe 80GB", {"NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-80GB"},
        {"A100-PCIe", "A100-PCIe-80GB"}, 80, 1.935);
   a100("NVIDIA A100 PCIe 40GB", {"NVIDIA A100-PCIE-40GB"}, {"A100-PCIe-40GB"}, 40, 1.555);
 
   auto hopper = [&](std::string name, std::vector<std::string> cuda, std::vector<std::string> alias,
-                    double fp32, double tf32_sparse, double bf16_sparse, double fp8_sparse,
-                    double mem_gb, double bw_tbs, const char* url) {
+                    double fp32, double tf32_sparse, double bf16_sparse, double fp8_sparse, double mem_gb,
+                    double bw_tbs, const char* url) {
     DatasheetEntry e;
     e.name = std::move(name);
     e.cuda_names = std::move(cuda);
@@ -69,12 +67,11 @@ std::vector<DatasheetEntry> BuildRegistry() {
     e.note = "datasheet tensor figures are with sparsity; dense = half";
     r.push_back(e);
   };
-  hopper("NVIDIA H100 SXM5", {"NVIDIA H100 80GB HBM3"}, {"H100", "H100-SXM", "H100-SXM5"}, 67, 989,
-         1979, 3958, 80, 3.35, kH100Url);
+  hopper("NVIDIA H100 SXM5", {"NVIDIA H100 80GB HBM3"}, {"H100", "H100-SXM", "H100-SXM5"}, 67, 989, 1979,
+         3958, 80, 3.35, kH100Url);
   hopper("NVIDIA H100 PCIe", {"NVIDIA H100 PCIe"}, {}, 51, 756, 1513, 3026, 80, 2.0, kH100Url);
   hopper("NVIDIA H100 NVL", {"NVIDIA H100 NVL"}, {}, 60, 835, 1671, 3341, 94, 3.9, kH100Url);
-  hopper("NVIDIA H200 SXM", {"NVIDIA H200"}, {"H200-SXM"}, 67, 989, 1979, 3958, 141, 4.8,
-         kH200Url);
+  hopper("NVIDIA H200 SXM", {"NVIDIA H200"}, {"H200-SXM"}, 67, 989, 1979, 3958, 141, 4.8, kH200Url);
   hopper("NVIDIA H200 NVL", {"NVIDIA H200 NVL"}, {}, 60, 835, 1671, 3341, 141, 4.8, kH200Url);
 
   // HGX B200 lists 8-GPU totals: FP8 72 PF, BF16/FP16 36 PF, TF32 18 PF (all with sparsity),
@@ -119,11 +116,16 @@ std::string KnownNames() {
 
 std::optional<double> DatasheetEntry::DenseFlops(Dtype dtype) const {
   switch (dtype) {
-    case Dtype::kFp32: return fp32;
-    case Dtype::kTf32: return tf32;
-    case Dtype::kBf16: return bf16;
-    case Dtype::kFp16: return fp16;
-    case Dtype::kFp8: return fp8;
+    case Dtype::kFp32:
+      return fp32;
+    case Dtype::kTf32:
+      return tf32;
+    case Dtype::kBf16:
+      return bf16;
+    case Dtype::kFp16:
+      return fp16;
+    case Dtype::kFp8:
+      return fp8;
   }
   return std::nullopt;
 }
@@ -136,7 +138,7 @@ const std::vector<DatasheetEntry>& DatasheetRegistry() {
 const std::string& HowToGiveAPeak() {
   static const std::string* text = new std::string(
       "give a peak with --peak_flops=FLOP_PER_S (and --bandwidth=BYTES_PER_S), or measure "
-         "this machine's ceilings with `bazel run //micro:ceilings` and pass --ceilings=FILE");
+      "this machine's ceilings with `bazel run //micro:ceilings` and pass --ceilings=FILE");
   return *text;
 }
 
@@ -174,8 +176,7 @@ absl::StatusOr<Peak> DatasheetPeak(std::string_view device_name, Dtype dtype, Sp
                             " SPARSE 2:4 (not comparable with dense MFU) (", entry.url, ")");
   } else {
     p.flops_per_s = *dense;
-    p.source = absl::StrCat("datasheet: ", entry.name, " ", DtypeName(dtype), " dense (",
-                            entry.url, ")");
+    p.source = absl::StrCat("datasheet: ", entry.name, " ", DtypeName(dtype), " dense (", entry.url, ")");
   }
   return p;
 }
@@ -189,13 +190,12 @@ absl::StatusOr<Peak> DatasheetBandwidth(std::string_view device_name) {
   return p;
 }
 
-absl::StatusOr<Peak> PeakFromFlags(double flops_per_s, double bytes_per_s,
-                                   std::string_view flag_name) {
+absl::StatusOr<Peak> PeakFromFlags(double flops_per_s, double bytes_per_s, std::string_view flag_name) {
   if (!(flops_per_s >= 0) || !std::isfinite(flops_per_s) || !(bytes_per_s >= 0) ||
       !std::isfinite(bytes_per_s) || (flops_per_s == 0 && bytes_per_s == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        std::string(flag_name), ": peak ", flops_per_s, " FLOP/s, bandwidth ", bytes_per_s,
-        " B/s is invalid: each must be finite and >= 0, and at least one > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(flag_name), ": peak ", flops_per_s, " FLOP/s, bandwidth ", bytes_per_s,
+                     " B/s is invalid: each must be finite and >= 0, and at least one > 0"));
   }
   Peak p;
   p.flops_per_s = flops_per_s;

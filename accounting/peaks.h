@@ -31,7 +31,7 @@ struct Peak {
 enum class Sparsity { kDense, kSparse };  // kSparse: 2:4 structured sparsity figures
 
 struct DatasheetEntry {
-  std::string name;                  // "NVIDIA H100 SXM5"
+  std::string name;                     // "NVIDIA H100 SXM5"
   std::vector<std::string> cuda_names;  // exact cudaDeviceProp::name strings
   std::vector<std::string> aliases;     // short names for flags: "H100", "H100-SXM"
   // Dense peak FLOP/s by dtype; nullopt: the device has no such math (A100 fp8).

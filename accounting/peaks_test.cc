@@ -12,9 +12,9 @@ bool Contains(std::string_view haystack, std::string_view needle) {
 }
 
 TEST(Peaks, RequiredEntriesExistWithBandwidthMemoryAndCitation) {
-  for (const char* name : {"NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe",
-                           "NVIDIA A100-PCIE-40GB", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe",
-                           "NVIDIA H200", "NVIDIA B200"}) {
+  for (const char* name :
+       {"NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-40GB",
+        "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H200", "NVIDIA B200"}) {
     absl::StatusOr<const DatasheetEntry*> e = FindDatasheetEntry(name);
     ASSERT_TRUE(e.ok()) << e.status();
     EXPECT_GT((*e)->memory_bytes, 10e9) << name;
@@ -25,7 +25,12 @@ TEST(Peaks, RequiredEntriesExistWithBandwidthMemoryAndCitation) {
 }
 
 TEST(Peaks, DenseFiguresByDeviceAndDtype) {
-  struct Case { const char* device; Dtype dtype; double flops; double bw; };
+  struct Case {
+    const char* device;
+    Dtype dtype;
+    double flops;
+    double bw;
+  };
   for (Case c : {Case{"NVIDIA A100-SXM4-80GB", Dtype::kBf16, 312e12, 2.039e12},
                  Case{"NVIDIA A100-SXM4-80GB", Dtype::kTf32, 156e12, 2.039e12},
                  Case{"NVIDIA A100-SXM4-80GB", Dtype::kFp32, 19.5e12, 2.039e12},

@@ -21,8 +21,8 @@ std::string TimedPhases::Describe() const {
 }
 
 bool TimedPhases::operator==(const TimedPhases& o) const {
-  return data == o.data && optimizer == o.optimizer && logging == o.logging &&
-         warmup == o.warmup && validation == o.validation;
+  return data == o.data && optimizer == o.optimizer && logging == o.logging && warmup == o.warmup &&
+         validation == o.validation;
 }
 
 template <class Kind>
@@ -37,12 +37,10 @@ absl::StatusOr<Throughput<Kind>> Throughput<Kind>::Make(const TokenCount& n, dou
         absl::StrCat("seconds=", seconds, " is invalid: must be finite and > 0"));
   }
   if (n.world_size < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("world_size=", n.world_size, " is invalid: must be >= 1"));
+    return absl::InvalidArgumentError(absl::StrCat("world_size=", n.world_size, " is invalid: must be >= 1"));
   }
   if (Kind::kName == GenerationKind::kName && n.includes_grad_accum) {
-    return absl::InvalidArgumentError(
-        "generation throughput has no gradient-accumulation micro-batches");
+    return absl::InvalidArgumentError("generation throughput has no gradient-accumulation micro-batches");
   }
   return Throughput(n, seconds, d);
 }
@@ -61,35 +59,33 @@ std::string Throughput<Kind>::ToString() const {
   std::string who = numerator_.ranks == RankScope::kAllRanks
                         ? absl::StrCat("all ", numerator_.world_size, " ranks")
                         : absl::StrCat("one rank of ", numerator_.world_size);
-  std::string what = Kind::kName == GenerationKind::kName
-                         ? "new tokens only"
-                         : (numerator_.includes_grad_accum ? "incl. grad-accum micro-batches"
-                                                           : "one micro-batch per step");
+  std::string what =
+      Kind::kName == GenerationKind::kName
+          ? "new tokens only"
+          : (numerator_.includes_grad_accum ? "incl. grad-accum micro-batches" : "one micro-batch per step");
   return absl::StrFormat("%.1f tokens/s [%s; numerator: %.0f tokens, %s, %s; denominator: %.3f s of %s]",
-                         tokens_per_second(), std::string(Kind::kName), numerator_.tokens, who, what, seconds_,
-                         denominator_.Describe());
+                         tokens_per_second(), std::string(Kind::kName), numerator_.tokens, who, what,
+                         seconds_, denominator_.Describe());
 }
 
 template <class Kind>
 absl::StatusOr<double> Throughput<Kind>::RatioTo(const Throughput& other) const {
   std::vector<std::string> diffs;
   if (numerator_.ranks != other.numerator_.ranks) diffs.push_back("rank scope");
-  if (numerator_.world_size != other.numerator_.world_size &&
-      numerator_.ranks == RankScope::kAllRanks) {
+  if (numerator_.world_size != other.numerator_.world_size && numerator_.ranks == RankScope::kAllRanks) {
     diffs.push_back("world size");
   }
   if (numerator_.includes_grad_accum != other.numerator_.includes_grad_accum) {
     diffs.push_back("grad-accum counting");
   }
   if (denominator_ != other.denominator_) {
-    diffs.push_back(absl::StrCat("timed phases (", denominator_.Describe(), " vs ",
-                                 other.denominator_.Describe(), ")"));
+    diffs.push_back(
+        absl::StrCat("timed phases (", denominator_.Describe(), " vs ", other.denominator_.Describe(), ")"));
   }
   if (!diffs.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot compare ", std::string(Kind::kName), " throughputs: they differ in ",
-                     absl::StrJoin(diffs, ", "), "\n  this:  ", ToString(), "\n  other: ",
-                     other.ToString()));
+                     absl::StrJoin(diffs, ", "), "\n  this:  ", ToString(), "\n  other: ", other.ToString()));
   }
   if (!(other.tokens_per_second() > 0)) {
     return absl::InvalidArgumentError("cannot compare with a throughput of 0 tokens/s");

@@ -1,4 +1,5 @@
-// Tokens per second that carries its numerator and its denominator (nanoGPT's bench.py counts batch x block tokens per step).
+// Tokens per second that carries its numerator and its denominator (nanoGPT's bench.py counts batch x block
+// tokens per step).
 //
 // Numerator: whose tokens (one rank, or all ranks of a world), and whether the micro-batches of
 // gradient accumulation are in it. Denominator: what the timed window contains (data loading,
@@ -20,7 +21,7 @@ namespace accounting {
 enum class RankScope { kOneRank, kAllRanks };
 
 struct TokenCount {
-  double tokens = 0;                 // counted tokens (generation: newly generated tokens only)
+  double tokens = 0;  // counted tokens (generation: newly generated tokens only)
   RankScope ranks = RankScope::kOneRank;
   int world_size = 1;                // ranks in the run (kAllRanks sums over these)
   bool includes_grad_accum = false;  // training: every accumulation micro-batch is counted
@@ -28,11 +29,11 @@ struct TokenCount {
 
 // What the timed window includes. compute is always in it.
 struct TimedPhases {
-  bool data = false;        // fetching / loading / host->device copy of batches
-  bool optimizer = false;   // optimizer step (training)
-  bool logging = false;     // loss.item(), printing
-  bool warmup = false;      // compile, autotune, first steps
-  bool validation = false;  // eval passes, checkpoints
+  bool data = false;             // fetching / loading / host->device copy of batches
+  bool optimizer = false;        // optimizer step (training)
+  bool logging = false;          // loss.item(), printing
+  bool warmup = false;           // compile, autotune, first steps
+  bool validation = false;       // eval passes, checkpoints
   std::string Describe() const;  // "compute+data+optimizer"
   bool operator==(const TimedPhases& o) const;
   bool operator!=(const TimedPhases& o) const { return !(*this == o); }

@@ -40,7 +40,10 @@ void CountedMatmul(int m, int k, int n, const float* a, const float* b, float* c
 }
 
 TEST(ComputeAccounting, MatmulFlopsAre2mknAndMatchACounter) {
-  struct Case { int m, k, n; double expected; };
+  struct Case {
+    int m, k, n;
+    double expected;
+  };
   for (Case c : {Case{16, 32, 8, 8192}, Case{128, 256, 512, 33554432}, Case{1000, 3, 7, 42000}}) {
     EXPECT_EQ(MatmulFlops(c.m, c.k, c.n), c.expected);
     std::vector<float> a(c.m * c.k, 1.0f), b(c.k * c.n, 0.5f), out(c.m * c.n);

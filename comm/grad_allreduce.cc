@@ -58,15 +58,16 @@ absl::StatusOr<std::unique_ptr<GradAllReducer>> MakeNcclAllReducer(MpiWorld* wor
   } else if (devices < 1) {
     problem = "cannot get a GPU: no CUDA device";
   } else if (world->local_rank() >= devices) {
-    problem = absl::StrCat("cannot get a GPU: local rank ", world->local_rank(), " of ",
-                           world->local_size(), " ranks on this node, but only ", devices,
-                           " GPU(s): run at most ", devices, " ranks per node");
+    problem = absl::StrCat("cannot get a GPU: local rank ", world->local_rank(), " of ", world->local_size(),
+                           " ranks on this node, but only ", devices, " GPU(s): run at most ", devices,
+                           " ranks per node");
   }
   auto all = world->AllgatherStrings(problem);
   if (!all.ok()) return all.status();
   std::string failures;
   for (int r = 0; r < world->size(); ++r) {
-    if (!(*all)[r].empty()) absl::StrAppend(&failures, failures.empty() ? "" : "; ", "rank ", r, ": ", (*all)[r]);
+    if (!(*all)[r].empty())
+      absl::StrAppend(&failures, failures.empty() ? "" : "; ", "rank ", r, ": ", (*all)[r]);
   }
   if (!failures.empty()) return absl::UnavailableError(absl::StrCat("NCCL all-reduce: ", failures));
 

@@ -44,9 +44,9 @@ void Watchdog::Arm(const std::string& what, double seconds) {
   armed_ = true;
   what_ = what;
   seconds_ = seconds;
-  deadline_ = std::chrono::steady_clock::now() +
-              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  std::chrono::duration<double>(seconds));
+  deadline_ =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
   cv_.notify_all();
 }
 
@@ -103,7 +103,8 @@ absl::StatusOr<MpiWorld*> MpiWorld::Init(int* argc, char*** argv, double timeout
   if (!g_initialised) {
     int provided = 0;
     int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    if (rc != MPI_SUCCESS) return absl::InternalError(MpiErrorMessage("MPI_Init_thread", rc, __FILE__, __LINE__));
+    if (rc != MPI_SUCCESS)
+      return absl::InternalError(MpiErrorMessage("MPI_Init_thread", rc, __FILE__, __LINE__));
     g_initialised = true;
   }
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -111,7 +112,8 @@ absl::StatusOr<MpiWorld*> MpiWorld::Init(int* argc, char*** argv, double timeout
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_rank(MPI_COMM_WORLD, &w->rank_));
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_size(MPI_COMM_WORLD, &w->size_));
   MPI_Comm local;
-  COMM_MPI_RETURN_IF_ERROR(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank_, MPI_INFO_NULL, &local));
+  COMM_MPI_RETURN_IF_ERROR(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank_, MPI_INFO_NULL, &local));
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_rank(local, &w->local_rank_));
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_size(local, &w->local_size_));
   MPI_Comm_free(&local);
@@ -144,8 +146,8 @@ absl::StatusOr<std::vector<std::string>> MpiWorld::AllgatherStrings(const std::s
     total += lens[r];
   }
   std::string all(total, '\0');
-  COMM_MPI_RETURN_IF_ERROR(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(),
-                                         displs.data(), MPI_CHAR, MPI_COMM_WORLD));
+  COMM_MPI_RETURN_IF_ERROR(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                                          MPI_CHAR, MPI_COMM_WORLD));
   std::vector<std::string> out(size_);
   for (int r = 0; r < size_; ++r) out[r] = all.substr(displs[r], lens[r]);
   return out;
@@ -154,16 +156,16 @@ absl::StatusOr<std::vector<std::string>> MpiWorld::AllgatherStrings(const std::s
 absl::StatusOr<std::vector<double>> MpiWorld::AllgatherDoubles(const std::vector<double>& mine) {
   Deadline d(this, "MPI_Allgather of per-rank figures");
   std::vector<double> out(mine.size() * size_);
-  COMM_MPI_RETURN_IF_ERROR(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                                        out.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                                        MPI_COMM_WORLD));
+  COMM_MPI_RETURN_IF_ERROR(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, out.data(),
+                                         static_cast<int>(mine.size()), MPI_DOUBLE, MPI_COMM_WORLD));
   return out;
 }
 
 absl::Status MpiWorld::AllreduceSumFloats(float* data, int64_t n) {
   if (auto s = CountFits(n, "MPI_Allreduce"); !s.ok()) return s;
   Deadline d(this, absl::StrCat("MPI_Allreduce of ", n, " floats"));
-  COMM_MPI_RETURN_IF_ERROR(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+  COMM_MPI_RETURN_IF_ERROR(
+      MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
   return absl::OkStatus();
 }
 
@@ -196,8 +198,8 @@ absl::Status CheckSameOnAllRanks(MpiWorld* world, const std::string& what, const
   }
   if (differ.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      what, " differs across ranks (every rank must run the same configuration): rank 0: ",
-      (*all)[0], "; ", absl::StrJoin(differ, "; ")));
+      what, " differs across ranks (every rank must run the same configuration): rank 0: ", (*all)[0], "; ",
+      absl::StrJoin(differ, "; ")));
 }
 
 }  // namespace comm

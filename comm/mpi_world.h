@@ -11,8 +11,8 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,12 +26,12 @@ namespace comm {
 // "MPI_Allreduce(...) failed at file:line: MPI_ERR_... message".
 std::string MpiErrorMessage(const char* call, int code, const char* file, int line);
 
-#define COMM_MPI_RETURN_IF_ERROR(call)                                                        \
-  do {                                                                                       \
-    int comm_mpi_rc_ = (call);                                                                \
-    if (comm_mpi_rc_ != 0) {                                                                  \
+#define COMM_MPI_RETURN_IF_ERROR(call)                                                                \
+  do {                                                                                                \
+    int comm_mpi_rc_ = (call);                                                                        \
+    if (comm_mpi_rc_ != 0) {                                                                          \
       return ::absl::InternalError(::comm::MpiErrorMessage(#call, comm_mpi_rc_, __FILE__, __LINE__)); \
-    }                                                                                        \
+    }                                                                                                 \
   } while (0)
 
 // Ends the process (std::_Exit(3)) when an armed deadline passes. One per process.

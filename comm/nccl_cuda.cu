@@ -8,23 +8,23 @@
 
 #include "comm/nccl.h"
 
-#define DDP_CUDA_RETURN_IF_ERROR(call)                                                   \
-  do {                                                                                   \
-    cudaError_t ddp_err_ = (call);                                                       \
-    if (ddp_err_ != cudaSuccess) {                                                       \
-      return std::string("CUDA error: ") + #call + " failed at " + __FILE__ + ":" +      \
-             std::to_string(__LINE__) + ": " + cudaGetErrorString(ddp_err_);             \
-    }                                                                                    \
+#define DDP_CUDA_RETURN_IF_ERROR(call)                                              \
+  do {                                                                              \
+    cudaError_t ddp_err_ = (call);                                                  \
+    if (ddp_err_ != cudaSuccess) {                                                  \
+      return std::string("CUDA error: ") + #call + " failed at " + __FILE__ + ":" + \
+             std::to_string(__LINE__) + ": " + cudaGetErrorString(ddp_err_);        \
+    }                                                                               \
   } while (0)
 
-#define DDP_NCCL_RETURN_IF_ERROR(call)                                                   \
-  do {                                                                                   \
-    ncclResult_t ddp_res_ = (call);                                                      \
-    if (ddp_res_ != ncclSuccess) {                                                       \
-      return std::string("NCCL error: ") + #call + " failed at " + __FILE__ + ":" +      \
-             std::to_string(__LINE__) + ": " + ncclGetErrorString(ddp_res_) +            \
-             " (set NCCL_DEBUG=INFO for details)";                                       \
-    }                                                                                    \
+#define DDP_NCCL_RETURN_IF_ERROR(call)                                              \
+  do {                                                                              \
+    ncclResult_t ddp_res_ = (call);                                                 \
+    if (ddp_res_ != ncclSuccess) {                                                  \
+      return std::string("NCCL error: ") + #call + " failed at " + __FILE__ + ":" + \
+             std::to_string(__LINE__) + ": " + ncclGetErrorString(ddp_res_) +       \
+             " (set NCCL_DEBUG=INFO for details)";                                  \
+    }                                                                               \
   } while (0)
 
 namespace comm {
@@ -86,8 +86,8 @@ std::string CommInit(const std::string& id_bytes, int rank, int world, int devic
 
 std::string AllReduceSumScale(void* comm, float* data, int64_t n, float scale) {
   ncclComm_t c = static_cast<ncclComm_t>(comm);
-  DDP_NCCL_RETURN_IF_ERROR(ncclAllReduce(data, data, static_cast<size_t>(n), ncclFloat, ncclSum, c,
-                                         cudaStreamLegacy));
+  DDP_NCCL_RETURN_IF_ERROR(
+      ncclAllReduce(data, data, static_cast<size_t>(n), ncclFloat, ncclSum, c, cudaStreamLegacy));
   if (scale != 1.0f) {
     ScaleKernel<<<Blocks(n, 256), 256, 0, cudaStreamLegacy>>>(data, n, scale);
     DDP_CUDA_RETURN_IF_ERROR(cudaGetLastError());

@@ -68,9 +68,9 @@ void FiberEntry();
 void MakeContext(Context* ctx, char* stack, size_t bytes) {
   uintptr_t top = reinterpret_cast<uintptr_t>(stack + bytes) & ~uintptr_t{15};
   uint64_t* sp = reinterpret_cast<uint64_t*>(top);
-  *--sp = 0;                                           // fake return address of FiberEntry
-  *--sp = reinterpret_cast<uint64_t>(&FiberEntry);     // popped by ret: 16-byte aligned slot
-  for (int i = 0; i < 6; ++i) *--sp = 0;               // rbp rbx r12 r13 r14 r15
+  *--sp = 0;                                        // fake return address of FiberEntry
+  *--sp = reinterpret_cast<uint64_t>(&FiberEntry);  // popped by ret: 16-byte aligned slot
+  for (int i = 0; i < 6; ++i) *--sp = 0;            // rbp rbx r12 r13 r14 r15
   uint32_t mxcsr = 0;
   uint16_t fpcw = 0;
   asm volatile("stmxcsr %0" : "=m"(mxcsr));
@@ -113,7 +113,7 @@ struct Fiber {
   bool done = false;
   Barrier* waiting = nullptr;  // blocked until waiting->generation != wait_generation
   uint64_t wait_generation = 0;
-  uint64_t shuffles = 0;       // this lane's shuffle count: picks the slot buffer
+  uint64_t shuffles = 0;  // this lane's shuffle count: picks the slot buffer
 };
 
 struct Engine {
@@ -128,7 +128,7 @@ struct Engine {
   std::vector<Barrier> warp_barriers;
   std::vector<uint64_t> slots;   // [2][warp][lane]: shuffles alternate between two buffers
   std::vector<uint64_t> stamps;  // [2][warp][lane]: 1 + warp barrier generation of the write
-  int64_t syncs = 0;            // barriers and shuffles in the current launch
+  int64_t syncs = 0;             // barriers and shuffles in the current launch
   int64_t launches = 0;
 };
 
@@ -139,9 +139,9 @@ Engine& E() {
 
 [[noreturn]] void Die(const char* what) {
   Engine& e = E();
-  std::fprintf(stderr, "emu: %s (block (%u,%u,%u) of grid (%u,%u,%u), block dim (%u,%u,%u))\n",
-               what, e.block_idx.x, e.block_idx.y, e.block_idx.z, e.grid.x, e.grid.y, e.grid.z,
-               e.block.x, e.block.y, e.block.z);
+  std::fprintf(stderr, "emu: %s (block (%u,%u,%u) of grid (%u,%u,%u), block dim (%u,%u,%u))\n", what,
+               e.block_idx.x, e.block_idx.y, e.block_idx.z, e.grid.x, e.grid.y, e.grid.z, e.block.x,
+               e.block.y, e.block.z);
   std::abort();
 }
 

@@ -17,9 +17,7 @@ class Bytes {
   uint8_t U8() { return pos_ < size_ ? data_[pos_++] : 0; }
   uint16_t U16() { return static_cast<uint16_t>(U8() | (U8() << 8)); }
   // Everything not read yet.
-  std::string Rest() const {
-    return std::string(reinterpret_cast<const char*>(data_) + pos_, size_ - pos_);
-  }
+  std::string Rest() const { return std::string(reinterpret_cast<const char*>(data_) + pos_, size_ - pos_); }
 
  private:
   const uint8_t* data_;
@@ -51,8 +49,8 @@ const std::string& ScratchDir();
 
 }  // namespace fuzz
 
-#define FUZZ_CHECK(cond) \
-  do {                   \
+#define FUZZ_CHECK(cond)                                  \
+  do {                                                    \
     if (!(cond)) ::fuzz::Fail(#cond, __FILE__, __LINE__); \
   } while (0)
 

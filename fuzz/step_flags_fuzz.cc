@@ -32,27 +32,54 @@ void Set(absl::string_view text, T* field) {
 }
 
 void Apply(absl::string_view name, absl::string_view value, macro::RawStepFlags* f) {
-  struct IntFlag { const char* name; int* field; };
-  for (IntFlag flag : {IntFlag{"layers", &f->layers}, {"heads", &f->heads}, {"width", &f->width},
-                       {"vocab", &f->vocab}, {"block", &f->block}, {"seq", &f->seq}, {"batch", &f->batch},
-                       {"warmup_steps", &f->warmup_steps}, {"steps", &f->steps}, {"threads", &f->threads}}) {
+  struct IntFlag {
+    const char* name;
+    int* field;
+  };
+  for (IntFlag flag : {IntFlag{"layers", &f->layers},
+                       {"heads", &f->heads},
+                       {"width", &f->width},
+                       {"vocab", &f->vocab},
+                       {"block", &f->block},
+                       {"seq", &f->seq},
+                       {"batch", &f->batch},
+                       {"warmup_steps", &f->warmup_steps},
+                       {"steps", &f->steps},
+                       {"threads", &f->threads}}) {
     if (name == flag.name) return Set(value, flag.field);
   }
-  struct StringFlag { const char* name; std::string* field; };
-  for (StringFlag flag : {StringFlag{"preset", &f->preset}, {"bias", &f->bias}, {"data", &f->data},
-                          {"device", &f->device}, {"dtype", &f->dtype}, {"cpu_gemm", &f->cpu_gemm},
-                          {"profile_out", &f->profile_out}, {"ceilings", &f->ceilings},
+  struct StringFlag {
+    const char* name;
+    std::string* field;
+  };
+  for (StringFlag flag : {StringFlag{"preset", &f->preset},
+                          {"bias", &f->bias},
+                          {"data", &f->data},
+                          {"device", &f->device},
+                          {"dtype", &f->dtype},
+                          {"cpu_gemm", &f->cpu_gemm},
+                          {"profile_out", &f->profile_out},
+                          {"ceilings", &f->ceilings},
                           {"attention", &f->attention}}) {
     if (name == flag.name) return Set(value, flag.field);
   }
-  struct DoubleFlag { const char* name; double* field; };
-  for (DoubleFlag flag : {DoubleFlag{"peak_flops", &f->peak_flops}, {"lr", &f->lr},
-                          {"weight_decay", &f->weight_decay}, {"beta1", &f->beta1}, {"beta2", &f->beta2}}) {
+  struct DoubleFlag {
+    const char* name;
+    double* field;
+  };
+  for (DoubleFlag flag : {DoubleFlag{"peak_flops", &f->peak_flops},
+                          {"lr", &f->lr},
+                          {"weight_decay", &f->weight_decay},
+                          {"beta1", &f->beta1},
+                          {"beta2", &f->beta2}}) {
     if (name == flag.name) return Set(value, flag.field);
   }
-  struct BoolFlag { const char* name; bool* field; };
-  for (BoolFlag flag : {BoolFlag{"real_data", &f->real_data}, {"compare_data", &f->compare_data},
-                        {"profile", &f->profile}}) {
+  struct BoolFlag {
+    const char* name;
+    bool* field;
+  };
+  for (BoolFlag flag :
+       {BoolFlag{"real_data", &f->real_data}, {"compare_data", &f->compare_data}, {"profile", &f->profile}}) {
     if (name == flag.name) return Set(value, flag.field);
   }
   if (name == "seed") Set(value, &f->seed);

@@ -6,17 +6,15 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 
 namespace harness {
 
-std::string TempPathFor(const std::string& path) {
-  return path + ".tmp." + std::to_string(::getpid());
-}
+std::string TempPathFor(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
 
 int RemoveStaleTempFiles(const std::string& path) {
   const size_t slash = path.rfind('/');

@@ -28,7 +28,8 @@ nlohmann::json BenchmarkContext(const std::string& executable) {
   c["cpu_scaling_enabled"] = cpu.scaling == benchmark::CPUInfo::ENABLED;
   c["caches"] = nlohmann::json::array();
   for (const auto& k : cpu.caches) {
-    c["caches"].push_back({{"type", k.type}, {"level", k.level}, {"size", k.size}, {"num_sharing", k.num_sharing}});
+    c["caches"].push_back(
+        {{"type", k.type}, {"level", k.level}, {"size", k.size}, {"num_sharing", k.num_sharing}});
   }
   c["load_avg"] = cpu.load_avg;
 #ifdef NDEBUG
@@ -46,9 +47,18 @@ nlohmann::json BenchmarkContext(const std::string& executable) {
 absl::StatusOr<nlohmann::json> BenchmarkJson(const nlohmann::json& context,
                                              const std::vector<BenchmarkEntry>& entries) {
   static const std::set<std::string> kUnits = {"ns", "us", "ms", "s"};
-  static const std::set<std::string> kKeys = {
-      "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
-      "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit"};
+  static const std::set<std::string> kKeys = {"name",
+                                              "family_index",
+                                              "per_family_instance_index",
+                                              "run_name",
+                                              "run_type",
+                                              "repetitions",
+                                              "repetition_index",
+                                              "threads",
+                                              "iterations",
+                                              "real_time",
+                                              "cpu_time",
+                                              "time_unit"};
   nlohmann::json j;
   j["context"] = context;
   j["benchmarks"] = nlohmann::json::array();
@@ -56,13 +66,15 @@ absl::StatusOr<nlohmann::json> BenchmarkJson(const nlohmann::json& context,
     const BenchmarkEntry& e = entries[i];
     const std::string which = absl::StrCat("benchmark entry ", i, " '", e.name, "'");
     if (e.name.empty()) return absl::InvalidArgumentError(absl::StrCat(which, ": no name"));
-    if (e.iterations < 1) return absl::InvalidArgumentError(absl::StrCat(which, ": iterations ", e.iterations, " < 1"));
+    if (e.iterations < 1)
+      return absl::InvalidArgumentError(absl::StrCat(which, ": iterations ", e.iterations, " < 1"));
     if (!(std::isfinite(e.real_time) && e.real_time >= 0 && std::isfinite(e.cpu_time) && e.cpu_time >= 0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(which, ": real_time ", e.real_time, " / cpu_time ", e.cpu_time, " must be finite and >= 0"));
+      return absl::InvalidArgumentError(absl::StrCat(which, ": real_time ", e.real_time, " / cpu_time ",
+                                                     e.cpu_time, " must be finite and >= 0"));
     }
     if (!kUnits.count(e.time_unit)) {
-      return absl::InvalidArgumentError(absl::StrCat(which, ": time_unit '", e.time_unit, "' is not ns, us, ms or s"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(which, ": time_unit '", e.time_unit, "' is not ns, us, ms or s"));
     }
     nlohmann::json b = {{"name", e.name},
                         {"family_index", e.family_index},
@@ -77,7 +89,8 @@ absl::StatusOr<nlohmann::json> BenchmarkJson(const nlohmann::json& context,
                         {"cpu_time", e.cpu_time},
                         {"time_unit", e.time_unit}};
     for (const auto& [key, value] : e.counters) {
-      if (kKeys.count(key)) return absl::InvalidArgumentError(absl::StrCat(which, ": counter '", key, "' is a key of the entry"));
+      if (kKeys.count(key))
+        return absl::InvalidArgumentError(absl::StrCat(which, ": counter '", key, "' is a key of the entry"));
       b[key] = value;
     }
     j["benchmarks"].push_back(std::move(b));

@@ -27,14 +27,14 @@ namespace harness {
 
 // One "iteration" entry: one repetition of one case.
 struct BenchmarkEntry {
-  std::string name;          // "BM_DdpStep/gpt2/cpu/fp32/B:4/T:64/ranks:2/accum:1"
-  int family_index = 0;      // which case, in order of first appearance
-  int repetitions = 1;       // of this case
+  std::string name;      // "BM_DdpStep/gpt2/cpu/fp32/B:4/T:64/ranks:2/accum:1"
+  int family_index = 0;  // which case, in order of first appearance
+  int repetitions = 1;   // of this case
   int repetition_index = 0;
   int64_t iterations = 1;
-  double real_time = 0;      // per iteration, in time_unit
-  double cpu_time = 0;       // per iteration, in time_unit
-  std::string time_unit = "ns";  // ns, us, ms or s
+  double real_time = 0;                    // per iteration, in time_unit
+  double cpu_time = 0;                     // per iteration, in time_unit
+  std::string time_unit = "ns";            // ns, us, ms or s
   std::map<std::string, double> counters;  // written as plain keys, as Google Benchmark does
 };
 

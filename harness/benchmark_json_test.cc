@@ -11,8 +11,9 @@ namespace {
 
 TEST(BenchmarkJsonTest, ContextHasGoogleBenchmarksKeysAndTheRunContext) {
   const nlohmann::json c = BenchmarkContext("/bin/x");
-  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
-                          "caches", "load_avg", "library_build_type", "mlbench_run_context", "mlbench_commit"}) {
+  for (const char* key :
+       {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "caches",
+        "load_avg", "library_build_type", "mlbench_run_context", "mlbench_commit"}) {
     EXPECT_TRUE(c.contains(key)) << key;
   }
   EXPECT_EQ(c["executable"], "/bin/x");
@@ -56,7 +57,8 @@ TEST(BenchmarkJsonTest, BadEntriesAreRefusedByName) {
   e.name = "BM_Y";
   e.real_time = e.cpu_time = 1;
   e.time_unit = "fortnights";
-  EXPECT_NE(BenchmarkJson({}, {e}).status().message().find("'BM_Y': time_unit 'fortnights'"), std::string::npos);
+  EXPECT_NE(BenchmarkJson({}, {e}).status().message().find("'BM_Y': time_unit 'fortnights'"),
+            std::string::npos);
   e.time_unit = "us";
   e.real_time = std::nan("");
   EXPECT_NE(BenchmarkJson({}, {e}).status().message().find("must be finite"), std::string::npos);

@@ -23,9 +23,9 @@ void AddRunContext();
 
 // The outcome of one RunSpecifiedBenchmarks call.
 struct RunOutcome {
-  size_t selected = 0;                  // cases the filter selected
-  std::vector<std::string> failed;      // "name: message", errored or unverified cases
-  std::vector<std::string> skipped;     // "name: reason"
+  size_t selected = 0;               // cases the filter selected
+  std::vector<std::string> failed;   // "name: message", errored or unverified cases
+  std::vector<std::string> skipped;  // "name: reason"
   int ExitCode() const;
 };
 

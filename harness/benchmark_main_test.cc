@@ -49,7 +49,8 @@ TEST(RunSelectedBenchmarks, FailedCheckFails) {
   RunOutcome o;
   EXPECT_EQ(RunWith("^BM_(Good|Wrong)/", &o), kExitFailure);
   ASSERT_EQ(o.failed.size(), 1u);
-  EXPECT_NE(o.failed[0].find("BM_Wrong/iterations:3: output check failed (verified = 0)"), std::string::npos) << o.failed[0];
+  EXPECT_NE(o.failed[0].find("BM_Wrong/iterations:3: output check failed (verified = 0)"), std::string::npos)
+      << o.failed[0];
 }
 
 TEST(RunSelectedBenchmarks, ErrorFails) {

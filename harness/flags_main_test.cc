@@ -45,7 +45,8 @@ TEST(FlagsMainTest, HelpListsTheProgramsFlagsNotAbseils) {
   std::fclose(f);
   EXPECT_EQ(text.rfind("prog: does a thing.\nUsage: prog", 0), 0u) << text;
   EXPECT_NE(text.find("--flags_main_test_path (default: \"x.json\")\n      a flag of this program"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("--flagfile"), std::string::npos) << text;  // Abseil's own
 }
 
@@ -53,8 +54,8 @@ TEST(FlagsMainDeathTest, HelpExitsZeroUnknownFlagExitsOne) {
   Argv help({"prog", "--help"});
   EXPECT_EXIT(ParseFlagsOrExit(help.argc(), help.ptrs.data(), "prog: usage"), testing::ExitedWithCode(0), "");
   Argv unknown({"prog", "--no_such_flag_here=1"});
-  EXPECT_EXIT(ParseFlagsOrExit(unknown.argc(), unknown.ptrs.data(), "prog: usage"), testing::ExitedWithCode(1),
-              "no_such_flag_here");
+  EXPECT_EXIT(ParseFlagsOrExit(unknown.argc(), unknown.ptrs.data(), "prog: usage"),
+              testing::ExitedWithCode(1), "no_such_flag_here");
 }
 
 TEST(FlagsMainTest, ParsesOurFlags) {

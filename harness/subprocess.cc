@@ -71,8 +71,7 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
-      return absl::InternalError(
-          absl::StrCat("waitpid(", argv[0], ") failed: ", std::strerror(errno)));
+      return absl::InternalError(absl::StrCat("waitpid(", argv[0], ") failed: ", std::strerror(errno)));
     }
   }
   if (WIFEXITED(status)) {

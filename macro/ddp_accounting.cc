@@ -20,7 +20,8 @@ absl::Status WorldOk(int world) {
 
 absl::StatusOr<double> LocalStepFlops(double flops_per_token, int64_t batch, int64_t seq,
                                       int64_t grad_accum) {
-  if (batch < 1) return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
+  if (batch < 1)
+    return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
   if (seq < 1) return absl::InvalidArgumentError(absl::StrCat("seq=", seq, " is invalid: must be >= 1"));
   if (grad_accum < 1) {
     return absl::InvalidArgumentError(absl::StrCat("grad_accum=", grad_accum, " is invalid: must be >= 1"));
@@ -33,8 +34,7 @@ absl::StatusOr<double> LocalStepFlops(double flops_per_token, int64_t batch, int
          static_cast<double>(grad_accum);
 }
 
-absl::StatusOr<double> PerRankMfu(double local_flops_per_step, double step_seconds,
-                                  double peak_per_device) {
+absl::StatusOr<double> PerRankMfu(double local_flops_per_step, double step_seconds, double peak_per_device) {
   return accounting::Mfu(local_flops_per_step, step_seconds, peak_per_device);
 }
 
@@ -52,10 +52,12 @@ absl::StatusOr<double> DeflatedMfu(double local_flops_per_step, int world, doubl
 
 absl::StatusOr<double> ScalingRatio(double mfu_n_ranks, double mfu_one_rank) {
   if (!(mfu_n_ranks > 0) || !std::isfinite(mfu_n_ranks)) {
-    return absl::InvalidArgumentError(absl::StrCat("MFU at N ranks=", mfu_n_ranks, " is invalid: must be > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("MFU at N ranks=", mfu_n_ranks, " is invalid: must be > 0"));
   }
   if (!(mfu_one_rank > 0) || !std::isfinite(mfu_one_rank)) {
-    return absl::InvalidArgumentError(absl::StrCat("MFU at 1 rank=", mfu_one_rank, " is invalid: must be > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("MFU at 1 rank=", mfu_one_rank, " is invalid: must be > 0"));
   }
   return mfu_n_ranks / mfu_one_rank;
 }

@@ -1,4 +1,5 @@
-// Per-rank accounting for data-parallel training (as nanoGPT counts DDP: every rank its own tokens over its own peak): which work over which peak.
+// Per-rank accounting for data-parallel training (as nanoGPT counts DDP: every rank its own tokens over its
+// own peak): which work over which peak.
 //
 //   per-rank MFU = LOCAL work / (step seconds x ONE device's peak)
 //     local work = its batch x accumulation steps x seq x FLOPs per token
@@ -19,12 +20,10 @@ namespace macro {
 
 // One rank's model FLOPs per optimizer step: batch x grad_accum x seq x flops_per_token.
 // Errors: batch, grad_accum or seq < 1, flops_per_token not finite or <= 0.
-absl::StatusOr<double> LocalStepFlops(double flops_per_token, int64_t batch, int64_t seq,
-                                      int64_t grad_accum);
+absl::StatusOr<double> LocalStepFlops(double flops_per_token, int64_t batch, int64_t seq, int64_t grad_accum);
 
 // The right figure: local work / (seconds x one device's peak). Errors as accounting::Mfu.
-absl::StatusOr<double> PerRankMfu(double local_flops_per_step, double step_seconds,
-                                  double peak_per_device);
+absl::StatusOr<double> PerRankMfu(double local_flops_per_step, double step_seconds, double peak_per_device);
 // The wrong figures, kept for tests and for the log's explanation.
 // Global work (local x world) over one device's peak: world times too high.
 absl::StatusOr<double> InflatedMfu(double local_flops_per_step, int world, double step_seconds,

@@ -12,13 +12,13 @@
 #include <memory>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"
+#include "gtest/gtest.h"
 #include "macro/ddp_trainer.h"
 #include "macro/step_clock.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 #include "model/gpt_config.h"
 #include "model/threads.h"
 
@@ -124,9 +124,10 @@ void CheckDdpMatchesSingleRank(int B, int accum) {
   auto hashes = g_world->AllgatherDoubles({static_cast<double>(*hash % (1ull << 52))});
   for (double h : *hashes) EXPECT_EQ(h, (*hashes)[0]);
   if (r == 0) {
-    std::printf("ddp vs single rank (W=%d, B=%d per rank, accum=%d): max |dgrad| %.3g (max |g| %.3g), "
-                "max |dparam| %.3g, loss %.6f vs %.6f\n",
-                W, B, accum, grad_diff, MaxAbs(ref_grads), param_diff, mean_loss, ref_loss);
+    std::printf(
+        "ddp vs single rank (W=%d, B=%d per rank, accum=%d): max |dgrad| %.3g (max |g| %.3g), "
+        "max |dparam| %.3g, loss %.6f vs %.6f\n",
+        W, B, accum, grad_diff, MaxAbs(ref_grads), param_diff, mean_loss, ref_loss);
   }
 }
 

@@ -26,20 +26,20 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
-#include "harness/flags_main.h"
-#include "harness/atomic_file.h"
-#include "macro/ddp_accounting.h"
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"
+#include "harness/atomic_file.h"
 #include "harness/benchmark_json.h"
+#include "harness/flags_main.h"
+#include "macro/ddp_accounting.h"
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
@@ -48,24 +48,30 @@
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
 #include "model/data/batch_source.h"
-#include "model/gpt_config.h"
 #include "model/data/token_file.h"
+#include "model/gpt_config.h"
 #include "nlohmann/json.hpp"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
 // gpt_step's flags come from macro/step_flags.cc; ddp_step's own:
 ABSL_FLAG(int, grad_accum, 1, "gradient-accumulation micro-steps per optimizer step (>= 1)");
-ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error (a peer died or hung); <= 0: none");
-ABSL_FLAG(double, baseline_mfu, 0, "MFU of a 1-rank run of the same config: prints the scaling loss (MFU at N / MFU at 1)");
-ABSL_FLAG(std::string, json_out, "", "rank 0 writes the per-rank figures here as JSON (temp file, then rename)");
-ABSL_FLAG(std::string, benchmark_out, "",
-          "rank 0 writes Google Benchmark JSON here: one iteration entry per timed step (real_time: the slowest "
-          "rank's step, ms), the run context, counters mfu, mfu_min, comm_share, tokens_per_second, verified; "
-          "tools/gate and compare.py read it");
-ABSL_FLAG(int, test_exit_rank, -1, "testing: this rank exits (code 7) at --test_fail_step without a word to the others");
+ABSL_FLAG(double, timeout_s, 120,
+          "a collective that takes longer ends the rank with an error (a peer died or hung); <= 0: none");
+ABSL_FLAG(double, baseline_mfu, 0,
+          "MFU of a 1-rank run of the same config: prints the scaling loss (MFU at N / MFU at 1)");
+ABSL_FLAG(std::string, json_out, "",
+          "rank 0 writes the per-rank figures here as JSON (temp file, then rename)");
+ABSL_FLAG(
+    std::string, benchmark_out, "",
+    "rank 0 writes Google Benchmark JSON here: one iteration entry per timed step (real_time: the slowest "
+    "rank's step, ms), the run context, counters mfu, mfu_min, comm_share, tokens_per_second, verified; "
+    "tools/gate and compare.py read it");
+ABSL_FLAG(int, test_exit_rank, -1,
+          "testing: this rank exits (code 7) at --test_fail_step without a word to the others");
 ABSL_FLAG(int, test_hang_rank, -1, "testing: this rank stops responding at --test_fail_step");
-ABSL_FLAG(int, test_fail_step, 2, "testing: the step (from 1, warm-up included) at which the test rank fails");
+ABSL_FLAG(int, test_fail_step, 2,
+          "testing: the step (from 1, warm-up included) at which the test rank fails");
 
 namespace macro {
 namespace {
@@ -105,9 +111,10 @@ absl::Status AllOk(const std::string& stage, const absl::Status& local) {
 std::string Fingerprint(const StepOptions& o, int grad_accum) {
   return absl::StrCat(model::DescribeConfig(o.config), " ", o.CaseName(), " accum=", grad_accum,
                       " warmup=", o.warmup_steps, " steps=", o.steps, " seed=", o.seed,
-                      " real_data=", o.real_data, " data=", o.data, " attention=",
-                      accounting::ConventionName(o.convention),
-                      absl::StrFormat(" lr=%g wd=%g b1=%g b2=%g peak=%g", o.lr, o.weight_decay, o.beta1, o.beta2, o.peak_flops),
+                      " real_data=", o.real_data, " data=", o.data,
+                      " attention=", accounting::ConventionName(o.convention),
+                      absl::StrFormat(" lr=%g wd=%g b1=%g b2=%g peak=%g", o.lr, o.weight_decay, o.beta1,
+                                      o.beta2, o.peak_flops),
                       " ceilings=", o.ceilings);
 }
 
@@ -161,16 +168,19 @@ absl::Status Build(Setup* s) {
   if (!options.ok()) {
     local = options.status();
   } else if (options->compare_data || options->profile) {
-    local = absl::InvalidArgumentError("--compare_data and --profile are gpt_step's; ddp_step does not run them");
+    local =
+        absl::InvalidArgumentError("--compare_data and --profile are gpt_step's; ddp_step does not run them");
   } else if (s->grad_accum < 1) {
-    local = absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));
+    local =
+        absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));
   }
   if (auto st = AllOk("flags", local); !st.ok()) return st;
   s->o = *options;
   StepOptions& o = s->o;
   if (o.device == "cpu" && o.threads == 0) ChooseThreadsPerRank(&o);
   // Configs that differ across ranks (checked at start).
-  if (auto st = CheckSameOnAllRanks(g_world, "configuration", Fingerprint(o, s->grad_accum)); !st.ok()) return st;
+  if (auto st = CheckSameOnAllRanks(g_world, "configuration", Fingerprint(o, s->grad_accum)); !st.ok())
+    return st;
   for (const std::string& c : o.choices) Log0(absl::StrCat("ddp_step: ", c));
 
   // The all-reducer first: on GPUs it checks that every rank has its own device.
@@ -187,8 +197,10 @@ absl::Status Build(Setup* s) {
   // now, with the rank's own threads, is used as is; only a whole-machine figure is scaled.
   std::string device_name;
   auto model = MakeModel(o, /*cuda_device=*/g_world->local_rank(), &device_name);
-  if (model.ok()) s->model = std::move(*model);
-  else local = model.status();
+  if (model.ok())
+    s->model = std::move(*model);
+  else
+    local = model.status();
   // Every rank measures its CPU peak at the same moment, as they will train: cores that share
   // FMA units (SMT siblings, a VM's vCPUs on one host core) or a power budget give each rank
   // less together than alone, and together is what the rank's device delivers in training.
@@ -203,24 +215,30 @@ absl::Status Build(Setup* s) {
     }
   }
   if (local.ok()) {
-    auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, s->grad_accum, o.convention);
-    if (flops.ok()) s->flops = *flops;
-    else local = flops.status();
+    auto flops =
+        accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, s->grad_accum, o.convention);
+    if (flops.ok())
+      s->flops = *flops;
+    else
+      local = flops.status();
   }
   if (local.ok()) {
     auto src = MakeRankSource(o, r);
-    if (src.ok()) s->source = std::move(*src);
-    else local = src.status();
+    if (src.ok())
+      s->source = std::move(*src);
+    else
+      local = src.status();
   }
   if (local.ok()) {
     s->clock = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
     if (s->clock == nullptr) local = absl::InternalError("no CUDA clock in a build without CUDA");
   }
   if (auto st = AllOk("set-up", local); !st.ok()) return st;
-  Log0(absl::StrFormat("ddp_step: %d rank(s), %s, %s on %s (B=%d per rank, T=%d, accum=%d); %lld parameters; "
-                       "gradients averaged with %s",
-                       W, model::DescribeConfig(o.config), accounting::DtypeName(o.dtype), o.device, o.batch,
-                       o.seq, s->grad_accum, static_cast<long long>(s->model->num_params()), s->reducer->name()));
+  Log0(absl::StrFormat(
+      "ddp_step: %d rank(s), %s, %s on %s (B=%d per rank, T=%d, accum=%d); %lld parameters; "
+      "gradients averaged with %s",
+      W, model::DescribeConfig(o.config), accounting::DtypeName(o.dtype), o.device, o.batch, o.seq,
+      s->grad_accum, static_cast<long long>(s->model->num_params()), s->reducer->name()));
   Log0(absl::StrCat("ddp_step: data: ", s->source->Describe(), " (rank r uses seed ", o.seed, " + r)"));
   return absl::OkStatus();
 }
@@ -271,7 +289,8 @@ struct TimedSteps {
 TimedSteps Train(Setup* s) {
   const StepOptions& o = s->o;
   const int r = g_world->rank();
-  DdpTrainer trainer(g_world, s->model.get(), s->reducer.get(), s->clock.get(), s->grad_accum, AdamWFromOptions(o));
+  DdpTrainer trainer(g_world, s->model.get(), s->reducer.get(), s->clock.get(), s->grad_accum,
+                     AdamWFromOptions(o));
   if (auto st = trainer.BroadcastParams(); !st.ok()) Die(std::string(st.message()));
   auto next = [&](model::Batch* b) { return s->source->Next(b); };
   TimedSteps timed;
@@ -288,10 +307,11 @@ TimedSteps Train(Setup* s) {
       timed.cpu_s.push_back(cpu);
     }
     auto mfu = PerRankMfu(s->flops.model_flops_per_step, t->total(), s->peak.flops_per_s);
-    Log0(absl::StrFormat("step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm %8.2f ms (%4.1f%%) | mfu %s",
-                         warm ? i : i - o.warmup_steps, warm ? o.warmup_steps : o.steps, warm ? "warm-up" : "timed",
-                         t->loss, t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(),
-                         mfu.ok() ? accounting::FormatPercent(*mfu) : "n/a"));
+    Log0(absl::StrFormat(
+        "step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm %8.2f ms (%4.1f%%) | mfu %s",
+        warm ? i : i - o.warmup_steps, warm ? o.warmup_steps : o.steps, warm ? "warm-up" : "timed", t->loss,
+        t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(),
+        mfu.ok() ? accounting::FormatPercent(*mfu) : "n/a"));
   }
   return timed;
 }
@@ -335,8 +355,8 @@ RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
   };
   f.mfus = field(0), f.steps_med = field(1), f.comm_med = field(2), f.comm_share = field(3), f.tps = field(4);
   f.sums = field(5), f.hashes = field(6), f.losses = field(7), f.peaks = field(8);
-  f.identical = std::all_of(f.hashes.begin(), f.hashes.end(),
-                            [&](double h) { return h == f.hashes[0] && h >= 0; });
+  f.identical =
+      std::all_of(f.hashes.begin(), f.hashes.end(), [&](double h) { return h == f.hashes[0] && h >= 0; });
   return f;
 }
 
@@ -372,8 +392,8 @@ std::string CaseName(const Setup& s) {
 }
 
 void LogRankTable(const Setup& s, const RankFigures& f) {
-  Log0(absl::StrCat("\n== per-rank figures: ", CaseName(s), ", ", f.st.n, " timed steps after ", s.o.warmup_steps,
-                    " warm-up"));
+  Log0(absl::StrCat("\n== per-rank figures: ", CaseName(s), ", ", f.st.n, " timed steps after ",
+                    s.o.warmup_steps, " warm-up"));
   Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
                        "tokens/s", "loss", "peak GFLOP/s", "MFU"));
   for (int q = 0; q < g_world->size(); ++q) {
@@ -392,27 +412,33 @@ void LogRankSummary(const Setup& s, const RankFigures& f) {
   auto scm = SummariseRanks(f.comm_med);
   if (sm.ok()) {
     Log0(absl::StrFormat("MFU per rank  min %s (rank %d) | median %s | max %s (rank %d) | mean %s",
-                         accounting::FormatPercent(sm->min), sm->argmin, accounting::FormatPercent(sm->median),
-                         accounting::FormatPercent(sm->max), sm->argmax, accounting::FormatPercent(sm->mean)));
+                         accounting::FormatPercent(sm->min), sm->argmin,
+                         accounting::FormatPercent(sm->median), accounting::FormatPercent(sm->max),
+                         sm->argmax, accounting::FormatPercent(sm->mean)));
   }
   if (scs.ok() && scm.ok()) {
-    Log0(absl::StrFormat("comm          all-reduce median %.3f ms per step (ranks' median; max %.3f ms); "
-                         "share of the step: min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%",
-                         scm->median * 1e3, scm->max * 1e3, 100 * scs->min, 100 * scs->median,
-                         100 * scs->max, 100 * scs->mean));
+    Log0(
+        absl::StrFormat("comm          all-reduce median %.3f ms per step (ranks' median; max %.3f ms); "
+                        "share of the step: min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%",
+                        scm->median * 1e3, scm->max * 1e3, 100 * scs->min, 100 * scs->median, 100 * scs->max,
+                        100 * scs->mean));
     Log0("              (the all-reduce time includes waiting for slower ranks)");
   }
-  Log0(absl::StrFormat("numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
-                       "(%s) = %.4g FLOPs per step",
-                       s.o.batch, s.grad_accum, s.o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
-  Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
-                       "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
+  Log0(absl::StrFormat(
+      "numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
+      "(%s) = %.4g FLOPs per step",
+      s.o.batch, s.grad_accum, s.o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
+  Log0(absl::StrFormat(
+      "denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
+      "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s",
+      s.peak.flops_per_s, s.peak.source));
   auto inflated = InflatedMfu(local_flops * f.st.n, W, f.sums[0], s.peak.flops_per_s);
   auto deflated = DeflatedMfu(local_flops * f.st.n, W, f.sums[0], s.peak.flops_per_s);
   if (W > 1 && inflated.ok() && deflated.ok()) {
-    Log0(absl::StrFormat("not used      rank 0's global work / one peak = %s (x%d too high); local work / all %d "
-                         "peaks = %s (/%d too low)",
-                         accounting::FormatPercent(*inflated), W, W, accounting::FormatPercent(*deflated), W));
+    Log0(absl::StrFormat(
+        "not used      rank 0's global work / one peak = %s (x%d too high); local work / all %d "
+        "peaks = %s (/%d too low)",
+        accounting::FormatPercent(*inflated), W, W, accounting::FormatPercent(*deflated), W));
   }
 }
 
@@ -434,22 +460,24 @@ void LogThroughputAndScaling(const Setup& s, const RankFigures& f) {
   auto tp = accounting::TrainingThroughput::Make(num, mean_sum, den);
   if (tp.ok()) Log0(absl::StrCat("tokens/s      ", tp->ToString()));
   if (W == 1) {
-    Log0(absl::StrFormat("baseline      1 rank: this is the non-DDP MFU (%s); give --baseline_mfu=%.6f to an "
-                         "N-rank run of the same config for its scaling loss",
-                         accounting::FormatPercent(f.mfus[0]), f.mfus[0]));
+    Log0(
+        absl::StrFormat("baseline      1 rank: this is the non-DDP MFU (%s); give --baseline_mfu=%.6f to an "
+                        "N-rank run of the same config for its scaling loss",
+                        accounting::FormatPercent(f.mfus[0]), f.mfus[0]));
   }
   const double baseline = absl::GetFlag(FLAGS_baseline_mfu);
   auto sm = SummariseRanks(f.mfus);
   if (baseline > 0 && sm.ok()) {
     auto ratio = ScalingRatio(sm->mean, baseline);
     if (ratio.ok()) {
-      Log0(absl::StrFormat("scaling       mean MFU at %d ranks %s vs 1 rank %s: %.3f (scaling loss %.1f%%)", W,
-                           accounting::FormatPercent(sm->mean), accounting::FormatPercent(baseline), *ratio,
-                           100 * (1 - *ratio)));
+      Log0(absl::StrFormat("scaling       mean MFU at %d ranks %s vs 1 rank %s: %.3f (scaling loss %.1f%%)",
+                           W, accounting::FormatPercent(sm->mean), accounting::FormatPercent(baseline),
+                           *ratio, 100 * (1 - *ratio)));
     }
   }
   Log0(f.identical ? "parameters    identical on every rank after the last step (hash of the bytes)"
-                   : "parameters    DIFFER across ranks after the last step: the all-reduce or the data split is wrong");
+                   : "parameters    DIFFER across ranks after the last step: the all-reduce or the data "
+                     "split is wrong");
 }
 
 // --json_out: the per-rank figures.
@@ -478,9 +506,13 @@ nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
   j["mfu_convention"] = "local work / (step seconds x one device's peak)";
   j["per_rank"] = nlohmann::json::array();
   for (int q = 0; q < W; ++q) {
-    j["per_rank"].push_back({{"rank", q}, {"mfu", f.mfus[q]}, {"step_ms_median", f.steps_med[q] * 1e3},
-                             {"comm_ms_median", f.comm_med[q] * 1e3}, {"comm_share", f.comm_share[q]},
-                             {"tokens_per_second", f.tps[q]}, {"loss", f.losses[q]},
+    j["per_rank"].push_back({{"rank", q},
+                             {"mfu", f.mfus[q]},
+                             {"step_ms_median", f.steps_med[q] * 1e3},
+                             {"comm_ms_median", f.comm_med[q] * 1e3},
+                             {"comm_share", f.comm_share[q]},
+                             {"tokens_per_second", f.tps[q]},
+                             {"loss", f.losses[q]},
                              {"peak_flops", f.peaks[q]}});
   }
   if (auto sm = SummariseRanks(f.mfus); sm.ok()) {
@@ -599,7 +631,8 @@ absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {
     timeout_s = std::strtod(text, &end);
     // NaN would disarm every comparison of the watchdog; garbage would read as 0 (no timeout).
     if (end == text || *end != '\0' || !std::isfinite(timeout_s)) {
-      return absl::InvalidArgumentError(absl::StrCat("--timeout_s=", text, " is not a finite number of seconds "
+      return absl::InvalidArgumentError(absl::StrCat("--timeout_s=", text,
+                                                     " is not a finite number of seconds "
                                                      "(allowed: > 0, or <= 0 for no timeout)"));
     }
   }

@@ -38,8 +38,9 @@ absl::StatusOr<DdpStepTimes> DdpTrainer::Step(const std::function<absl::Status(m
   }
   // A hung peer would block the all-reduce (MPI) or the sync after it (NCCL): one deadline
   // covers both.
-  world_->watchdog().Arm(absl::StrCat("step ", steps_done_ + 1, ": gradient all-reduce (", reducer_->name(), ")"),
-                         world_->timeout_s());
+  world_->watchdog().Arm(
+      absl::StrCat("step ", steps_done_ + 1, ": gradient all-reduce (", reducer_->name(), ")"),
+      world_->timeout_s());
   const float scale = 1.0f / static_cast<float>(world_->size() * grad_accum_);
   absl::Status comm = reducer_->AllReduce(model_->grads_data(), model_->num_params(), scale);
   if (!comm.ok()) {
@@ -57,7 +58,8 @@ absl::StatusOr<DdpStepTimes> DdpTrainer::Step(const std::function<absl::Status(m
   world_->watchdog().Disarm();
   const size_t want = 3 * static_cast<size_t>(grad_accum_) + 2;
   if (sec.size() != want) {
-    return absl::InternalError(absl::StrCat("step clock returned ", sec.size(), " intervals, expected ", want));
+    return absl::InternalError(
+        absl::StrCat("step clock returned ", sec.size(), " intervals, expected ", want));
   }
   for (int k = 0; k < grad_accum_; ++k) {
     t.data += sec[3 * k];

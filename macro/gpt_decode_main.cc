@@ -39,9 +39,14 @@
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
-ABSL_FLAG(int, prompt, 0, "P: prompt tokens per stream, run as one prefill (0: 64 on CPU, 128 on CUDA, at most half the block)");
-ABSL_FLAG(int, generate, 0, "G: new tokens per stream, one decode step each (0: 64 on CPU, 128 on CUDA, within the block); prompt + generate <= block");
-ABSL_FLAG(int, batch_sweep, 0, "run the cases B = 1, 2, 4, ... up to N (at most 64) instead of one case at --batch (0: no sweep)");
+ABSL_FLAG(
+    int, prompt, 0,
+    "P: prompt tokens per stream, run as one prefill (0: 64 on CPU, 128 on CUDA, at most half the block)");
+ABSL_FLAG(int, generate, 0,
+          "G: new tokens per stream, one decode step each (0: 64 on CPU, 128 on CUDA, within the block); "
+          "prompt + generate <= block");
+ABSL_FLAG(int, batch_sweep, 0,
+          "run the cases B = 1, 2, 4, ... up to N (at most 64) instead of one case at --batch (0: no sweep)");
 
 namespace macro {
 namespace {
@@ -84,15 +89,15 @@ void Fail(benchmark::State& state, const absl::Status& st) {
   }
 }
 
-void LogGeneration(const char* kind, int i, int n, const Generation& g, int B, int P, int G,
-                   double bound) {
+void LogGeneration(const char* kind, int i, int n, const Generation& g, int B, int P, int G, double bound) {
   double decode = 0;
   for (double s : g.step_s) decode += s;
   const double tok = B * G / decode;
-  Log(absl::StrFormat("gen %2d/%-2d %-7s | prefill %8.2f ms (%9.1f tokens/s) | decode %8.2f ms, %9.1f tokens/s, "
-                      "%7.3f ms/step | %5.1f%% of the bound",
-                      i, n, kind, g.prefill_s * 1e3, B * P / g.prefill_s, decode * 1e3, tok,
-                      decode / G * 1e3, bound > 0 ? 100 * tok / bound : 0));
+  Log(absl::StrFormat(
+      "gen %2d/%-2d %-7s | prefill %8.2f ms (%9.1f tokens/s) | decode %8.2f ms, %9.1f tokens/s, "
+      "%7.3f ms/step | %5.1f%% of the bound",
+      i, n, kind, g.prefill_s * 1e3, B * P / g.prefill_s, decode * 1e3, tok, decode / G * 1e3,
+      bound > 0 ? 100 * tok / bound : 0));
 }
 
 void BM_GptDecode(benchmark::State& state, int case_index) {
@@ -171,30 +176,35 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   const DecodeSession& s = *run.session;
   const DecodeFigures& f = r.figures;
   const int B = r.batch, P = o.prompt, G = o.generate;
-  Log(absl::StrCat("\n== summary: BM_GptDecode/", o.CaseName(B), ", ", f.generations, " timed generations after ",
-                   o.warmup_generations, " warm-up"));
+  Log(absl::StrCat("\n== summary: BM_GptDecode/", o.CaseName(B), ", ", f.generations,
+                   " timed generations after ", o.warmup_generations, " warm-up"));
   accounting::TokenCount num;
   num.tokens = static_cast<double>(B) * G * f.generations;
   accounting::TimedPhases den;  // compute only: each step's Step + greedy pick
   auto tp = accounting::GenerationThroughput::Make(num, f.decode_s, den);
   if (tp.ok()) Log(absl::StrCat("decode        ", tp->ToString()));
-  Log(absl::StrFormat("              = %d generations x B=%d streams x G=%d new tokens / %.3f s of decode steps "
-                      "(step + greedy pick; prefill apart)", f.generations, B, G, f.decode_s));
+  Log(absl::StrFormat(
+      "              = %d generations x B=%d streams x G=%d new tokens / %.3f s of decode steps "
+      "(step + greedy pick; prefill apart)",
+      f.generations, B, G, f.decode_s));
   Log(absl::StrFormat("per stream    %.1f tokens/s", f.decode_tokens_per_s / B));
   Log(absl::StrFormat("time/token    median %.3f ms, p90 %.3f ms (one decode step: one new token per stream)",
                       f.step_ms_median, f.step_ms_p90));
-  Log(absl::StrFormat("prefill       %.1f tokens/s (%d x B=%d x P=%d prompt tokens / %.3f s), apart from decode",
-                      f.prefill_tokens_per_s, f.generations, B, P, f.prefill_s));
+  Log(absl::StrFormat(
+      "prefill       %.1f tokens/s (%d x B=%d x P=%d prompt tokens / %.3f s), apart from decode",
+      f.prefill_tokens_per_s, f.generations, B, P, f.prefill_s));
   Log(absl::StrCat("bytes/token   ", Bytes(f.bytes_per_token), " = weights ", Bytes(f.weight_bytes_per_token),
                    " (", Bytes(f.cost.weight_bytes / G), " per step, shared by B=", B, ") + KV cache ",
                    Bytes(f.kv_bytes_per_token), " (positions ", P, "..", P + G - 1, ", mean), ",
                    absl::StrFormat("%g", s.bytes_per_param()), " bytes per element"));
   Log(absl::StrCat("bandwidth     ", Bytes(f.bandwidth), "/s: ", s.bandwidth_source()));
-  Log(absl::StrFormat("bound         %.1f tokens/s (%.1f per stream) = bandwidth / bytes per token; reached %.1f%%",
-                      f.bound_tokens_per_s, f.bound_tokens_per_s / B, 100 * f.bound_fraction));
+  Log(absl::StrFormat(
+      "bound         %.1f tokens/s (%.1f per stream) = bandwidth / bytes per token; reached %.1f%%",
+      f.bound_tokens_per_s, f.bound_tokens_per_s / B, 100 * f.bound_fraction));
   Log(absl::StrCat("achieved      ", Bytes(f.achieved_bytes_per_s), "/s read (bytes per token x tokens/s)"));
-  Log(absl::StrFormat("MFU           %.2f%% = %.4g FLOPs/token (2N + 4*L*C*(pos+1)) x %.1f tokens/s / peak %.4g FLOP/s",
-                      100 * f.mfu, f.flops_per_token, f.decode_tokens_per_s, f.peak_flops));
+  Log(absl::StrFormat(
+      "MFU           %.2f%% = %.4g FLOPs/token (2N + 4*L*C*(pos+1)) x %.1f tokens/s / peak %.4g FLOP/s",
+      100 * f.mfu, f.flops_per_token, f.decode_tokens_per_s, f.peak_flops));
   Log(absl::StrCat("peak          ", s.peak().source));
 }
 
@@ -206,8 +216,8 @@ void PrintSweep(const Run& run) {
   if (done.size() < 2) return;
   Log("\n== batch sweep: the weights are read once per step for all B streams, so the bound per stream "
       "stays near flat until compute catches up (the MFU column)");
-  Log(absl::StrFormat("%5s %14s %12s %16s %9s %11s %7s", "B", "tokens/s", "per stream", "bound/stream", "reached",
-                      "ms/token", "MFU"));
+  Log(absl::StrFormat("%5s %14s %12s %16s %9s %11s %7s", "B", "tokens/s", "per stream", "bound/stream",
+                      "reached", "ms/token", "MFU"));
   for (const CaseResult* r : done) {
     const DecodeFigures& f = r->figures;
     Log(absl::StrFormat("%5d %14.1f %12.1f %16.1f %8.1f%% %11.3f %6.2f%%", r->batch, f.decode_tokens_per_s,
@@ -234,7 +244,8 @@ constexpr char kUsage[] =
 
 bool WantsHelp(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--helpfull")) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") ||
+        !std::strcmp(argv[i], "--helpfull")) {
       return true;
     }
   }
@@ -257,8 +268,10 @@ void PrintHelp() {
     if (name == "batch") help = "B: streams decoded in lockstep (default 1); 0 is an error";
     if (name == "warmup_steps") help = "untimed generations first per case (-1: 1)";
     if (name == "steps") help = "timed generations per case (-1: 10 on CUDA, 5 on CPU)";
-    if (name == "dtype") help = "auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16 (CUDA): the weights' and the KV cache's storage";
-    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(), help.c_str());
+    if (name == "dtype")
+      help = "auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16 (CUDA): the weights' and the KV cache's storage";
+    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
+                help.c_str());
   }
 }
 
@@ -274,8 +287,10 @@ int main(int argc, char** argv) {
   }
   bool listing = false;
   for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console")) g_log = stderr;
-    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false")) listing = true;
+    if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console"))
+      g_log = stderr;
+    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false"))
+      listing = true;
   }
   if (listing) g_log = stderr;
   benchmark::Initialize(&argc, argv);
@@ -300,7 +315,8 @@ int main(int argc, char** argv) {
     run.results.emplace_back();
     run.results.back().batch = o.batches[i];
     const std::string name = absl::StrCat("BM_GptDecode/", o.CaseName(o.batches[i]));
-    benchmark::RegisterBenchmark(name.c_str(), [i](benchmark::State& st) { BM_GptDecode(st, static_cast<int>(i)); })
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [i](benchmark::State& st) { BM_GptDecode(st, static_cast<int>(i)); })
         ->Iterations(o.timed_generations)
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
@@ -310,11 +326,12 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mlbench_cpu", cpu.model);
   benchmark::AddCustomContext("mlbench_device", o.step.device);
   benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.step.config));
-  if (o.step.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.step.cpu_gemm).ToJson());
+  if (o.step.device == "cpu")
+    benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.step.cpu_gemm).ToJson());
 
   if (!listing) {
-    Log(absl::StrCat("gpt_decode: ", model::DescribeConfig(o.step.config), " on ", o.step.device, ", P=", o.prompt,
-                     " prompt + G=", o.generate, " new tokens per stream"));
+    Log(absl::StrCat("gpt_decode: ", model::DescribeConfig(o.step.config), " on ", o.step.device,
+                     ", P=", o.prompt, " prompt + G=", o.generate, " new tokens per stream"));
     auto session = DecodeSession::Create(o);
     if (!session.ok()) {
       std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(session.status().message()).c_str());
@@ -326,8 +343,10 @@ int main(int argc, char** argv) {
                      o.step.device == "cpu" ? absl::StrCat(", ", model::NumThreads(), " threads") : ""));
     Log(absl::StrFormat("gpt_decode: bandwidth %.4g B/s (%s)", s.bandwidth(), s.bandwidth_source()));
     Log(absl::StrFormat("gpt_decode: peak %.4g FLOP/s (%s)", s.peak().flops_per_s, s.peak().source));
-    if (o.step.device == "cpu") Log(absl::StrCat("gpt_decode: GEMM ", model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
-    benchmark::AddCustomContext("mlbench_decode_bandwidth", absl::StrFormat("%.6g B/s: %s", s.bandwidth(), s.bandwidth_source()));
+    if (o.step.device == "cpu")
+      Log(absl::StrCat("gpt_decode: GEMM ", model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
+    benchmark::AddCustomContext("mlbench_decode_bandwidth",
+                                absl::StrFormat("%.6g B/s: %s", s.bandwidth(), s.bandwidth_source()));
   }
   harness::RunOutcome outcome;
   const int rc = harness::RunSelectedBenchmarks("gpt_decode", &outcome);

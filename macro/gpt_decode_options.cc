@@ -22,8 +22,8 @@ std::string DecodeOptions::CaseName(int batch) const {
 
 const std::vector<std::string>& TrainOnlyFlags() {
   static const std::vector<std::string>* flags = new std::vector<std::string>{
-      "seq", "real_data", "data", "compare_data", "profile", "profile_out", "attention",
-      "lr", "weight_decay", "beta1", "beta2"};
+      "seq",       "real_data", "data",         "compare_data", "profile", "profile_out",
+      "attention", "lr",        "weight_decay", "beta1",        "beta2"};
   return *flags;
 }
 
@@ -41,14 +41,14 @@ std::set<std::string> GivenFlags(int argc, char** argv) {
   return out;
 }
 
-absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flags,
-                                                   const RawDecodeFlags& f,
+absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flags, const RawDecodeFlags& f,
                                                    const sysinfo::CudaInventory& cuda) {
   for (const std::string& flag : TrainOnlyFlags()) {
     if (f.given.count(flag)) {
-      return FlagError(flag, flag == "seq"
-                                 ? "gpt_step's sequence length; gpt_decode runs --prompt tokens of prefill, then --generate new tokens"
-                                 : "a train-step flag of gpt_step; gpt_decode does not use it (prompts are random tokens from --seed)");
+      return FlagError(flag, flag == "seq" ? "gpt_step's sequence length; gpt_decode runs --prompt tokens of "
+                                             "prefill, then --generate new tokens"
+                                           : "a train-step flag of gpt_step; gpt_decode does not use it "
+                                             "(prompts are random tokens from --seed)");
     }
   }
   // Decode's own checks of --batch first: 0 given explicitly is an error, not "the default".
@@ -59,11 +59,14 @@ absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flag
     return FlagError("batch_sweep", absl::StrCat(f.batch_sweep, " is out of range; allowed: 0 (no sweep) to ",
                                                  kMaxBatchSweep));
   }
-  if (f.prompt < 0) return FlagError("prompt", absl::StrCat(f.prompt, " is negative; give >= 1 (0: default)"));
-  if (f.generate < 0) return FlagError("generate", absl::StrCat(f.generate, " is negative; give >= 1 (0: default)"));
+  if (f.prompt < 0)
+    return FlagError("prompt", absl::StrCat(f.prompt, " is negative; give >= 1 (0: default)"));
+  if (f.generate < 0)
+    return FlagError("generate", absl::StrCat(f.generate, " is negative; give >= 1 (0: default)"));
   // The dtype names first, so that an unknown one is named as such whatever the device.
   if (step_flags.dtype != "auto") {
-    if (auto d = accounting::ParseDtype(step_flags.dtype); !d.ok()) return FlagError("dtype", d.status().message());
+    if (auto d = accounting::ParseDtype(step_flags.dtype); !d.ok())
+      return FlagError("dtype", d.status().message());
   }
 
   RawStepFlags raw = step_flags;
@@ -80,7 +83,8 @@ absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flag
     o.choices.push_back(c);
   }
   if (gpu && o.step.dtype != accounting::Dtype::kFp32 && o.step.dtype != accounting::Dtype::kBf16) {
-    return FlagError("dtype", absl::StrCat("'", step_flags.dtype, "' on CUDA: the CUDA decoder runs fp32 or bf16"));
+    return FlagError("dtype",
+                     absl::StrCat("'", step_flags.dtype, "' on CUDA: the CUDA decoder runs fp32 or bf16"));
   }
   if (step_flags.batch <= 0) {
     o.choices.push_back("batch: 1 (one request: the latency case, on the bandwidth bound)");

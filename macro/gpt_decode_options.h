@@ -30,9 +30,9 @@ struct RawDecodeFlags {
 };
 
 struct DecodeOptions {
-  StepOptions step;             // model, device, dtype, threads, GEMM library, seed, peak
+  StepOptions step;  // model, device, dtype, threads, GEMM library, seed, peak
   int prompt = 0, generate = 0;
-  std::vector<int> batches;     // one case per entry
+  std::vector<int> batches;  // one case per entry
   int warmup_generations = 0, timed_generations = 0;
   std::vector<std::string> choices;  // defaults taken, with their reasons
   int positions() const { return prompt + generate; }
@@ -50,8 +50,7 @@ const std::vector<std::string>& TrainOnlyFlags();
 // block size; --batch given as 0 or negative; --batch_sweep outside [0, 64]; an unknown dtype
 // or one the device's decoder does not run; a train-step-only flag; and every error of
 // ResolveStepOptions (preset, shape, device, threads, ...).
-absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step,
-                                                   const RawDecodeFlags& decode,
+absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step, const RawDecodeFlags& decode,
                                                    const sysinfo::CudaInventory& cuda);
 
 // Names of the flags given in argv ("--batch=3", "--batch 3", "-batch=3" -> "batch"), up to

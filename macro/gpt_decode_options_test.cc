@@ -88,7 +88,8 @@ TEST(DecodeOptions, PromptPlusGenerateBeyondTheBlockNamesTheFlag) {
   RawDecodeFlags d;
   d.prompt = 10;
   d.generate = 7;
-  ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()), "--generate: --prompt=10 + --generate=7 = 17 positions exceed the block size 16");
+  ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()),
+                   "--generate: --prompt=10 + --generate=7 = 17 positions exceed the block size 16");
   d.generate = 6;
   EXPECT_TRUE(ResolveDecodeOptions(s, d, NoGpu()).ok());
   d.prompt = -1;
@@ -138,7 +139,8 @@ TEST(DecodeOptions, BatchSweep) {
   d.given = {"batch"};
   RawStepFlags s;
   s.batch = 2;
-  ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()), "--batch_sweep: give either --batch or --batch_sweep");
+  ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()),
+                   "--batch_sweep: give either --batch or --batch_sweep");
 }
 
 TEST(DecodeOptions, TrainStepFlagsAreRefusedByName) {

@@ -13,9 +13,9 @@
 #include "model/cpu_decoder.h"
 #include "model/cpu_gemm_backend.h"
 #include "model/cuda/cuda_decoder.h"
+#include "model/data/rng.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
-#include "model/data/rng.h"
 #include "model/threads.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
@@ -36,8 +36,8 @@ std::vector<int32_t> DecodePrompt(const model::GptConfig& config, int B, int P, 
   return t;
 }
 
-absl::StatusOr<Generation> RunGeneration(model::GptDecoder* d, absl::Span<const int32_t> prompt,
-                                         int P, int G) {
+absl::StatusOr<Generation> RunGeneration(model::GptDecoder* d, absl::Span<const int32_t> prompt, int P,
+                                         int G) {
   const int B = d->B();
   Generation g;
   g.tokens.assign(static_cast<size_t>(B) * G, 0);
@@ -74,14 +74,15 @@ double Percentile(std::vector<double> v, double p) {
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
-absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config,
-                                                   double bytes_per_param, double bytes_per_kv,
-                                                   int batch, int prompt, int generate,
-                                                   const std::vector<Generation>& gens,
-                                                   double bandwidth, double peak_flops) {
+absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
+                                                   double bytes_per_kv, int batch, int prompt, int generate,
+                                                   const std::vector<Generation>& gens, double bandwidth,
+                                                   double peak_flops) {
   if (gens.empty()) return absl::InvalidArgumentError("no timed generations");
-  if (!(bandwidth > 0)) return absl::InvalidArgumentError(absl::StrCat("bandwidth ", bandwidth, " B/s: must be > 0"));
-  if (!(peak_flops > 0)) return absl::InvalidArgumentError(absl::StrCat("peak ", peak_flops, " FLOP/s: must be > 0"));
+  if (!(bandwidth > 0))
+    return absl::InvalidArgumentError(absl::StrCat("bandwidth ", bandwidth, " B/s: must be > 0"));
+  if (!(peak_flops > 0))
+    return absl::InvalidArgumentError(absl::StrCat("peak ", peak_flops, " FLOP/s: must be > 0"));
   DecodeFigures f;
   f.batch = batch;
   f.prompt = prompt;
@@ -90,9 +91,11 @@ absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& confi
   std::vector<double> steps;
   for (const Generation& g : gens) {
     if (static_cast<int>(g.step_s.size()) != generate) {
-      return absl::InvalidArgumentError(absl::StrCat("a generation of ", g.step_s.size(), " steps, ", generate, " expected"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("a generation of ", g.step_s.size(), " steps, ", generate, " expected"));
     }
-    if (!(g.prefill_s > 0)) return absl::InvalidArgumentError(absl::StrCat("prefill time ", g.prefill_s, " s"));
+    if (!(g.prefill_s > 0))
+      return absl::InvalidArgumentError(absl::StrCat("prefill time ", g.prefill_s, " s"));
     f.prefill_s += g.prefill_s;
     for (double s : g.step_s) {
       if (!(s > 0)) return absl::InvalidArgumentError(absl::StrCat("step time ", s, " s"));
@@ -137,7 +140,8 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
     s->device_name_ = sysinfo::ReadCpuInfo().model;
   } else {
     const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
-    if (!inv.available) return absl::UnavailableError(absl::StrCat("--device=cuda: no CUDA device: ", inv.reason));
+    if (!inv.available)
+      return absl::UnavailableError(absl::StrCat("--device=cuda: no CUDA device: ", inv.reason));
     s->device_name_ = inv.devices[0].name;
   }
   s->bytes_per_param_ = so.dtype == accounting::Dtype::kBf16 ? 2 : 4;

@@ -33,8 +33,8 @@ struct Generation {
 std::vector<int32_t> DecodePrompt(const model::GptConfig& config, int B, int P, uint64_t seed);
 
 // Reset, Prefill + Greedy, then G x (Step(previous pick) + Greedy).
-absl::StatusOr<Generation> RunGeneration(model::GptDecoder* decoder,
-                                         absl::Span<const int32_t> prompt, int P, int G);
+absl::StatusOr<Generation> RunGeneration(model::GptDecoder* decoder, absl::Span<const int32_t> prompt, int P,
+                                         int G);
 
 // What a case reports.
 struct DecodeFigures {
@@ -47,12 +47,12 @@ struct DecodeFigures {
   double bytes_per_token = 0;                  // cost.bytes_per_token()
   double weight_bytes_per_token = 0, kv_bytes_per_token = 0;
   double flops_per_token = 0;
-  double bandwidth = 0;                        // bytes/s the bound divides by
-  double bound_tokens_per_s = 0;               // all streams: bandwidth / bytes per token
-  double bound_fraction = 0;                   // decode_tokens_per_s / bound
-  double achieved_bytes_per_s = 0;             // bytes_per_token * decode_tokens_per_s
+  double bandwidth = 0;             // bytes/s the bound divides by
+  double bound_tokens_per_s = 0;    // all streams: bandwidth / bytes per token
+  double bound_fraction = 0;        // decode_tokens_per_s / bound
+  double achieved_bytes_per_s = 0;  // bytes_per_token * decode_tokens_per_s
   double peak_flops = 0;
-  double mfu = 0;                              // flops_per_token * tokens/s / peak
+  double mfu = 0;  // flops_per_token * tokens/s / peak
 };
 
 // The p-th percentile (0..100) of v by linear interpolation between order statistics (numpy's
@@ -61,9 +61,8 @@ double Percentile(std::vector<double> v, double p);
 
 // Errors: no generations, a generation with another number of steps than G, non-positive
 // times, bandwidth or peak <= 0.
-absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config,
-                                                   double bytes_per_param, double bytes_per_kv,
-                                                   int batch, int prompt, int generate,
+absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
+                                                   double bytes_per_kv, int batch, int prompt, int generate,
                                                    const std::vector<Generation>& generations,
                                                    double bandwidth, double peak_flops);
 

@@ -37,12 +37,12 @@ TEST(DecodeFigures, AgreeWithAccountingsFormulas) {
   // tokens/s: new tokens only (2 x B x G = 12) over the decode steps' 0.018 s; prefill apart.
   EXPECT_DOUBLE_EQ(f->decode_tokens_per_s, 12 / 0.018);
   EXPECT_DOUBLE_EQ(f->prefill_tokens_per_s, 2 * B * P / 0.040);
-  EXPECT_DOUBLE_EQ(f->step_ms_median, 2.5);             // of 1, 2, 2, 3, 4, 6 ms
-  EXPECT_NEAR(f->step_ms_p90, 5.0, 1e-12);              // 4 + 0.5 * (6 - 4)
+  EXPECT_DOUBLE_EQ(f->step_ms_median, 2.5);  // of 1, 2, 2, 3, 4, 6 ms
+  EXPECT_NEAR(f->step_ms_p90, 5.0, 1e-12);   // 4 + 0.5 * (6 - 4)
   // Bytes: weights (N + one wpe row) x 4 B once per step; KV cache 2*L*C*(pos+1) x 4 B per
   // stream: keys 5 + 6 + 7 = 18 over the three steps.
-  const double weights = (kN + 16) * 4 * G;      // 91584
-  const double kv = 2.0 * 2 * 16 * 18 * 4 * B;   // 9216
+  const double weights = (kN + 16) * 4 * G;                        // 91584
+  const double kv = 2.0 * 2 * 16 * 18 * 4 * B;                     // 9216
   EXPECT_DOUBLE_EQ(f->bytes_per_token, (weights + kv) / (B * G));  // 16800
   EXPECT_DOUBLE_EQ(f->bytes_per_token, 16800);
   EXPECT_DOUBLE_EQ(f->weight_bytes_per_token, weights / (B * G));
@@ -106,7 +106,8 @@ TEST(DecodeSession, CpuGenerationsAreTimedAndRepeatable) {
   ASSERT_TRUE(session.ok()) << session.status();
   EXPECT_GT((*session)->bandwidth(), 0);
   EXPECT_GT((*session)->peak().flops_per_s, 0);
-  EXPECT_NE((*session)->bandwidth_source().find("STREAM copy"), std::string::npos) << (*session)->bandwidth_source();
+  EXPECT_NE((*session)->bandwidth_source().find("STREAM copy"), std::string::npos)
+      << (*session)->bandwidth_source();
   auto decoder = (*session)->Decoder(3);
   ASSERT_TRUE(decoder.ok()) << decoder.status();
   EXPECT_EQ((*decoder)->B(), 3);
@@ -125,8 +126,8 @@ TEST(DecodeSession, CpuGenerationsAreTimedAndRepeatable) {
   }
   EXPECT_EQ(gens[0].tokens, gens[1].tokens);  // greedy, same prompt: the same text
   EXPECT_EQ((*decoder)->position(), 11);
-  auto f = ComputeDecodeFigures(o->step.config, (*session)->bytes_per_param(), (*session)->bytes_per_kv(), 3, 5,
-                                6, gens, (*session)->bandwidth(), (*session)->peak().flops_per_s);
+  auto f = ComputeDecodeFigures(o->step.config, (*session)->bytes_per_param(), (*session)->bytes_per_kv(), 3,
+                                5, 6, gens, (*session)->bandwidth(), (*session)->peak().flops_per_s);
   ASSERT_TRUE(f.ok()) << f.status();
   double decode = 0;
   for (const Generation& g : gens) {

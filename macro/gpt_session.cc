@@ -42,13 +42,14 @@ absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
     }
     rates.push_back(r);
   }
-  const std::string now = absl::StrCat("measured at start-up (checked, then the best of ", kTrials,
-                                       " calls per shape)");
+  const std::string now =
+      absl::StrCat("measured at start-up (checked, then the best of ", kTrials, " calls per shape)");
   if (measured == 0) {
     *source = absl::StrCat("from --ceilings=", ceilings_path);
   } else if (from_file == 0) {
-    *source = ceilings_path.empty() ? now : absl::StrCat(now, "; --ceilings=", ceilings_path,
-                                                         " has none of these shapes");
+    *source = ceilings_path.empty()
+                  ? now
+                  : absl::StrCat(now, "; --ceilings=", ceilings_path, " has none of these shapes");
   } else {
     *source = absl::StrCat(from_file, " from --ceilings=", ceilings_path, ", ", measured, " ", now);
   }

@@ -31,7 +31,6 @@
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
-
 namespace macro {
 namespace {
 
@@ -69,8 +68,8 @@ double StepMfu(const GptSession& s, double seconds) {
 void LogStep(const GptSession& s, const char* kind, int i, int n, const StepTimes& t,
              const accounting::RunningMfu& running) {
   double tok = s.options().tokens_per_step() / t.total();
-  Log(absl::StrFormat("step %3d/%-3d %-7s | loss %.4f | %9.2f ms | %10.1f tokens/s | mfu %s", i, n,
-                      kind, t.loss, t.total() * 1e3, tok, running.ToString()));
+  Log(absl::StrFormat("step %3d/%-3d %-7s | loss %.4f | %9.2f ms | %10.1f tokens/s | mfu %s", i, n, kind,
+                      t.loss, t.total() * 1e3, tok, running.ToString()));
 }
 
 absl::Status EnsureSession(Run* run) {
@@ -91,8 +90,9 @@ absl::Status EnsureSession(Run* run) {
     const model::CpuGemmBackend other = run->options.cpu_gemm == model::CpuGemmBackend::kOneDnn
                                             ? model::CpuGemmBackend::kOpenBlas
                                             : model::CpuGemmBackend::kOneDnn;
-    Log(absl::StrCat("gpt_step: GEMM ", run->session->gemm_info().ToString(), "; the other choice, --cpu_gemm=",
-                     model::CpuGemmBackendName(other), ": ", model::CpuGemmInfo(other).ToString()));
+    Log(absl::StrCat("gpt_step: GEMM ", run->session->gemm_info().ToString(),
+                     "; the other choice, --cpu_gemm=", model::CpuGemmBackendName(other), ": ",
+                     model::CpuGemmInfo(other).ToString()));
   }
   return absl::OkStatus();
 }
@@ -200,8 +200,8 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   auto tp = accounting::TrainingThroughput::Make(num, st.sum, den);
   if (tp.ok()) {
     Log(absl::StrCat("tokens/s      ", tp->ToString()));
-    Log(absl::StrCat("              = ", st.n, " steps x B=", o.batch, " x T=", o.seq,
-                     " tokens / ", absl::StrFormat("%.3f", st.sum),
+    Log(absl::StrCat("              = ", st.n, " steps x B=", o.batch, " x T=", o.seq, " tokens / ",
+                     absl::StrFormat("%.3f", st.sum),
                      " s (data, forward, backward, optimizer; warm-up excluded)"));
   }
   Log(absl::StrFormat("FLOPs/step    %.4g model (%s), %.4g counted from the matmuls issued",
@@ -209,9 +209,11 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   auto mfu = accounting::Mfu(s.flops().model_flops_per_step * st.n, st.sum, s.peak().flops_per_s);
   auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
   Log(absl::StrFormat("peak          %.4g FLOP/s: %s", s.peak().flops_per_s, s.peak().source));
-  Log(absl::StrCat("MFU           ", mfu.ok() ? accounting::FormatPercent(*mfu) : std::string(mfu.status().message()),
+  Log(absl::StrCat("MFU           ",
+                   mfu.ok() ? accounting::FormatPercent(*mfu) : std::string(mfu.status().message()),
                    "  (model FLOPs / time / peak)"));
-  Log(absl::StrCat("HFU           ", hfu.ok() ? accounting::FormatPercent(*hfu) : std::string(hfu.status().message()),
+  Log(absl::StrCat("HFU           ",
+                   hfu.ok() ? accounting::FormatPercent(*hfu) : std::string(hfu.status().message()),
                    "  (FLOPs of the matmuls actually issued / time / peak; no recompute here)"));
   double sum = st.sum > 0 ? st.sum : 1;
   auto share = [&](const std::vector<double>& v) { return 100 * Summarise(v).sum / sum; };
@@ -242,9 +244,10 @@ void PrintCompareData(const Run& run) {
   double step_rand = median_of(*random, nullptr), step_real = median_of(*real, nullptr);
   double data_rand = median_of(*random, &StepTimes::data), data_real = median_of(*real, &StepTimes::data);
   Log("\n== compare_data (the seed's first diagnostic: swap the data loader for fixed tensors)");
-  Log(absl::StrFormat("step median   random %.2f ms | real %.2f ms | difference %+.2f ms (%+.1f%% of the real step)",
-                      step_rand * 1e3, step_real * 1e3, (step_real - step_rand) * 1e3,
-                      step_real > 0 ? 100 * (step_real - step_rand) / step_real : 0));
+  Log(absl::StrFormat(
+      "step median   random %.2f ms | real %.2f ms | difference %+.2f ms (%+.1f%% of the real step)",
+      step_rand * 1e3, step_real * 1e3, (step_real - step_rand) * 1e3,
+      step_real > 0 ? 100 * (step_real - step_rand) / step_real : 0));
   Log(absl::StrFormat("data phase    random %.3f ms | real %.3f ms: the data path is %.2f%% of the real step",
                       data_rand * 1e3, data_real * 1e3, step_real > 0 ? 100 * data_real / step_real : 0));
   Log("              (a difference is not all disk: caches, copies and synchronisation can take part)");
@@ -257,11 +260,11 @@ absl::Status RunProfile(Run* run) {
                    kProfileActive, " steps (", o.device == "cuda" ? "CUDA events" : "host timers", ")"));
   OpTrace trace;
   if (auto st = run->session->Profile(o.real_data, &trace); !st.ok()) return st;
-  if (auto st = trace.WriteChromeTrace(o.profile_out, absl::StrCat("gpt_step ", o.CaseName()));
-      !st.ok()) {
+  if (auto st = trace.WriteChromeTrace(o.profile_out, absl::StrCat("gpt_step ", o.CaseName())); !st.ok()) {
     return st;
   }
-  Log(absl::StrCat("trace written: ", o.profile_out, " (open in https://ui.perfetto.dev or chrome://tracing)"));
+  Log(absl::StrCat("trace written: ", o.profile_out,
+                   " (open in https://ui.perfetto.dev or chrome://tracing)"));
   Log("top ops by self time over the recorded steps:");
   Log(absl::StrFormat("  %-28s %7s %12s %7s", "op", "calls", "self ms", "share"));
   for (const OpSummary& op : trace.TopBySelfTime("op", 16)) {
@@ -307,14 +310,14 @@ int main(int argc, char** argv) {
   }
   bool listing = false;
   for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false")) listing = true;
+    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false"))
+      listing = true;
   }
-  if (listing) g_log = stderr;  // stdout lists case names only
+  if (listing) g_log = stderr;                           // stdout lists case names only
   harness::ResolveBenchmarkOut("gpt_step", argc, argv);  // a relative --benchmark_out: the user's folder
   const std::string json_out = JsonOutPath(argc, argv);
-  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
+  benchmark::Initialize(&argc, argv);             // takes the --benchmark_* flags
   harness::ParseFlagsOrExit(argc, argv, kUsage);  // unknown flags: an error naming them, exit 1
-
 
   Run run;
   auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
@@ -327,13 +330,16 @@ int main(int argc, char** argv) {
   for (const std::string& c : run.options.choices) Log(absl::StrCat("gpt_step: ", c));
   // Path flags, as resolved (relative ones against the folder bazel run was started from).
   if (!run.options.data.empty()) Log(absl::StrCat("gpt_step: --data: reading ", run.options.data));
-  if (!run.options.ceilings.empty()) Log(absl::StrCat("gpt_step: --ceilings: reading ", run.options.ceilings));
+  if (!run.options.ceilings.empty())
+    Log(absl::StrCat("gpt_step: --ceilings: reading ", run.options.ceilings));
   if (run.options.profile) Log(absl::StrCat("gpt_step: --profile_out: writing ", run.options.profile_out));
 
   const StepOptions& o = run.options;
   std::vector<bool> modes;
-  if (o.compare_data) modes = {false, true};
-  else modes = {o.real_data};
+  if (o.compare_data)
+    modes = {false, true};
+  else
+    modes = {o.real_data};
   for (size_t i = 0; i < modes.size(); ++i) {
     std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
     if (o.compare_data) name += modes[i] ? "/data:real" : "/data:random";
@@ -356,7 +362,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mlbench_device", o.device);
   if (o.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.cpu_gemm).ToJson());
   benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
-  benchmark::AddCustomContext("mlbench_attention_convention", std::string(accounting::ConventionName(o.convention)));
+  benchmark::AddCustomContext("mlbench_attention_convention",
+                              std::string(accounting::ConventionName(o.convention)));
 
   // Build the model and open the data before anything runs: a bad token file or too little
   // memory fails here, on stderr with a non-zero exit, not as a case that "ran" with an error.

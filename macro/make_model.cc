@@ -22,8 +22,8 @@ absl::StatusOr<sysinfo::CudaDevice> ChooseCudaDevice(const sysinfo::CudaInventor
     for (const sysinfo::CudaDevice& x : inventory.devices) {
       absl::StrAppend(&there, there.empty() ? "" : ", ", x.index, " (", x.name, ")");
     }
-    return absl::InvalidArgumentError(absl::StrCat("CUDA device ", cuda_device,
-                                                   " does not exist; this process sees ", there));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CUDA device ", cuda_device, " does not exist; this process sees ", there));
   }
   return *d;
 }

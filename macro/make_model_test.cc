@@ -49,7 +49,8 @@ TEST(ChooseCudaDeviceTest, ErrorsNameTheValueAndTheDevices) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(e.status().message(), "CUDA device 2 does not exist")) << e.status();
-  EXPECT_TRUE(absl::StrContains(e.status().message(), "0 (NVIDIA H100 80GB HBM3), 1 (NVIDIA H200)")) << e.status();
+  EXPECT_TRUE(absl::StrContains(e.status().message(), "0 (NVIDIA H100 80GB HBM3), 1 (NVIDIA H200)"))
+      << e.status();
 
   sysinfo::CudaInventory none;
   none.reason = "no NVIDIA driver";

@@ -44,23 +44,22 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
   std::vector<std::string> out;
   const double peak = s.peak().flops_per_s;
   if (!s.gemm_rates().empty()) {
-    out.push_back(absl::StrCat("GEMM          ", s.gemm_info().ToString(), " (--cpu_gemm=",
-                               s.gemm_info().backend, ")"));
-    out.push_back(absl::StrCat("GEMM rates    at this step's ", s.gemm_rates().size(),
-                               " GEMM shapes, ", s.gemm_rates_source(), ":"));
+    out.push_back(absl::StrCat("GEMM          ", s.gemm_info().ToString(),
+                               " (--cpu_gemm=", s.gemm_info().backend, ")"));
+    out.push_back(absl::StrCat("GEMM rates    at this step's ", s.gemm_rates().size(), " GEMM shapes, ",
+                               s.gemm_rates_source(), ":"));
     double flops = 0, seconds = 0;
     for (const StepGemmRate& r : s.gemm_rates()) {
       const model::StepGemm& g = r.gemm;
-      out.push_back(absl::StrFormat(
-          "  %-19s %s%s M=%-5d N=%-5d K=%-5d x%-3d %7.1f GFLOP/s %6.1f%% of peak", g.name,
-          g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K, g.calls,
-          r.flops_per_s / 1e9, 100 * r.flops_per_s / peak));
+      out.push_back(absl::StrFormat("  %-19s %s%s M=%-5d N=%-5d K=%-5d x%-3d %7.1f GFLOP/s %6.1f%% of peak",
+                                    g.name, g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K,
+                                    g.calls, r.flops_per_s / 1e9, 100 * r.flops_per_s / peak));
       flops += g.calls * g.flops_per_call();
       seconds += g.calls * g.flops_per_call() / r.flops_per_s;
     }
-    out.push_back(absl::StrFormat(
-        "  all: %.4g FLOPs/step in %.1f ms at these rates = %.1f GFLOP/s, %.1f%% of peak", flops,
-        seconds * 1e3, flops / seconds / 1e9, 100 * flops / seconds / peak));
+    out.push_back(
+        absl::StrFormat("  all: %.4g FLOPs/step in %.1f ms at these rates = %.1f GFLOP/s, %.1f%% of peak",
+                        flops, seconds * 1e3, flops / seconds / 1e9, 100 * flops / seconds / peak));
   }
   auto b = StepMfuBreakdown(s, steps);
   if (b.ok()) {

@@ -21,8 +21,7 @@ absl::StatusOr<accounting::MfuBreakdown> StepMfuBreakdown(const GptSession& s,
 
 // The summary's closing lines: GEMM library and rates, the breakdown (when it could be made),
 // the rating band of `mfu` and its advice.
-std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<StepTimes>& steps,
-                                        double mfu);
+std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<StepTimes>& steps, double mfu);
 
 }  // namespace macro
 

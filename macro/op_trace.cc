@@ -62,14 +62,18 @@ std::vector<OpSummary> OpTrace::TopBySelfTime(const std::string& category, int l
   return out;
 }
 
-absl::Status OpTrace::WriteChromeTrace(const std::string& path,
-                                       const std::string& process_name) const {
+absl::Status OpTrace::WriteChromeTrace(const std::string& path, const std::string& process_name) const {
   nlohmann::json events = nlohmann::json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1},
-                    {"args", {{"name", process_name}}}});
+  events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", process_name}}}});
   for (const TraceSpan& s : spans_) {
-    events.push_back({{"name", s.name}, {"cat", s.category}, {"ph", "X"}, {"pid", 1}, {"tid", 1},
-                      {"ts", s.start_us}, {"dur", s.dur_us},
+    events.push_back({{"name", s.name},
+                      {"cat", s.category},
+                      {"ph", "X"},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"ts", s.start_us},
+                      {"dur", s.dur_us},
                       {"args", {{"self_us", s.self_us()}}}});
   }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};

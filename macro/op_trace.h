@@ -19,8 +19,8 @@ struct TraceSpan {
   std::string category;  // "step", "phase", "op"
   double start_us = 0;
   double dur_us = 0;
-  int depth = 0;         // nesting depth when it began
-  double child_us = 0;   // summed duration of directly nested spans
+  int depth = 0;        // nesting depth when it began
+  double child_us = 0;  // summed duration of directly nested spans
   double self_us() const { return dur_us - child_us; }
 };
 

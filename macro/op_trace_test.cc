@@ -14,12 +14,12 @@ TEST(OpTraceTest, SelfTimeSubtractsDirectChildren) {
   OpTrace t;
   t.Begin("forward", "phase", 0);
   t.Begin("matmul", "op", 10);
-  t.End(40);              // matmul 30
+  t.End(40);  // matmul 30
   t.Begin("layernorm", "op", 40);
   t.Begin("inner", "op", 42);
-  t.End(45);              // inner 3
-  t.End(50);              // layernorm 10, self 7
-  t.End(100);             // forward 100, self 60
+  t.End(45);   // inner 3
+  t.End(50);   // layernorm 10, self 7
+  t.End(100);  // forward 100, self 60
   ASSERT_EQ(t.spans().size(), 4u);
   EXPECT_DOUBLE_EQ(t.spans()[0].self_us(), 60);
   EXPECT_DOUBLE_EQ(t.spans()[1].self_us(), 30);
@@ -30,10 +30,14 @@ TEST(OpTraceTest, SelfTimeSubtractsDirectChildren) {
 
 TEST(OpTraceTest, TopBySelfTimeSumsCallsAndSorts) {
   OpTrace t;
-  t.Begin("a", "op", 0); t.End(5);
-  t.Begin("b", "op", 5); t.End(25);
-  t.Begin("a", "op", 25); t.End(30);
-  t.Begin("p", "phase", 30); t.End(1000);  // other category: ignored
+  t.Begin("a", "op", 0);
+  t.End(5);
+  t.Begin("b", "op", 5);
+  t.End(25);
+  t.Begin("a", "op", 25);
+  t.End(30);
+  t.Begin("p", "phase", 30);
+  t.End(1000);  // other category: ignored
   auto top = t.TopBySelfTime("op", 10);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].name, "b");

@@ -21,10 +21,14 @@ std::string Threads(int n) { return absl::StrCat(n, n == 1 ? " thread" : " threa
 
 const char* PeakOriginName(PeakOrigin origin) {
   switch (origin) {
-    case PeakOrigin::kMeasuredAtStartup: return "measured at start-up";
-    case PeakOrigin::kCeilingsFile: return "--ceilings file";
-    case PeakOrigin::kDatasheet: return "datasheet";
-    case PeakOrigin::kFlag: return "--peak_flops";
+    case PeakOrigin::kMeasuredAtStartup:
+      return "measured at start-up";
+    case PeakOrigin::kCeilingsFile:
+      return "--ceilings file";
+    case PeakOrigin::kDatasheet:
+      return "datasheet";
+    case PeakOrigin::kFlag:
+      return "--peak_flops";
   }
   return "?";
 }
@@ -45,10 +49,11 @@ absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& 
     if (run.threads < 1) {
       return absl::InvalidArgumentError(absl::StrCat("threads=", run.threads, " is invalid: must be >= 1"));
     }
-    if (run.cores < 1) return absl::InvalidArgumentError(absl::StrCat("cores=", run.cores, " is invalid: must be >= 1"));
+    if (run.cores < 1)
+      return absl::InvalidArgumentError(absl::StrCat("cores=", run.cores, " is invalid: must be >= 1"));
     if (chosen.measured_threads < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("measured_threads=", chosen.measured_threads, " is invalid: must be >= 0 (0: not known)"));
+      return absl::InvalidArgumentError(absl::StrCat("measured_threads=", chosen.measured_threads,
+                                                     " is invalid: must be >= 0 (0: not known)"));
     }
     const int used = std::min(run.threads, run.cores);  // a run cannot use more than every core
     if (chosen.measured_threads == run.threads) {
@@ -59,13 +64,14 @@ absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& 
       const int measured = std::min(chosen.measured_threads, run.cores);
       out.rule = used == measured ? PeakRule::kAsIs : PeakRule::kScaledFromMeasured;
       out.scale = static_cast<double>(used) / measured;
-      out.rule_text = used == measured
-                          ? absl::StrCat("used as is: ", PeakOriginName(chosen.origin), " with ",
-                                         Threads(chosen.measured_threads), ", as many cores as this run's ",
-                                         Threads(run.threads), " (", run.cores, " cores)")
-                          : absl::StrCat("x ", used, "/", measured, ": ", PeakOriginName(chosen.origin),
-                                         " with ", Threads(chosen.measured_threads), ", scaled to this run's ",
-                                         Threads(run.threads), " (", run.cores, " cores)");
+      out.rule_text =
+          used == measured
+              ? absl::StrCat("used as is: ", PeakOriginName(chosen.origin), " with ",
+                             Threads(chosen.measured_threads), ", as many cores as this run's ",
+                             Threads(run.threads), " (", run.cores, " cores)")
+              : absl::StrCat("x ", used, "/", measured, ": ", PeakOriginName(chosen.origin), " with ",
+                             Threads(chosen.measured_threads), ", scaled to this run's ",
+                             Threads(run.threads), " (", run.cores, " cores)");
     } else if (used >= run.cores) {
       out.rule = PeakRule::kAsIs;
       out.rule_text = absl::StrCat("used as is: a whole-machine figure (", PeakOriginName(chosen.origin),
@@ -73,9 +79,9 @@ absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& 
     } else {
       out.rule = PeakRule::kScaledFromWholeMachine;
       out.scale = static_cast<double>(used) / run.cores;
-      out.rule_text = absl::StrCat("x ", used, "/", run.cores, " cores: a whole-machine figure (",
-                                   PeakOriginName(chosen.origin), ") scaled to this run's share, ",
-                                   Threads(run.threads));
+      out.rule_text =
+          absl::StrCat("x ", used, "/", run.cores, " cores: a whole-machine figure (",
+                       PeakOriginName(chosen.origin), ") scaled to this run's share, ", Threads(run.threads));
     }
   } else {
     return absl::InvalidArgumentError(absl::StrCat("device '", run.device, "' is not cpu or cuda"));
@@ -104,7 +110,8 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
       out.measured_threads = measured->fma_threads;
       return out;
     }
-    if (!o.ceilings.empty()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", measured.status().message()));
+    if (!o.ceilings.empty())
+      return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", measured.status().message()));
     auto declared = accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
     if (!declared.ok()) return declared.status();
     declared->source += absl::StrCat(" (the start-up measurement failed: ", measured.status().message(), ")");
@@ -124,9 +131,9 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
   }
   auto p = accounting::DatasheetPeak(device_name, o.dtype);
   if (!p.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "no datasheet peak for '", device_name, "' in ", accounting::DtypeName(o.dtype), ": ",
-        p.status().message(), " (give --peak_flops=FLOPS or --ceilings=FILE)"));
+    return absl::InvalidArgumentError(absl::StrCat("no datasheet peak for '", device_name, "' in ",
+                                                   accounting::DtypeName(o.dtype), ": ", p.status().message(),
+                                                   " (give --peak_flops=FLOPS or --ceilings=FILE)"));
   }
   out.peak = *p;
   out.origin = PeakOrigin::kDatasheet;

@@ -44,7 +44,8 @@ TEST(PeakForRankTest, MeasuredWithTheRanksOwnThreadsIsUsedAsIs) {
   EXPECT_EQ(p->rule, PeakRule::kAsIs);
   EXPECT_DOUBLE_EQ(p->scale, 1.0);
   EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 255.2e9);
-  EXPECT_TRUE(absl::StartsWith(p->peak.source, "measured at start-up: x1 threads; used as is")) << p->peak.source;
+  EXPECT_TRUE(absl::StartsWith(p->peak.source, "measured at start-up: x1 threads; used as is"))
+      << p->peak.source;
   EXPECT_TRUE(absl::StrContains(p->rule_text, "this run's own 1 thread")) << p->rule_text;
 
   // The same on a bigger machine: 4 ranks x 8 threads on 32 cores, each measured with 8.
@@ -87,7 +88,8 @@ TEST(PeakForRankTest, WholeMachineCeilingsFileIsScaledToTheRanksShare) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
   EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.0e11);
-  EXPECT_TRUE(absl::StrContains(p->rule_text, "x 1/3 cores: a whole-machine figure (--ceilings file)")) << p->rule_text;
+  EXPECT_TRUE(absl::StrContains(p->rule_text, "x 1/3 cores: a whole-machine figure (--ceilings file)"))
+      << p->rule_text;
 }
 
 // The CPU's declared peak (cores x lanes x units x clock) covers every core: scaled.
@@ -109,7 +111,8 @@ TEST(PeakForRankTest, DeclaredCpuPeakIsScaledToTheRanksShare) {
 
 // A GPU's datasheet figure is one device's, and each rank has a device: used as is.
 TEST(PeakForRankTest, GpuDatasheetIsUsedAsIs) {
-  auto p = PeakForRank(Source(989.5e12, PeakOrigin::kDatasheet, 0, "datasheet: NVIDIA H200 bf16 dense"), Gpu());
+  auto p =
+      PeakForRank(Source(989.5e12, PeakOrigin::kDatasheet, 0, "datasheet: NVIDIA H200 bf16 dense"), Gpu());
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->rule, PeakRule::kAsIs);
   EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 989.5e12);
@@ -124,7 +127,8 @@ TEST(PeakForRankTest, PeakFlopsFlagIsTheWholeCpuOrOneGpu) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
   EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 1.5e11);
-  EXPECT_TRUE(absl::StrContains(p->peak.source, "flag: peak_flops; x 1/2 cores: a whole-machine figure (--peak_flops)"))
+  EXPECT_TRUE(absl::StrContains(p->peak.source,
+                                "flag: peak_flops; x 1/2 cores: a whole-machine figure (--peak_flops)"))
       << p->peak.source;
   p = PeakForRank(flag, Cpu(2, 2));
   ASSERT_TRUE(p.ok()) << p.status();

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/op_timer.h"
 #include "macro/op_trace.h"
+#include "model/op_timer.h"
 
 namespace macro {
 

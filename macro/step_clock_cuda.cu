@@ -8,14 +8,14 @@
 
 #include "macro/step_clock.h"
 
-#define MACRO_CUDA_CHECK(call)                                                          \
-  do {                                                                                  \
-    cudaError_t err_ = (call);                                                          \
-    if (err_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "CUDA error: %s failed at %s:%d: %s\n", #call, __FILE__,     \
-                   __LINE__, cudaGetErrorString(err_));                                 \
-      std::abort();                                                                     \
-    }                                                                                   \
+#define MACRO_CUDA_CHECK(call)                                                                \
+  do {                                                                                        \
+    cudaError_t err_ = (call);                                                                \
+    if (err_ != cudaSuccess) {                                                                \
+      std::fprintf(stderr, "CUDA error: %s failed at %s:%d: %s\n", #call, __FILE__, __LINE__, \
+                   cudaGetErrorString(err_));                                                 \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace macro {
@@ -99,8 +99,10 @@ class CudaTraceTimer : public TraceTimer {
     for (const Mark& m : marks_) {
       float ms = 0;
       MACRO_CUDA_CHECK(cudaEventElapsedTime(&ms, origin_, pool_.Get(m.event)));
-      if (m.begin) t->Begin(m.op, "op", ms * 1e3);
-      else t->End(ms * 1e3);
+      if (m.begin)
+        t->Begin(m.op, "op", ms * 1e3);
+      else
+        t->End(ms * 1e3);
     }
   }
   cudaEvent_t origin_;

@@ -26,9 +26,7 @@ class HostStepClock : public StepClock {
 
 class HostTraceTimer : public TraceTimer {
  public:
-  void Begin(std::string_view op) override {
-    events_.push_back({true, std::string(op), Clock::now()});
-  }
+  void Begin(std::string_view op) override { events_.push_back({true, std::string(op), Clock::now()}); }
   void End() override { events_.push_back({false, "", Clock::now()}); }
   std::vector<model::OpTime> Totals() override {
     OpTrace t;
@@ -54,8 +52,10 @@ class HostTraceTimer : public TraceTimer {
   void Replay(OpTrace* t) const {
     for (const Event& e : events_) {
       double us = std::chrono::duration<double, std::micro>(e.at - origin_).count();
-      if (e.begin) t->Begin(e.op, "op", us);
-      else t->End(us);
+      if (e.begin)
+        t->Begin(e.op, "op", us);
+      else
+        t->End(us);
     }
   }
   Clock::time_point origin_ = Clock::now();

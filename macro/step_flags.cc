@@ -9,7 +9,8 @@
 #include "absl/flags/flag.h"
 #include "harness/user_path.h"
 
-ABSL_FLAG(std::string, preset, "gpt2", "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
+ABSL_FLAG(std::string, preset, "gpt2",
+          "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
 ABSL_FLAG(int, layers, 0, "number of layers (0: the preset's)");
 ABSL_FLAG(int, heads, 0, "attention heads; must divide --width (0: the preset's)");
 ABSL_FLAG(int, width, 0, "embedding width C (0: the preset's)");
@@ -19,20 +20,36 @@ ABSL_FLAG(int, seq, 0, "sequence length T actually trained, <= --block (crop) (0
 ABSL_FLAG(int, batch, 0, "batch size B (per rank and micro-step in ddp_step) (0: 12 on CUDA, 4 on CPU)");
 ABSL_FLAG(std::string, bias, "", "Linear and LayerNorm biases: true or false (empty: the preset's)");
 ABSL_FLAG(bool, real_data, false, "read batches from the token file --data (else one fixed random batch)");
-ABSL_FLAG(std::string, data, "", "token file in nanoGPT's format (flat uint16); make one with //tools:make_tokens");
-ABSL_FLAG(bool, compare_data, false, "run with the fixed random batch and with --data, and print what the data path costs");
-ABSL_FLAG(uint64_t, seed, 1337, "seed for the parameters and the batches (ddp_step: rank 0's parameters, batches seed + rank)");
+ABSL_FLAG(std::string, data, "",
+          "token file in nanoGPT's format (flat uint16); make one with //tools:make_tokens");
+ABSL_FLAG(bool, compare_data, false,
+          "run with the fixed random batch and with --data, and print what the data path costs");
+ABSL_FLAG(uint64_t, seed, 1337,
+          "seed for the parameters and the batches (ddp_step: rank 0's parameters, batches seed + rank)");
 ABSL_FLAG(std::string, device, "auto", "auto (cuda if a GPU is present, else cpu), cpu or cuda");
 ABSL_FLAG(std::string, dtype, "auto", "auto (bf16 on CUDA, fp16 without bf16, fp32 on CPU), fp32 or bf16");
 ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
 ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
-ABSL_FLAG(std::string, cpu_gemm, "", "CPU GEMM library: onednn or openblas (empty: onednn, the default; see the start-up line for the kernel each would run here)");
-ABSL_FLAG(int, threads, 0, "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS (0: every core; in ddp_step, the cores / ranks)");
-ABSL_FLAG(bool, profile, false, "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print the top ops");
-ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "Chrome trace file for --profile (Perfetto, chrome://tracing); relative to the folder bazel run was started from");
-ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the measured peak");
-ABSL_FLAG(double, peak_flops, 0, "peak FLOP/s of ONE device to divide by (a GPU, or the whole CPU: a run on fewer threads than cores, e.g. a ddp_step rank, gets its share), overriding the datasheet or the measured CPU peak");
-ABSL_FLAG(std::string, attention, "full", "attention FLOPs convention: full (12·L·C·T, nanoGPT/PaLM) or causal (6·L·C·T, llm.c)");
+ABSL_FLAG(std::string, cpu_gemm, "",
+          "CPU GEMM library: onednn or openblas (empty: onednn, the default; see the start-up line for the "
+          "kernel each would run here)");
+ABSL_FLAG(int, threads, 0,
+          "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS (0: every core; in ddp_step, the "
+          "cores / ranks)");
+ABSL_FLAG(bool, profile, false,
+          "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print "
+          "the top ops");
+ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json",
+          "Chrome trace file for --profile (Perfetto, chrome://tracing); relative to the folder bazel run "
+          "was started from");
+ABSL_FLAG(std::string, ceilings, "",
+          "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the "
+          "measured peak");
+ABSL_FLAG(double, peak_flops, 0,
+          "peak FLOP/s of ONE device to divide by (a GPU, or the whole CPU: a run on fewer threads than "
+          "cores, e.g. a ddp_step rank, gets its share), overriding the datasheet or the measured CPU peak");
+ABSL_FLAG(std::string, attention, "full",
+          "attention FLOPs convention: full (12·L·C·T, nanoGPT/PaLM) or causal (6·L·C·T, llm.c)");
 ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
 ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay (2-D weights only)");
 ABSL_FLAG(double, beta1, 0.9, "AdamW beta1");

@@ -38,8 +38,8 @@ absl::Status ResolveDevice(const RawStepFlags& f, const sysinfo::CudaInventory& 
     o->device = "cpu";
   } else if (f.device == "cuda") {
     if (!cuda.available) {
-      return FlagError("device", absl::StrCat("'cuda' asked for, but there is no CUDA device: ",
-                                              cuda.reason, ". Use --device=cpu or --device=auto."));
+      return FlagError("device", absl::StrCat("'cuda' asked for, but there is no CUDA device: ", cuda.reason,
+                                              ". Use --device=cpu or --device=auto."));
     }
     o->device = "cuda";
   } else {
@@ -58,25 +58,27 @@ absl::Status ResolveModel(const RawStepFlags& f, StepOptions* o) {
   o->config = *preset;
   bool custom = false;
   auto override_int = [&](int value, int* field, const std::string& flag) -> absl::Status {
-    if (value < 0) return FlagError(flag, absl::StrCat(value, " is negative; give a positive size (0: the preset's)"));
+    if (value < 0)
+      return FlagError(flag, absl::StrCat(value, " is negative; give a positive size (0: the preset's)"));
     if (value > 0 && value != *field) {
       *field = value;
       custom = true;
     }
     return absl::OkStatus();
   };
-  for (auto [value, field, flag] : {std::tuple{f.layers, &o->config.layers, "layers"},
-                                    std::tuple{f.heads, &o->config.heads, "heads"},
-                                    std::tuple{f.width, &o->config.width, "width"},
-                                    std::tuple{f.block, &o->config.block, "block"}}) {
+  for (auto [value, field, flag] :
+       {std::tuple{f.layers, &o->config.layers, "layers"}, std::tuple{f.heads, &o->config.heads, "heads"},
+        std::tuple{f.width, &o->config.width, "width"}, std::tuple{f.block, &o->config.block, "block"}}) {
     if (auto s = override_int(value, field, flag); !s.ok()) return s;
   }
-  if (f.vocab < 0) return FlagError("vocab", absl::StrCat(f.vocab, " is negative; give a positive size (0: the preset's)"));
+  if (f.vocab < 0)
+    return FlagError("vocab", absl::StrCat(f.vocab, " is negative; give a positive size (0: the preset's)"));
   // The largest vocabulary whose padded size and embedding table (vocab x width) stay far from
   // int overflow; real tokenizers use up to a few hundred thousand.
   constexpr int kMaxVocab = 1 << 24;
   if (f.vocab > kMaxVocab) {
-    return FlagError("vocab", absl::StrCat(f.vocab, " is out of range; allowed: 1 to ", kMaxVocab, " (0: the preset's)"));
+    return FlagError(
+        "vocab", absl::StrCat(f.vocab, " is out of range; allowed: 1 to ", kMaxVocab, " (0: the preset's)"));
   }
   if (f.vocab > 0 && f.vocab != o->config.vocab) {
     o->config.vocab = f.vocab;
@@ -93,8 +95,8 @@ absl::Status ResolveModel(const RawStepFlags& f, StepOptions* o) {
   }
   if (custom) o->config.name = absl::StrCat(f.preset, "-custom");
   if (o->config.width > 0 && o->config.heads > 0 && o->config.width % o->config.heads != 0) {
-    return FlagError("heads", absl::StrCat(o->config.heads, " does not divide --width=",
-                                           o->config.width, "; choose heads with width % heads == 0"));
+    return FlagError("heads", absl::StrCat(o->config.heads, " does not divide --width=", o->config.width,
+                                           "; choose heads with width % heads == 0"));
   }
   if (auto s = model::ValidateConfig(o->config); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("model config: ", s.message()));
@@ -112,7 +114,9 @@ absl::Status ResolveBatchAndSeq(const RawStepFlags& f, StepOptions* o) {
     o->batch = f.batch;
   } else {
     o->batch = gpu ? 12 : 4;
-    o->choices.push_back(absl::StrCat("batch: ", o->batch, gpu ? " (bench.py's default)" : " (CPU default: a step in seconds, not minutes)"));
+    o->choices.push_back(
+        absl::StrCat("batch: ", o->batch,
+                     gpu ? " (bench.py's default)" : " (CPU default: a step in seconds, not minutes)"));
   }
   if (f.seq > 0) {
     o->seq = f.seq;
@@ -122,7 +126,8 @@ absl::Status ResolveBatchAndSeq(const RawStepFlags& f, StepOptions* o) {
     }
   } else {
     o->seq = gpu ? o->config.block : std::min(64, o->config.block);
-    o->choices.push_back(absl::StrCat("seq: ", o->seq, gpu ? " (the block size, as bench.py)" : " (CPU default)"));
+    o->choices.push_back(
+        absl::StrCat("seq: ", o->seq, gpu ? " (the block size, as bench.py)" : " (CPU default)"));
   }
   if (auto s = model::ValidateRunShape(o->config, o->batch, o->seq); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("run shape: ", s.message()));
@@ -163,15 +168,19 @@ absl::Status ResolveDtype(const RawStepFlags& f, const sysinfo::CudaInventory& c
 // Warm-up and timed steps, threads.
 absl::Status ResolveSteps(const RawStepFlags& f, StepOptions* o) {
   const bool gpu = o->device == "cuda";
-  if (f.warmup_steps < -1) return FlagError("warmup_steps", absl::StrCat(f.warmup_steps, " is negative; give >= 0"));
-  if (f.steps < -1 || f.steps == 0) return FlagError("steps", absl::StrCat(f.steps, " timed steps; give >= 1"));
+  if (f.warmup_steps < -1)
+    return FlagError("warmup_steps", absl::StrCat(f.warmup_steps, " is negative; give >= 0"));
+  if (f.steps < -1 || f.steps == 0)
+    return FlagError("steps", absl::StrCat(f.steps, " timed steps; give >= 1"));
   o->warmup_steps = f.warmup_steps >= 0 ? f.warmup_steps : (gpu ? 10 : 3);
   o->steps = f.steps >= 1 ? f.steps : (gpu ? 20 : 10);
   if (f.warmup_steps < 0 || f.steps < 0) {
-    o->choices.push_back(absl::StrCat("steps: ", o->warmup_steps, " warm-up + ", o->steps, " timed",
-                                     gpu ? " (bench.py's)" : " (CPU default: about half a minute for gpt2)"));
+    o->choices.push_back(
+        absl::StrCat("steps: ", o->warmup_steps, " warm-up + ", o->steps, " timed",
+                     gpu ? " (bench.py's)" : " (CPU default: about half a minute for gpt2)"));
   }
-  if (f.threads < 0) return FlagError("threads", absl::StrCat(f.threads, " is negative; give >= 1 (0: every core)"));
+  if (f.threads < 0)
+    return FlagError("threads", absl::StrCat(f.threads, " is negative; give >= 1 (0: every core)"));
   o->threads = f.threads;
 
   return absl::OkStatus();
@@ -192,7 +201,8 @@ absl::Status ResolveCpuGemm(const RawStepFlags& f, StepOptions* o) {
     auto b = model::ParseCpuGemmBackend(f.cpu_gemm, "cpu_gemm");
     if (!b.ok()) return b.status();
     if (gpu) {
-      return FlagError("cpu_gemm", absl::StrCat("'", f.cpu_gemm, "' chooses the CPU model's GEMM "
+      return FlagError("cpu_gemm", absl::StrCat("'", f.cpu_gemm,
+                                                "' chooses the CPU model's GEMM "
                                                 "library; the CUDA model runs cuBLAS (use --device=cpu)"));
     }
     o->cpu_gemm = *b;
@@ -211,11 +221,13 @@ absl::Status ResolveData(const RawStepFlags& f, StepOptions* o) {
       return FlagError("data", absl::StrCat("--real_data/--compare_data need a token file; ", kMakeTokens));
     }
     if (!FileReadable(o->data)) {
-      return FlagError("data", absl::StrCat("'", o->data, "' does not exist or is not a readable file; ", kMakeTokens));
+      return FlagError(
+          "data", absl::StrCat("'", o->data, "' does not exist or is not a readable file; ", kMakeTokens));
     }
   } else if (!o->data.empty()) {
     if (!FileReadable(o->data)) {
-      return FlagError("data", absl::StrCat("'", o->data, "' does not exist or is not a readable file; ", kMakeTokens));
+      return FlagError(
+          "data", absl::StrCat("'", o->data, "' does not exist or is not a readable file; ", kMakeTokens));
     }
     o->real_data = true;  // giving a file means using it
     o->choices.push_back("real_data: true (--data was given)");
@@ -224,21 +236,24 @@ absl::Status ResolveData(const RawStepFlags& f, StepOptions* o) {
 
   o->profile = f.profile;
   o->profile_out = f.profile_out;
-  if (o->profile && o->profile_out.empty()) return FlagError("profile_out", "empty; give a file name for the trace");
+  if (o->profile && o->profile_out.empty())
+    return FlagError("profile_out", "empty; give a file name for the trace");
 
   return absl::OkStatus();
 }
 
 // The peak (a flag or a ceilings file) and the attention FLOPs convention.
 absl::Status ResolvePeakAndAttention(const RawStepFlags& f, StepOptions* o) {
-  if (f.peak_flops < 0) return FlagError("peak_flops", absl::StrCat(f.peak_flops, " is negative; give FLOP/s > 0"));
+  if (f.peak_flops < 0)
+    return FlagError("peak_flops", absl::StrCat(f.peak_flops, " is negative; give FLOP/s > 0"));
   if (f.peak_flops > 0 && !f.ceilings.empty()) {
     return FlagError("peak_flops", "give either --peak_flops or --ceilings, not both");
   }
   o->peak_flops = f.peak_flops;
   o->ceilings = f.ceilings;
   if (!o->ceilings.empty() && !FileReadable(o->ceilings)) {
-    return FlagError("ceilings", absl::StrCat("'", o->ceilings, "' does not exist; write one with "
+    return FlagError("ceilings", absl::StrCat("'", o->ceilings,
+                                              "' does not exist; write one with "
                                               "`bazel run //micro:ceilings -- --ceilings_out=FILE`"));
   }
 
@@ -247,7 +262,9 @@ absl::Status ResolvePeakAndAttention(const RawStepFlags& f, StepOptions* o) {
   } else if (f.attention == "causal") {
     o->convention = accounting::AttentionConvention::kCausalHalved;
   } else {
-    return FlagError("attention", absl::StrCat("'", f.attention, "' is not full (12LCT, nanoGPT/PaLM) or causal (6LCT, llm.c)"));
+    return FlagError(
+        "attention",
+        absl::StrCat("'", f.attention, "' is not full (12LCT, nanoGPT/PaLM) or causal (6LCT, llm.c)"));
   }
 
   return absl::OkStatus();
@@ -260,10 +277,13 @@ absl::Status ResolveOptimizer(const RawStepFlags& f, StepOptions* o) {
     return FlagError("lr", absl::StrCat(f.lr, " is not a learning rate; allowed: 0 < lr <= 10 (finite)"));
   }
   if (!(f.weight_decay >= 0 && f.weight_decay <= 10)) {
-    return FlagError("weight_decay", absl::StrCat(f.weight_decay, "; allowed: 0 <= weight_decay <= 10 (finite)"));
+    return FlagError("weight_decay",
+                     absl::StrCat(f.weight_decay, "; allowed: 0 <= weight_decay <= 10 (finite)"));
   }
-  if (!(f.beta1 >= 0 && f.beta1 < 1)) return FlagError("beta1", absl::StrCat(f.beta1, "; give 0 <= beta1 < 1"));
-  if (!(f.beta2 >= 0 && f.beta2 < 1)) return FlagError("beta2", absl::StrCat(f.beta2, "; give 0 <= beta2 < 1"));
+  if (!(f.beta1 >= 0 && f.beta1 < 1))
+    return FlagError("beta1", absl::StrCat(f.beta1, "; give 0 <= beta1 < 1"));
+  if (!(f.beta2 >= 0 && f.beta2 < 1))
+    return FlagError("beta2", absl::StrCat(f.beta2, "; give 0 <= beta2 < 1"));
   o->lr = f.lr;
   o->weight_decay = f.weight_decay;
   o->beta1 = f.beta1;
@@ -274,12 +294,10 @@ absl::Status ResolveOptimizer(const RawStepFlags& f, StepOptions* o) {
 }  // namespace
 
 std::string StepOptions::CaseName() const {
-  return absl::StrCat(config.name, "/", device, "/", accounting::DtypeName(dtype), "/B:", batch,
-                      "/T:", seq);
+  return absl::StrCat(config.name, "/", device, "/", accounting::DtypeName(dtype), "/B:", batch, "/T:", seq);
 }
 
-absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
-                                               const sysinfo::CudaInventory& cuda) {
+absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f, const sysinfo::CudaInventory& cuda) {
   StepOptions o;
   absl::Status s = ResolveDevice(f, cuda, &o);  // first: the other defaults depend on it
   if (s.ok()) s = ResolveModel(f, &o);

@@ -25,20 +25,20 @@ struct RawStepFlags {
   std::string preset = "gpt2";
   int layers = 0, heads = 0, width = 0, vocab = 0, block = 0;
   int seq = 0, batch = 0;
-  std::string bias;          // "", "true", "false"
+  std::string bias;  // "", "true", "false"
   bool real_data = false;
-  std::string data;          // token file (nanoGPT uint16 format)
+  std::string data;  // token file (nanoGPT uint16 format)
   bool compare_data = false;
   uint64_t seed = 1337;
   std::string device = "auto";  // auto | cpu | cuda
   std::string dtype = "auto";   // auto | fp32 | bf16 | fp16
   int warmup_steps = -1, steps = -1;
   int threads = 0;
-  std::string cpu_gemm;      // "", "onednn", "openblas"
+  std::string cpu_gemm;  // "", "onednn", "openblas"
   bool profile = false;
   std::string profile_out = "gpt_step_trace.json";
-  std::string ceilings;      // measured-ceilings JSON from //micro:ceilings
-  double peak_flops = 0;     // explicit peak, FLOP/s
+  std::string ceilings;            // measured-ceilings JSON from //micro:ceilings
+  double peak_flops = 0;           // explicit peak, FLOP/s
   std::string attention = "full";  // full | causal
   double lr = 6e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95;
 };
@@ -46,10 +46,10 @@ struct RawStepFlags {
 struct StepOptions {
   model::GptConfig config;
   int batch = 0, seq = 0;
-  std::string device;               // "cpu" or "cuda"
+  std::string device;  // "cpu" or "cuda"
   accounting::Dtype dtype = accounting::Dtype::kFp32;
   int warmup_steps = 0, steps = 0;
-  int threads = 0;                  // 0: every core
+  int threads = 0;                                                  // 0: every core
   model::CpuGemmBackend cpu_gemm = model::CpuGemmBackend::kOneDnn;  // the CPU model's GEMMs
   bool real_data = false;
   std::string data;
@@ -72,8 +72,7 @@ struct StepOptions {
 // Profiler schedule (the seed's torch.profiler schedule): wait, warm-up, then active steps.
 constexpr int kProfileWait = 5, kProfileWarmup = 5, kProfileActive = 5;
 
-absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& flags,
-                                               const sysinfo::CudaInventory& cuda);
+absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& flags, const sysinfo::CudaInventory& cuda);
 
 }  // namespace macro
 

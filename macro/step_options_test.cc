@@ -110,7 +110,10 @@ TEST(StepOptionsTest, GivenDataFileMeansRealData) {
 }
 
 TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
-  struct Case { void (*set)(RawStepFlags*); const char* flag; };
+  struct Case {
+    void (*set)(RawStepFlags*);
+    const char* flag;
+  };
   const Case cases[] = {
       {[](RawStepFlags* f) { f->preset = "gpt5"; }, "--preset"},
       {[](RawStepFlags* f) { f->device = "tpu"; }, "--device"},

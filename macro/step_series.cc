@@ -34,8 +34,10 @@ std::string ProtectTokens(const std::string& text) {
     const char c = text[i];
     if (in_string) {
       out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -92,7 +94,8 @@ std::string JsonOutPath(int argc, char** argv) {
   std::string format = env_format != nullptr ? env_format : "json";
   for (int i = 1; i < argc; ++i) {
     if (absl::StartsWith(argv[i], "--benchmark_out=")) out = argv[i] + std::strlen("--benchmark_out=");
-    if (absl::StartsWith(argv[i], "--benchmark_out_format=")) format = argv[i] + std::strlen("--benchmark_out_format=");
+    if (absl::StartsWith(argv[i], "--benchmark_out_format="))
+      format = argv[i] + std::strlen("--benchmark_out_format=");
   }
   return format == "json" ? out : "";
 }

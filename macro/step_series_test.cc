@@ -73,7 +73,8 @@ TEST(StepSeries, LandsOnItsCaseAndRepetition) {
 
   std::string parsable = text;
   for (const char* t : {"-Infinity", "NaN"}) {
-    for (size_t at; (at = parsable.find(t)) != std::string::npos;) parsable.replace(at, std::string(t).size(), "null");
+    for (size_t at; (at = parsable.find(t)) != std::string::npos;)
+      parsable.replace(at, std::string(t).size(), "null");
   }
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(parsable);
   const auto& b = j["benchmarks"];

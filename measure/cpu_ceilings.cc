@@ -13,8 +13,7 @@ namespace micro {
 
 namespace {
 
-const FmaPeakResult* Faster(const std::optional<FmaPeakResult>& a,
-                            const std::optional<FmaPeakResult>& b) {
+const FmaPeakResult* Faster(const std::optional<FmaPeakResult>& a, const std::optional<FmaPeakResult>& b) {
   if (a && (!b || a->flops_per_s >= b->flops_per_s)) return &*a;
   if (b) return &*b;
   return nullptr;
@@ -39,8 +38,7 @@ std::string DescribeCpuMethod(const CpuCeilingsResult& r) {
 
 absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
                                                      const std::optional<FmaPeakResult>& avx512,
-                                                     const StreamResult& stream,
-                                                     const std::string& method) {
+                                                     const StreamResult& stream, const std::string& method) {
   const FmaPeakResult* best = Faster(avx2, avx512);
   if (best == nullptr) {
     return absl::FailedPreconditionError("no FMA measurement (neither AVX2 nor AVX-512 ran)");
@@ -61,8 +59,7 @@ absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& op
   CpuCeilingsResult r;
   for (FmaIsa isa : {FmaIsa::kAvx2, FmaIsa::kAvx512}) {
     if (!FmaIsaSupported(isa)) continue;
-    absl::StatusOr<FmaPeakResult> f =
-        MeasureFmaPeak(isa, options.fma_seconds_per_trial, options.fma_trials);
+    absl::StatusOr<FmaPeakResult> f = MeasureFmaPeak(isa, options.fma_seconds_per_trial, options.fma_trials);
     if (!f.ok()) return f.status();
     (isa == FmaIsa::kAvx2 ? r.avx2 : r.avx512) = *f;
   }
@@ -71,8 +68,7 @@ absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& op
   absl::StatusOr<StreamResult> s = MeasureStream(bytes, options.stream_trials);
   if (!s.ok()) return s.status();
   r.stream = *s;
-  absl::StatusOr<accounting::Ceilings> c =
-      PackCpuCeilings(r.avx2, r.avx512, r.stream, DescribeCpuMethod(r));
+  absl::StatusOr<accounting::Ceilings> c = PackCpuCeilings(r.avx2, r.avx512, r.stream, DescribeCpuMethod(r));
   if (!c.ok()) return c.status();
   r.ceilings = *c;
   return r;
@@ -101,11 +97,12 @@ absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& cei
     if (!c.ok()) return c.status();
     const std::string cpu = sysinfo::ReadCpuInfo().model;
     if (c->machine != cpu) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "ceilings file '", ceilings_path, "' describes '", c->machine, "', not this CPU '", cpu,
-          "'; measure this one with `bazel run //micro:ceilings -- --ceilings_out=FILE`"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("ceilings file '", ceilings_path, "' describes '", c->machine, "', not this CPU '",
+                       cpu, "'; measure this one with `bazel run //micro:ceilings -- --ceilings_out=FILE`"));
     }
-    absl::StatusOr<accounting::Peak> p = accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
+    absl::StatusOr<accounting::Peak> p =
+        accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
     if (!p.ok()) return p.status();
     out.peak = *p;
     out.from_file = true;
@@ -118,9 +115,9 @@ absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& cei
   p.flops_per_s = r->ceilings.peak_flops.at("fp32");
   p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
   const FmaPeakResult* best = Faster(r->avx2, r->avx512);
-  p.source = absl::StrFormat(
-      "measured at start-up: %s FMA loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",
-      FmaIsaName(best->isa), best->threads, p.flops_per_s / 1e9, p.bytes_per_s / 1e9);
+  p.source =
+      absl::StrFormat("measured at start-up: %s FMA loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",
+                      FmaIsaName(best->isa), best->threads, p.flops_per_s / 1e9, p.bytes_per_s / 1e9);
   out.fma_threads = best->threads;
   return out;
 }

@@ -27,8 +27,8 @@ struct CpuCeilingOptions {
 };
 
 struct CpuCeilingsResult {
-  accounting::Ceilings ceilings;           // peak_flops["fp32"], bandwidth = STREAM copy
-  std::optional<FmaPeakResult> avx2;       // absent when the CPU lacks the ISA
+  accounting::Ceilings ceilings;      // peak_flops["fp32"], bandwidth = STREAM copy
+  std::optional<FmaPeakResult> avx2;  // absent when the CPU lacks the ISA
   std::optional<FmaPeakResult> avx512;
   StreamResult stream;
 };
@@ -41,8 +41,7 @@ std::string DescribeCpuMethod(const CpuCeilingsResult& r);
 // faster ISA; at least one FMA result is required.
 absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
                                                      const std::optional<FmaPeakResult>& avx512,
-                                                     const StreamResult& stream,
-                                                     const std::string& method);
+                                                     const StreamResult& stream, const std::string& method);
 
 absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& options = {});
 

@@ -30,12 +30,10 @@ constexpr int kAvx512Chains = 24;  // 24 zmm accumulators + a + b = 26 of 32 reg
 
 __attribute__((target("avx2,fma"))) float FmaLoopAvx2(int64_t steps, float a, float b) {
   const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
-  __m256 c0 = _mm256_set1_ps(b + 0.01f), c1 = _mm256_set1_ps(b + 0.02f),
-         c2 = _mm256_set1_ps(b + 0.03f), c3 = _mm256_set1_ps(b + 0.04f),
-         c4 = _mm256_set1_ps(b + 0.05f), c5 = _mm256_set1_ps(b + 0.06f),
-         c6 = _mm256_set1_ps(b + 0.07f), c7 = _mm256_set1_ps(b + 0.08f),
-         c8 = _mm256_set1_ps(b + 0.09f), c9 = _mm256_set1_ps(b + 0.10f),
-         c10 = _mm256_set1_ps(b + 0.11f), c11 = _mm256_set1_ps(b + 0.12f);
+  __m256 c0 = _mm256_set1_ps(b + 0.01f), c1 = _mm256_set1_ps(b + 0.02f), c2 = _mm256_set1_ps(b + 0.03f),
+         c3 = _mm256_set1_ps(b + 0.04f), c4 = _mm256_set1_ps(b + 0.05f), c5 = _mm256_set1_ps(b + 0.06f),
+         c6 = _mm256_set1_ps(b + 0.07f), c7 = _mm256_set1_ps(b + 0.08f), c8 = _mm256_set1_ps(b + 0.09f),
+         c9 = _mm256_set1_ps(b + 0.10f), c10 = _mm256_set1_ps(b + 0.11f), c11 = _mm256_set1_ps(b + 0.12f);
   for (int64_t s = 0; s < steps; ++s) {
     MICRO_FMA_STEP(_mm256_fmadd_ps, c0);
     MICRO_FMA_STEP(_mm256_fmadd_ps, c1);
@@ -63,18 +61,14 @@ __attribute__((target("avx2,fma"))) float FmaLoopAvx2(int64_t steps, float a, fl
 
 __attribute__((target("avx512f"))) float FmaLoopAvx512(int64_t steps, float a, float b) {
   const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
-  __m512 c0 = _mm512_set1_ps(b + 0.01f), c1 = _mm512_set1_ps(b + 0.02f),
-         c2 = _mm512_set1_ps(b + 0.03f), c3 = _mm512_set1_ps(b + 0.04f),
-         c4 = _mm512_set1_ps(b + 0.05f), c5 = _mm512_set1_ps(b + 0.06f),
-         c6 = _mm512_set1_ps(b + 0.07f), c7 = _mm512_set1_ps(b + 0.08f),
-         c8 = _mm512_set1_ps(b + 0.09f), c9 = _mm512_set1_ps(b + 0.10f),
-         c10 = _mm512_set1_ps(b + 0.11f), c11 = _mm512_set1_ps(b + 0.12f),
-         c12 = _mm512_set1_ps(b + 0.13f), c13 = _mm512_set1_ps(b + 0.14f),
-         c14 = _mm512_set1_ps(b + 0.15f), c15 = _mm512_set1_ps(b + 0.16f),
-         c16 = _mm512_set1_ps(b + 0.17f), c17 = _mm512_set1_ps(b + 0.18f),
-         c18 = _mm512_set1_ps(b + 0.19f), c19 = _mm512_set1_ps(b + 0.20f),
-         c20 = _mm512_set1_ps(b + 0.21f), c21 = _mm512_set1_ps(b + 0.22f),
-         c22 = _mm512_set1_ps(b + 0.23f), c23 = _mm512_set1_ps(b + 0.24f);
+  __m512 c0 = _mm512_set1_ps(b + 0.01f), c1 = _mm512_set1_ps(b + 0.02f), c2 = _mm512_set1_ps(b + 0.03f),
+         c3 = _mm512_set1_ps(b + 0.04f), c4 = _mm512_set1_ps(b + 0.05f), c5 = _mm512_set1_ps(b + 0.06f),
+         c6 = _mm512_set1_ps(b + 0.07f), c7 = _mm512_set1_ps(b + 0.08f), c8 = _mm512_set1_ps(b + 0.09f),
+         c9 = _mm512_set1_ps(b + 0.10f), c10 = _mm512_set1_ps(b + 0.11f), c11 = _mm512_set1_ps(b + 0.12f),
+         c12 = _mm512_set1_ps(b + 0.13f), c13 = _mm512_set1_ps(b + 0.14f), c14 = _mm512_set1_ps(b + 0.15f),
+         c15 = _mm512_set1_ps(b + 0.16f), c16 = _mm512_set1_ps(b + 0.17f), c17 = _mm512_set1_ps(b + 0.18f),
+         c18 = _mm512_set1_ps(b + 0.19f), c19 = _mm512_set1_ps(b + 0.20f), c20 = _mm512_set1_ps(b + 0.21f),
+         c21 = _mm512_set1_ps(b + 0.22f), c22 = _mm512_set1_ps(b + 0.23f), c23 = _mm512_set1_ps(b + 0.24f);
   for (int64_t s = 0; s < steps; ++s) {
     MICRO_FMA_STEP(_mm512_fmadd_ps, c0);
     MICRO_FMA_STEP(_mm512_fmadd_ps, c1);
@@ -107,8 +101,8 @@ __attribute__((target("avx512f"))) float FmaLoopAvx512(int64_t steps, float a, f
   __m512 s3 = _mm512_add_ps(_mm512_add_ps(c12, c13), _mm512_add_ps(c14, c15));
   __m512 s4 = _mm512_add_ps(_mm512_add_ps(c16, c17), _mm512_add_ps(c18, c19));
   __m512 s5 = _mm512_add_ps(_mm512_add_ps(c20, c21), _mm512_add_ps(c22, c23));
-  __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)),
-                             _mm512_add_ps(s4, s5));
+  __m512 sum =
+      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)), _mm512_add_ps(s4, s5));
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, sum);
   float total = 0;
@@ -139,8 +133,7 @@ int64_t FmaFlopsPerStep(FmaIsa isa) {
 
 absl::StatusOr<FmaPeakResult> RunFmaLoop(FmaIsa isa, int64_t steps, int threads) {
   if (!FmaIsaSupported(isa)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("this CPU does not support ", FmaIsaName(isa), " FMA"));
+    return absl::FailedPreconditionError(absl::StrCat("this CPU does not support ", FmaIsaName(isa), " FMA"));
   }
   if (steps < 1) return absl::InvalidArgumentError(absl::StrCat("steps = ", steps, "; need >= 1"));
   if (threads < 0) {
@@ -179,8 +172,7 @@ int64_t MinFmaSteps(FmaIsa isa) { return kMinFlopsPerThreadPerTrial / FmaFlopsPe
 
 absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, int threads) {
   if (!(seconds_per_trial > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
+    return absl::InvalidArgumentError(absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
   }
   // Start the OpenMP thread pool first: its creation would make the first probe look slow.
   absl::StatusOr<FmaPeakResult> warm = RunFmaLoop(isa, 1, threads);
@@ -201,11 +193,9 @@ absl::StatusOr<int64_t> CalibrateFmaSteps(FmaIsa isa, double seconds_per_trial, 
   }
 }
 
-absl::StatusOr<FmaPeakResult> MeasureFmaPeak(FmaIsa isa, double seconds_per_trial, int trials,
-                                             int threads) {
+absl::StatusOr<FmaPeakResult> MeasureFmaPeak(FmaIsa isa, double seconds_per_trial, int trials, int threads) {
   if (!(seconds_per_trial > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
+    return absl::InvalidArgumentError(absl::StrCat("seconds_per_trial = ", seconds_per_trial, "; need > 0"));
   }
   if (trials < 1) return absl::InvalidArgumentError(absl::StrCat("trials = ", trials, "; need >= 1"));
   absl::StatusOr<int64_t> steps = CalibrateFmaSteps(isa, seconds_per_trial, threads);

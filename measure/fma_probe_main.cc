@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       const long v = std::strtol(a.c_str() + 10, &end, 10);
       if (end == a.c_str() + 10 || *end != '\0' || v < 1 || v > 4096) {
-        std::fprintf(stderr, "fma_probe: --threads='%s' is invalid: give an integer 1..4096\n", a.c_str() + 10);
+        std::fprintf(stderr, "fma_probe: --threads='%s' is invalid: give an integer 1..4096\n",
+                     a.c_str() + 10);
         return 2;
       }
       threads = static_cast<int>(v);

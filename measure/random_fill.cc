@@ -6,8 +6,8 @@ namespace micro {
 void FillUniform(float* out, int64_t n, uint64_t seed, bool positive) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) {
-    out[i] = positive ? HashPositive(seed, static_cast<uint64_t>(i))
-                      : HashUniform(seed, static_cast<uint64_t>(i));
+    out[i] =
+        positive ? HashPositive(seed, static_cast<uint64_t>(i)) : HashUniform(seed, static_cast<uint64_t>(i));
   }
 }
 

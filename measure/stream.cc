@@ -41,8 +41,8 @@ void StreamCopy(float* __restrict b, const float* __restrict a, int64_t n) {
   for (int64_t i = 0; i < n; ++i) b[i] = a[i];
 }
 
-void StreamTriad(float* __restrict a, const float* __restrict b, const float* __restrict c,
-                 float s, int64_t n) {
+void StreamTriad(float* __restrict a, const float* __restrict b, const float* __restrict c, float s,
+                 int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
 }
@@ -54,8 +54,7 @@ int64_t StreamArrayBytes(int64_t llc_bytes) {
 
 absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials) {
   if (bytes_per_array < 4096) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bytes_per_array = ", bytes_per_array, "; need >= 4096"));
+    return absl::InvalidArgumentError(absl::StrCat("bytes_per_array = ", bytes_per_array, "; need >= 4096"));
   }
   if (trials < 1) return absl::InvalidArgumentError(absl::StrCat("trials = ", trials, "; need >= 1"));
   const int64_t n = bytes_per_array / static_cast<int64_t>(sizeof(float));
@@ -88,8 +87,8 @@ absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials) 
   StreamCopy(b.get(), a.get(), n);
   for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 1024)) {
     if (b.get()[i] != a.get()[i]) {
-      return absl::InternalError(absl::StrCat("STREAM copy wrote ", b.get()[i], " at ", i,
-                                              ", expected ", a.get()[i]));
+      return absl::InternalError(
+          absl::StrCat("STREAM copy wrote ", b.get()[i], " at ", i, ", expected ", a.get()[i]));
     }
   }
   return r;

@@ -16,9 +16,9 @@
 namespace micro {
 
 struct StreamResult {
-  int64_t elements = 0;           // per array
-  double copy_bytes_per_s = 0;    // best trial
-  double triad_bytes_per_s = 0;   // best trial
+  int64_t elements = 0;          // per array
+  double copy_bytes_per_s = 0;   // best trial
+  double triad_bytes_per_s = 0;  // best trial
   int threads = 0;
   int trials = 0;
 };

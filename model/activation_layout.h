@@ -50,8 +50,7 @@ struct ActivationTensor {
 };
 
 // Indexed by ActId. `config` valid, B >= 1, 1 <= T <= block.
-std::vector<ActivationTensor> CpuActivationTensors(const GptConfig& config, int64_t B,
-                                                   int64_t T);
+std::vector<ActivationTensor> CpuActivationTensors(const GptConfig& config, int64_t B, int64_t T);
 int64_t CpuActivationElements(const GptConfig& config, int64_t B, int64_t T);
 
 }  // namespace model

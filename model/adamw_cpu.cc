@@ -8,8 +8,8 @@
 namespace model {
 
 template <typename F>
-void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1,
-                  float beta2, float eps, float weight_decay, int t) {
+void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1, float beta2,
+                  float eps, float weight_decay, int t) {
   const F bc1 = F(1) - std::pow(F(beta1), F(t));
   const F bc2 = F(1) - std::pow(F(beta2), F(t));
   const F flr = lr, fb1 = beta1, fb2 = beta2, feps = eps, fwd = weight_decay;
@@ -19,9 +19,9 @@ void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, fl
   }
 }
 
-template void adamw_update<float>(float*, const float*, float*, float*, int64_t, float, float,
-                                  float, float, float, int);
-template void adamw_update<double>(double*, const double*, double*, double*, int64_t, float,
-                                   float, float, float, float, int);
+template void adamw_update<float>(float*, const float*, float*, float*, int64_t, float, float, float, float,
+                                  float, int);
+template void adamw_update<double>(double*, const double*, double*, double*, int64_t, float, float, float,
+                                   float, float, int);
 
 }  // namespace model

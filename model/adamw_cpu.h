@@ -11,8 +11,8 @@ namespace model {
 
 // params, grads, m, v: (n); t: the step number, from 1 (bias correction).
 template <typename F>
-void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1,
-                  float beta2, float eps, float weight_decay, int t);
+void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1, float beta2,
+                  float eps, float weight_decay, int t);
 
 }  // namespace model
 

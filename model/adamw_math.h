@@ -13,8 +13,8 @@
 namespace model {
 
 template <typename F>
-MODEL_HD inline void adamw_update_one(F* p, F* m, F* v, F g, F lr, F beta1, F beta2, F eps,
-                                      F weight_decay, F bc1, F bc2) {
+MODEL_HD inline void adamw_update_one(F* p, F* m, F* v, F g, F lr, F beta1, F beta2, F eps, F weight_decay,
+                                      F bc1, F bc2) {
   const F mm = beta1 * *m + (F(1) - beta1) * g;
   const F vv = beta2 * *v + (F(1) - beta2) * g * g;
   *m = mm;

@@ -11,8 +11,7 @@
 namespace model {
 
 template <typename F>
-void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64_t C,
-                       int64_t NH) {
+void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64_t C, int64_t NH) {
   const int64_t hs = C / NH;
   const int64_t C3 = 3 * C;
   const F scale = F(1) / std::sqrt(F(hs));
@@ -47,8 +46,8 @@ void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64
 }
 
 template <typename F>
-void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* att, int64_t B,
-                        int64_t T, int64_t C, int64_t NH) {
+void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* att, int64_t B, int64_t T,
+                        int64_t C, int64_t NH) {
   const int64_t hs = C / NH;
   const int64_t C3 = 3 * C;
   const F scale = F(1) / std::sqrt(F(hs));
@@ -87,13 +86,11 @@ void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* 
   }
 }
 
-template void attention_forward<float>(float*, float*, const float*, int64_t, int64_t, int64_t,
-                                       int64_t);
-template void attention_forward<double>(double*, double*, const double*, int64_t, int64_t,
-                                        int64_t, int64_t);
-template void attention_backward<float>(float*, float*, const float*, const float*,
-                                        const float*, int64_t, int64_t, int64_t, int64_t);
-template void attention_backward<double>(double*, double*, const double*, const double*,
-                                         const double*, int64_t, int64_t, int64_t, int64_t);
+template void attention_forward<float>(float*, float*, const float*, int64_t, int64_t, int64_t, int64_t);
+template void attention_forward<double>(double*, double*, const double*, int64_t, int64_t, int64_t, int64_t);
+template void attention_backward<float>(float*, float*, const float*, const float*, const float*, int64_t,
+                                        int64_t, int64_t, int64_t);
+template void attention_backward<double>(double*, double*, const double*, const double*, const double*,
+                                         int64_t, int64_t, int64_t, int64_t);
 
 }  // namespace model

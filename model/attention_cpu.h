@@ -14,14 +14,13 @@ namespace model {
 // out: (B, T, C) heads concatenated; att: (B, NH, T, T) softmax(q k^T / sqrt(hs)) with the
 // causal mask, zeros above the diagonal, saved for backward; inp: (B, T, 3C) = q | k | v.
 template <typename F>
-void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64_t C,
-                       int64_t NH);
+void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64_t C, int64_t NH);
 
 // dinp: (B, T, 3C) OVERWRITTEN with dq | dk | dv; datt: (B, NH, T, T) scratch;
 // dout: (B, T, C); inp: (B, T, 3C); att: (B, NH, T, T) from the forward pass.
 template <typename F>
-void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* att, int64_t B,
-                        int64_t T, int64_t C, int64_t NH);
+void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* att, int64_t B, int64_t T,
+                        int64_t C, int64_t NH);
 
 }  // namespace model
 

@@ -19,9 +19,7 @@
 namespace model {
 namespace {
 
-const float* Slice(const float* base, int64_t offset) {
-  return base == nullptr ? nullptr : base + offset;
-}
+const float* Slice(const float* base, int64_t offset) { return base == nullptr ? nullptr : base + offset; }
 
 // For a decode step's few rows, the small ops (layernorm, residual, GeLU, attention over the
 // cache) run on the calling thread: their work is microseconds, and each OpenMP region they
@@ -44,8 +42,8 @@ class SerialIfSmall {
 
 // A Linear layer over `rows` rows: the matrix-vector form for a decode step's few rows (it reads
 // each weight once, unpacked), the CPU GEMM backend (matmul_cpu.h) for a prompt's many.
-void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows,
-            int64_t C, int64_t OC, const char* tag) {
+void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows, int64_t C,
+            int64_t OC, const char* tag) {
   if (rows <= kMatvecMaxRows) {
     matvec_forward(out, inp, weight, bias, rows, C, OC, tag);
   } else {
@@ -55,8 +53,7 @@ void Linear(float* out, const float* inp, const float* weight, const float* bias
 
 }  // namespace
 
-CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt,
-                       int max_positions)
+CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt, int max_positions)
     : config_(config),
       layout_(config),
       params_(params),
@@ -64,19 +61,18 @@ CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int 
       max_prompt_(max_prompt),
       max_positions_(max_positions) {}
 
-absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config,
-                                                               const float* params, int B,
-                                                               int max_prompt, int max_positions) {
+absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config, const float* params,
+                                                               int B, int max_prompt, int max_positions) {
   if (auto st = ValidateConfig(config); !st.ok()) return st;
   if (params == nullptr) return absl::InvalidArgumentError("params is null");
   if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
   if (max_positions < 1 || max_positions > config.block) {
-    return absl::InvalidArgumentError(absl::StrCat("max_positions=", max_positions,
-                                                   ": must be in [1, block=", config.block, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_positions=", max_positions, ": must be in [1, block=", config.block, "]"));
   }
   if (max_prompt < 1 || max_prompt > max_positions) {
-    return absl::InvalidArgumentError(absl::StrCat("max_prompt=", max_prompt,
-                                                   ": must be in [1, max_positions=", max_positions, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_prompt=", max_prompt, ": must be in [1, max_positions=", max_positions, "]"));
   }
   std::unique_ptr<CpuDecoder> d(new CpuDecoder(config, params, B, max_prompt, max_positions));
   const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
@@ -105,8 +101,8 @@ absl::Status CpuDecoder::CheckTokens(absl::Span<const int32_t> tokens, size_t wa
   }
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] < 0 || tokens[i] >= config_.vocab) {
-      return absl::InvalidArgumentError(absl::StrCat("token ", tokens[i], " at index ", i,
-                                                     " is outside [0, vocab=", config_.vocab, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("token ", tokens[i], " at index ", i, " is outside [0, vocab=", config_.vocab, ")"));
     }
   }
   return absl::OkStatus();
@@ -117,7 +113,8 @@ absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
     return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", pos_, ": Reset first"));
   }
   if (P < 1 || P > max_prompt_) {
-    return absl::InvalidArgumentError(absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
   }
   if (auto st = CheckTokens(tokens, static_cast<size_t>(B_) * P); !st.ok()) return st;
   tokens_.assign(tokens.begin(), tokens.end());
@@ -132,7 +129,8 @@ absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
 
 absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
   if (pos_ >= max_positions_) {
-    return absl::OutOfRangeError(absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
+    return absl::OutOfRangeError(
+        absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
   }
   if (auto st = CheckTokens(tokens, static_cast<size_t>(B_)); !st.ok()) return st;
   tokens_.assign(tokens.begin(), tokens.end());
@@ -159,13 +157,12 @@ void CpuDecoder::Forward(int T_new) {
     {
       ScopedOp op(timer_, "layernorm_forward");
       SerialIfSmall serial(small);
-      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln1w + l * C,
-                        Slice(p.ln1b, l * C), B, T, C);
+      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln1w + l * C, Slice(p.ln1b, l * C), B, T,
+                        C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/qkv");
-      Linear(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), BT, C,
-             3 * C, "qkv");
+      Linear(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), BT, C, 3 * C, "qkv");
     }
     {
       ScopedOp op(timer_, "kv_cache_write");
@@ -179,14 +176,13 @@ void CpuDecoder::Forward(int T_new) {
         // The prompt: the training model's attention (GEMMs per head) over its T tokens.
         attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH);
       } else {
-        kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT,
-                             pos_);
+        kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT, pos_);
       }
     }
     {
       ScopedOp op(timer_, "matmul_forward/attproj");
-      Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C,
-             C, "attproj");
+      Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C, C,
+             "attproj");
     }
     {
       ScopedOp op(timer_, "residual_forward");
@@ -196,13 +192,12 @@ void CpuDecoder::Forward(int T_new) {
     {
       ScopedOp op(timer_, "layernorm_forward");
       SerialIfSmall serial(small);
-      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln2w + l * C,
-                        Slice(p.ln2b, l * C), B, T, C);
+      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln2w + l * C, Slice(p.ln2b, l * C), B, T,
+                        C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/fc");
-      Linear(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), BT, C,
-             4 * C, "fc");
+      Linear(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), BT, C, 4 * C, "fc");
     }
     {
       ScopedOp op(timer_, "gelu_forward");
@@ -211,8 +206,8 @@ void CpuDecoder::Forward(int T_new) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/fcproj");
-      Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C),
-             BT, 4 * C, C, "fcproj");
+      Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), BT, 4 * C, C,
+             "fcproj");
     }
     {
       ScopedOp op(timer_, "residual_forward");

@@ -33,9 +33,8 @@ class CpuDecoder final : public GptDecoder {
  public:
   // params: (num_params) with ParamLayout(config); must outlive the decoder. B >= 1 streams;
   // 1 <= max_prompt <= max_positions <= config.block. Errors name the value and the range.
-  static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config,
-                                                            const float* params, int B,
-                                                            int max_prompt, int max_positions);
+  static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,
+                                                            int B, int max_prompt, int max_positions);
 
   std::string_view device() const override { return "cpu"; }
   const GptConfig& config() const override { return config_; }
@@ -57,8 +56,7 @@ class CpuDecoder final : public GptDecoder {
   void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
 
  private:
-  CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt,
-             int max_positions);
+  CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt, int max_positions);
   // Runs the layers over `T` new tokens per stream whose embeddings are in x_, at positions
   // pos_ .. pos_ + T - 1, then the logits of each stream's last one.
   void Forward(int T);
@@ -72,7 +70,7 @@ class CpuDecoder final : public GptDecoder {
   std::vector<int32_t> tokens_;
   // Scratch for up to B * max_prompt rows.
   AlignedArray<float> x_, ln_, mean_, rstd_, qkv_, atty_, proj_, fch_, fch_gelu_, att_, scores_;
-  AlignedArray<float> last_, logits_;  // (B, C), (B, Vp)
+  AlignedArray<float> last_, logits_;      // (B, C), (B, Vp)
   AlignedArray<float> k_cache_, v_cache_;  // (L, B, NH, maxT, hs) each
   OpTimer* timer_ = nullptr;
 };

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/attention_cpu.h"
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_gpt.h"
+#include "model/data/rng.h"
 #include "model/kv_attention_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
-#include "model/attention_cpu.h"
 #include "model/param_init.h"
-#include "model/data/rng.h"
 
 namespace model {
 namespace {
@@ -102,7 +102,8 @@ TEST_P(DecoderVsFullForward, LogitsAtEveryStepEqualAFullForwardOverThePrefix) {
     for (int b = 0; b < B; ++b) next[b] = seq[b * T + t];
     ASSERT_TRUE((*d)->Step(next).ok());
     ASSERT_EQ((*d)->position(), t + 1);
-    const double err = MaxRelErr((*d)->logits(), FullForwardLastLogits(config, params, prefix(t + 1), B, t + 1), B, config);
+    const double err =
+        MaxRelErr((*d)->logits(), FullForwardLastLogits(config, params, prefix(t + 1), B, t + 1), B, config);
     EXPECT_LT(err, 2e-5) << "step at position " << t;
     worst = std::max(worst, err);
   }
@@ -134,7 +135,8 @@ TEST(CpuDecoder, KvAttentionOverAFreshCacheEqualsTheTrainingAttention) {
   kv_cache_write(kc.data(), vc.data(), qkv.data(), B, T, C, NH, maxT, 0);
   kv_attention_forward(got.data(), scores.data(), qkv.data(), kc.data(), vc.data(), B, T, C, NH, maxT, 0);
   double diff = 0;
-  for (size_t i = 0; i < got.size(); ++i) diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+  for (size_t i = 0; i < got.size(); ++i)
+    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
   EXPECT_LT(diff, 1e-5);
 }
 
@@ -152,7 +154,8 @@ TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
       matmul_forward(want.data(), x.data(), w.data(), b, 1, M, C, OC);
       matvec_forward(got.data(), x.data(), w.data(), b, M, C, OC);
       double diff = 0;
-      for (size_t i = 0; i < got.size(); ++i) diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+      for (size_t i = 0; i < got.size(); ++i)
+        diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
       EXPECT_LT(diff, 1e-4) << "M=" << M << (b ? " with" : " without") << " bias";
     }
   }
@@ -172,7 +175,8 @@ TEST(CpuDecoder, GreedyGenerationMatchesTheFullForward) {
     ASSERT_TRUE((*d)->Greedy(&next).ok());
     // The full forward's arg max over the same prefix.
     std::vector<float> full = FullForwardLastLogits(config, params, seq, 1, static_cast<int>(seq.size()));
-    const int want = static_cast<int>(std::max_element(full.begin(), full.begin() + config.vocab) - full.begin());
+    const int want =
+        static_cast<int>(std::max_element(full.begin(), full.begin() + config.vocab) - full.begin());
     ASSERT_EQ(next[0], want) << "at length " << seq.size();
     seq.push_back(next[0]);
     ASSERT_TRUE((*d)->Step(next).ok());

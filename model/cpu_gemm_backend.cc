@@ -18,16 +18,16 @@ std::string CpuGemmBackendName(CpuGemmBackend b) {
 }
 
 const std::vector<std::string>& CpuGemmBackendNames() {
-  static const std::vector<std::string>* names =
-      new std::vector<std::string>{"onednn", "openblas"};
+  static const std::vector<std::string>* names = new std::vector<std::string>{"onednn", "openblas"};
   return *names;
 }
 
 absl::StatusOr<CpuGemmBackend> ParseCpuGemmBackend(std::string_view name, std::string_view flag) {
   if (name == "onednn") return CpuGemmBackend::kOneDnn;
   if (name == "openblas") return CpuGemmBackend::kOpenBlas;
-  return absl::InvalidArgumentError(absl::StrCat("--", std::string(flag), "=", std::string(name), ": not a CPU GEMM library; allowed: ",
-                                                 absl::StrJoin(CpuGemmBackendNames(), ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", std::string(flag), "=", std::string(name),
+                   ": not a CPU GEMM library; allowed: ", absl::StrJoin(CpuGemmBackendNames(), ", ")));
 }
 
 void SetCpuGemmBackend(CpuGemmBackend b) { g_backend.store(b, std::memory_order_relaxed); }

@@ -21,8 +21,7 @@ std::string CpuGemmBackendName(CpuGemmBackend b);
 // The allowed names, in order: {"onednn", "openblas"}.
 const std::vector<std::string>& CpuGemmBackendNames();
 // InvalidArgument naming `flag`, the value and the allowed names ("--cpu_gemm=bogus: ...").
-absl::StatusOr<CpuGemmBackend> ParseCpuGemmBackend(std::string_view name,
-                                                   std::string_view flag = "cpu_gemm");
+absl::StatusOr<CpuGemmBackend> ParseCpuGemmBackend(std::string_view name, std::string_view flag = "cpu_gemm");
 
 // The default (oneDNN) until SetCpuGemmBackend; read on every fp32 GEMM (thread-safe).
 void SetCpuGemmBackend(CpuGemmBackend b);
@@ -31,9 +30,7 @@ CpuGemmBackend GetCpuGemmBackend();
 // Sets the backend for a scope and restores the previous one (tests).
 class ScopedCpuGemmBackend {
  public:
-  explicit ScopedCpuGemmBackend(CpuGemmBackend b) : previous_(GetCpuGemmBackend()) {
-    SetCpuGemmBackend(b);
-  }
+  explicit ScopedCpuGemmBackend(CpuGemmBackend b) : previous_(GetCpuGemmBackend()) { SetCpuGemmBackend(b); }
   ~ScopedCpuGemmBackend() { SetCpuGemmBackend(previous_); }
   ScopedCpuGemmBackend(const ScopedCpuGemmBackend&) = delete;
   ScopedCpuGemmBackend& operator=(const ScopedCpuGemmBackend&) = delete;

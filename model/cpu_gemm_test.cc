@@ -7,10 +7,10 @@
 
 #include "gtest/gtest.h"
 #include "model/cpu_gemm_backend.h"
-#include "model/gemm_cpu.h"
-#include "model/onednn_gemm.h"
-#include "model/gpt_config.h"
 #include "model/data/rng.h"
+#include "model/gemm_cpu.h"
+#include "model/gpt_config.h"
+#include "model/onednn_gemm.h"
 #include "model/step_gemms.h"
 
 namespace model {
@@ -25,8 +25,7 @@ std::vector<float> Random(int64_t n, uint64_t seed) {
 
 // C = alpha op(A) op(B) + bias + beta C in double, row-major with leading dimensions.
 std::vector<double> Reference(const OneDnnGemmShape& s, const std::vector<float>& A,
-                              const std::vector<float>& B, const float* bias,
-                              const std::vector<float>& C0) {
+                              const std::vector<float>& B, const float* bias, const std::vector<float>& C0) {
   std::vector<double> C(C0.begin(), C0.end());
   for (int64_t m = 0; m < s.M; ++m) {
     for (int64_t n = 0; n < s.N; ++n) {
@@ -79,8 +78,8 @@ struct Case {
 
 TEST(OneDnnSgemm, MatchesDoubleReference) {
   const std::vector<Case> cases = {
-      {false, false, 7, 9, 5, 0, 1, 0, false},   {false, true, 33, 65, 17, 0, 1, 0, true},
-      {true, false, 12, 10, 31, 0, 1, 1, false}, {false, true, 16, 16, 8, 24, 0.125f, 0, false},
+      {false, false, 7, 9, 5, 0, 1, 0, false},      {false, true, 33, 65, 17, 0, 1, 0, true},
+      {true, false, 12, 10, 31, 0, 1, 1, false},    {false, true, 16, 16, 8, 24, 0.125f, 0, false},
       {true, false, 16, 8, 16, 16, 0.5f, 0, false}, {false, false, 64, 48, 96, 3, 1, 0.5f, false},
       {false, true, 1, 50, 20, 0, 1, 0, true},
   };
@@ -135,14 +134,15 @@ TEST(OneDnnSgemm, RunsConcurrentlyInsideAParallelRegion) {
   std::vector<float> out(H * T * T, 0);
 #pragma omp parallel for schedule(static)
   for (int64_t h = 0; h < H; ++h) {
-    cpu_gemm(false, true, T, T, hs, 0.25f, q.data() + h * T * hs, hs, k.data() + h * T * hs, hs,
-             0.0f, out.data() + h * T * T, T);
+    cpu_gemm(false, true, T, T, hs, 0.25f, q.data() + h * T * hs, hs, k.data() + h * T * hs, hs, 0.0f,
+             out.data() + h * T * T, T);
   }
   for (int64_t h = 0; h < H; ++h) {
     for (int64_t i = 0; i < T; ++i) {
       for (int64_t j = 0; j < T; ++j) {
         double ref = 0;
-        for (int64_t d = 0; d < hs; ++d) ref += double(q[h * T * hs + i * hs + d]) * k[h * T * hs + j * hs + d];
+        for (int64_t d = 0; d < hs; ++d)
+          ref += double(q[h * T * hs + i * hs + d]) * k[h * T * hs + j * hs + d];
         ASSERT_NEAR(out[h * T * T + i * T + j], 0.25 * ref, 1e-4);
       }
     }
@@ -172,8 +172,8 @@ TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
   }
   const int64_t C = c.width, C3 = 3 * C, hs = C / c.heads;
   const float scale = 1.0f / std::sqrt(float(hs));
-  auto attn = [&](bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda,
-                  int64_t ldb, int64_t ldc) {
+  auto attn = [&](bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda, int64_t ldb,
+                  int64_t ldc) {
     OneDnnGemmShape s;
     s.trans_a = ta, s.trans_b = tb, s.M = M, s.N = N, s.K = K, s.alpha = alpha;
     s.lda = lda, s.ldb = ldb, s.ldc = ldc;
@@ -187,8 +187,8 @@ TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
   attn(true, false, T, hs, T, scale, T, C3, C3);   // dk = dscores^T q
   for (const OneDnnGemmShape& s : shapes) {
     const std::string impl = OneDnnImplName(s);
-    EXPECT_NE(impl.rfind("ref", 0), 0u) << "M=" << s.M << " N=" << s.N << " K=" << s.K
-                                        << " ta=" << s.trans_a << " tb=" << s.trans_b << ": " << impl;
+    EXPECT_NE(impl.rfind("ref", 0), 0u) << "M=" << s.M << " N=" << s.N << " K=" << s.K << " ta=" << s.trans_a
+                                        << " tb=" << s.trans_b << ": " << impl;
   }
 }
 

@@ -47,12 +47,10 @@ F* Slice(F* base, int64_t offset) {
 }  // namespace
 
 template <typename F>
-CpuGpt<F>::CpuGpt(const GptConfig& config, int B, int T)
-    : config_(config), layout_(config), B_(B), T_(T) {}
+CpuGpt<F>::CpuGpt(const GptConfig& config, int B, int T) : config_(config), layout_(config), B_(B), T_(T) {}
 
 template <typename F>
-absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& config, int B,
-                                                              int T) {
+absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& config, int B, int T) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   std::unique_ptr<CpuGpt<F>> m(new CpuGpt<F>(config, B, T));
   const int64_t n = m->layout_.num_params();
@@ -109,18 +107,16 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     encoder_forward(act(ActId::kEncoded), inputs_.data(), p.wte, p.wpe, B, T, C);
   }
   for (int64_t l = 0; l < L; ++l) {
-    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd,
-          fch, fch_gelu, residual3] = LayerActivations(l);
+    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
+          fch_gelu, residual3] = LayerActivations(l);
     F* proj = act(ActId::kProj);
     {
       ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C),
-                        B, T, C);
+      layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C), B, T, C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/qkv");
-      matmul_forward(qkv, ln1, p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), B, T, C, 3 * C,
-                     "qkv");
+      matmul_forward(qkv, ln1, p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), B, T, C, 3 * C, "qkv");
     }
     {
       ScopedOp op(timer_, "attention_forward");
@@ -128,8 +124,7 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/attproj");
-      matmul_forward(proj, atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), B, T, C, C,
-                     "attproj");
+      matmul_forward(proj, atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), B, T, C, C, "attproj");
     }
     {
       ScopedOp op(timer_, "residual_forward");
@@ -137,13 +132,11 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln2, ln2_mean, ln2_rstd, residual2, p.ln2w + l * C, Slice(p.ln2b, l * C),
-                        B, T, C);
+      layernorm_forward(ln2, ln2_mean, ln2_rstd, residual2, p.ln2w + l * C, Slice(p.ln2b, l * C), B, T, C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/fc");
-      matmul_forward(fch, ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), B, T, C, 4 * C,
-                     "fc");
+      matmul_forward(fch, ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), B, T, C, 4 * C, "fc");
     }
     {
       ScopedOp op(timer_, "gelu_forward");
@@ -151,8 +144,8 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/fcproj");
-      matmul_forward(proj, fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), B, T,
-                     4 * C, C, "fcproj");
+      matmul_forward(proj, fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), B, T, 4 * C, C,
+                     "fcproj");
     }
     {
       ScopedOp op(timer_, "residual_forward");
@@ -162,18 +155,18 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
   {
     ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd), last, p.lnfw,
-                      p.lnfb, B, T, C);
+    layernorm_forward(act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd), last, p.lnfw, p.lnfb, B,
+                      T, C);
   }
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");
-    matmul_forward(act(ActId::kLogits), act(ActId::kLnf), p.lm_head, static_cast<const F*>(nullptr),
-                   B, T, C, Vp, "lm_head");
+    matmul_forward(act(ActId::kLogits), act(ActId::kLnf), p.lm_head, static_cast<const F*>(nullptr), B, T, C,
+                   Vp, "lm_head");
   }
   {
     ScopedOp op(timer_, "crossentropy_forward");
-    crossentropy_forward(act(ActId::kLosses), act(ActId::kLse), act(ActId::kLogits),
-                         targets_.data(), B, T, V, Vp);
+    crossentropy_forward(act(ActId::kLosses), act(ActId::kLse), act(ActId::kLogits), targets_.data(), B, T, V,
+                         Vp);
   }
   double sum = 0;
   const F* losses = act(ActId::kLosses);
@@ -195,8 +188,7 @@ void CpuGpt<F>::ZeroGrad() {
 template <typename F>
 absl::Status CpuGpt<F>::Backward() {
   if (!have_forward_) {
-    return absl::FailedPreconditionError(
-        "Backward needs a Forward first (each Forward allows one Backward)");
+    return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
   }
   have_forward_ = false;
   const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
@@ -212,13 +204,13 @@ absl::Status CpuGpt<F>::Backward() {
 
   {
     ScopedOp op(timer_, "crossentropy_softmax_backward");
-    crossentropy_softmax_backward(dlogits, act(ActId::kLse), targets_.data(),
-                                  F(1) / static_cast<F>(BT), B, T, V, Vp);
+    crossentropy_softmax_backward(dlogits, act(ActId::kLse), targets_.data(), F(1) / static_cast<F>(BT), B, T,
+                                  V, Vp);
   }
   {
     ScopedOp op(timer_, "matmul_backward/lm_head");
-    matmul_backward(dbtc, g.lm_head, static_cast<F*>(nullptr), dlogits, act(ActId::kLnf),
-                    p.lm_head, B, T, C, Vp, "lm_head.bwd");
+    matmul_backward(dbtc, g.lm_head, static_cast<F*>(nullptr), dlogits, act(ActId::kLnf), p.lm_head, B, T, C,
+                    Vp, "lm_head.bwd");
   }
   F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
   {
@@ -228,14 +220,14 @@ absl::Status CpuGpt<F>::Backward() {
                        act(ActId::kLnfRstd), B, T, C);
   }
   for (int64_t l = L - 1; l >= 0; --l) {
-    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd,
-          fch, fch_gelu, residual3_unused] = LayerActivations(l);
+    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
+          fch_gelu, residual3_unused] = LayerActivations(l);
     (void)residual3_unused;
     // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
     {
       ScopedOp op(timer_, "matmul_backward/fcproj");
-      matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual,
-                      fch_gelu, p.fcprojw + l * 4 * C * C, B, T, 4 * C, C, "fcproj.bwd");
+      matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu,
+                      p.fcprojw + l * 4 * C * C, B, T, 4 * C, C, "fcproj.bwd");
     }
     {
       ScopedOp op(timer_, "gelu_backward");
@@ -243,14 +235,14 @@ absl::Status CpuGpt<F>::Backward() {
     }
     {
       ScopedOp op(timer_, "matmul_backward/fc");
-      matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2,
-                      p.fcw + l * 4 * C * C, B, T, C, 4 * C, "fc.bwd");
+      matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, p.fcw + l * 4 * C * C,
+                      B, T, C, 4 * C, "fc.bwd");
     }
     {
       // dresidual becomes d(residual2).
       ScopedOp op(timer_, "layernorm_backward");
-      layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2,
-                         p.ln2w + l * C, ln2_mean, ln2_rstd, B, T, C);
+      layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, p.ln2w + l * C,
+                         ln2_mean, ln2_rstd, B, T, C);
     }
     {
       ScopedOp op(timer_, "matmul_backward/attproj");
@@ -269,8 +261,8 @@ absl::Status CpuGpt<F>::Backward() {
     {
       // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
       ScopedOp op(timer_, "layernorm_backward");
-      layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual,
-                         p.ln1w + l * C, ln1_mean, ln1_rstd, B, T, C);
+      layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, p.ln1w + l * C,
+                         ln1_mean, ln1_rstd, B, T, C);
     }
   }
   {

@@ -68,8 +68,8 @@ class CpuGpt {
   F* act(ActId id) { return act_[static_cast<int>(id)]; }
   // Layer l's slices of the saved activations: Forward writes them, Backward reads them.
   struct LayerActs {
-    F *residual, *ln1, *ln1_mean, *ln1_rstd, *qkv, *atty, *att, *residual2, *ln2, *ln2_mean,
-        *ln2_rstd, *fch, *fch_gelu, *residual3;
+    F *residual, *ln1, *ln1_mean, *ln1_rstd, *qkv, *atty, *att, *residual2, *ln2, *ln2_mean, *ln2_rstd, *fch,
+        *fch_gelu, *residual3;
   };
   LayerActs LayerActivations(int64_t l);
 

@@ -25,9 +25,7 @@ class CpuGptModel final : public GptModel {
   float loss() override { return static_cast<float>(core_->loss()); }
   void ZeroGrad() override { core_->ZeroGrad(); }
   absl::Status Backward() override { return core_->Backward(); }
-  absl::Status Update(const AdamWConfig& opt, int step) override {
-    return core_->Update(opt, step);
-  }
+  absl::Status Update(const AdamWConfig& opt, int step) override { return core_->Update(opt, step); }
   void Synchronize() override {}
   int64_t num_params() const override { return core_->num_params(); }
   float* params_data() override { return core_->params(); }
@@ -40,8 +38,8 @@ class CpuGptModel final : public GptModel {
   }
   absl::Status CopyParamsFromHost(absl::Span<const float> in) override {
     if (static_cast<int64_t>(in.size()) != core_->num_params()) {
-      return absl::InvalidArgumentError(absl::StrCat("got ", in.size(), " parameters; this model has ",
-                                                     core_->num_params()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("got ", in.size(), " parameters; this model has ", core_->num_params()));
     }
     std::copy(in.begin(), in.end(), core_->params());
     return absl::OkStatus();
@@ -79,17 +77,16 @@ int64_t AvailableHostBytes() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T,
-                                                       uint64_t seed) {
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed) {
   // Refuse up front rather than be killed halfway through zeroing the buffers.
   absl::StatusOr<MemoryEstimate> need = EstimateTrainingMemory(config, B, T);
   if (!need.ok()) return need.status();
   const int64_t available = AvailableHostBytes();
   if (available >= 0 && need->total_bytes() > available) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "not enough host memory for ", DescribeConfig(config), " at batch=", B, " seq=", T,
-        ": needs ", need->total_bytes() / 1000000, " MB (", need->Describe(), "), ",
-        available / 1000000, " MB available"));
+    return absl::ResourceExhaustedError(absl::StrCat("not enough host memory for ", DescribeConfig(config),
+                                                     " at batch=", B, " seq=", T, ": needs ",
+                                                     need->total_bytes() / 1000000, " MB (", need->Describe(),
+                                                     "), ", available / 1000000, " MB available"));
   }
   absl::StatusOr<std::unique_ptr<CpuGpt<float>>> core = CpuGpt<float>::Create(config, B, T);
   if (!core.ok()) return core.status();

@@ -1,5 +1,6 @@
-// The CPU fp32 GptModel: oneDNN (or OpenBLAS, cpu_gemm_backend.h) GEMMs and OpenMP loops (cpu_gpt.h), parameters initialised
-// from `seed` as GPT-2 does (param_init.h). Thread count: model::SetNumThreads (threads.h).
+// The CPU fp32 GptModel: oneDNN (or OpenBLAS, cpu_gemm_backend.h) GEMMs and OpenMP loops (cpu_gpt.h),
+// parameters initialised from `seed` as GPT-2 does (param_init.h). Thread count: model::SetNumThreads
+// (threads.h).
 #ifndef MODEL_CPU_MODEL_H_
 #define MODEL_CPU_MODEL_H_
 
@@ -14,8 +15,7 @@ namespace model {
 
 // Errors: an invalid config, batch < 1, or seq outside [1, block] (ValidateRunShape);
 // ResourceExhausted when the memory estimate (gpt_memory.h) exceeds the host's MemAvailable.
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T,
-                                                       uint64_t seed);
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed);
 
 }  // namespace model
 

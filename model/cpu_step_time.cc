@@ -9,8 +9,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 #include "model/gpt_memory.h"
 #include "model/threads.h"
 
@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     if (auto st = (*m)->Update(opt, s + 1); !st.ok()) return Fail(st);
     const auto t3 = std::chrono::steady_clock::now();
     std::printf("step %2d%s: loss %.4f  %.3f s (fwd %.3f, zero+bwd %.3f, adamw %.3f)\n", s + 1,
-                s < warmup ? " (warmup)" : "", loss, Seconds(t0, t3), Seconds(t0, t1),
-                Seconds(t1, t2), Seconds(t2, t3));
+                s < warmup ? " (warmup)" : "", loss, Seconds(t0, t3), Seconds(t0, t1), Seconds(t1, t2),
+                Seconds(t2, t3));
     if (s >= warmup) {
       total.push_back(Seconds(t0, t3));
       fwd.push_back(Seconds(t0, t1));
@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
   }
   if (total.empty()) return 0;
   const double med = Median(total);
-  std::printf("median step %.3f s (fwd %.3f, zero+bwd %.3f, adamw %.3f): %.1f tokens/s\n", med,
-              Median(fwd), Median(bwd), Median(upd), B * T / med);
+  std::printf("median step %.3f s (fwd %.3f, zero+bwd %.3f, adamw %.3f): %.1f tokens/s\n", med, Median(fwd),
+              Median(bwd), Median(upd), B * T / med);
   if (absl::GetFlag(FLAGS_profile)) {
     std::vector<model::OpTime> ops = timer.Totals();
     std::sort(ops.begin(), ops.end(),

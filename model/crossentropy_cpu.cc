@@ -15,8 +15,8 @@ inline double ExpCpu(double x) { return std::exp(x); }
 }  // namespace
 
 template <typename F>
-void crossentropy_forward(F* losses, F* lse, const F* logits, const int32_t* targets, int64_t B,
-                          int64_t T, int64_t V, int64_t Vp) {
+void crossentropy_forward(F* losses, F* lse, const F* logits, const int32_t* targets, int64_t B, int64_t T,
+                          int64_t V, int64_t Vp) {
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < B * T; ++r) {
     const F* row = logits + r * Vp;
@@ -34,8 +34,8 @@ void crossentropy_forward(F* losses, F* lse, const F* logits, const int32_t* tar
 }
 
 template <typename F>
-void crossentropy_softmax_backward(F* logits, const F* lse, const int32_t* targets, F dloss,
-                                   int64_t B, int64_t T, int64_t V, int64_t Vp) {
+void crossentropy_softmax_backward(F* logits, const F* lse, const int32_t* targets, F dloss, int64_t B,
+                                   int64_t T, int64_t V, int64_t Vp) {
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < B * T; ++r) {
     F* row = logits + r * Vp;
@@ -47,13 +47,13 @@ void crossentropy_softmax_backward(F* logits, const F* lse, const int32_t* targe
   }
 }
 
-template void crossentropy_forward<float>(float*, float*, const float*, const int32_t*, int64_t,
-                                          int64_t, int64_t, int64_t);
-template void crossentropy_forward<double>(double*, double*, const double*, const int32_t*,
-                                           int64_t, int64_t, int64_t, int64_t);
-template void crossentropy_softmax_backward<float>(float*, const float*, const int32_t*, float,
-                                                   int64_t, int64_t, int64_t, int64_t);
-template void crossentropy_softmax_backward<double>(double*, const double*, const int32_t*,
-                                                    double, int64_t, int64_t, int64_t, int64_t);
+template void crossentropy_forward<float>(float*, float*, const float*, const int32_t*, int64_t, int64_t,
+                                          int64_t, int64_t);
+template void crossentropy_forward<double>(double*, double*, const double*, const int32_t*, int64_t, int64_t,
+                                           int64_t, int64_t);
+template void crossentropy_softmax_backward<float>(float*, const float*, const int32_t*, float, int64_t,
+                                                   int64_t, int64_t, int64_t);
+template void crossentropy_softmax_backward<double>(double*, const double*, const int32_t*, double, int64_t,
+                                                    int64_t, int64_t, int64_t);
 
 }  // namespace model

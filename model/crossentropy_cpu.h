@@ -15,15 +15,15 @@ namespace model {
 // losses: (B, T) = lse - logits[target]; lse: (B, T) log-sum-exp over the V real columns;
 // logits: (B, T, Vp); targets: (B, T) in [0, V).
 template <typename F>
-void crossentropy_forward(F* losses, F* lse, const F* logits, const int32_t* targets, int64_t B,
-                          int64_t T, int64_t V, int64_t Vp);
+void crossentropy_forward(F* losses, F* lse, const F* logits, const int32_t* targets, int64_t B, int64_t T,
+                          int64_t V, int64_t Vp);
 
 // logits: (B, T, Vp), IN: logits, OUT: dlogits = dloss * (softmax - onehot(target)), with
 // zeros in the padded columns. lse: (B, T) from crossentropy_forward; dloss: the gradient of the
 // final loss with respect to each row's loss (1/(B*T) for the mean).
 template <typename F>
-void crossentropy_softmax_backward(F* logits, const F* lse, const int32_t* targets, F dloss,
-                                   int64_t B, int64_t T, int64_t V, int64_t Vp);
+void crossentropy_softmax_backward(F* logits, const F* lse, const int32_t* targets, F dloss, int64_t B,
+                                   int64_t T, int64_t V, int64_t Vp);
 
 }  // namespace model
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 
 namespace model {
 namespace {

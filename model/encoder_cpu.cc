@@ -6,8 +6,8 @@
 namespace model {
 
 template <typename F>
-void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int64_t B,
-                     int64_t T, int64_t C) {
+void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int64_t B, int64_t T,
+                     int64_t C) {
 #pragma omp parallel for schedule(static)
   for (int64_t bt = 0; bt < B * T; ++bt) {
     const int64_t t = bt % T;
@@ -20,8 +20,7 @@ void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int
 }
 
 template <typename F>
-void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T,
-                      int64_t C) {
+void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T, int64_t C) {
   constexpr int64_t kBlock = 64;
   const int64_t blocks = (C + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static)
@@ -41,13 +40,13 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64
   }
 }
 
-template void encoder_forward<float>(float*, const int32_t*, const float*, const float*, int64_t,
-                                     int64_t, int64_t);
-template void encoder_forward<double>(double*, const int32_t*, const double*, const double*,
-                                      int64_t, int64_t, int64_t);
-template void encoder_backward<float>(float*, float*, const float*, const int32_t*, int64_t,
-                                      int64_t, int64_t);
-template void encoder_backward<double>(double*, double*, const double*, const int32_t*, int64_t,
-                                       int64_t, int64_t);
+template void encoder_forward<float>(float*, const int32_t*, const float*, const float*, int64_t, int64_t,
+                                     int64_t);
+template void encoder_forward<double>(double*, const int32_t*, const double*, const double*, int64_t, int64_t,
+                                      int64_t);
+template void encoder_backward<float>(float*, float*, const float*, const int32_t*, int64_t, int64_t,
+                                      int64_t);
+template void encoder_backward<double>(double*, double*, const double*, const int32_t*, int64_t, int64_t,
+                                       int64_t);
 
 }  // namespace model

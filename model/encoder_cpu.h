@@ -10,15 +10,13 @@ namespace model {
 // out: (B, T, C) = wte[inp[b,t]] + wpe[t]; inp: (B, T) token ids in [0, Vp);
 // wte: (Vp, C); wpe: (maxT, C), T <= maxT.
 template <typename F>
-void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int64_t B,
-                     int64_t T, int64_t C);
+void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int64_t B, int64_t T, int64_t C);
 
 // dwte: (Vp, C) += scattered rows of dout; dwpe: (maxT, C) += sums over the batch;
 // dout: (B, T, C); inp: (B, T). Parallel over channel blocks: no two threads touch one
 // element, and every element sums its contributions in (b, t) order.
 template <typename F>
-void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T,
-                      int64_t C);
+void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T, int64_t C);
 
 }  // namespace model
 

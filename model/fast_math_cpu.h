@@ -39,8 +39,8 @@ inline float exp_fast(float x) {
 
 // tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)); |x| is clamped to 10, where the formula rounds to
 // exactly +-1 as float's tanh does from |x| ~ 9.01 on (a result one ulp below 1 would put a
-// spurious 1 - tanh^2 = 1.2e-7 into GeLU's gradient, times x^3 there). Absolute, not relative, accuracy near 0: what GeLU needs, since it uses
-// 0.5 x (1 + tanh) and 1 - tanh^2.
+// spurious 1 - tanh^2 = 1.2e-7 into GeLU's gradient, times x^3 there). Absolute, not relative, accuracy near
+// 0: what GeLU needs, since it uses 0.5 x (1 + tanh) and 1 - tanh^2.
 inline float tanh_fast(float x) {
   const float ax = x < 0 ? -x : x;
   const float a = ax > 10.0f ? 10.0f : ax;

@@ -17,7 +17,7 @@ TEST(FastMath, ExpRelativeError) {
   }
   EXPECT_LT(worst, 4e-7);  // a few float ulp (1 ulp = 6e-8 .. 1.2e-7 relative)
   EXPECT_EQ(exp_fast(0.0f), 1.0f);
-  EXPECT_GT(exp_fast(-1000.0f), 0.0f);           // clamped, never 0 or denormal
+  EXPECT_GT(exp_fast(-1000.0f), 0.0f);            // clamped, never 0 or denormal
   EXPECT_TRUE(std::isfinite(exp_fast(1000.0f)));  // clamped, never inf
 }
 
@@ -36,8 +36,8 @@ TEST(FastMath, GeluWithFastTanhMatchesDouble) {
   double worst_f = 0, worst_g = 0;
   for (float x = -10.0f; x < 10.0f; x += 1e-4f) {
     const float th = tanh_fast(gelu_tanh_arg(x));
-    worst_f = std::max(worst_f, std::fabs(gelu_from_tanh(x, th) - gelu_tanh<double>(x)) /
-                                    (1.0 + std::fabs(x)));
+    worst_f =
+        std::max(worst_f, std::fabs(gelu_from_tanh(x, th) - gelu_tanh<double>(x)) / (1.0 + std::fabs(x)));
     worst_g = std::max(worst_g, std::fabs(gelu_grad_from_tanh(x, th) - gelu_tanh_grad<double>(x)));
   }
   EXPECT_LT(worst_f, 1e-6);

@@ -15,8 +15,8 @@
 #include "accounting/flop_counter.h"
 #include "accounting/gpt_flops.h"
 #include "gtest/gtest.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 #include "model/param_layout.h"
 
 namespace model {
@@ -58,8 +58,7 @@ TEST(Flops, OneStepMatchesSixNPlusAttention) {
   const double n = accounting::GptParamCount(shape, /*include_position_embeddings=*/false);
   const double matmul_params = layout.matmul_params();
   const double attention =
-      accounting::AttentionTrainFlopsPerToken(shape, T, accounting::AttentionConvention::kFull) *
-      tokens;
+      accounting::AttentionTrainFlopsPerToken(shape, T, accounting::AttentionConvention::kFull) * tokens;
 
   std::printf("counted %.0f FLOPs in %lld matmuls; formula 6N + 12LCT: %.0f (ratio %.5f)\n",
               counter.matmul_total(), static_cast<long long>(counter.matmul_calls()), formula,
@@ -67,9 +66,10 @@ TEST(Flops, OneStepMatchesSixNPlusAttention) {
   for (const auto& [tag, flops] : counter.by_tag()) {
     std::printf("  %-16s %14.0f\n", tag.c_str(), flops);
   }
-  std::printf("N = %.0f, of which in matmuls %.0f; the rest (biases, LayerNorms): %.0f -> "
-              "6 * tokens * rest = %.0f FLOPs\n",
-              n, matmul_params, n - matmul_params, 6 * tokens * (n - matmul_params));
+  std::printf(
+      "N = %.0f, of which in matmuls %.0f; the rest (biases, LayerNorms): %.0f -> "
+      "6 * tokens * rest = %.0f FLOPs\n",
+      n, matmul_params, n - matmul_params, 6 * tokens * (n - matmul_params));
 
   EXPECT_EQ(counter.total(), counter.matmul_total());  // the model reports only matmuls
   EXPECT_EQ(counter.matmul_total(), 6 * tokens * matmul_params + attention);

@@ -26,8 +26,8 @@ MODEL_HD inline F gelu_from_tanh(F x, F th) {
 
 template <typename F>
 MODEL_HD inline F gelu_grad_from_tanh(F x, F th) {
-  return F(0.5) * (F(1) + th) + F(0.5) * x * (F(1) - th * th) * F(0.7978845608028654) *
-                                    (F(1) + F(3 * 0.044715) * x * x);
+  return F(0.5) * (F(1) + th) +
+         F(0.5) * x * (F(1) - th * th) * F(0.7978845608028654) * (F(1) + F(3 * 0.044715) * x * x);
 }
 
 template <typename F>

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 
 namespace model {
 namespace {

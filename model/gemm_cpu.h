@@ -17,9 +17,8 @@
 
 namespace model {
 
-inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-                     const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                     float* C, int64_t ldc) {
+inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                     int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (GetCpuGemmBackend() == CpuGemmBackend::kOneDnn) {
     OneDnnGemmShape s;
     s.trans_a = trans_a;
@@ -35,19 +34,17 @@ inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K
     OneDnnSgemm(s, A, B, nullptr, C);
     return;
   }
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
-              static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb),
-              beta, C, static_cast<int>(ldc));
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda),
+              B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 
 inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
-                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta,
-                     double* C, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
-              static_cast<int>(K), alpha, A, static_cast<int>(lda), B, static_cast<int>(ldb),
-              beta, C, static_cast<int>(ldc));
+                     const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                     int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda),
+              B, static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
 }
 
 }  // namespace model

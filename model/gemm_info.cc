@@ -44,14 +44,19 @@ GemmInfo OpenBlasInfo() { return FromLibrary(sysinfo::OpenBlasLibrary(), "openbl
 }  // namespace
 
 std::string GemmInfo::ToString() const {
-  return absl::StrCat(library, " ", version, ", kernel ", kernel, ", ", kernel_choice, ", ",
-                      threads, " threads");
+  return absl::StrCat(library, " ", version, ", kernel ", kernel, ", ", kernel_choice, ", ", threads,
+                      " threads");
 }
 
 std::string GemmInfo::ToJson() const {
-  nlohmann::json j = {{"backend", backend}, {"library", library}, {"version", version},
-                      {"kernel", kernel},   {"kernel_choice", kernel_choice},
-                      {"forced", forced},   {"threads", threads}, {"config", config}};
+  nlohmann::json j = {{"backend", backend},
+                      {"library", library},
+                      {"version", version},
+                      {"kernel", kernel},
+                      {"kernel_choice", kernel_choice},
+                      {"forced", forced},
+                      {"threads", threads},
+                      {"config", config}};
   return j.dump();
 }
 

@@ -12,9 +12,9 @@
 namespace model {
 
 struct GemmInfo {
-  std::string backend;   // "onednn" | "openblas" (the --cpu_gemm value)
-  std::string library;   // "oneDNN" | "OpenBLAS"
-  std::string version;   // "2.6.3" | "0.3.21"
+  std::string backend;  // "onednn" | "openblas" (the --cpu_gemm value)
+  std::string library;  // "oneDNN" | "OpenBLAS"
+  std::string version;  // "2.6.3" | "0.3.21"
   // oneDNN: "avx512_core_bf16 (brg:avx512_core)": the effective ISA (dnnl_get_effective_cpu_isa)
   // and the implementation its matmul picks for a GPT-2 Linear shape (verbose-mode name).
   // OpenBLAS: "Cooperlake": openblas_get_corename().
@@ -22,9 +22,9 @@ struct GemmInfo {
   // How the kernel was chosen: "the library's CPU dispatch", or "forced by OPENBLAS_CORETYPE=
   // Haswell" / "capped by DNNL_MAX_CPU_ISA=avx2" when the environment overrides it.
   std::string kernel_choice;
-  bool forced = false;   // the environment forced or capped the kernel choice
-  int threads = 0;       // threads the library will use from a single-threaded caller
-  std::string config;    // the library's own build description
+  bool forced = false;  // the environment forced or capped the kernel choice
+  int threads = 0;      // threads the library will use from a single-threaded caller
+  std::string config;   // the library's own build description
 
   // "oneDNN 2.6.3, kernel avx512_core_bf16 (brg:avx512_core), the library's CPU dispatch, 2 threads"
   std::string ToString() const;

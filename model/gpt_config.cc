@@ -4,14 +4,13 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
-#include "accounting/validate.h"
 #include "absl/strings/str_join.h"
+#include "accounting/validate.h"
 
 namespace model {
 namespace {
 
-GptConfig Make(std::string name, int layers, int heads, int width, int vocab, int padded_vocab,
-               int block) {
+GptConfig Make(std::string name, int layers, int heads, int width, int vocab, int padded_vocab, int block) {
   GptConfig c;
   c.name = std::move(name);
   c.layers = layers;
@@ -46,8 +45,7 @@ absl::StatusOr<GptConfig> GptPreset(std::string_view name) {
     if (c.name == name) return c;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown model preset '", std::string(name),
-                                                 "': allowed are ",
-                                                 absl::StrJoin(GptPresetNames(), ", ")));
+                                                 "': allowed are ", absl::StrJoin(GptPresetNames(), ", ")));
 }
 
 std::vector<std::string> GptPresetNames() {
@@ -57,29 +55,28 @@ std::vector<std::string> GptPresetNames() {
 }
 
 absl::Status ValidateConfig(const GptConfig& c) {
-  for (auto st : {accounting::RequireAtLeastOne("layers", c.layers), accounting::RequireAtLeastOne("heads", c.heads),
-                  accounting::RequireAtLeastOne("width", c.width), accounting::RequireAtLeastOne("vocab", c.vocab),
-                  accounting::RequireAtLeastOne("padded_vocab", c.padded_vocab), accounting::RequireAtLeastOne("block", c.block)}) {
+  for (auto st :
+       {accounting::RequireAtLeastOne("layers", c.layers), accounting::RequireAtLeastOne("heads", c.heads),
+        accounting::RequireAtLeastOne("width", c.width), accounting::RequireAtLeastOne("vocab", c.vocab),
+        accounting::RequireAtLeastOne("padded_vocab", c.padded_vocab),
+        accounting::RequireAtLeastOne("block", c.block)}) {
     if (!st.ok()) return st;
   }
   if (c.width % c.heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("heads=", c.heads, " does not divide width=",
-                                                   c.width,
+    return absl::InvalidArgumentError(absl::StrCat("heads=", c.heads, " does not divide width=", c.width,
                                                    ": width must be a multiple of heads"));
   }
   if (c.padded_vocab < c.vocab) {
     return absl::InvalidArgumentError(absl::StrCat("padded_vocab=", c.padded_vocab,
-                                                   " is smaller than vocab=", c.vocab,
-                                                   ": must be >= vocab"));
+                                                   " is smaller than vocab=", c.vocab, ": must be >= vocab"));
   }
   // Keep every buffer size well inside int64 (and the parameter count far below 2^62).
   const double C = c.width;
-  const double params = double(c.padded_vocab) * C * (c.tie_weights ? 1 : 2) +
-                        double(c.block) * C + double(c.layers) * (12 * C * C + 13 * C);
+  const double params = double(c.padded_vocab) * C * (c.tie_weights ? 1 : 2) + double(c.block) * C +
+                        double(c.layers) * (12 * C * C + 13 * C);
   if (params > 1e15) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "config ", DescribeConfig(c), " has ~", params,
-        " parameters: too large (allowed up to 1e15)"));
+    return absl::InvalidArgumentError(absl::StrCat("config ", DescribeConfig(c), " has ~", params,
+                                                   " parameters: too large (allowed up to 1e15)"));
   }
   return absl::OkStatus();
 }
@@ -90,19 +87,18 @@ absl::Status ValidateRunShape(const GptConfig& c, int batch, int seq) {
     return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
   }
   if (seq < 1 || seq > c.block) {
-    return absl::InvalidArgumentError(absl::StrCat("seq=", seq, " is out of range: must be in [1, ",
-                                                   c.block, "] (block size of ", c.name, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("seq=", seq, " is out of range: must be in [1, ", c.block,
+                                                   "] (block size of ", c.name, ")"));
   }
   // Keep every activation size (model/activation_layout.h: up to L*B*T*4C and L*B*NH*T*T
   // elements, counted in int64) well inside int64, as the parameter count above.
   const double bt = double(batch) * seq, C = c.width;
-  const double activations =
-      bt * (double(c.layers) * (16 * C + 4 + double(c.heads) * seq) + 11 * C + c.padded_vocab + 5 +
-            double(c.heads) * seq);
+  const double activations = bt * (double(c.layers) * (16 * C + 4 + double(c.heads) * seq) + 11 * C +
+                                   c.padded_vocab + 5 + double(c.heads) * seq);
   if (activations > 1e15) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "batch=", batch, " x seq=", seq, " of ", DescribeConfig(c), " needs ~", activations,
-        " activation elements: too large (allowed up to 1e15)"));
+    return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " x seq=", seq, " of ", DescribeConfig(c),
+                                                   " needs ~", activations,
+                                                   " activation elements: too large (allowed up to 1e15)"));
   }
   return absl::OkStatus();
 }
@@ -119,8 +115,8 @@ accounting::GptShape ToGptShape(const GptConfig& c) {
 }
 
 std::string DescribeConfig(const GptConfig& c) {
-  return absl::StrCat(c.name, ": L=", c.layers, " H=", c.heads, " C=", c.width, " V=", c.vocab,
-                      "(", c.padded_vocab, ") block=", c.block, c.bias ? " bias" : " no-bias",
+  return absl::StrCat(c.name, ": L=", c.layers, " H=", c.heads, " C=", c.width, " V=", c.vocab, "(",
+                      c.padded_vocab, ") block=", c.block, c.bias ? " bias" : " no-bias",
                       c.tie_weights ? " tied" : " untied");
 }
 

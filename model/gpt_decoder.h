@@ -25,10 +25,10 @@ class GptDecoder {
 
   virtual std::string_view device() const = 0;  // "cpu" / "cuda"
   virtual const GptConfig& config() const = 0;
-  virtual int B() const = 0;                  // streams
-  virtual int max_positions() const = 0;      // cache length per stream
-  virtual int position() const = 0;           // tokens each stream has in the cache
-  virtual int64_t cache_bytes() const = 0;    // the KV cache's allocation
+  virtual int B() const = 0;                // streams
+  virtual int max_positions() const = 0;    // cache length per stream
+  virtual int position() const = 0;         // tokens each stream has in the cache
+  virtual int64_t cache_bytes() const = 0;  // the KV cache's allocation
 
   virtual void Reset() = 0;  // empties the cache (position 0)
   // tokens: (B, P), each in [0, vocab), 1 <= P <= the planned prompt length; after Reset.

@@ -19,8 +19,8 @@ std::string Bytes(int64_t b) {
 }  // namespace
 
 std::string MemoryEstimate::Describe() const {
-  return absl::StrFormat("%d params: params %s, grads %s, AdamW m+v %s, activations %s: total %s",
-                         num_params, Bytes(params_bytes), Bytes(grads_bytes), Bytes(adamw_bytes),
+  return absl::StrFormat("%d params: params %s, grads %s, AdamW m+v %s, activations %s: total %s", num_params,
+                         Bytes(params_bytes), Bytes(grads_bytes), Bytes(adamw_bytes),
                          Bytes(activations_bytes), Bytes(total_bytes()));
 }
 

@@ -18,9 +18,7 @@ struct MemoryEstimate {
   int64_t grads_bytes = 0;
   int64_t adamw_bytes = 0;  // m and v
   int64_t activations_bytes = 0;
-  int64_t total_bytes() const {
-    return params_bytes + grads_bytes + adamw_bytes + activations_bytes;
-  }
+  int64_t total_bytes() const { return params_bytes + grads_bytes + adamw_bytes + activations_bytes; }
   // "params 498.0 MB, grads 498.0 MB, AdamW m+v 995.8 MB, activations 224.1 MB: total 2.2 GB"
   std::string Describe() const;
 };

@@ -12,12 +12,10 @@ absl::Status ValidateAdamW(const AdamWConfig& o) {
     return absl::InvalidArgumentError(absl::StrCat("lr=", o.lr, " is invalid: must be >= 0"));
   }
   if (!(o.beta1 >= 0 && o.beta1 < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("beta1=", o.beta1, " is invalid: must be in [0, 1)"));
+    return absl::InvalidArgumentError(absl::StrCat("beta1=", o.beta1, " is invalid: must be in [0, 1)"));
   }
   if (!(o.beta2 >= 0 && o.beta2 < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("beta2=", o.beta2, " is invalid: must be in [0, 1)"));
+    return absl::InvalidArgumentError(absl::StrCat("beta2=", o.beta2, " is invalid: must be in [0, 1)"));
   }
   if (!(o.eps > 0)) {
     return absl::InvalidArgumentError(absl::StrCat("eps=", o.eps, " is invalid: must be > 0"));
@@ -32,22 +30,21 @@ absl::Status ValidateAdamW(const AdamWConfig& o) {
 absl::Status ValidateBatch(const GptConfig& config, int B, int T, const Batch& batch) {
   if (batch.B != B || batch.T != T) {
     return absl::InvalidArgumentError(absl::StrCat("batch is (B=", batch.B, ", T=", batch.T,
-                                                   "); this model was planned for (B=", B,
-                                                   ", T=", T, ")"));
+                                                   "); this model was planned for (B=", B, ", T=", T, ")"));
   }
   const size_t n = static_cast<size_t>(B) * T;
   if (batch.inputs.size() != n || batch.targets.size() != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "batch holds ", batch.inputs.size(), " inputs and ", batch.targets.size(),
-        " targets; B*T = ", n, " of each are needed"));
+    return absl::InvalidArgumentError(absl::StrCat("batch holds ", batch.inputs.size(), " inputs and ",
+                                                   batch.targets.size(), " targets; B*T = ", n,
+                                                   " of each are needed"));
   }
   for (size_t i = 0; i < n; ++i) {
     for (const auto* v : {&batch.inputs, &batch.targets}) {
       const int32_t tok = (*v)[i];
       if (tok < 0 || tok >= config.vocab) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            v == &batch.inputs ? "input" : "target", " token ", tok, " at (b=", i / T,
-            ", t=", i % T, ") is out of range: must be in [0, ", config.vocab, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(v == &batch.inputs ? "input" : "target", " token ", tok, " at (b=", i / T,
+                         ", t=", i % T, ") is out of range: must be in [0, ", config.vocab, ")"));
       }
     }
   }

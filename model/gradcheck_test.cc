@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_gpt.h"
-#include "model/param_init.h"
+#include "model/data/batch_source.h"
 #include "model/data/rng.h"
+#include "model/param_init.h"
 #include "model/threads.h"
 
 namespace model {
@@ -89,10 +89,11 @@ void CheckAllTensors(const GptConfig& c) {
       max_g = std::max(max_g, std::fabs(g));
       nonzero += g != 0;
     }
-    std::printf("%-9s %4lld of %5lld elements checked, %4lld nonzero, max |g| %.3e, "
-                "max |g - fd| %.3e\n",
-                t.name.c_str(), static_cast<long long>(checked), static_cast<long long>(t.size),
-                static_cast<long long>(nonzero), max_g, worst);
+    std::printf(
+        "%-9s %4lld of %5lld elements checked, %4lld nonzero, max |g| %.3e, "
+        "max |g - fd| %.3e\n",
+        t.name.c_str(), static_cast<long long>(checked), static_cast<long long>(t.size),
+        static_cast<long long>(nonzero), max_g, worst);
     EXPECT_GT(nonzero, 0) << t.name << ": an all-zero gradient checks nothing";
   }
   SetNumThreads(threads);

@@ -9,8 +9,8 @@
 namespace model {
 
 template <typename F>
-void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C,
-                    int64_t NH, int64_t maxT, int64_t pos) {
+void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
+                    int64_t maxT, int64_t pos) {
   const int64_t hs = C / NH, C3 = 3 * C;
 #pragma omp parallel for collapse(2) schedule(static) if (B * NH * T > 64)
   for (int64_t b = 0; b < B; ++b) {
@@ -27,8 +27,8 @@ void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, 
 }
 
 template <typename F>
-void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, const F* v_cache,
-                          int64_t B, int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
+void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, const F* v_cache, int64_t B,
+                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
   const int64_t hs = C / NH, C3 = 3 * C, keys_max = pos + T;
   const F scale = F(1) / std::sqrt(F(hs));
   // Keys read over the T rows: sum of (pos + t + 1) for t < T.
@@ -71,15 +71,13 @@ void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, co
   }
 }
 
-template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t,
-                                    int64_t, int64_t, int64_t);
-template void kv_cache_write<double>(double*, double*, const double*, int64_t, int64_t, int64_t,
-                                     int64_t, int64_t, int64_t);
-template void kv_attention_forward<float>(float*, float*, const float*, const float*,
-                                          const float*, int64_t, int64_t, int64_t, int64_t,
-                                          int64_t, int64_t);
-template void kv_attention_forward<double>(double*, double*, const double*, const double*,
-                                           const double*, int64_t, int64_t, int64_t, int64_t,
-                                           int64_t, int64_t);
+template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                    int64_t);
+template void kv_cache_write<double>(double*, double*, const double*, int64_t, int64_t, int64_t, int64_t,
+                                     int64_t, int64_t);
+template void kv_attention_forward<float>(float*, float*, const float*, const float*, const float*, int64_t,
+                                          int64_t, int64_t, int64_t, int64_t, int64_t);
+template void kv_attention_forward<double>(double*, double*, const double*, const double*, const double*,
+                                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 
 }  // namespace model

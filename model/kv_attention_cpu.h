@@ -18,16 +18,16 @@ namespace model {
 
 // k_cache, v_cache: (B, NH, maxT, hs); qkv: (B, T, 3C). pos + T <= maxT.
 template <typename F>
-void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C,
-                    int64_t NH, int64_t maxT, int64_t pos);
+void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
+                    int64_t maxT, int64_t pos);
 
 // out: (B, T, C) heads concatenated; qkv: (B, T, 3C) (its q part is read); k_cache, v_cache:
 // (B, NH, maxT, hs) holding positions 0 .. pos + T - 1; scratch: (B, NH, pos + T) floats.
 // OpenMP over (stream, head). Reports 2 x 2 * hs * (pos + t + 1) FLOPs per query row to
 // accounting's FLOP counter ("attention_qk", "attention_av"): only the keys it reads.
 template <typename F>
-void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, const F* v_cache,
-                          int64_t B, int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos);
+void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, const F* v_cache, int64_t B,
+                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos);
 
 }  // namespace model
 

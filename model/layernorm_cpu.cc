@@ -10,8 +10,8 @@
 namespace model {
 
 template <typename F>
-void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
-                       int64_t B, int64_t T, int64_t C) {
+void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias, int64_t B,
+                       int64_t T, int64_t C) {
   const F eps = F(kLayerNormEps);
   const int64_t BT = B * T;
 #pragma omp parallel for schedule(static)
@@ -42,9 +42,8 @@ void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, 
 }
 
 template <typename F>
-void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
-                        const F* weight, const F* mean, const F* rstd, int64_t B, int64_t T,
-                        int64_t C) {
+void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
+                        const F* mean, const F* rstd, int64_t B, int64_t T, int64_t C) {
   const int64_t BT = B * T;
   // Input gradient, row by row:
   //   dinp += rstd * (w*dout - mean(w*dout) - norm * mean(w*dout*norm))
@@ -95,15 +94,14 @@ void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* i
   }
 }
 
-template void layernorm_forward<float>(float*, float*, float*, const float*, const float*,
-                                       const float*, int64_t, int64_t, int64_t);
+template void layernorm_forward<float>(float*, float*, float*, const float*, const float*, const float*,
+                                       int64_t, int64_t, int64_t);
 template void layernorm_forward<double>(double*, double*, double*, const double*, const double*,
                                         const double*, int64_t, int64_t, int64_t);
-template void layernorm_backward<float>(float*, float*, float*, const float*, const float*,
-                                        const float*, const float*, const float*, int64_t,
-                                        int64_t, int64_t);
-template void layernorm_backward<double>(double*, double*, double*, const double*,
-                                         const double*, const double*, const double*,
-                                         const double*, int64_t, int64_t, int64_t);
+template void layernorm_backward<float>(float*, float*, float*, const float*, const float*, const float*,
+                                        const float*, const float*, int64_t, int64_t, int64_t);
+template void layernorm_backward<double>(double*, double*, double*, const double*, const double*,
+                                         const double*, const double*, const double*, int64_t, int64_t,
+                                         int64_t);
 
 }  // namespace model

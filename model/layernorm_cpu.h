@@ -11,15 +11,14 @@ namespace model {
 // out: (B, T, C); mean, rstd: (B, T) saved for backward; inp: (B, T, C);
 // weight: (C); bias: (C) or nullptr.
 template <typename F>
-void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
-                       int64_t B, int64_t T, int64_t C);
+void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias, int64_t B,
+                       int64_t T, int64_t C);
 
 // dinp: (B, T, C) +=; dweight: (C) +=; dbias: (C) += (skipped when nullptr);
 // dout, inp: (B, T, C); weight: (C); mean, rstd: (B, T) from the forward pass.
 template <typename F>
-void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
-                        const F* weight, const F* mean, const F* rstd, int64_t B, int64_t T,
-                        int64_t C);
+void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
+                        const F* mean, const F* rstd, int64_t B, int64_t T, int64_t C);
 
 }  // namespace model
 

@@ -11,8 +11,8 @@
 namespace model {
 
 template <typename F>
-void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_t B, int64_t T,
-                    int64_t C, int64_t OC, std::string_view tag) {
+void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_t B, int64_t T, int64_t C,
+                    int64_t OC, std::string_view tag) {
   const int64_t BT = B * T;
   accounting::CountMatmul(BT, C, OC, tag);
   if constexpr (std::is_same_v<F, float>) {
@@ -42,13 +42,12 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
     }
     beta = 1;
   }
-  cpu_gemm(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C, F(1), inp, C, weight, C, beta, out,
-           OC);
+  cpu_gemm(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C, F(1), inp, C, weight, C, beta, out, OC);
 }
 
 template <typename F>
-void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
-                     int64_t B, int64_t T, int64_t C, int64_t OC, std::string_view tag) {
+void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, int64_t B,
+                     int64_t T, int64_t C, int64_t OC, std::string_view tag) {
   const int64_t BT = B * T;
   if (dinp != nullptr) {
     // dinp (BT, C) = dout (BT, OC) @ weight (OC, C)
@@ -77,15 +76,13 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
   }
 }
 
-template void matmul_forward<float>(float*, const float*, const float*, const float*, int64_t,
-                                    int64_t, int64_t, int64_t, std::string_view);
-template void matmul_forward<double>(double*, const double*, const double*, const double*,
+template void matmul_forward<float>(float*, const float*, const float*, const float*, int64_t, int64_t,
+                                    int64_t, int64_t, std::string_view);
+template void matmul_forward<double>(double*, const double*, const double*, const double*, int64_t, int64_t,
+                                     int64_t, int64_t, std::string_view);
+template void matmul_backward<float>(float*, float*, float*, const float*, const float*, const float*,
                                      int64_t, int64_t, int64_t, int64_t, std::string_view);
-template void matmul_backward<float>(float*, float*, float*, const float*, const float*,
-                                     const float*, int64_t, int64_t, int64_t, int64_t,
-                                     std::string_view);
-template void matmul_backward<double>(double*, double*, double*, const double*, const double*,
-                                      const double*, int64_t, int64_t, int64_t, int64_t,
-                                      std::string_view);
+template void matmul_backward<double>(double*, double*, double*, const double*, const double*, const double*,
+                                      int64_t, int64_t, int64_t, int64_t, std::string_view);
 
 }  // namespace model

@@ -1,7 +1,7 @@
 // Linear layer on the CPU (llm.c's matmul_forward / matmul_backward) through GEMMs with
 // transposes, never copying a weight: fp32 on the backend of cpu_gemm_backend.h (oneDNN by
-// default, its bias fused into the forward GEMM; or OpenBLAS), fp64 on OpenBLAS. Every GEMM reports 2*m*k*n to accounting's FLOP counter
-// under `tag` (the caller's current counter; see accounting/flop_counter.h).
+// default, its bias fused into the forward GEMM; or OpenBLAS), fp64 on OpenBLAS. Every GEMM reports 2*m*k*n
+// to accounting's FLOP counter under `tag` (the caller's current counter; see accounting/flop_counter.h).
 // Legend: B batch, T sequence, C input features, OC output features. Weights are (OC, C).
 // Templated on the element type: float for training, double for the gradient check.
 #ifndef MODEL_MATMUL_CPU_H_
@@ -14,16 +14,15 @@ namespace model {
 
 // out: (B, T, OC) = inp (B, T, C) @ weight^T + bias; weight: (OC, C); bias: (OC) or nullptr.
 template <typename F>
-void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_t B, int64_t T,
-                    int64_t C, int64_t OC, std::string_view tag = "matmul");
+void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_t B, int64_t T, int64_t C,
+                    int64_t OC, std::string_view tag = "matmul");
 
 // dinp: (B, T, C) = dout @ weight, OVERWRITTEN.
 // dweight: (OC, C) += dout^T @ inp; dbias: (OC) += column sums of dout (skipped when nullptr).
 // dout: (B, T, OC); inp: (B, T, C); weight: (OC, C). dinp may be nullptr (no input gradient).
 template <typename F>
-void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
-                     int64_t B, int64_t T, int64_t C, int64_t OC,
-                     std::string_view tag = "matmul");
+void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, int64_t B,
+                     int64_t T, int64_t C, int64_t OC, std::string_view tag = "matmul");
 
 }  // namespace model
 

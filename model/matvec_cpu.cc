@@ -13,8 +13,8 @@ namespace {
 // Rows of M inputs against one weight row; M known at compile time so the accumulators stay in
 // registers.
 template <int M>
-void RowBlock(float* out, const float* inp, const float* weight, const float* bias, int64_t C,
-              int64_t OC, int64_t o0, int64_t o1) {
+void RowBlock(float* out, const float* inp, const float* weight, const float* bias, int64_t C, int64_t OC,
+              int64_t o0, int64_t o1) {
   for (int64_t o = o0; o < o1; ++o) {
     const float* w = weight + o * C;
     float acc[M];
@@ -31,8 +31,7 @@ void RowBlock(float* out, const float* inp, const float* weight, const float* bi
 }
 
 template <int M>
-void Matvec(float* out, const float* inp, const float* weight, const float* bias, int64_t C,
-            int64_t OC) {
+void Matvec(float* out, const float* inp, const float* weight, const float* bias, int64_t C, int64_t OC) {
   constexpr int64_t kBlock = 64;  // output rows per task
   const int64_t blocks = (OC + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static)
@@ -44,18 +43,26 @@ void Matvec(float* out, const float* inp, const float* weight, const float* bias
 
 }  // namespace
 
-void matvec_forward(float* out, const float* inp, const float* weight, const float* bias,
-                    int64_t M, int64_t C, int64_t OC, std::string_view tag) {
+void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t M,
+                    int64_t C, int64_t OC, std::string_view tag) {
   accounting::CountMatmul(M, C, OC, tag);
   switch (M) {
-    case 1: return Matvec<1>(out, inp, weight, bias, C, OC);
-    case 2: return Matvec<2>(out, inp, weight, bias, C, OC);
-    case 3: return Matvec<3>(out, inp, weight, bias, C, OC);
-    case 4: return Matvec<4>(out, inp, weight, bias, C, OC);
-    case 5: return Matvec<5>(out, inp, weight, bias, C, OC);
-    case 6: return Matvec<6>(out, inp, weight, bias, C, OC);
-    case 7: return Matvec<7>(out, inp, weight, bias, C, OC);
-    case 8: return Matvec<8>(out, inp, weight, bias, C, OC);
+    case 1:
+      return Matvec<1>(out, inp, weight, bias, C, OC);
+    case 2:
+      return Matvec<2>(out, inp, weight, bias, C, OC);
+    case 3:
+      return Matvec<3>(out, inp, weight, bias, C, OC);
+    case 4:
+      return Matvec<4>(out, inp, weight, bias, C, OC);
+    case 5:
+      return Matvec<5>(out, inp, weight, bias, C, OC);
+    case 6:
+      return Matvec<6>(out, inp, weight, bias, C, OC);
+    case 7:
+      return Matvec<7>(out, inp, weight, bias, C, OC);
+    case 8:
+      return Matvec<8>(out, inp, weight, bias, C, OC);
     default:
       std::fprintf(stderr, "matvec_forward: M=%lld rows; allowed 1 to %lld\n", static_cast<long long>(M),
                    static_cast<long long>(kMatvecMaxRows));

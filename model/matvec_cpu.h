@@ -17,8 +17,8 @@ namespace model {
 inline constexpr int64_t kMatvecMaxRows = 8;
 
 // out: (M, OC) = inp (M, C) @ weight (OC, C)^T + bias (OC) or nullptr; 1 <= M <= kMatvecMaxRows.
-void matvec_forward(float* out, const float* inp, const float* weight, const float* bias,
-                    int64_t M, int64_t C, int64_t OC, std::string_view tag = "matmul");
+void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t M,
+                    int64_t C, int64_t OC, std::string_view tag = "matmul");
 
 }  // namespace model
 

@@ -50,10 +50,9 @@ struct Entry {
   std::fprintf(stderr,
                "oneDNN matmul failed for M=%lld N=%lld K=%lld trans_a=%d trans_b=%d lda=%lld "
                "ldb=%lld ldc=%lld: %s (status %d)\n",
-               static_cast<long long>(s.M), static_cast<long long>(s.N),
-               static_cast<long long>(s.K), s.trans_a, s.trans_b, static_cast<long long>(s.lda),
-               static_cast<long long>(s.ldb), static_cast<long long>(s.ldc), e.what(),
-               static_cast<int>(e.status));
+               static_cast<long long>(s.M), static_cast<long long>(s.N), static_cast<long long>(s.K),
+               s.trans_a, s.trans_b, static_cast<long long>(s.lda), static_cast<long long>(s.ldb),
+               static_cast<long long>(s.ldc), e.what(), static_cast<int>(e.status));
   std::abort();
 }
 
@@ -96,8 +95,8 @@ class Cache {
         ops.append_sum(s.beta);
         attr.set_post_ops(ops);
       }
-      const dnnl::matmul::desc d = s.bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
-                                          : dnnl::matmul::desc(e.a, e.b, e.c);
+      const dnnl::matmul::desc d =
+          s.bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c) : dnnl::matmul::desc(e.a, e.b, e.c);
       const dnnl::matmul::primitive_desc pd(d, attr, Engine());
       e.scratchpad = pd.scratchpad_desc();
       e.scratchpad_bytes = e.scratchpad.get_size();
@@ -140,13 +139,11 @@ char* Scratchpad(size_t bytes) {
 }  // namespace
 
 bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
-  return trans_a == o.trans_a && trans_b == o.trans_b && M == o.M && N == o.N && K == o.K &&
-         lda == o.lda && ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta &&
-         bias == o.bias;
+  return trans_a == o.trans_a && trans_b == o.trans_b && M == o.M && N == o.N && K == o.K && lda == o.lda &&
+         ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta && bias == o.bias;
 }
 
-void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias,
-                 float* C) {
+void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C) {
   if (s.M == 0 || s.N == 0) return;
   const Entry& e = TheCache().Get(s);
   try {
@@ -155,12 +152,10 @@ void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const
     memory a(e.a, eng, const_cast<float*>(A));
     memory b(e.b, eng, const_cast<float*>(B));
     memory c(e.c, eng, C);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
     if (s.bias) args.emplace(DNNL_ARG_BIAS, memory(e.bias, eng, const_cast<float*>(bias)));
     if (e.scratchpad_bytes > 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD,
-                   memory(e.scratchpad, eng, Scratchpad(e.scratchpad_bytes)));
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratchpad, eng, Scratchpad(e.scratchpad_bytes)));
     }
     e.primitive.execute(stream, args);
     stream.wait();

@@ -29,8 +29,7 @@ struct OneDnnGemmShape {
   bool operator==(const OneDnnGemmShape& o) const;
 };
 
-void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias,
-                 float* C);
+void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C);
 
 // The implementation oneDNN chose for this shape, as its verbose mode names it
 // ("brg:avx512_core", "gemm:jit", "ref:any"); creates and caches the primitive if needed.

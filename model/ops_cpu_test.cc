@@ -7,9 +7,9 @@
 #include "gtest/gtest.h"
 #include "model/attention_cpu.h"
 #include "model/crossentropy_cpu.h"
+#include "model/data/rng.h"
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
-#include "model/data/rng.h"
 
 namespace model {
 namespace {
@@ -48,8 +48,8 @@ TEST(MatmulCpu, BackwardOverwritesDinpAndAccumulatesWeights) {
   accounting::FlopCounter counter;
   {
     accounting::ScopedFlopCounter scope(&counter);
-    matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), B, T,
-                    C, OC, "test.bwd");
+    matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), B, T, C, OC,
+                    "test.bwd");
   }
   EXPECT_EQ(counter.matmul_total(), 4.0 * B * T * C * OC);  // backward = 2x forward
   for (int64_t r = 0; r < T; ++r) {

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 
 namespace model {
 namespace {

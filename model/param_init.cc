@@ -24,18 +24,15 @@ double InitStd(const GptConfig& config, ParamId id) {
   }
 }
 
-void InitParams(const GptConfig& config, const ParamLayout& layout, uint64_t seed,
-                float* params) {
+void InitParams(const GptConfig& config, const ParamLayout& layout, uint64_t seed, float* params) {
   constexpr int64_t kChunk = 1 << 16;
   for (const ParamTensorInfo& t : layout.tensors()) {
     if (t.size == 0) continue;
     float* p = params + t.offset;
     const double std = InitStd(config, t.id);
     if (std == 0.0) {
-      const float value = (t.id == ParamId::kLn1w || t.id == ParamId::kLn2w ||
-                           t.id == ParamId::kLnfw)
-                              ? 1.0f
-                              : 0.0f;
+      const float value =
+          (t.id == ParamId::kLn1w || t.id == ParamId::kLn2w || t.id == ParamId::kLnfw) ? 1.0f : 0.0f;
 #pragma omp parallel for schedule(static)
       for (int64_t i = 0; i < t.size; ++i) p[i] = value;
       continue;

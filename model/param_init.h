@@ -14,8 +14,7 @@
 namespace model {
 
 // params: (num_params) laid out by `layout` (built from `config`).
-void InitParams(const GptConfig& config, const ParamLayout& layout, uint64_t seed,
-                float* params);
+void InitParams(const GptConfig& config, const ParamLayout& layout, uint64_t seed, float* params);
 
 // The standard deviation InitParams uses for a tensor (0 for constants: LayerNorms, biases).
 double InitStd(const GptConfig& config, ParamId id);

@@ -53,8 +53,7 @@ int64_t ParamLayout::matmul_params() const {
     n += tensor(id).size;
   }
   // The LM head: wte when tied, lm_head otherwise.
-  n += tensor(ParamId::kLmHead).size == 0 ? tensor(ParamId::kWte).size
-                                          : tensor(ParamId::kLmHead).size;
+  n += tensor(ParamId::kLmHead).size == 0 ? tensor(ParamId::kWte).size : tensor(ParamId::kLmHead).size;
   return n;
 }
 

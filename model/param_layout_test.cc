@@ -32,8 +32,8 @@ TEST(ParamLayout, NoBiasMeansEmptyBiasTensorsAndNullPointers) {
   GptConfig c = *GptPreset("test-tiny");
   c.bias = false;
   const ParamLayout layout(c);
-  for (ParamId id : {ParamId::kLn1b, ParamId::kQkvb, ParamId::kAttprojb, ParamId::kLn2b,
-                     ParamId::kFcb, ParamId::kFcprojb, ParamId::kLnfb}) {
+  for (ParamId id : {ParamId::kLn1b, ParamId::kQkvb, ParamId::kAttprojb, ParamId::kLn2b, ParamId::kFcb,
+                     ParamId::kFcprojb, ParamId::kLnfb}) {
     EXPECT_EQ(layout.tensor(id).size, 0) << layout.tensor(id).name;
   }
   std::vector<float> buf(layout.num_params());
@@ -57,9 +57,8 @@ TEST(ParamLayout, UntiedLmHeadIsItsOwnTensor) {
 TEST(ParamLayout, WeightDecayOnMatricesOnly) {
   const ParamLayout layout(*GptPreset("test-tiny"));
   for (const ParamTensorInfo& t : layout.tensors()) {
-    const bool matrix = t.id == ParamId::kWte || t.id == ParamId::kWpe ||
-                        t.id == ParamId::kQkvw || t.id == ParamId::kAttprojw ||
-                        t.id == ParamId::kFcw || t.id == ParamId::kFcprojw ||
+    const bool matrix = t.id == ParamId::kWte || t.id == ParamId::kWpe || t.id == ParamId::kQkvw ||
+                        t.id == ParamId::kAttprojw || t.id == ParamId::kFcw || t.id == ParamId::kFcprojw ||
                         t.id == ParamId::kLmHead;
     EXPECT_EQ(t.weight_decay, matrix) << t.name;
   }

@@ -13,9 +13,8 @@
 namespace model {
 
 std::string StepGemm::Key(CpuGemmBackend backend) const {
-  return absl::StrCat(CpuGemmBackendName(backend), "/", trans_a ? "T" : "N", trans_b ? "T" : "N",
-                      "/M:", M, "/N:", N, "/K:", K, bias ? "/bias" : "",
-                      accumulate ? "/accumulate" : "");
+  return absl::StrCat(CpuGemmBackendName(backend), "/", trans_a ? "T" : "N", trans_b ? "T" : "N", "/M:", M,
+                      "/N:", N, "/K:", K, bias ? "/bias" : "", accumulate ? "/accumulate" : "");
 }
 
 std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T) {
@@ -94,11 +93,11 @@ void StepGemmRunner::Run() {
   Buffers& u = *buf_;
   if (g_.trans_b && !g_.trans_a) {
     // The forward call itself (bias fused on oneDNN, bias rows first on OpenBLAS).
-    matmul_forward(u.c.data(), u.a.data(), u.b.data(), g_.bias ? u.bias.data() : nullptr, 1, g_.M,
-                   g_.K, g_.N, "gemm_rate");
+    matmul_forward(u.c.data(), u.a.data(), u.b.data(), g_.bias ? u.bias.data() : nullptr, 1, g_.M, g_.K, g_.N,
+                   "gemm_rate");
   } else {
-    cpu_gemm(g_.trans_a, g_.trans_b, g_.M, g_.N, g_.K, 1.0f, u.a.data(), g_.trans_a ? g_.M : g_.K,
-             u.b.data(), g_.trans_b ? g_.K : g_.N, g_.accumulate ? 1.0f : 0.0f, u.c.data(), g_.N);
+    cpu_gemm(g_.trans_a, g_.trans_b, g_.M, g_.N, g_.K, 1.0f, u.a.data(), g_.trans_a ? g_.M : g_.K, u.b.data(),
+             g_.trans_b ? g_.K : g_.N, g_.accumulate ? 1.0f : 0.0f, u.c.data(), g_.N);
   }
 }
 
@@ -123,10 +122,9 @@ absl::Status StepGemmRunner::RunAndCheck() {
     const double got = u.c.data()[m * g_.N + n];
     // fp32 rounding: well under 1e-5 of the absolute sum for these K.
     if (!(std::fabs(got - want) <= 1e-5 * sum_abs + 1e-6)) {
-      return absl::InternalError(absl::StrCat(
-          CpuGemmBackendName(GetCpuGemmBackend()), " GEMM ", g_.name, " (",
-          g_.Key(GetCpuGemmBackend()), ") is wrong at (", m, ", ", n, "): got ", got, ", want ",
-          want));
+      return absl::InternalError(absl::StrCat(CpuGemmBackendName(GetCpuGemmBackend()), " GEMM ", g_.name,
+                                              " (", g_.Key(GetCpuGemmBackend()), ") is wrong at (", m, ", ",
+                                              n, "): got ", got, ", want ", want));
     }
   }
   return absl::OkStatus();

@@ -19,12 +19,12 @@
 namespace model {
 
 struct StepGemm {
-  std::string name;        // "qkv.fwd", "qkv.bwd_input", "qkv.bwd_weight", "lm_head.fwd", ...
+  std::string name;  // "qkv.fwd", "qkv.bwd_input", "qkv.bwd_weight", "lm_head.fwd", ...
   bool trans_a = false, trans_b = false;
   int64_t M = 0, N = 0, K = 0;
-  bool bias = false;       // forward with the Linear bias (fused on oneDNN)
-  bool accumulate = false; // C += (beta = 1): weight gradients
-  int calls = 0;           // per step (the layer count, or 1 for the classifier)
+  bool bias = false;        // forward with the Linear bias (fused on oneDNN)
+  bool accumulate = false;  // C += (beta = 1): weight gradients
+  int calls = 0;            // per step (the layer count, or 1 for the classifier)
 
   double flops_per_call() const { return 2.0 * M * N * K; }
   // "onednn/NT/M:256/N:2304/K:768/bias": the key of its rate in a ceilings file.

@@ -6,8 +6,8 @@
 
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
-#include "model/data/batch_source.h"
 #include "model/cpu_model.h"
+#include "model/data/batch_source.h"
 
 namespace model {
 namespace {
@@ -42,8 +42,7 @@ TEST(StepGemms, MatchTheLinearFlopsOfARealStep) {
   EXPECT_EQ(keys.size(), gemms.size());  // keys are distinct
   EXPECT_GT(linear, 0);
   EXPECT_DOUBLE_EQ(listed, linear);
-  EXPECT_EQ(gemms[0].Key(CpuGemmBackend::kOneDnn),
-            "onednn/NT/M:32/N:384/K:128/bias");
+  EXPECT_EQ(gemms[0].Key(CpuGemmBackend::kOneDnn), "onednn/NT/M:32/N:384/K:128/bias");
 }
 
 TEST(StepGemms, RatesArePositiveOnBothBackends) {

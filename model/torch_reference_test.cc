@@ -66,8 +66,8 @@ bool Load(Fixture* f, std::string* error) {
   int32_t h[12];
   float o[5];
   int32_t n = 0;
-  if (!r.Read(magic, 8) || std::memcmp(magic, "GPT2REF1", 8) != 0 || !r.Read(h, 12) ||
-      h[0] != 1 || !r.Read(o, 5) || !r.Read(&n)) {
+  if (!r.Read(magic, 8) || std::memcmp(magic, "GPT2REF1", 8) != 0 || !r.Read(h, 12) || h[0] != 1 ||
+      !r.Read(o, 5) || !r.Read(&n)) {
     *error = "bad header (want magic GPT2REF1, version 1)";
     return false;
   }
@@ -98,9 +98,8 @@ bool Load(Fixture* f, std::string* error) {
   f->grads.resize(n);
   f->params_after.resize(n);
   if (!r.Read(f->batch.inputs.data(), bt) || !r.Read(f->batch.targets.data(), bt) ||
-      !r.Read(f->params.data(), n) || !r.Read(f->logits.data(), f->logits.size()) ||
-      !r.Read(&f->loss) || !r.Read(f->grads.data(), n) || !r.Read(&f->loss2) ||
-      !r.Read(f->params_after.data(), n) || !r.AtEnd()) {
+      !r.Read(f->params.data(), n) || !r.Read(f->logits.data(), f->logits.size()) || !r.Read(&f->loss) ||
+      !r.Read(f->grads.data(), n) || !r.Read(&f->loss2) || !r.Read(f->params_after.data(), n) || !r.AtEnd()) {
     *error = "fixture size does not match its header";
     return false;
   }
@@ -108,8 +107,8 @@ bool Load(Fixture* f, std::string* error) {
 }
 
 // Max |a - b| over elements failing |a - b| <= atol + rtol |b|, with a count of failures.
-void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double atol,
-                 double rtol, const std::string& what) {
+void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double atol, double rtol,
+                 const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   double worst = 0;
   int64_t bad = 0, first_bad = -1;
@@ -155,9 +154,8 @@ TEST(TorchReference, ForwardBackwardAndAdamWMatchPyTorch) {
   for (const ParamTensorInfo& t : layout.tensors()) {
     if (t.size == 0) continue;
     ExpectClose(std::vector<float>(grads.begin() + t.offset, grads.begin() + t.offset + t.size),
-                std::vector<float>(f.grads.begin() + t.offset,
-                                   f.grads.begin() + t.offset + t.size),
-                1e-6, 1e-4, "grad " + t.name);
+                std::vector<float>(f.grads.begin() + t.offset, f.grads.begin() + t.offset + t.size), 1e-6,
+                1e-4, "grad " + t.name);
   }
 
   ASSERT_EQ(f.steps, 2);

@@ -84,14 +84,22 @@ CpuInfo ReadCpuInfo() {
     if (colon == std::string::npos) continue;
     std::string key = Trim(line.substr(0, colon));
     std::string value = Trim(line.substr(colon + 1));
-    if (key == "model name" && info.model == "unknown") info.model = value;
-    else if (key == "vendor_id" && info.vendor == "unknown") info.vendor = value;
-    else if (key == "cpu family" && info.family < 0) info.family = std::atoi(value.c_str());
-    else if (key == "model" && info.model_number < 0) info.model_number = std::atoi(value.c_str());
-    else if (key == "stepping" && info.stepping < 0) info.stepping = std::atoi(value.c_str());
-    else if (key == "physical id") physical_ids.insert(value);
-    else if (key == "cpu cores" && cores_per_socket == 0) cores_per_socket = std::atoi(value.c_str());
-    else if (key == "cpu MHz" && info.mhz == 0) info.mhz = std::atof(value.c_str());
+    if (key == "model name" && info.model == "unknown")
+      info.model = value;
+    else if (key == "vendor_id" && info.vendor == "unknown")
+      info.vendor = value;
+    else if (key == "cpu family" && info.family < 0)
+      info.family = std::atoi(value.c_str());
+    else if (key == "model" && info.model_number < 0)
+      info.model_number = std::atoi(value.c_str());
+    else if (key == "stepping" && info.stepping < 0)
+      info.stepping = std::atoi(value.c_str());
+    else if (key == "physical id")
+      physical_ids.insert(value);
+    else if (key == "cpu cores" && cores_per_socket == 0)
+      cores_per_socket = std::atoi(value.c_str());
+    else if (key == "cpu MHz" && info.mhz == 0)
+      info.mhz = std::atof(value.c_str());
     else if (key == "flags" && first_flags) {
       first_flags = false;
       std::istringstream flags(value);

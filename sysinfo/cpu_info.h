@@ -13,17 +13,17 @@ struct CpuInfo {
   int family = -1;                 // cpuid family, model, stepping as /proc/cpuinfo says
   int model_number = -1;           // (-1 when unknown)
   int stepping = -1;
-  long memory_bytes = 0;     // MemTotal; 0 when unknown
-  int logical_cpus = 0;      // what the OS schedules on
-  int physical_cores = 0;    // "cpu cores" x sockets; 0 when unknown
+  long memory_bytes = 0;   // MemTotal; 0 when unknown
+  int logical_cpus = 0;    // what the OS schedules on
+  int physical_cores = 0;  // "cpu cores" x sockets; 0 when unknown
   bool avx2 = false;
   bool avx512f = false;
   bool fma = false;
   bool avx512_bf16 = false;
-  bool amx = false;          // amx_tile
-  double mhz = 0;            // current clock as /proc/cpuinfo reports it; 0 when unknown
-  long l2_bytes = 0;         // per core; 0 when unknown
-  long l3_bytes = 0;         // last-level cache, per socket; 0 when unknown
+  bool amx = false;   // amx_tile
+  double mhz = 0;     // current clock as /proc/cpuinfo reports it; 0 when unknown
+  long l2_bytes = 0;  // per core; 0 when unknown
+  long l3_bytes = 0;  // last-level cache, per socket; 0 when unknown
 
   // "AVX2 FMA" etc., empty string when none of the tracked flags is present.
   std::string IsaString() const;

@@ -14,12 +14,12 @@ namespace sysinfo {
 struct CudaDevice {
   int index = 0;
   std::string name;
-  int cc_major = 0, cc_minor = 0;   // compute capability
+  int cc_major = 0, cc_minor = 0;  // compute capability
   int sm_count = 0;
   int64_t total_bytes = 0;
-  int64_t free_bytes = -1;          // -1: not measured (needs a context: CudaProbe::kWithFreeMemory)
-  int sm_clock_khz = 0;             // max SM clock
-  int mem_clock_khz = 0;            // max memory clock
+  int64_t free_bytes = -1;  // -1: not measured (needs a context: CudaProbe::kWithFreeMemory)
+  int sm_clock_khz = 0;     // max SM clock
+  int mem_clock_khz = 0;    // max memory clock
   int mem_bus_bits = 0;
   int64_t l2_bytes = 0;
   // 2 (DDR) x memory clock x bus width / 8; the theoretical DRAM bandwidth.

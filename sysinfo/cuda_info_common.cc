@@ -3,9 +3,7 @@
 
 namespace sysinfo {
 
-double CudaDevice::TheoreticalBandwidth() const {
-  return 2.0 * mem_clock_khz * 1e3 * mem_bus_bits / 8.0;
-}
+double CudaDevice::TheoreticalBandwidth() const { return 2.0 * mem_clock_khz * 1e3 * mem_bus_bits / 8.0; }
 
 const CudaDevice* FindCudaDevice(const CudaInventory& inventory, int index) {
   for (const CudaDevice& d : inventory.devices) {

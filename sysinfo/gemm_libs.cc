@@ -19,17 +19,28 @@ std::string Env(const char* name) {
 
 std::string IsaName(dnnl_cpu_isa_t isa) {
   switch (isa) {
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    case dnnl_cpu_isa_all: return "all";
+    case dnnl_cpu_isa_sse41:
+      return "sse41";
+    case dnnl_cpu_isa_avx:
+      return "avx";
+    case dnnl_cpu_isa_avx2:
+      return "avx2";
+    case dnnl_cpu_isa_avx2_vnni:
+      return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_mic:
+      return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops:
+      return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_core:
+      return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx:
+      return "avx512_core_amx";
+    case dnnl_cpu_isa_all:
+      return "all";
   }
   std::ostringstream s;
   s << "isa 0x" << std::hex << static_cast<int>(isa);
@@ -71,7 +82,8 @@ GemmLibrary OneDnnLibrary() {
   const dnnl_version_t* v = dnnl_version();
   lib.version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
   lib.kernel = IsaName(dnnl_get_effective_cpu_isa());
-  const std::string cap = Env("DNNL_MAX_CPU_ISA").empty() ? Env("ONEDNN_MAX_CPU_ISA") : Env("DNNL_MAX_CPU_ISA");
+  const std::string cap =
+      Env("DNNL_MAX_CPU_ISA").empty() ? Env("ONEDNN_MAX_CPU_ISA") : Env("DNNL_MAX_CPU_ISA");
   lib.forced = !cap.empty();
   lib.note = lib.forced ? "capped by DNNL_MAX_CPU_ISA=" + cap
                         : "the library's CPU dispatch (JIT for the best ISA it finds)";

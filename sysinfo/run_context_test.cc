@@ -15,8 +15,8 @@ TEST(RunContext, HasEveryKeyField) {
   none.reason = "test: no device";
   nlohmann::json c = RunContext(none);
   EXPECT_EQ(c["format"], kRunContextFormat);
-  for (const char* k : {"vendor", "model_name", "family", "model", "stepping", "isa_level", "logical_cpus",
-                        "memory_gib"}) {
+  for (const char* k :
+       {"vendor", "model_name", "family", "model", "stepping", "isa_level", "logical_cpus", "memory_gib"}) {
     EXPECT_TRUE(c["cpu"].contains(k)) << k;
   }
   EXPECT_GT(c["cpu"]["logical_cpus"].get<int>(), 0);
@@ -35,8 +35,8 @@ TEST(RunContext, HasEveryKeyField) {
   for (const char* k : {"commit", "compiler", "compilation_mode", "asserts", "target_isa"}) {
     EXPECT_TRUE(c["build"].contains(k)) << k;
   }
-  EXPECT_TRUE(std::regex_match(c["date"].get<std::string>(),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+  EXPECT_TRUE(
+      std::regex_match(c["date"].get<std::string>(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
       << c["date"];
 }
 

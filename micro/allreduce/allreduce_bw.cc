@@ -8,11 +8,14 @@
 namespace micro {
 
 absl::StatusOr<AllreduceBw> AllreduceBandwidth(int64_t bytes, double seconds, int ranks) {
-  if (bytes < 1) return absl::InvalidArgumentError(absl::StrCat("bytes=", bytes, " is invalid: must be >= 1"));
+  if (bytes < 1)
+    return absl::InvalidArgumentError(absl::StrCat("bytes=", bytes, " is invalid: must be >= 1"));
   if (!(seconds > 0) || !std::isfinite(seconds)) {
-    return absl::InvalidArgumentError(absl::StrCat("seconds=", seconds, " is invalid: must be finite and > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("seconds=", seconds, " is invalid: must be finite and > 0"));
   }
-  if (ranks < 1) return absl::InvalidArgumentError(absl::StrCat("ranks=", ranks, " is invalid: must be >= 1"));
+  if (ranks < 1)
+    return absl::InvalidArgumentError(absl::StrCat("ranks=", ranks, " is invalid: must be >= 1"));
   AllreduceBw bw;
   bw.algbw = static_cast<double>(bytes) / seconds;
   bw.busbw = bw.algbw * 2.0 * (ranks - 1) / ranks;

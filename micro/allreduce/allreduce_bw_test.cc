@@ -10,7 +10,7 @@ TEST(AllreduceBandwidth, NcclTestsDefinition) {
   auto bw = AllreduceBandwidth(int64_t{1} << 30, 0.01, 8);
   ASSERT_TRUE(bw.ok());
   EXPECT_DOUBLE_EQ(bw->algbw, 1073741824.0 / 0.01);
-  EXPECT_DOUBLE_EQ(bw->busbw, bw->algbw * 14.0 / 8.0);  // 2 * 7 / 8 = 1.75
+  EXPECT_DOUBLE_EQ(bw->busbw, bw->algbw * 14.0 / 8.0);              // 2 * 7 / 8 = 1.75
   EXPECT_DOUBLE_EQ(AllreduceBandwidth(1000, 1e-3, 2)->busbw, 1e6);  // factor 1 at n = 2
   EXPECT_DOUBLE_EQ(AllreduceBandwidth(1000, 1e-3, 1)->busbw, 0.0);  // nothing crosses a link
 }

@@ -27,8 +27,8 @@
 #include "absl/strings/str_format.h"
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
-#include "harness/flags_main.h"
 #include "harness/benchmark_json.h"
+#include "harness/flags_main.h"
 #include "micro/allreduce/allreduce_bw.h"
 
 ABSL_FLAG(std::string, device, "cpu", "cpu (MPI_Allreduce, host memory) or cuda (NCCL, one GPU per rank)");
@@ -37,10 +37,11 @@ ABSL_FLAG(int64_t, max_bytes, 16 << 20, "largest message, bytes; sizes double fr
 ABSL_FLAG(int, warmup, 5, "untimed all-reduces per size");
 ABSL_FLAG(int, iters, 20, "timed all-reduces per size");
 ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error");
-ABSL_FLAG(std::string, benchmark_out, "",
-          "rank 0 writes Google Benchmark JSON here: one iteration entry per size (real_time: the slowest "
-          "rank's time per all-reduce, us), the run context, counters bytes, algbw, busbw (bytes/s), verified "
-          "(MPI only); tools/gate and compare.py read it");
+ABSL_FLAG(
+    std::string, benchmark_out, "",
+    "rank 0 writes Google Benchmark JSON here: one iteration entry per size (real_time: the slowest "
+    "rank's time per all-reduce, us), the run context, counters bytes, algbw, busbw (bytes/s), verified "
+    "(MPI only); tools/gate and compare.py read it");
 
 namespace {
 
@@ -100,9 +101,12 @@ void* InitNccl(std::string* skip_reason) {
   const int W = g_world->size(), r = g_world->rank();
   std::string problem;
   int n = 0;
-  if (!comm::nccl::Available()) problem = "built without the CUDA toolkit (no NCCL)";
-  else if (std::string e = comm::nccl::DeviceCount(&n); !e.empty()) problem = absl::StrCat("no CUDA device: ", e);
-  else if (g_world->local_rank() >= n) problem = absl::StrCat("local rank ", g_world->local_rank(), " but only ", n, " GPU(s)");
+  if (!comm::nccl::Available())
+    problem = "built without the CUDA toolkit (no NCCL)";
+  else if (std::string e = comm::nccl::DeviceCount(&n); !e.empty())
+    problem = absl::StrCat("no CUDA device: ", e);
+  else if (g_world->local_rank() >= n)
+    problem = absl::StrCat("local rank ", g_world->local_rank(), " but only ", n, " GPU(s)");
   auto all = g_world->AllgatherStrings(problem);
   if (!all.ok()) Fail(std::string(all.status().message()));
   for (int q = 0; q < W; ++q) {
@@ -145,7 +149,8 @@ bool WarmupResultRight(const std::vector<float>& host, int warmup) {
   if (warmup == 0) return true;
   double expect = W * (W + 1) / 2.0;
   for (int i = 1; i < warmup; ++i) expect *= W;
-  return std::all_of(host.begin(), host.end(), [&](float x) { return std::abs(x - expect) <= 1e-6 * expect; });
+  return std::all_of(host.begin(), host.end(),
+                     [&](float x) { return std::abs(x - expect) <= 1e-6 * expect; });
 }
 
 SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
@@ -197,8 +202,11 @@ SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
 }
 
 void PrintHeader(const Options& o) {
-  std::printf("allreduce: %d rank(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x 2(n-1)/n (nccl-tests)\n",
-              g_world->size(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory", o.warmup, o.iters);
+  std::printf(
+      "allreduce: %d rank(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x 2(n-1)/n "
+      "(nccl-tests)\n",
+      g_world->size(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory", o.warmup,
+      o.iters);
   std::printf("%14s %12s %14s %14s %10s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified");
 }
 
@@ -210,11 +218,13 @@ void PrintRow(const Options& o, const SizeResult& s) {
 std::string g_executable = "allreduce";
 
 // --benchmark_out: one Google Benchmark iteration entry per size (harness/benchmark_json.h).
-absl::Status WriteBenchmarkJson(const std::string& path, const Options& o, const std::vector<SizeResult>& sizes) {
+absl::Status WriteBenchmarkJson(const std::string& path, const Options& o,
+                                const std::vector<SizeResult>& sizes) {
   std::vector<harness::BenchmarkEntry> entries;
   for (const SizeResult& s : sizes) {
     harness::BenchmarkEntry e;
-    e.name = absl::StrCat("BM_Allreduce/", o.cuda() ? "nccl" : "mpi", "/ranks:", g_world->size(), "/bytes:", s.bytes);
+    e.name = absl::StrCat("BM_Allreduce/", o.cuda() ? "nccl" : "mpi", "/ranks:", g_world->size(),
+                          "/bytes:", s.bytes);
     e.family_index = static_cast<int>(entries.size());
     e.iterations = o.iters;
     e.real_time = s.slowest_s * 1e6;

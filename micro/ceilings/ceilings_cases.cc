@@ -10,10 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/skip.h"
 #include "accounting/costs.h"
 #include "accounting/cpu_peak.h"
 #include "accounting/peaks.h"
+#include "harness/skip.h"
 #include "measure/cpu_ceilings.h"
 #include "measure/random_fill.h"
 #include "micro/ceilings/copy_cuda.h"
@@ -45,13 +45,15 @@ void SetCeilingCounters(benchmark::State& state, const char* unit, double work, 
     state.counters["pct_of_peak"] = Counter(100.0 * best_rate / peak);
     state.SetLabel(absl::StrCat("best vs ", ref->source));
   } else {
-    state.SetLabel(ref.ok() ? "no reference peak" : absl::StrCat("no reference peak: ", ref.status().message()));
+    state.SetLabel(ref.ok() ? "no reference peak"
+                            : absl::StrCat("no reference peak: ", ref.status().message()));
   }
 }
 
 void FmaCase(benchmark::State& state, FmaIsa isa, double seconds, CeilingRecorder* rec) {
   if (!FmaIsaSupported(isa)) {
-    state.SkipWithError(harness::SkipMessage(absl::StrCat("this CPU does not support ", FmaIsaName(isa))).c_str());
+    state.SkipWithError(
+        harness::SkipMessage(absl::StrCat("this CPU does not support ", FmaIsaName(isa))).c_str());
     return;
   }
   absl::StatusOr<int64_t> calibrated = CalibrateFmaSteps(isa, seconds);
@@ -112,8 +114,9 @@ void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, Ce
     const float want = triad ? HashUniform(2, i) + 0.5f * HashUniform(3, i) : HashUniform(1, i);
     const float got = triad ? a.get()[i] : b.get()[i];
     if (got != want) {
-      state.SkipWithError(absl::StrCat("incorrect STREAM ", triad ? "triad" : "copy", " at ", i,
-                                       ": got ", got, ", expected ", want).c_str());
+      state.SkipWithError(absl::StrCat("incorrect STREAM ", triad ? "triad" : "copy", " at ", i, ": got ",
+                                       got, ", expected ", want)
+                              .c_str());
       return;
     }
   }
@@ -154,7 +157,8 @@ void CudaCopyCase(benchmark::State& state, int64_t bytes, CeilingRecorder* rec) 
         rec->RecordCudaCopy(device, bytes, moved / dt);
       });
   if (!t) return;
-  SetCeilingCounters(state, "bytes", moved, t->total_s, best, accounting::DatasheetBandwidth(t->device), true);
+  SetCeilingCounters(state, "bytes", moved, t->total_s, best, accounting::DatasheetBandwidth(t->device),
+                     true);
 }
 
 void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRecorder* rec) {
@@ -172,7 +176,8 @@ void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRec
         rec->RecordCudaGemm(device, std::string(accounting::DtypeName(dtype)), size, flops / dt);
       });
   if (!t) return;
-  SetCeilingCounters(state, "FLOP", flops, t->total_s, best, accounting::DatasheetPeak(t->device, dtype), false);
+  SetCeilingCounters(state, "FLOP", flops, t->total_s, best, accounting::DatasheetPeak(t->device, dtype),
+                     false);
 }
 
 // One GEMM of the CPU train step, through the model's own call on the chosen library.
@@ -193,8 +198,9 @@ void CpuGemmCase(benchmark::State& state, model::CpuGemmBackend lib, model::Step
   }
   rec->RecordCpuGemm(g.Key(lib), best);
   SetCeilingCounters(state, "FLOP", g.flops_per_call(), total, best, rec->CpuFmaPeak(), false);
-  state.SetLabel(absl::StrCat(micro::MatmulCpuKernel(lib, g.M, g.K, g.N), "; ", g.name, " x",
-                              g.calls, " per step; ", rec->CpuFmaPeak().ok() ? "best vs the FMA peak of this run" : "no FMA peak in this run"));
+  state.SetLabel(
+      absl::StrCat(micro::MatmulCpuKernel(lib, g.M, g.K, g.N), "; ", g.name, " x", g.calls, " per step; ",
+                   rec->CpuFmaPeak().ok() ? "best vs the FMA peak of this run" : "no FMA peak in this run"));
 }
 
 }  // namespace
@@ -240,8 +246,8 @@ void CeilingRecorder::RecordCudaCopy(const std::string& device, int64_t bytes, d
   ++copy_trials_;
 }
 
-void CeilingRecorder::RecordCudaGemm(const std::string& device, const std::string& dtype,
-                                     int64_t size, double flops_per_s) {
+void CeilingRecorder::RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size,
+                                     double flops_per_s) {
   std::lock_guard<std::mutex> lock(mu_);
   device_ = device;
   gemm_size_ = size;
@@ -273,11 +279,10 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CpuCeilings() const {
   r.avx2 = avx2_;
   r.avx512 = avx512_;
   r.stream = stream_;
-  absl::StatusOr<accounting::Ceilings> c =
-      PackCpuCeilings(avx2_, avx512_, stream_,
-                      absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
-                                   cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library",
-                                   "; best trial of each"));
+  absl::StatusOr<accounting::Ceilings> c = PackCpuCeilings(
+      avx2_, avx512_, stream_,
+      absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
+                   cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library", "; best trial of each"));
   if (c.ok()) c->gemm_flops_per_s = cpu_gemm_flops_;
   return c;
 }
@@ -321,8 +326,7 @@ RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recor
       [=](benchmark::State& st) { FmaCase(st, FmaIsa::kAvx2, fma_seconds, recorder); });
   reg("BM_Ceiling/cpu/fma/avx512",
       [=](benchmark::State& st) { FmaCase(st, FmaIsa::kAvx512, fma_seconds, recorder); });
-  const int64_t stream_bytes =
-      quick ? int64_t{4} << 20 : StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes);
+  const int64_t stream_bytes = quick ? int64_t{4} << 20 : StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes);
   reg(absl::StrCat("BM_Ceiling/cpu/stream_copy/bytes:", stream_bytes),
       [=](benchmark::State& st) { StreamCase(st, false, stream_bytes, recorder); });
   reg(absl::StrCat("BM_Ceiling/cpu/stream_triad/bytes:", stream_bytes),
@@ -340,8 +344,8 @@ RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recor
            [=](benchmark::State& st) { CudaCopyCase(st, copy_bytes, recorder); });
   const int64_t gemm = quick ? 1024 : 8192;
   for (Dtype d : {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16}) {
-    reg_cuda(absl::StrCat("BM_Ceiling/cuda/gemm/", std::string(accounting::DtypeName(d)), "/M:", gemm, "/K:",
-                          gemm, "/N:", gemm),
+    reg_cuda(absl::StrCat("BM_Ceiling/cuda/gemm/", std::string(accounting::DtypeName(d)), "/M:", gemm,
+                          "/K:", gemm, "/N:", gemm),
              [=](benchmark::State& st) { CudaGemmCase(st, d, gemm, recorder); });
   }
   return cases;
@@ -359,13 +363,12 @@ absl::Status WriteRecordedCeilings(const CeilingRecorder& recorder, const MicroF
     return s;
   };
   std::string cuda_out = flags.cuda_ceilings_out;
-  if ((!flags.ceilings_out.empty() || !cuda_out.empty()) && !recorder.HasCpu() &&
-      !recorder.HasCuda()) {
+  if ((!flags.ceilings_out.empty() || !cuda_out.empty()) && !recorder.HasCpu() && !recorder.HasCuda()) {
     const std::string skip = CudaSkipReason();
     return absl::FailedPreconditionError(absl::StrCat(
         "nothing to write: neither the CPU cases (fma, stream_copy) nor the CUDA cases "
-        "(copy_d2d, gemm) ran", skip.empty() ? "" : absl::StrCat(" (the CUDA cases: ", skip, ")"),
-        "; check --benchmark_filter"));
+        "(copy_d2d, gemm) ran",
+        skip.empty() ? "" : absl::StrCat(" (the CUDA cases: ", skip, ")"), "; check --benchmark_filter"));
   }
   if (!flags.ceilings_out.empty()) {
     if (recorder.HasCpu() || !recorder.HasCuda() || !cuda_out.empty()) {

@@ -23,10 +23,10 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/ceilings.h"
-#include "micro/common/bench_common.h"
-#include "micro/common/cuda_case.h"
 #include "measure/fma_peak.h"
 #include "measure/stream.h"
+#include "micro/common/bench_common.h"
+#include "micro/common/cuda_case.h"
 
 namespace micro {
 
@@ -36,8 +36,7 @@ class CeilingRecorder {
   void RecordFma(const FmaPeakResult& r);
   void RecordStream(bool triad, int64_t elements, double bytes_per_s);
   void RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s);
-  void RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size,
-                      double flops_per_s);
+  void RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size, double flops_per_s);
   // key: model::StepGemm::Key; written to the CPU ceilings' gemm_flops_per_s.
   void RecordCpuGemm(const std::string& key, double flops_per_s);
 

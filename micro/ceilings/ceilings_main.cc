@@ -9,8 +9,8 @@
 #include "benchmark/benchmark.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
-#include "micro/common/bench_common.h"
 #include "micro/ceilings/ceilings_cases.h"
+#include "micro/common/bench_common.h"
 
 int main(int argc, char** argv) {
   micro::MicroFlags flags;

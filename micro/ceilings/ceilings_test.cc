@@ -10,9 +10,9 @@
 #include "absl/strings/match.h"
 #include "accounting/ceilings.h"
 #include "gtest/gtest.h"
+#include "measure/cpu_ceilings.h"
 #include "micro/ceilings/ceilings_cases.h"
 #include "micro/common/collecting_reporter.h"
-#include "measure/cpu_ceilings.h"
 
 namespace micro {
 namespace {

@@ -52,7 +52,8 @@ std::unique_ptr<CudaCopy> CudaCopy::Create(int64_t bytes, std::string* error) {
 
 std::string CudaCopy::TimeOnce(double* seconds) {
   Impl& im = *impl_;
-  return im.timer.Time(im.stream, nullptr, [&] { return im.Copy(); }, seconds);
+  return im.timer.Time(
+      im.stream, nullptr, [&] { return im.Copy(); }, seconds);
 }
 
 std::string CudaCopy::Verify() {

@@ -10,11 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "accounting/costs.h"
 #include "accounting/roofline.h"
-#include "micro/common/build_flags.inc"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "harness/user_path.h"
 #include "measure/cpu_ceilings.h"
+#include "micro/common/build_flags.inc"
 #include "model/gemm_info.h"
 #include "sysinfo/build_info.h"
 #include "sysinfo/cpu_info.h"
@@ -47,14 +47,18 @@ absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** 
     } else if (FlagValue(arg, "ceilings_out", &v) || FlagValue(arg, "cuda_ceilings_out", &v)) {
       if (kind != BinaryKind::kCeilings) {
         return absl::InvalidArgumentError(
-            absl::StrCat(arg, ": only //micro:ceilings writes ceilings; here use --ceilings=FILE "
-                              "or --cuda_ceilings=FILE to read them"));
+            absl::StrCat(arg,
+                         ": only //micro:ceilings writes ceilings; here use --ceilings=FILE "
+                         "or --cuda_ceilings=FILE to read them"));
       }
       (absl::StartsWith(arg, "--cuda") ? flags.cuda_ceilings_out : flags.ceilings_out) = harness::UserPath(v);
     } else if (FlagValue(arg, "sizes", &v)) {
-      if (v == "default") flags.sizes = SizeSet::kDefault;
-      else if (v == "quick") flags.sizes = SizeSet::kQuick;
-      else return absl::InvalidArgumentError(absl::StrCat("--sizes=", v, ": allowed: default, quick"));
+      if (v == "default")
+        flags.sizes = SizeSet::kDefault;
+      else if (v == "quick")
+        flags.sizes = SizeSet::kQuick;
+      else
+        return absl::InvalidArgumentError(absl::StrCat("--sizes=", v, ": allowed: default, quick"));
     } else {
       argv[out++] = argv[i];
       continue;
@@ -70,9 +74,12 @@ void SetHelpKind(BinaryKind kind) { g_help_kind = kind; }
 
 std::string BinaryName(BinaryKind kind) {
   switch (kind) {
-    case BinaryKind::kMatmul: return "matmul";
-    case BinaryKind::kElementwise: return "elementwise";
-    case BinaryKind::kCeilings: return "ceilings";
+    case BinaryKind::kMatmul:
+      return "matmul";
+    case BinaryKind::kElementwise:
+      return "elementwise";
+    case BinaryKind::kCeilings:
+      return "ceilings";
   }
   return "micro";
 }
@@ -81,52 +88,52 @@ void PrintMicroHelp() {
   switch (g_help_kind) {
     case BinaryKind::kMatmul:
       std::printf("%s",
-          "matmul: C = A B across sizes: oneDNN and OpenBLAS sgemm on the CPU, cuBLAS (fp32, tf32,\n"
-          "bf16, fp16) on a CUDA device; GFLOP/s, % of peak and of the roofline per case.\n\n"
-          "Usage: bazel run //micro:matmul -- [flags]\n"
-          "Example: bazel run //micro:matmul -- --benchmark_filter='cpu/onednn/fp32/M:2048/'\n\n");
+                  "matmul: C = A B across sizes: oneDNN and OpenBLAS sgemm on the CPU, cuBLAS (fp32, tf32,\n"
+                  "bf16, fp16) on a CUDA device; GFLOP/s, % of peak and of the roofline per case.\n\n"
+                  "Usage: bazel run //micro:matmul -- [flags]\n"
+                  "Example: bazel run //micro:matmul -- --benchmark_filter='cpu/onednn/fp32/M:2048/'\n\n");
       break;
     case BinaryKind::kElementwise:
       std::printf("%s",
-          "elementwise: the memory-bound ops of a transformer (scale, add, triad, gelu, adamw,\n"
-          "layernorm, softmax) on the CPU and a CUDA device; GB/s and % of the roofline per case.\n\n"
-          "Usage: bazel run //micro:elementwise -- [flags]\n"
-          "Example: bazel run //micro:elementwise -- --benchmark_filter='cpu/scale/N:16777216'\n\n");
+                  "elementwise: the memory-bound ops of a transformer (scale, add, triad, gelu, adamw,\n"
+                  "layernorm, softmax) on the CPU and a CUDA device; GB/s and % of the roofline per case.\n\n"
+                  "Usage: bazel run //micro:elementwise -- [flags]\n"
+                  "Example: bazel run //micro:elementwise -- --benchmark_filter='cpu/scale/N:16777216'\n\n");
       break;
     case BinaryKind::kCeilings:
       std::printf("%s",
-          "ceilings: the machine's measured ceilings (CPU FMA peak, STREAM bandwidth, the train\n"
-          "step's GEMM rates; GPU copy bandwidth and large-GEMM rate) and the JSON file the other\n"
-          "benchmarks and gpt_step read with --ceilings.\n\n"
-          "Usage: bazel run //micro:ceilings -- [flags]\n"
-          "Example: bazel run //micro:ceilings -- --ceilings_out=ceilings.json\n\n");
+                  "ceilings: the machine's measured ceilings (CPU FMA peak, STREAM bandwidth, the train\n"
+                  "step's GEMM rates; GPU copy bandwidth and large-GEMM rate) and the JSON file the other\n"
+                  "benchmarks and gpt_step read with --ceilings.\n\n"
+                  "Usage: bazel run //micro:ceilings -- [flags]\n"
+                  "Example: bazel run //micro:ceilings -- --ceilings_out=ceilings.json\n\n");
       break;
   }
   std::printf("%s",
-      "CUDA cases are registered only when a CUDA device is usable (stderr says why not).\n"
-      "Relative paths (the FILE of the flags below, and --benchmark_out) are relative to the\n"
-      "folder bazel run was started from; the binary prints each as resolved on stderr.\n\n"
-      "micro benchmark flags (besides Google Benchmark's, below):\n"
-      "  --sizes=default|quick   quick: tiny sizes and a 0.01 s minimum time per case (what\n"
-      "                          the cc_tests run); names then end in /min_time:0.010\n");
+              "CUDA cases are registered only when a CUDA device is usable (stderr says why not).\n"
+              "Relative paths (the FILE of the flags below, and --benchmark_out) are relative to the\n"
+              "folder bazel run was started from; the binary prints each as resolved on stderr.\n\n"
+              "micro benchmark flags (besides Google Benchmark's, below):\n"
+              "  --sizes=default|quick   quick: tiny sizes and a 0.01 s minimum time per case (what\n"
+              "                          the cc_tests run); names then end in /min_time:0.010\n");
   if (g_help_kind == BinaryKind::kCeilings) {
     std::printf("%s",
-        "  --ceilings_out=FILE     write the CPU ceilings measured here (fp32 FMA peak, STREAM\n"
-        "                          copy bandwidth) as JSON for --ceilings. If no CPU case ran\n"
-        "                          (e.g. --benchmark_filter=cuda) and --cuda_ceilings_out is not\n"
-        "                          given, FILE gets the GPU ceilings instead.\n"
-        "  --cuda_ceilings_out=FILE  write the GPU ceilings (device-to-device copy bandwidth,\n"
-        "                          large GEMM rate per dtype) as JSON for --cuda_ceilings\n");
+                "  --ceilings_out=FILE     write the CPU ceilings measured here (fp32 FMA peak, STREAM\n"
+                "                          copy bandwidth) as JSON for --ceilings. If no CPU case ran\n"
+                "                          (e.g. --benchmark_filter=cuda) and --cuda_ceilings_out is not\n"
+                "                          given, FILE gets the GPU ceilings instead.\n"
+                "  --cuda_ceilings_out=FILE  write the GPU ceilings (device-to-device copy bandwidth,\n"
+                "                          large GEMM rate per dtype) as JSON for --cuda_ceilings\n");
   } else {
     std::printf("%s",
-        "  --ceilings=FILE         CPU peaks from a file written by\n"
-        "                          `bazel run //micro:ceilings -- --ceilings_out=FILE`; without\n"
-        "                          it the CPU peak is measured at start-up (FMA loop + STREAM\n"
-        "                          copy, under a second) and labelled \"measured at start-up\".\n"
-        "                          A file whose machine is this host's CUDA device is used as\n"
-        "                          --cuda_ceilings instead.\n"
-        "  --cuda_ceilings=FILE    GPU peaks from a file written with --cuda_ceilings_out;\n"
-        "                          without it the datasheet peak of the device is used\n");
+                "  --ceilings=FILE         CPU peaks from a file written by\n"
+                "                          `bazel run //micro:ceilings -- --ceilings_out=FILE`; without\n"
+                "                          it the CPU peak is measured at start-up (FMA loop + STREAM\n"
+                "                          copy, under a second) and labelled \"measured at start-up\".\n"
+                "                          A file whose machine is this host's CUDA device is used as\n"
+                "                          --cuda_ceilings instead.\n"
+                "  --cuda_ceilings=FILE    GPU peaks from a file written with --cuda_ceilings_out;\n"
+                "                          without it the datasheet peak of the device is used\n");
   }
   std::printf("\n%s\n\n", harness::kExitCodesHelp);
   benchmark::PrintDefaultHelp();
@@ -135,13 +142,14 @@ void PrintMicroHelp() {
 void AddMicroContext() {
   harness::AddRunContext();
   const sysinfo::BuildInfo build = sysinfo::GetBuildInfo();
-  benchmark::AddCustomContext("build_type", build.asserts ? "debug (assertions on, no NDEBUG)" : "release (NDEBUG)");
+  benchmark::AddCustomContext("build_type",
+                              build.asserts ? "debug (assertions on, no NDEBUG)" : "release (NDEBUG)");
   benchmark::AddCustomContext("compilation_mode", build.compilation_mode);
   // MICRO_COPTS are the BUILD file's flags; a command-line --copt (e.g. --config=portable)
   // can override -march, so the ISA the compiler actually targeted is added from its macros.
   benchmark::AddCustomContext(
-      "compile_flags", absl::StrCat(MICRO_COPTS, " (+ command-line --copt; compiler targeted ",
-                                    build.target_isa, ")"));
+      "compile_flags",
+      absl::StrCat(MICRO_COPTS, " (+ command-line --copt; compiler targeted ", build.target_isa, ")"));
   benchmark::AddCustomContext("compiler", build.compiler);
   benchmark::AddCustomContext("commit", build.commit);
   for (model::CpuGemmBackend b : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
@@ -182,8 +190,7 @@ absl::StatusOr<accounting::Peak> PeakProvider::Cpu() {
   return *cpu_;
 }
 
-absl::StatusOr<accounting::Peak> PeakProvider::Cuda(const std::string& device_name,
-                                                    accounting::Dtype dtype) {
+absl::StatusOr<accounting::Peak> PeakProvider::Cuda(const std::string& device_name, accounting::Dtype dtype) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cuda_path_.empty()) return accounting::DatasheetPeak(device_name, dtype);
   if (!cuda_file_.has_value()) cuda_file_ = accounting::ReadCeilings(cuda_path_);
@@ -191,9 +198,8 @@ absl::StatusOr<accounting::Peak> PeakProvider::Cuda(const std::string& device_na
   return accounting::MeasuredPeak(**cuda_file_, dtype, cuda_path_);
 }
 
-void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak,
-                     double flops, double bytes, double seconds_per_iteration,
-                     const std::string& kernel) {
+void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak, double flops,
+                     double bytes, double seconds_per_iteration, const std::string& kernel) {
   const std::string prefix = kernel.empty() ? "" : kernel + "; ";
   using benchmark::Counter;
   const double s = seconds_per_iteration;
@@ -202,9 +208,9 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
   state.counters["intensity"] = Counter(accounting::ArithmeticIntensity(flops, bytes));
   state.counters["verified"] = Counter(1);
   if (!peak.ok() || !(peak->flops_per_s > 0) || !(peak->bytes_per_s > 0)) {
-    state.SetLabel(peak.ok() ? absl::StrCat(prefix, "no peak: '", peak->source,
-                                            "' lacks a FLOP rate or a bandwidth")
-                             : absl::StrCat(prefix, "no peak: ", peak.status().message()));
+    state.SetLabel(
+        peak.ok() ? absl::StrCat(prefix, "no peak: '", peak->source, "' lacks a FLOP rate or a bandwidth")
+                  : absl::StrCat(prefix, "no peak: ", peak.status().message()));
     return;
   }
   const accounting::RooflineResult r =
@@ -224,9 +230,9 @@ absl::Status RouteCeilingsFiles(MicroFlags* flags) {
   for (const sysinfo::CudaDevice& d : CudaProbe().devices) {
     if (d.name != c->machine) continue;
     if (!flags->cuda_ceilings.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--ceilings=", flags->ceilings, " describes the GPU '", c->machine,
-          "' and --cuda_ceilings=", flags->cuda_ceilings, " is given too: give one GPU file"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ceilings=", flags->ceilings, " describes the GPU '", c->machine,
+                       "' and --cuda_ceilings=", flags->cuda_ceilings, " is given too: give one GPU file"));
     }
     flags->cuda_ceilings = flags->ceilings;
     flags->ceilings.clear();
@@ -244,10 +250,11 @@ int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags) 
   }
   *flags = *f;
   const std::string name = BinaryName(kind);
-  for (const auto& [flag, path, verb] : {std::tuple{"ceilings", &flags->ceilings, "reading"},
-                                         std::tuple{"cuda_ceilings", &flags->cuda_ceilings, "reading"},
-                                         std::tuple{"ceilings_out", &flags->ceilings_out, "writing"},
-                                         std::tuple{"cuda_ceilings_out", &flags->cuda_ceilings_out, "writing"}}) {
+  for (const auto& [flag, path, verb] :
+       {std::tuple{"ceilings", &flags->ceilings, "reading"},
+        std::tuple{"cuda_ceilings", &flags->cuda_ceilings, "reading"},
+        std::tuple{"ceilings_out", &flags->ceilings_out, "writing"},
+        std::tuple{"cuda_ceilings_out", &flags->cuda_ceilings_out, "writing"}}) {
     if (!path->empty()) std::fprintf(stderr, "%s: --%s: %s %s\n", name.c_str(), flag, verb, path->c_str());
   }
   harness::ResolveBenchmarkOut(name, *argc, argv);

@@ -35,10 +35,10 @@ namespace micro {
 enum class SizeSet { kDefault, kQuick };
 
 struct MicroFlags {
-  std::string ceilings;           // --ceilings=FILE: CPU measured ceilings
-  std::string cuda_ceilings;      // --cuda_ceilings=FILE: GPU measured ceilings
-  std::string ceilings_out;       // --ceilings_out=FILE (//micro:ceilings only)
-  std::string cuda_ceilings_out;  // --cuda_ceilings_out=FILE (//micro:ceilings only)
+  std::string ceilings;               // --ceilings=FILE: CPU measured ceilings
+  std::string cuda_ceilings;          // --cuda_ceilings=FILE: GPU measured ceilings
+  std::string ceilings_out;           // --ceilings_out=FILE (//micro:ceilings only)
+  std::string cuda_ceilings_out;      // --cuda_ceilings_out=FILE (//micro:ceilings only)
   SizeSet sizes = SizeSet::kDefault;  // --sizes=default|quick
 };
 
@@ -89,9 +89,8 @@ class PeakProvider {
 // Sets the counters above and the label "peak: <source>" (or "no peak: <why>"), after
 // "<kernel>; " when `kernel` (what ran, e.g. the GEMM library's kernel) is given.
 // seconds_per_iteration > 0.
-void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak,
-                     double flops, double bytes, double seconds_per_iteration,
-                     const std::string& kernel = "");
+void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak, double flops,
+                     double bytes, double seconds_per_iteration, const std::string& kernel = "");
 
 // Sends a --ceilings file that describes a CUDA device of this machine (its `machine` is the
 // device's name, as //micro:ceilings writes when only CUDA cases ran) to cuda_ceilings, so one

@@ -12,7 +12,8 @@
 namespace micro {
 
 struct CollectedRun {
-  std::string name;  // full run name, e.g. "BM_Matmul/cpu/onednn/fp32/M:64/K:64/N:64/min_time:0.010/manual_time"
+  std::string
+      name;  // full run name, e.g. "BM_Matmul/cpu/onednn/fp32/M:64/K:64/N:64/min_time:0.010/manual_time"
   bool error = false;
   std::string error_message;
   std::string label;

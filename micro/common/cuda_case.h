@@ -39,8 +39,8 @@ void ReportLeftOutCases(const std::string& binary, const RegisteredCases& cases)
 
 // What the timed loop measured.
 struct CudaCaseTiming {
-  std::string device;        // the CUDA device's name
-  double total_s = 0;        // sum of the timed runs
+  std::string device;  // the CUDA device's name
+  double total_s = 0;  // sum of the timed runs
   int64_t iterations = 0;
   double SecondsPerIteration() const { return iterations > 0 ? total_s / iterations : 0; }
 };

@@ -34,27 +34,31 @@ struct Outcome {
 // Runs one case built on TimeCudaKernel and returns what the reporter saw.
 CollectedRun RunFake(const std::string& name, std::string setup_error, int fail_at, CudaWarmUp warm,
                      Outcome* out) {
-  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    std::optional<CudaCaseTiming> t = TimeCudaKernel(
-        state, "Fake GPU", "", warm,
-        [&](const std::string& device, std::string* error) -> std::unique_ptr<FakeKernel> {
-          EXPECT_EQ(device, "Fake GPU");
-          if (!setup_error.empty()) {
-            *error = setup_error;
-            return nullptr;
-          }
-          auto k = std::make_unique<FakeKernel>();
-          k->fail_at = fail_at;
-          k->calls = &out->kernel_calls;
-          return k;
-        },
-        [&](double seconds) {
-          EXPECT_EQ(seconds, 0.002);
-          ++out->trials;
-        });
-    out->returned = t.has_value();
-    if (t) out->timing = *t;
-  })->UseManualTime()->Iterations(5);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [=](benchmark::State& state) {
+        std::optional<CudaCaseTiming> t = TimeCudaKernel(
+            state, "Fake GPU", "", warm,
+            [&](const std::string& device, std::string* error) -> std::unique_ptr<FakeKernel> {
+              EXPECT_EQ(device, "Fake GPU");
+              if (!setup_error.empty()) {
+                *error = setup_error;
+                return nullptr;
+              }
+              auto k = std::make_unique<FakeKernel>();
+              k->fail_at = fail_at;
+              k->calls = &out->kernel_calls;
+              return k;
+            },
+            [&](double seconds) {
+              EXPECT_EQ(seconds, 0.002);
+              ++out->trials;
+            });
+        out->returned = t.has_value();
+        if (t) out->timing = *t;
+      })
+      ->UseManualTime()
+      ->Iterations(5);
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, "^" + name + "/");
   EXPECT_EQ(reporter.runs().size(), 1u);
@@ -83,7 +87,8 @@ TEST(CudaCaseTest, NoWarmUpWhenAsked) {
 
 TEST(CudaCaseTest, SetupErrorIsACaseError) {
   Outcome o;
-  const CollectedRun run = RunFake("BM_FakeSetup", "incorrect bf16 matmul at (3, 4)", -1, CudaWarmUp::kOnce, &o);
+  const CollectedRun run =
+      RunFake("BM_FakeSetup", "incorrect bf16 matmul at (3, 4)", -1, CudaWarmUp::kOnce, &o);
   EXPECT_TRUE(run.error);
   EXPECT_EQ(run.error_message, "incorrect bf16 matmul at (3, 4)");
   EXPECT_FALSE(o.returned);
@@ -110,11 +115,11 @@ TEST(CudaCaseTest, TimedRunErrorIsACaseError) {
 
 TEST(CudaCaseTest, RegistersOnlyWithAUsableDevice) {
   RegisteredCases cases;
-  auto* b = RegisterCudaCase(&cases, "BM_FakeCuda/registered_only_with_a_device",
-                             [](benchmark::State& state) {
-                               for (auto _ : state) {
-                               }
-                             });
+  auto* b =
+      RegisterCudaCase(&cases, "BM_FakeCuda/registered_only_with_a_device", [](benchmark::State& state) {
+        for (auto _ : state) {
+        }
+      });
   const std::string no_cuda = CudaSkipReason();
   if (no_cuda.empty()) {
     EXPECT_NE(b, nullptr);

@@ -21,38 +21,37 @@ inline std::string CudaErrorMessage(const char* call, cudaError_t err, const cha
          cudaGetErrorString(err) + ") at " + file + ":" + std::to_string(line);
 }
 
-inline std::string CublasErrorMessage(const char* call, cublasStatus_t st, const char* file,
-                                      int line) {
+inline std::string CublasErrorMessage(const char* call, cublasStatus_t st, const char* file, int line) {
   return std::string("cuBLAS error: ") + call + " returned " + cublasGetStatusName(st) + " (" +
          cublasGetStatusString(st) + ") at " + file + ":" + std::to_string(line);
 }
 
 }  // namespace micro
 
-#define MICRO_CUDA_RETURN_IF_ERROR(call)                                         \
-  do {                                                                           \
-    cudaError_t micro_err_ = (call);                                             \
-    if (micro_err_ != cudaSuccess) {                                             \
-      return ::micro::CudaErrorMessage(#call, micro_err_, __FILE__, __LINE__);   \
-    }                                                                            \
+#define MICRO_CUDA_RETURN_IF_ERROR(call)                                       \
+  do {                                                                         \
+    cudaError_t micro_err_ = (call);                                           \
+    if (micro_err_ != cudaSuccess) {                                           \
+      return ::micro::CudaErrorMessage(#call, micro_err_, __FILE__, __LINE__); \
+    }                                                                          \
   } while (0)
 
-#define MICRO_CUBLAS_RETURN_IF_ERROR(call)                                       \
-  do {                                                                           \
-    cublasStatus_t micro_st_ = (call);                                           \
-    if (micro_st_ != CUBLAS_STATUS_SUCCESS) {                                    \
-      return ::micro::CublasErrorMessage(#call, micro_st_, __FILE__, __LINE__);  \
-    }                                                                            \
+#define MICRO_CUBLAS_RETURN_IF_ERROR(call)                                      \
+  do {                                                                          \
+    cublasStatus_t micro_st_ = (call);                                          \
+    if (micro_st_ != CUBLAS_STATUS_SUCCESS) {                                   \
+      return ::micro::CublasErrorMessage(#call, micro_st_, __FILE__, __LINE__); \
+    }                                                                           \
   } while (0)
 
-#define MICRO_CUDA_CHECK(call)                                                   \
-  do {                                                                           \
-    cudaError_t micro_err_ = (call);                                             \
-    if (micro_err_ != cudaSuccess) {                                             \
-      std::fprintf(stderr, "%s\n",                                               \
+#define MICRO_CUDA_CHECK(call)                                                                \
+  do {                                                                                        \
+    cudaError_t micro_err_ = (call);                                                          \
+    if (micro_err_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s\n",                                                            \
                    ::micro::CudaErrorMessage(#call, micro_err_, __FILE__, __LINE__).c_str()); \
-      std::abort();                                                              \
-    }                                                                            \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 #endif  // MICRO_COMMON_CUDA_CHECK_CUH_

@@ -28,8 +28,7 @@ std::string CheckDeviceMemory(size_t bytes, const std::string& what) {
     std::snprintf(buf, sizeof(buf),
                   "not enough GPU memory for %s: needs %.2f GiB (+0.25 GiB slack), %.2f GiB free "
                   "of %.2f GiB",
-                  what.c_str(), bytes / 1073741824.0, free_b / 1073741824.0,
-                  total_b / 1073741824.0);
+                  what.c_str(), bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0);
     return buf;
   }
   return "";
@@ -60,8 +59,8 @@ std::string EventTimer::Init() {
   return "";
 }
 
-std::string EventTimer::Time(cudaStream_t stream, L2Flusher* flusher,
-                             const std::function<std::string()>& op, double* seconds) {
+std::string EventTimer::Time(cudaStream_t stream, L2Flusher* flusher, const std::function<std::string()>& op,
+                             double* seconds) {
   if (flusher != nullptr) {
     std::string e = flusher->Flush(stream);
     if (!e.empty()) return e;

@@ -12,8 +12,8 @@
 #include <functional>
 #include <string>
 
-#include "micro/common/cuda_check.cuh"
 #include "measure/random_fill.h"
+#include "micro/common/cuda_check.cuh"
 
 namespace micro {
 
@@ -28,7 +28,9 @@ class DeviceBuffer {
   void* get() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   template <typename T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
 
  private:
   void* ptr_ = nullptr;
@@ -70,11 +72,17 @@ class EventTimer {
 template <typename T>
 __host__ __device__ inline T FromFloat(float v);
 template <>
-__host__ __device__ inline float FromFloat<float>(float v) { return v; }
+__host__ __device__ inline float FromFloat<float>(float v) {
+  return v;
+}
 template <>
-__host__ __device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__host__ __device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 template <>
-__host__ __device__ inline __half FromFloat<__half>(float v) { return __float2half_rn(v); }
+__host__ __device__ inline __half FromFloat<__half>(float v) {
+  return __float2half_rn(v);
+}
 
 __host__ __device__ inline float ToFloat(float v) { return v; }
 __host__ __device__ inline float ToFloat(__nv_bfloat16 v) { return __bfloat162float(v); }

@@ -23,8 +23,17 @@ const ElementwiseOpInfo kOps[] = {
     {ElementwiseOp::kGelu, "gelu", 2, 1, 1, 9, 0, {}, {false, true}, 1e-5, 1e-6},
     {ElementwiseOp::kLayerNorm, "layernorm", 2, 1, 1, 8, 768, {}, {false, true}, 1e-4, 1e-5},
     {ElementwiseOp::kSoftmax, "softmax", 2, 1, 1, 5, 1024, {}, {false, true}, 1e-5, 1e-8},
-    {ElementwiseOp::kAdamW, "adamw", 4, 4, 3, 16, 0, {false, false, false, true},
-     {true, false, true, true}, 1e-5, 1e-6},
+    {ElementwiseOp::kAdamW,
+     "adamw",
+     4,
+     4,
+     3,
+     16,
+     0,
+     {false, false, false, true},
+     {true, false, true, true},
+     1e-5,
+     1e-6},
 };
 
 float* AllocateFloats(int64_t n) {
@@ -36,9 +45,8 @@ float* AllocateFloats(int64_t n) {
 
 const std::vector<ElementwiseOp>& AllElementwiseOps() {
   static const std::vector<ElementwiseOp> ops = {
-      ElementwiseOp::kScale,     ElementwiseOp::kAdd,     ElementwiseOp::kTriad,
-      ElementwiseOp::kGelu,      ElementwiseOp::kLayerNorm, ElementwiseOp::kSoftmax,
-      ElementwiseOp::kAdamW};
+      ElementwiseOp::kScale,     ElementwiseOp::kAdd,     ElementwiseOp::kTriad, ElementwiseOp::kGelu,
+      ElementwiseOp::kLayerNorm, ElementwiseOp::kSoftmax, ElementwiseOp::kAdamW};
   return ops;
 }
 
@@ -94,8 +102,7 @@ uint64_t SmallArraySeed(int i) { return 2000 + static_cast<uint64_t>(i); }
 std::string CompareElementwise(const ElementwiseProblem& p, const ElementwiseTensors& got,
                                const ElementwiseTensors& want) {
   const ElementwiseOpInfo& info = OpInfo(p.op);
-  auto compare = [&](const char* kind, int i, const float* g, const float* w,
-                     int64_t len) -> std::string {
+  auto compare = [&](const char* kind, int i, const float* g, const float* w, int64_t len) -> std::string {
     for (int64_t j = 0; j < len; ++j) {
       const double gv = g[j], wv = w[j];
       const double tol = info.atol + info.rtol * std::fabs(wv);
@@ -104,8 +111,8 @@ std::string CompareElementwise(const ElementwiseProblem& p, const ElementwiseTen
         std::snprintf(buf, sizeof(buf),
                       "%s: %s array %d, element %lld: got %.9g, reference %.9g "
                       "(|diff| %.3g > tolerance %.3g = %.0e + %.0e x |reference|)",
-                      info.name, kind, i, static_cast<long long>(j), gv, wv, std::fabs(gv - wv),
-                      tol, info.atol, info.rtol);
+                      info.name, kind, i, static_cast<long long>(j), gv, wv, std::fabs(gv - wv), tol,
+                      info.atol, info.rtol);
         return buf;
       }
     }

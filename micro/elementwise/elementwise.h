@@ -47,9 +47,9 @@ struct ElementwiseOpInfo {
   double rtol, atol;         // |got - want| <= atol + rtol * |want|, fp32 vs reference
 };
 
-constexpr float kScaleFactor = 2.0f;   // scale: y = 2 x (the seed's x * 2)
-constexpr float kTriadScalar = 3.0f;   // triad: a = b + 3 c
-using model::kLayerNormEps;  // 1e-5, as the model
+constexpr float kScaleFactor = 2.0f;  // scale: y = 2 x (the seed's x * 2)
+constexpr float kTriadScalar = 3.0f;  // triad: a = b + 3 c
+using model::kLayerNormEps;           // 1e-5, as the model
 
 struct AdamWParams {
   float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.01f;

@@ -21,8 +21,9 @@ void CpuElementwiseCase(benchmark::State& state, ElementwiseProblem p, double fo
   HostElementwiseData data(p, slices);
   HostElementwiseData ref(p, 1);
   if (!data.ok() || !ref.ok()) {
-    state.SkipWithError(absl::StrCat("cannot allocate ", slices, " slices of ", p.n,
-                                     " elements for ", OpInfo(p.op).name).c_str());
+    state.SkipWithError(
+        absl::StrCat("cannot allocate ", slices, " slices of ", p.n, " elements for ", OpInfo(p.op).name)
+            .c_str());
     return;
   }
   data.Fill();
@@ -45,8 +46,7 @@ void CpuElementwiseCase(benchmark::State& state, ElementwiseProblem p, double fo
     state.SetIterationTime(dt);
     total += dt;
   }
-  SetWorkCounters(state, peak, ElementwiseFlops(p), ElementwiseByteCount(p),
-                  total / state.iterations());
+  SetWorkCounters(state, peak, ElementwiseFlops(p), ElementwiseByteCount(p), total / state.iterations());
   state.counters["elements"] = benchmark::Counter(static_cast<double>(p.n));
   state.counters["rotation_slices"] = benchmark::Counter(static_cast<double>(slices));
 }
@@ -86,14 +86,13 @@ void CudaElementwiseCase(benchmark::State& state, ElementwiseProblem p, PeakProv
 
 std::vector<int64_t> CpuElementwiseSizes(SizeSet sizes) {
   if (sizes == SizeSet::kQuick) return {int64_t{1} << 12, int64_t{1} << 16};
-  return {int64_t{1} << 12, int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 22,
-          int64_t{1} << 24, int64_t{1} << 26};
+  return {int64_t{1} << 12, int64_t{1} << 16, int64_t{1} << 20,
+          int64_t{1} << 22, int64_t{1} << 24, int64_t{1} << 26};
 }
 
 std::vector<int64_t> CudaElementwiseSizes(SizeSet sizes) {
   if (sizes == SizeSet::kQuick) return {int64_t{1} << 16, int64_t{1} << 24};
-  return {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 22, int64_t{1} << 24,
-          int64_t{1} << 26};
+  return {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 22, int64_t{1} << 24, int64_t{1} << 26};
 }
 
 std::string ElementwiseCaseName(const char* device, ElementwiseOp op, int64_t requested_n) {
@@ -113,8 +112,7 @@ double CpuRotationFootprint(SizeSet sizes) {
 RegisteredCases RegisterElementwiseBenchmarks(SizeSet sizes, std::shared_ptr<PeakProvider> peaks) {
   RegisteredCases cases;
   PeakProvider* pp = peaks.get();
-  static std::vector<std::shared_ptr<PeakProvider>>* keep =
-      new std::vector<std::shared_ptr<PeakProvider>>();
+  static std::vector<std::shared_ptr<PeakProvider>>* keep = new std::vector<std::shared_ptr<PeakProvider>>();
   keep->push_back(std::move(peaks));
   const double footprint = CpuRotationFootprint(sizes);
   for (ElementwiseOp op : AllElementwiseOps()) {

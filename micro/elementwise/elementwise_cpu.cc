@@ -51,8 +51,8 @@ void SoftmaxRows(const ElementwiseProblem& p, const ElementwiseTensors& t) {
     float mx = x[0];
 #pragma omp simd reduction(max : mx)
     for (int64_t c = 0; c < C; ++c) mx = x[c] > mx ? x[c] : mx;
-    // exp and sum in separate loops: GCC does not vectorise a reduction around the exp.
-    // The row (4 KiB for C = 1024) is in L1 for the second and third passes.
+      // exp and sum in separate loops: GCC does not vectorise a reduction around the exp.
+      // The row (4 KiB for C = 1024) is in L1 for the second and third passes.
 #pragma omp simd
     for (int64_t c = 0; c < C; ++c) y[c] = model::exp_fast(x[c] - mx);
     float sum = 0;
@@ -115,7 +115,8 @@ void CpuElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t) {
       float* __restrict v = t.big[3];
 #pragma omp parallel for simd schedule(static)
       for (int64_t i = 0; i < n; ++i) {
-        model::adamw_update_one(&pp[i], &m[i], &v[i], g[i], a.lr, a.beta1, a.beta2, a.eps, a.weight_decay, c1, c2);
+        model::adamw_update_one(&pp[i], &m[i], &v[i], g[i], a.lr, a.beta1, a.beta2, a.eps, a.weight_decay, c1,
+                                c2);
       }
       break;
     }

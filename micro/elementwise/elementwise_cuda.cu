@@ -33,8 +33,7 @@ struct AdamWScalars {
   float lr, beta1, beta2, eps, wd, c1, c2;  // c1, c2: bias corrections 1 - beta^step
 };
 
-__device__ __forceinline__ void AdamWOne(float& p, float g, float& m, float& v,
-                                         const AdamWScalars& a) {
+__device__ __forceinline__ void AdamWOne(float& p, float g, float& m, float& v, const AdamWScalars& a) {
   model::adamw_update_one(&p, &m, &v, g, a.lr, a.beta1, a.beta2, a.eps, a.wd, a.c1, a.c2);
 }
 
@@ -56,8 +55,8 @@ __global__ void ScaleKernel(float* __restrict__ y, const float* __restrict__ x, 
 }
 
 // x, y, z: (n,). z = x + y.
-__global__ void AddKernel(float* __restrict__ z, const float* __restrict__ x,
-                          const float* __restrict__ y, int64_t n) {
+__global__ void AddKernel(float* __restrict__ z, const float* __restrict__ x, const float* __restrict__ y,
+                          int64_t n) {
   const int64_t n4 = n / 4;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const float4* x4 = reinterpret_cast<const float4*>(x);
@@ -73,8 +72,8 @@ __global__ void AddKernel(float* __restrict__ z, const float* __restrict__ x,
 }
 
 // a, b, c: (n,). a = b + s c.
-__global__ void TriadKernel(float* __restrict__ a, const float* __restrict__ b,
-                            const float* __restrict__ c, float s, int64_t n) {
+__global__ void TriadKernel(float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
+                            float s, int64_t n) {
   const int64_t n4 = n / 4;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const float4* b4 = reinterpret_cast<const float4*>(b);
@@ -97,8 +96,7 @@ __global__ void GeluKernel(float* __restrict__ y, const float* __restrict__ x, i
   float4* y4 = reinterpret_cast<float4*>(y);
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n4; i += stride) {
     float4 v = x4[i];
-    y4[i] = make_float4(GeluTanhDevice(v.x), GeluTanhDevice(v.y), GeluTanhDevice(v.z),
-                        GeluTanhDevice(v.w));
+    y4[i] = make_float4(GeluTanhDevice(v.x), GeluTanhDevice(v.y), GeluTanhDevice(v.z), GeluTanhDevice(v.w));
   }
   for (int64_t i = 4 * n4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
     y[i] = GeluTanhDevice(x[i]);
@@ -106,9 +104,8 @@ __global__ void GeluKernel(float* __restrict__ y, const float* __restrict__ x, i
 }
 
 // p, g, m, v: (n,). One AdamW step in place on p, m, v.
-__global__ void AdamWKernel(float* __restrict__ p, const float* __restrict__ g,
-                            float* __restrict__ m, float* __restrict__ v, AdamWScalars a,
-                            int64_t n) {
+__global__ void AdamWKernel(float* __restrict__ p, const float* __restrict__ g, float* __restrict__ m,
+                            float* __restrict__ v, AdamWScalars a, int64_t n) {
   const int64_t n4 = n / 4;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   float4* p4 = reinterpret_cast<float4*>(p);
@@ -132,10 +129,9 @@ __global__ void AdamWKernel(float* __restrict__ p, const float* __restrict__ g,
 
 // x, y: (rows, C); w, b: (C); mean, rstd: (rows). One warp per row, two passes over x for the
 // statistics (the row stays in L1/L2), one for the output.
-__global__ void LayerNormKernel(float* __restrict__ y, float* __restrict__ mean,
-                                float* __restrict__ rstd, const float* __restrict__ x,
-                                const float* __restrict__ w, const float* __restrict__ b,
-                                int64_t rows, int C, float eps) {
+__global__ void LayerNormKernel(float* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd,
+                                const float* __restrict__ x, const float* __restrict__ w,
+                                const float* __restrict__ b, int64_t rows, int C, float eps) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / 32;
   if (row >= rows) return;
@@ -150,8 +146,8 @@ __global__ void LayerNormKernel(float* __restrict__ y, float* __restrict__ mean,
   float ss = 0;
   for (int i = lane; i < c4; i += 32) {
     float4 v = x4[i];
-    ss += (v.x - mu) * (v.x - mu) + (v.y - mu) * (v.y - mu) + (v.z - mu) * (v.z - mu) +
-          (v.w - mu) * (v.w - mu);
+    ss +=
+        (v.x - mu) * (v.x - mu) + (v.y - mu) * (v.y - mu) + (v.z - mu) * (v.z - mu) + (v.w - mu) * (v.w - mu);
   }
   const float rs = rsqrtf(WarpSum(ss) / C + eps);
   const float4* w4 = reinterpret_cast<const float4*>(w);
@@ -169,8 +165,7 @@ __global__ void LayerNormKernel(float* __restrict__ y, float* __restrict__ mean,
 }
 
 // x, y: (rows, C). y = softmax over each row. One warp per row: max, sum of exp, write.
-__global__ void SoftmaxKernel(float* __restrict__ y, const float* __restrict__ x, int64_t rows,
-                              int C) {
+__global__ void SoftmaxKernel(float* __restrict__ y, const float* __restrict__ x, int64_t rows, int C) {
   const int lane = threadIdx.x % 32;
   const int64_t row = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / 32;
   if (row >= rows) return;
@@ -191,8 +186,8 @@ __global__ void SoftmaxKernel(float* __restrict__ y, const float* __restrict__ x
   float4* y4 = reinterpret_cast<float4*>(y + row * C);
   for (int i = lane; i < c4; i += 32) {
     float4 v = x4[i];
-    y4[i] = make_float4(expf(v.x - mx) * inv, expf(v.y - mx) * inv, expf(v.z - mx) * inv,
-                        expf(v.w - mx) * inv);
+    y4[i] =
+        make_float4(expf(v.x - mx) * inv, expf(v.y - mx) * inv, expf(v.z - mx) * inv, expf(v.w - mx) * inv);
   }
 }
 
@@ -208,8 +203,8 @@ int PointwiseGrid(int64_t items, int sm_count) {
   return static_cast<int>(needed < 1 ? 1 : (needed < cap ? needed : cap));
 }
 
-std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t,
-                              int sm_count, cudaStream_t stream) {
+std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t, int sm_count,
+                              cudaStream_t stream) {
   const int64_t n = p.n;
   const int grid = PointwiseGrid((n + 3) / 4, sm_count);
   switch (p.op) {
@@ -227,7 +222,11 @@ std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTens
       break;
     case ElementwiseOp::kAdamW: {
       const AdamWParams a;
-      AdamWScalars s{a.lr, a.beta1, a.beta2, a.eps, a.weight_decay,
+      AdamWScalars s{a.lr,
+                     a.beta1,
+                     a.beta2,
+                     a.eps,
+                     a.weight_decay,
                      1.0f - std::pow(a.beta1, static_cast<float>(a.step)),
                      1.0f - std::pow(a.beta2, static_cast<float>(a.step))};
       AdamWKernel<<<grid, kBlock, 0, stream>>>(t.big[0], t.big[1], t.big[2], t.big[3], s, n);
@@ -242,12 +241,11 @@ std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTens
       const int64_t warps_per_block = kBlock / 32;
       const int row_grid = static_cast<int>((rows + warps_per_block - 1) / warps_per_block);
       if (p.op == ElementwiseOp::kLayerNorm) {
-        LayerNormKernel<<<row_grid, kBlock, 0, stream>>>(t.big[1], t.small[2], t.small[3],
-                                                         t.big[0], t.small[0], t.small[1], rows,
+        LayerNormKernel<<<row_grid, kBlock, 0, stream>>>(t.big[1], t.small[2], t.small[3], t.big[0],
+                                                         t.small[0], t.small[1], rows,
                                                          static_cast<int>(p.row), kLayerNormEps);
       } else {
-        SoftmaxKernel<<<row_grid, kBlock, 0, stream>>>(t.big[1], t.big[0], rows,
-                                                       static_cast<int>(p.row));
+        SoftmaxKernel<<<row_grid, kBlock, 0, stream>>>(t.big[1], t.big[0], rows, static_cast<int>(p.row));
       }
       break;
     }
@@ -283,8 +281,7 @@ struct CudaElementwise::Impl {
 CudaElementwise::CudaElementwise(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaElementwise::~CudaElementwise() = default;
 
-std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem& p,
-                                                         std::string* error) {
+std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem& p, std::string* error) {
   auto fail = [&](const std::string& e) {
     *error = e;
     return std::unique_ptr<CudaElementwise>();
@@ -304,12 +301,14 @@ std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProble
   if (err != cudaSuccess) return fail(CudaErrorMessage("device setup", err, __FILE__, __LINE__));
   for (int i = 0; i < info.big_arrays && e.empty(); ++i) {
     e = impl->big[i].Allocate(p.n * sizeof(float));
-    if (e.empty()) e = FillHash<float>(impl->big[i].as<float>(), p.n, BigArraySeed(i), info.positive[i], impl->stream);
+    if (e.empty())
+      e = FillHash<float>(impl->big[i].as<float>(), p.n, BigArraySeed(i), info.positive[i], impl->stream);
   }
   for (int i = 0; i < SmallArrayCount(p) && e.empty(); ++i) {
     const int64_t len = SmallArrayLength(p, i);
     e = impl->small[i].Allocate(len * sizeof(float));
-    if (e.empty()) e = FillHash<float>(impl->small[i].as<float>(), len, SmallArraySeed(i), false, impl->stream);
+    if (e.empty())
+      e = FillHash<float>(impl->small[i].as<float>(), len, SmallArraySeed(i), false, impl->stream);
   }
   if (e.empty()) e = impl->flusher.Init();
   if (e.empty()) e = impl->timer.Init();
@@ -348,8 +347,8 @@ std::string CudaElementwise::Download(const ElementwiseTensors& out) {
 std::string CudaElementwise::TimeOnce(double* seconds) {
   Impl& im = *impl_;
   return im.timer.Time(
-      im.stream, &im.flusher,
-      [&] { return LaunchElementwise(im.p, im.Tensors(), im.sm_count, im.stream); }, seconds);
+      im.stream, &im.flusher, [&] { return LaunchElementwise(im.p, im.Tensors(), im.sm_count, im.stream); },
+      seconds);
 }
 
 }  // namespace micro

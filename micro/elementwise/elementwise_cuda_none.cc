@@ -12,8 +12,7 @@ constexpr const char* kNoCuda = "built without the CUDA toolkit: no CUDA element
 CudaElementwise::CudaElementwise(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaElementwise::~CudaElementwise() = default;
 
-std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem&,
-                                                         std::string* error) {
+std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem&, std::string* error) {
   *error = kNoCuda;
   return nullptr;
 }

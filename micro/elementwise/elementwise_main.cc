@@ -14,8 +14,7 @@
 
 int main(int argc, char** argv) {
   micro::MicroFlags flags;
-  if (int rc = micro::InitMicroBinary(micro::BinaryKind::kElementwise, &argc, argv, &flags);
-      rc != 0) {
+  if (int rc = micro::InitMicroBinary(micro::BinaryKind::kElementwise, &argc, argv, &flags); rc != 0) {
     return rc;
   }
   const micro::RegisteredCases cases = micro::RegisterElementwiseBenchmarks(

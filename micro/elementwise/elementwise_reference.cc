@@ -71,7 +71,8 @@ void ReferenceElementwise(const ElementwiseProblem& p, const ElementwiseTensors&
       const double c2 = 1.0 - std::pow(double{a.beta2}, a.step);
       for (int64_t i = 0; i < n; ++i) {
         double p = t.big[0][i], m = t.big[2][i], v = t.big[3][i];
-        model::adamw_update_one<double>(&p, &m, &v, t.big[1][i], a.lr, a.beta1, a.beta2, a.eps, a.weight_decay, c1, c2);
+        model::adamw_update_one<double>(&p, &m, &v, t.big[1][i], a.lr, a.beta1, a.beta2, a.eps,
+                                        a.weight_decay, c1, c2);
         t.big[0][i] = static_cast<float>(p);
         t.big[2][i] = static_cast<float>(m);
         t.big[3][i] = static_cast<float>(v);

@@ -55,8 +55,8 @@ TEST(ElementwiseBenchmarkTest, EveryCaseReportsItsCounters) {
     EXPECT_GE(run.counters.at("rotation_slices"), 1);
     EXPECT_EQ(run.label, "peak: test peak");
   }
-  EXPECT_EQ(cpu_cases, static_cast<int>(AllElementwiseOps().size() *
-                                        CpuElementwiseSizes(SizeSet::kQuick).size()));
+  EXPECT_EQ(cpu_cases,
+            static_cast<int>(AllElementwiseOps().size() * CpuElementwiseSizes(SizeSet::kQuick).size()));
 }
 
 TEST(ElementwiseBenchmarkTest, NamesPutTheSizeLast) {
@@ -67,7 +67,8 @@ TEST(ElementwiseBenchmarkTest, NamesPutTheSizeLast) {
 }
 
 TEST(ElementwiseBenchmarkTest, DefaultSizesIncludeTwoToThe24) {
-  for (const auto& sizes : {CpuElementwiseSizes(SizeSet::kDefault), CudaElementwiseSizes(SizeSet::kDefault)}) {
+  for (const auto& sizes :
+       {CpuElementwiseSizes(SizeSet::kDefault), CudaElementwiseSizes(SizeSet::kDefault)}) {
     EXPECT_NE(std::find(sizes.begin(), sizes.end(), int64_t{1} << 24), sizes.end());
     EXPECT_GE(sizes.size(), 4u);
   }

@@ -22,8 +22,11 @@ using accounting::Dtype;
 constexpr int kSamples = 64;  // entries checked against the double reference
 
 std::vector<MatmulShape> GptShapes(int64_t tokens) {
-  return {{tokens, 768, 2304}, {tokens, 768, 768}, {tokens, 768, 3072},
-          {tokens, 3072, 768}, {tokens, 768, 50304}};
+  return {{tokens, 768, 2304},
+          {tokens, 768, 768},
+          {tokens, 768, 3072},
+          {tokens, 3072, 768},
+          {tokens, 768, 50304}};
 }
 
 struct FreeDeleter {
@@ -40,8 +43,7 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
   const absl::StatusOr<accounting::Peak> peak = peaks->Cpu();
   auto a = AllocFloats(s.m * s.k), b = AllocFloats(s.k * s.n), c = AllocFloats(s.m * s.n);
   if (!a || !b || !c) {
-    state.SkipWithError(absl::StrCat("cannot allocate the ", s.m, "x", s.k, "x", s.n,
-                                     " matrices").c_str());
+    state.SkipWithError(absl::StrCat("cannot allocate the ", s.m, "x", s.k, "x", s.n, " matrices").c_str());
     return;
   }
   FillUniform(a.get(), s.m * s.k, 11);
@@ -61,8 +63,7 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
     }
     cs[e] = c.get()[i * s.n + j];
   }
-  absl::Status ok = CheckMatmulSamples(Dtype::kFp32, s.k, entries, a_rows.data(), b_cols.data(),
-                                       cs.data());
+  absl::Status ok = CheckMatmulSamples(Dtype::kFp32, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
   if (!ok.ok()) {
     state.SkipWithError(std::string(ok.message()).c_str());
     return;
@@ -141,9 +142,8 @@ RegisteredCases RegisterMatmulBenchmarks(SizeSet sizes, std::shared_ptr<PeakProv
   for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
     for (const MatmulShape& s : CpuMatmulShapes(sizes)) {
       const std::string name = MatmulCaseName(CpuMatmulDevice(lib).c_str(), Dtype::kFp32, s);
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), [lib, s, p](benchmark::State& st) {
-        CpuMatmulCase(st, lib, s, p);
-      });
+      auto* b = benchmark::RegisterBenchmark(
+          name.c_str(), [lib, s, p](benchmark::State& st) { CpuMatmulCase(st, lib, s, p); });
       b->UseManualTime()->Unit(benchmark::kMicrosecond);
       if (sizes == SizeSet::kQuick) b->MinTime(0.01);
       cases.names.push_back(name);

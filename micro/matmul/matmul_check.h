@@ -27,8 +27,8 @@ std::vector<std::pair<int64_t, int64_t>> MatmulSampleEntries(int64_t m, int64_t 
 // a_rows: (S, K): row i_s of A; b_cols: (S, K): column j_s of B; c: (S): c_{i_s j_s}.
 // Error: the first entry out of tolerance (which entry, values, tolerance), or a non-finite c.
 absl::Status CheckMatmulSamples(accounting::Dtype dtype, int64_t k,
-                                const std::vector<std::pair<int64_t, int64_t>>& entries,
-                                const float* a_rows, const float* b_cols, const float* c);
+                                const std::vector<std::pair<int64_t, int64_t>>& entries, const float* a_rows,
+                                const float* b_cols, const float* c);
 
 }  // namespace micro
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "micro/matmul/matmul_cpu.h"
 #include "measure/random_fill.h"
+#include "micro/matmul/matmul_cpu.h"
 
 namespace micro {
 namespace {
@@ -38,8 +38,9 @@ TEST(MatmulCheckTest, BothLibrariesPass) {
     std::vector<float> c(m * n, -7.0f);
     MatmulCpu(lib, c.data(), a.data(), b.data(), m, k, n);
     Gathered g = Gather(a, b, c, k, n, entries);
-    EXPECT_TRUE(CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(),
-                                   g.b_cols.data(), g.c.data()).ok())
+    EXPECT_TRUE(
+        CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(), g.b_cols.data(), g.c.data())
+            .ok())
         << model::CpuGemmBackendName(lib);
   }
 }
@@ -52,16 +53,18 @@ TEST(MatmulCheckTest, SgemmPassesAndACorruptedEntryFails) {
   MatmulCpu(model::CpuGemmBackend::kOpenBlas, c.data(), a.data(), b.data(), m, k, n);
   const auto entries = MatmulSampleEntries(m, n, 32);
   Gathered g = Gather(a, b, c, k, n, entries);
-  EXPECT_TRUE(CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(),
-                                 g.b_cols.data(), g.c.data()).ok());
+  EXPECT_TRUE(
+      CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(), g.b_cols.data(), g.c.data())
+          .ok());
   g.c[5] += 0.01f;  // far above fp32 rounding for |a b| sums of ~50
-  absl::Status s = CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(),
-                                      g.b_cols.data(), g.c.data());
+  absl::Status s =
+      CheckMatmulSamples(accounting::Dtype::kFp32, k, entries, g.a_rows.data(), g.b_cols.data(), g.c.data());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("incorrect fp32 matmul"), absl::string_view::npos) << s;
   // The same error passes under the looser bf16 tolerance.
-  EXPECT_TRUE(CheckMatmulSamples(accounting::Dtype::kBf16, k, entries, g.a_rows.data(),
-                                 g.b_cols.data(), g.c.data()).ok());
+  EXPECT_TRUE(
+      CheckMatmulSamples(accounting::Dtype::kBf16, k, entries, g.a_rows.data(), g.b_cols.data(), g.c.data())
+          .ok());
 }
 
 TEST(MatmulCheckTest, NanIsAnError) {

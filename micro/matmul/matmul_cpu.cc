@@ -23,15 +23,15 @@ model::OneDnnGemmShape Shape(int64_t m, int64_t k, int64_t n) {
 
 }  // namespace
 
-void MatmulCpu(model::CpuGemmBackend library, float* c, const float* a, const float* b, int64_t m,
-               int64_t k, int64_t n) {
+void MatmulCpu(model::CpuGemmBackend library, float* c, const float* a, const float* b, int64_t m, int64_t k,
+               int64_t n) {
   if (library == model::CpuGemmBackend::kOneDnn) {
     model::OneDnnSgemm(Shape(m, k, n), a, b, nullptr, c);
     return;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k),
-              b, static_cast<blasint>(n), 0.0f, c, static_cast<blasint>(n));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
+              static_cast<blasint>(n));
 }
 
 std::string MatmulCpuKernel(model::CpuGemmBackend library, int64_t m, int64_t k, int64_t n) {
@@ -41,8 +41,7 @@ std::string MatmulCpuKernel(model::CpuGemmBackend library, int64_t m, int64_t k,
     return absl::StrCat(info.library, " ", info.version, " ", model::OneDnnImplName(Shape(m, k, n)),
                         " (effective ISA ", isa, info.forced ? "; " + info.kernel_choice : "", ")");
   }
-  return absl::StrCat(info.library, " ", info.version, " core ", info.kernel, " (",
-                      info.kernel_choice, ")");
+  return absl::StrCat(info.library, " ", info.version, " core ", info.kernel, " (", info.kernel_choice, ")");
 }
 
 }  // namespace micro

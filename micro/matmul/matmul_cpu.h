@@ -11,8 +11,8 @@
 namespace micro {
 
 // c: (m, n) = a: (m, k) @ b: (k, n); row-major, fp32, C overwritten (beta = 0).
-void MatmulCpu(model::CpuGemmBackend library, float* c, const float* a, const float* b, int64_t m,
-               int64_t k, int64_t n);
+void MatmulCpu(model::CpuGemmBackend library, float* c, const float* a, const float* b, int64_t m, int64_t k,
+               int64_t n);
 
 // The kernel that runs this shape, for the case's label:
 //   "oneDNN 2.6.3 brg:avx512_core (effective ISA avx512_core_bf16)"

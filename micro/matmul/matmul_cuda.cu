@@ -17,8 +17,8 @@ namespace {
 // One block per sample: threads stride over k.
 template <typename T>
 __global__ void GatherSamplesKernel(const T* a, const T* b, const T* c, int64_t k, int64_t n,
-                                    const int64_t* rows, const int64_t* cols, float* a_rows,
-                                    float* b_cols, float* c_out) {
+                                    const int64_t* rows, const int64_t* cols, float* a_rows, float* b_cols,
+                                    float* c_out) {
   const int s = blockIdx.x;
   const int64_t i = rows[s], j = cols[s];
   for (int64_t kk = threadIdx.x; kk < k; kk += blockDim.x) {
@@ -32,25 +32,26 @@ __global__ void GatherSamplesKernel(const T* a, const T* b, const T* c, int64_t 
 
 template <typename T>
 std::string GatherSamples(const void* a, const void* b, const void* c, int64_t k, int64_t n,
-                          const int64_t* rows, const int64_t* cols, int samples, float* a_rows,
-                          float* b_cols, float* c_out, cudaStream_t stream) {
+                          const int64_t* rows, const int64_t* cols, int samples, float* a_rows, float* b_cols,
+                          float* c_out, cudaStream_t stream) {
   if (samples <= 0) return "";
-  GatherSamplesKernel<T><<<samples, 256, 0, stream>>>(
-      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const T*>(c), k, n, rows,
-      cols, a_rows, b_cols, c_out);
+  GatherSamplesKernel<T><<<samples, 256, 0, stream>>>(static_cast<const T*>(a), static_cast<const T*>(b),
+                                                      static_cast<const T*>(c), k, n, rows, cols, a_rows,
+                                                      b_cols, c_out);
   MICRO_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return "";
 }
 
-size_t StorageBytes(CudaGemmType t) {
-  return (t == CudaGemmType::kBf16 || t == CudaGemmType::kFp16) ? 2 : 4;
-}
+size_t StorageBytes(CudaGemmType t) { return (t == CudaGemmType::kBf16 || t == CudaGemmType::kFp16) ? 2 : 4; }
 
 cudaDataType_t StorageType(CudaGemmType t) {
   switch (t) {
-    case CudaGemmType::kBf16: return CUDA_R_16BF;
-    case CudaGemmType::kFp16: return CUDA_R_16F;
-    default: return CUDA_R_32F;
+    case CudaGemmType::kBf16:
+      return CUDA_R_16BF;
+    case CudaGemmType::kFp16:
+      return CUDA_R_16F;
+    default:
+      return CUDA_R_32F;
   }
 }
 
@@ -84,9 +85,12 @@ struct CudaMatmul::Impl {
     std::string e;
     auto fill = [&](DeviceBuffer& buf, int64_t count, uint64_t seed) {
       if (!e.empty()) return;
-      if (type == CudaGemmType::kBf16) e = Fill<__nv_bfloat16>(buf.get(), count, seed, stream);
-      else if (half) e = Fill<__half>(buf.get(), count, seed, stream);
-      else e = Fill<float>(buf.get(), count, seed, stream);
+      if (type == CudaGemmType::kBf16)
+        e = Fill<__nv_bfloat16>(buf.get(), count, seed, stream);
+      else if (half)
+        e = Fill<__half>(buf.get(), count, seed, stream);
+      else
+        e = Fill<float>(buf.get(), count, seed, stream);
     };
     fill(a, m * k, 11);
     fill(b, k * n, 12);
@@ -101,10 +105,9 @@ struct CudaMatmul::Impl {
     const cudaDataType_t st = StorageType(type);
     // Row-major C = A B is column-major C^T = B^T A^T: (n x m) = (n x k)(k x m).
     MICRO_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
-        static_cast<int>(k), &alpha, b.get(), st, static_cast<int>(n), a.get(), st,
-        static_cast<int>(k), &beta, c.get(), st, static_cast<int>(n), ComputeType(type),
-        CUBLAS_GEMM_DEFAULT));
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+        &alpha, b.get(), st, static_cast<int>(n), a.get(), st, static_cast<int>(k), &beta, c.get(), st,
+        static_cast<int>(n), ComputeType(type), CUBLAS_GEMM_DEFAULT));
     return "";
   }
 };
@@ -168,19 +171,22 @@ std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_
                         d_c.Allocate(s * sizeof(float))}) {
     if (!r.empty()) return r;
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_rows.get(), rows.data(), s * sizeof(int64_t),
-                                             cudaMemcpyHostToDevice, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_cols.get(), cols.data(), s * sizeof(int64_t),
-                                             cudaMemcpyHostToDevice, im.stream));
+  MICRO_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(d_rows.get(), rows.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, im.stream));
+  MICRO_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(d_cols.get(), cols.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, im.stream));
   auto gather = [&](auto tag) {
     using T = decltype(tag);
     return GatherSamples<T>(im.a.get(), im.b.get(), im.c.get(), im.k, im.n, d_rows.as<int64_t>(),
-                            d_cols.as<int64_t>(), s, d_a.as<float>(), d_b.as<float>(),
-                            d_c.as<float>(), im.stream);
+                            d_cols.as<int64_t>(), s, d_a.as<float>(), d_b.as<float>(), d_c.as<float>(),
+                            im.stream);
   };
-  if (im.type == CudaGemmType::kBf16) e = gather(__nv_bfloat16{});
-  else if (im.type == CudaGemmType::kFp16) e = gather(__half{});
-  else e = gather(float{});
+  if (im.type == CudaGemmType::kBf16)
+    e = gather(__nv_bfloat16{});
+  else if (im.type == CudaGemmType::kFp16)
+    e = gather(__half{});
+  else
+    e = gather(float{});
   if (!e.empty()) return e;
   a_rows->resize(s * im.k);
   b_cols->resize(s * im.k);
@@ -189,15 +195,16 @@ std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_
                                              cudaMemcpyDeviceToHost, im.stream));
   MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b_cols->data(), d_b.get(), s * im.k * sizeof(float),
                                              cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(c->data(), d_c.get(), s * sizeof(float),
-                                             cudaMemcpyDeviceToHost, im.stream));
+  MICRO_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(c->data(), d_c.get(), s * sizeof(float), cudaMemcpyDeviceToHost, im.stream));
   MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
   return "";
 }
 
 std::string CudaMatmul::TimeOnce(double* seconds) {
   Impl& im = *impl_;
-  return im.timer.Time(im.stream, &im.flusher, [&] { return im.Gemm(); }, seconds);
+  return im.timer.Time(
+      im.stream, &im.flusher, [&] { return im.Gemm(); }, seconds);
 }
 
 }  // namespace micro

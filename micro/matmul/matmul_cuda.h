@@ -36,8 +36,7 @@ class CudaMatmul {
   // Runs the GEMM once and copies back, as fp32, for each sampled (row, col):
   // a_rows: (S, k) row `row` of A; b_cols: (S, k) column `col` of B; c: (S) the entry of C.
   std::string RunAndGather(const std::vector<std::pair<int64_t, int64_t>>& entries,
-                           std::vector<float>* a_rows, std::vector<float>* b_cols,
-                           std::vector<float>* c);
+                           std::vector<float>* a_rows, std::vector<float>* b_cols, std::vector<float>* c);
 
   // Flushes the L2 (outside the timed region), then times one GEMM with cudaEvents.
   std::string TimeOnce(double* seconds);

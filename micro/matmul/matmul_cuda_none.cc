@@ -12,15 +12,13 @@ constexpr const char* kNoCuda = "built without the CUDA toolkit: no CUDA matmul"
 CudaMatmul::CudaMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaMatmul::~CudaMatmul() = default;
 
-std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType, int64_t, int64_t, int64_t,
-                                               std::string* error) {
+std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType, int64_t, int64_t, int64_t, std::string* error) {
   *error = kNoCuda;
   return nullptr;
 }
 
-std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_t>>&,
-                                     std::vector<float>*, std::vector<float>*,
-                                     std::vector<float>*) {
+std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_t>>&, std::vector<float>*,
+                                     std::vector<float>*, std::vector<float>*) {
   return kNoCuda;
 }
 

@@ -28,7 +28,8 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
 
   // CUDA cases are registered only with a usable device; else counted, with the probe's reason.
   const std::string no_cuda = CudaSkipReason();
-  const int64_t cuda_cases = static_cast<int64_t>(CudaMatmulDtypes().size() * CudaMatmulShapes(SizeSet::kQuick).size());
+  const int64_t cuda_cases =
+      static_cast<int64_t>(CudaMatmulDtypes().size() * CudaMatmulShapes(SizeSet::kQuick).size());
   EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : cuda_cases);
   EXPECT_EQ(cases.left_out_reason, no_cuda);
   int cpu_cases = 0;
@@ -46,8 +47,8 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
     EXPECT_GT(run.counters.at("FLOP/s"), 0);
     EXPECT_EQ(run.counters.at("verified"), 1);
     // FLOP/s and bytes/s come from the same time: their ratio is the intensity.
-    EXPECT_NEAR(run.counters.at("FLOP/s") / run.counters.at("bytes/s"),
-                run.counters.at("intensity"), 1e-9 * run.counters.at("intensity"));
+    EXPECT_NEAR(run.counters.at("FLOP/s") / run.counters.at("bytes/s"), run.counters.at("intensity"),
+                1e-9 * run.counters.at("intensity"));
     if (!cuda) {
       ASSERT_TRUE(run.counters.count("pct_of_peak"));
       EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e12,
@@ -75,8 +76,8 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
 TEST(MatmulBenchmarkTest, NamesEncodeEveryParameter) {
   EXPECT_EQ(MatmulCaseName("cuda", accounting::Dtype::kBf16, {4096, 4096, 4096}),
             "BM_Matmul/cuda/bf16/M:4096/K:4096/N:4096");
-  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOneDnn).c_str(),
-                           accounting::Dtype::kFp32, {1024, 768, 2304}),
+  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOneDnn).c_str(), accounting::Dtype::kFp32,
+                           {1024, 768, 2304}),
             "BM_Matmul/cpu/onednn/fp32/M:1024/K:768/N:2304");
   EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOpenBlas).c_str(),
                            accounting::Dtype::kFp32, {2048, 2048, 2048}),

@@ -13,9 +13,8 @@ namespace cuda {
 
 // params, grads, m, v: fp32 (n); params_bf16: (n) or nullptr; t: the step, from 1 (bias
 // correction). A grid-stride loop.
-void adamw_update(float* params, Bf16* params_bf16, const float* grads, float* m, float* v,
-                  int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
-                  int t);
+void adamw_update(float* params, Bf16* params_bf16, const float* grads, float* m, float* v, int64_t n,
+                  float lr, float beta1, float beta2, float eps, float weight_decay, int t);
 
 }  // namespace cuda
 }  // namespace model

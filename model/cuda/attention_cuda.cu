@@ -25,8 +25,7 @@ struct HeadIndex {
   int64_t b, h, t, e;
 };
 
-__device__ __forceinline__ HeadIndex SplitHeadIndex(int64_t idx, int64_t NH, int64_t T,
-                                                    int64_t hs) {
+__device__ __forceinline__ HeadIndex SplitHeadIndex(int64_t idx, int64_t NH, int64_t T, int64_t hs) {
   HeadIndex r;
   r.e = idx % hs;
   r.t = (idx / hs) % T;
@@ -37,8 +36,7 @@ __device__ __forceinline__ HeadIndex SplitHeadIndex(int64_t idx, int64_t NH, int
 
 // q, k, v: (B, NH, T, hs) <- inp (B, T, 3, NH, hs).
 template <typename S>
-__global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_t T,
-                               int64_t NH, int64_t hs) {
+__global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_t T, int64_t NH, int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
   const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
@@ -51,8 +49,8 @@ __global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_
 
 // dinp (B, T, 3, NH, hs) <- dq, dk, dv (B, NH, T, hs); every element of dinp written once.
 template <typename S>
-__global__ void permute_backward_kernel(S* dinp, const S* dq, const S* dk, const S* dv,
-                                        int64_t B, int64_t T, int64_t NH, int64_t hs) {
+__global__ void permute_backward_kernel(S* dinp, const S* dq, const S* dk, const S* dv, int64_t B, int64_t T,
+                                        int64_t NH, int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
   const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
@@ -65,8 +63,7 @@ __global__ void permute_backward_kernel(S* dinp, const S* dq, const S* dk, const
 
 // out (B, T, NH, hs) <- vaccum (B, NH, T, hs).
 template <typename S>
-__global__ void unpermute_kernel(S* out, const S* vaccum, int64_t B, int64_t T, int64_t NH,
-                                 int64_t hs) {
+__global__ void unpermute_kernel(S* out, const S* vaccum, int64_t B, int64_t T, int64_t NH, int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
   const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
@@ -75,8 +72,8 @@ __global__ void unpermute_kernel(S* out, const S* vaccum, int64_t B, int64_t T, 
 
 // dvaccum (B, NH, T, hs) <- dout (B, T, NH, hs).
 template <typename S>
-__global__ void unpermute_backward_kernel(S* dvaccum, const S* dout, int64_t B, int64_t T,
-                                          int64_t NH, int64_t hs) {
+__global__ void unpermute_backward_kernel(S* dvaccum, const S* dout, int64_t B, int64_t T, int64_t NH,
+                                          int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
   const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
@@ -88,8 +85,7 @@ __global__ void unpermute_backward_kernel(S* dvaccum, const S* dout, int64_t B, 
 template <typename S>
 __global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T, int64_t block) {
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
-                      threadIdx.x / kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (row >= rows) return;
   const int64_t t = row % T;
   S* x = att + row * T;
@@ -106,11 +102,9 @@ __global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T, int64_t 
 // In place on datt (rows, T): datt = att * (datt - sum_j att*datt) for columns 0..t, 0 above
 // up to the end of t's query block. One warp per row.
 template <typename S>
-__global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int64_t T,
-                                        int64_t block) {
+__global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int64_t T, int64_t block) {
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
-                      threadIdx.x / kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (row >= rows) return;
   const int64_t t = row % T;
   S* d = datt + row * T;
@@ -130,8 +124,7 @@ template <typename S>
 __global__ void softmax_forward_vec_kernel(S* att, int64_t rows, int64_t T, int64_t block) {
   constexpr int V = kVec<S>;
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
-                      threadIdx.x / kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (row >= rows) return;
   const int64_t t = row % T;
   S* x = att + row * T;
@@ -157,12 +150,10 @@ __global__ void softmax_forward_vec_kernel(S* att, int64_t rows, int64_t T, int6
 
 // softmax_backward_kernel with 16-byte accesses (same conditions as the forward one).
 template <typename S>
-__global__ void softmax_backward_vec_kernel(S* datt, const S* att, int64_t rows, int64_t T,
-                                            int64_t block) {
+__global__ void softmax_backward_vec_kernel(S* datt, const S* att, int64_t rows, int64_t T, int64_t block) {
   constexpr int V = kVec<S>;
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
-                      threadIdx.x / kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (row >= rows) return;
   const int64_t t = row % T;
   S* d = datt + row * T;
@@ -205,8 +196,8 @@ void LaunchPerElement(const char* name, Kernel kernel, int64_t n, Args... args) 
 // launchers
 
 template <typename S>
-void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T,
-                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32, int64_t block) {
+void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T, int64_t C,
+                       int64_t NH, GemmRunner* gemm, bool tf32, int64_t block) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_forward");
   const int64_t hs = C / NH, N = B * NH, n = B * T * C, Tb = AttentionBlock(T, block);
   const StorageType st = StorageOf<S>();
@@ -220,37 +211,38 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
   for (int64_t r0 = 0; r0 < T; r0 += Tb) {
     const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
     accounting::CountMatmul(N * rows, hs, keys, "attention_qk");
-    const GemmCall g = BatchedScores(att + r0 * T, q + r0 * hs, k, N, rows, keys, hs, T, T * T,
-                                     T * hs, scale, st, tf32);
+    const GemmCall g =
+        BatchedScores(att + r0 * T, q + r0 * hs, k, N, rows, keys, hs, T, T * T, T * hs, scale, st, tf32);
     gemm->Run(g.spec, g.ptrs);
   }
   // The causal softmax in place.
   const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
   if (SoftmaxVectorized(att, T, Tb)) {
     MODEL_CUDA_LAUNCH(softmax_forward_vec_kernel<S>, GridOf(rows_dims, "attention_forward"),
-                      BlockOf(rows_dims))(att, N * T, T, Tb);
+                      BlockOf(rows_dims))
+    (att, N * T, T, Tb);
   } else {
-    MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows_dims, "attention_forward"),
-                      BlockOf(rows_dims))(att, N * T, T, Tb);
+    MODEL_CUDA_LAUNCH(softmax_forward_kernel<S>, GridOf(rows_dims, "attention_forward"), BlockOf(rows_dims))
+    (att, N * T, T, Tb);
   }
   CUDA_CHECK_LAST("attention_forward (softmax)");
   // vaccum = att v per query block, then back to (B, T, C).
   for (int64_t r0 = 0; r0 < T; r0 += Tb) {
     const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
     accounting::CountMatmul(N * rows, keys, hs, "attention_av");
-    const GemmCall g = BatchedProduct(vaccum + r0 * hs, att + r0 * T, v, N, rows, keys, hs, T,
-                                      T * T, T * hs, 1.0f, st, tf32);
+    const GemmCall g = BatchedProduct(vaccum + r0 * hs, att + r0 * T, v, N, rows, keys, hs, T, T * T, T * hs,
+                                      1.0f, st, tf32);
     gemm->Run(g.spec, g.ptrs);
   }
-  LaunchPerElement("attention_forward", unpermute_kernel<S>, n, out,
-                   static_cast<const S*>(vaccum), B, T, NH, hs);
+  LaunchPerElement("attention_forward", unpermute_kernel<S>, n, out, static_cast<const S*>(vaccum), B, T, NH,
+                   hs);
   CUDA_CHECK_LAST("attention_forward (unpermute)");
 }
 
 template <typename S>
-void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr,
-                        const S* att, int64_t B, int64_t T, int64_t C, int64_t NH,
-                        GemmRunner* gemm, bool tf32, int64_t block) {
+void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr, const S* att,
+                        int64_t B, int64_t T, int64_t C, int64_t NH, GemmRunner* gemm, bool tf32,
+                        int64_t block) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_backward");
   const int64_t hs = C / NH, N = B * NH, n = B * T * C, Tb = AttentionBlock(T, block);
   const StorageType st = StorageOf<S>();
@@ -260,15 +252,14 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   S* dq = dqkvr;
   S* dk = dqkvr + n;
   S* dv = dqkvr + 2 * n;
-  LaunchPerElement("attention_backward", unpermute_backward_kernel<S>, n, dvaccum, dout, B, T,
-                   NH, hs);
+  LaunchPerElement("attention_backward", unpermute_backward_kernel<S>, n, dvaccum, dout, B, T, NH, hs);
   CUDA_CHECK_LAST("attention_backward (unpermute)");
   // datt = dvaccum v^T, per query block.
   for (int64_t r0 = 0; r0 < T; r0 += Tb) {
     const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
     accounting::CountMatmul(N * rows, hs, keys, "attention_datt");
-    const GemmCall g = BatchedScores(datt + r0 * T, dvaccum + r0 * hs, v, N, rows, keys, hs, T,
-                                     T * T, T * hs, 1.0f, st, tf32);
+    const GemmCall g = BatchedScores(datt + r0 * T, dvaccum + r0 * hs, v, N, rows, keys, hs, T, T * T, T * hs,
+                                     1.0f, st, tf32);
     gemm->Run(g.spec, g.ptrs);
   }
   // dv = att^T dvaccum, per key block: the keys of block [j0, j0 + cols) are seen by the
@@ -276,18 +267,19 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   for (int64_t j0 = 0; j0 < T; j0 += Tb) {
     const int64_t cols = std::min(Tb, T - j0), queries = T - j0;
     accounting::CountMatmul(N * cols, queries, hs, "attention_dv");
-    const GemmCall g = BatchedProductT(dv + j0 * hs, att + j0 * T + j0, dvaccum + j0 * hs, N,
-                                       cols, queries, hs, T, T * T, T * hs, 1.0f, st, tf32);
+    const GemmCall g = BatchedProductT(dv + j0 * hs, att + j0 * T + j0, dvaccum + j0 * hs, N, cols, queries,
+                                       hs, T, T * T, T * hs, 1.0f, st, tf32);
     gemm->Run(g.spec, g.ptrs);
   }
   // Softmax backward in place: datt becomes the gradient of the scaled scores.
   const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
   if (SoftmaxVectorized(static_cast<const S*>(datt), T, Tb) && VecAligned<S>(att, T)) {
     MODEL_CUDA_LAUNCH(softmax_backward_vec_kernel<S>, GridOf(rows_dims, "attention_backward"),
-                      BlockOf(rows_dims))(datt, att, N * T, T, Tb);
+                      BlockOf(rows_dims))
+    (datt, att, N * T, T, Tb);
   } else {
-    MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows_dims, "attention_backward"),
-                      BlockOf(rows_dims))(datt, att, N * T, T, Tb);
+    MODEL_CUDA_LAUNCH(softmax_backward_kernel<S>, GridOf(rows_dims, "attention_backward"), BlockOf(rows_dims))
+    (datt, att, N * T, T, Tb);
   }
   CUDA_CHECK_LAST("attention_backward (softmax)");
   // dq = scale * dscores k per query block; dk = scale * dscores^T q per key block.
@@ -295,33 +287,31 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   for (int64_t r0 = 0; r0 < T; r0 += Tb) {
     const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
     accounting::CountMatmul(N * rows, keys, hs, "attention_dq");
-    const GemmCall g = BatchedProduct(dq + r0 * hs, datt + r0 * T, k, N, rows, keys, hs, T,
-                                      T * T, T * hs, scale, st, tf32);
+    const GemmCall g =
+        BatchedProduct(dq + r0 * hs, datt + r0 * T, k, N, rows, keys, hs, T, T * T, T * hs, scale, st, tf32);
     gemm->Run(g.spec, g.ptrs);
   }
   for (int64_t j0 = 0; j0 < T; j0 += Tb) {
     const int64_t cols = std::min(Tb, T - j0), queries = T - j0;
     accounting::CountMatmul(N * cols, queries, hs, "attention_dk");
-    const GemmCall g = BatchedProductT(dk + j0 * hs, datt + j0 * T + j0, q + j0 * hs, N, cols,
-                                       queries, hs, T, T * T, T * hs, scale, st, tf32);
+    const GemmCall g = BatchedProductT(dk + j0 * hs, datt + j0 * T + j0, q + j0 * hs, N, cols, queries, hs, T,
+                                       T * T, T * hs, scale, st, tf32);
     gemm->Run(g.spec, g.ptrs);
   }
-  LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp,
-                   static_cast<const S*>(dq), static_cast<const S*>(dk),
-                   static_cast<const S*>(dv), B, T, NH, hs);
+  LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp, static_cast<const S*>(dq),
+                   static_cast<const S*>(dk), static_cast<const S*>(dv), B, T, NH, hs);
   CUDA_CHECK_LAST("attention_backward (permute)");
 }
 
-template void attention_forward<float>(float*, float*, float*, float*, const float*, int64_t,
-                                       int64_t, int64_t, int64_t, GemmRunner*, bool, int64_t);
-template void attention_forward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, int64_t, int64_t,
-                                      int64_t, int64_t, GemmRunner*, bool, int64_t);
-template void attention_backward<float>(float*, float*, float*, float*, const float*,
-                                        const float*, const float*, int64_t, int64_t, int64_t,
-                                        int64_t, GemmRunner*, bool, int64_t);
-template void attention_backward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, const Bf16*,
-                                       const Bf16*, int64_t, int64_t, int64_t, int64_t,
-                                       GemmRunner*, bool, int64_t);
+template void attention_forward<float>(float*, float*, float*, float*, const float*, int64_t, int64_t,
+                                       int64_t, int64_t, GemmRunner*, bool, int64_t);
+template void attention_forward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, int64_t, int64_t, int64_t,
+                                      int64_t, GemmRunner*, bool, int64_t);
+template void attention_backward<float>(float*, float*, float*, float*, const float*, const float*,
+                                        const float*, int64_t, int64_t, int64_t, int64_t, GemmRunner*, bool,
+                                        int64_t);
+template void attention_backward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, const Bf16*, const Bf16*,
+                                       int64_t, int64_t, int64_t, int64_t, GemmRunner*, bool, int64_t);
 
 }  // namespace cuda
 }  // namespace model

@@ -26,17 +26,17 @@ namespace cuda {
 // scratch; inp: (B, T, 3C) = q | k | v. tf32: fp32 GEMMs may use TF32 tensor cores.
 // block: query rows per block (0: kAttentionBlock).
 template <typename S>
-void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T,
-                       int64_t C, int64_t NH, GemmRunner* gemm, bool tf32, int64_t block = 0);
+void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T, int64_t C,
+                       int64_t NH, GemmRunner* gemm, bool tf32, int64_t block = 0);
 
 // dinp: (B, T, 3C) OVERWRITTEN with dq | dk | dv; dqkvr: (3, B, NH, T, hs) scratch;
 // datt: (B, NH, T, T) scratch; dvaccum: (B, NH, T, hs) scratch; dout: (B, T, C);
 // qkvr, att: from attention_forward.
 // block: as given to attention_forward.
 template <typename S>
-void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr,
-                        const S* att, int64_t B, int64_t T, int64_t C, int64_t NH,
-                        GemmRunner* gemm, bool tf32, int64_t block = 0);
+void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr, const S* att,
+                        int64_t B, int64_t T, int64_t C, int64_t NH, GemmRunner* gemm, bool tf32,
+                        int64_t block = 0);
 
 }  // namespace cuda
 }  // namespace model

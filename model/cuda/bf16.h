@@ -56,9 +56,7 @@ MODEL_HD inline Bf16 FloatToBf16(float f) {
   return h;
 }
 
-MODEL_HD inline float Bf16ToFloat(Bf16 h) {
-  return BitsToFloat(static_cast<uint32_t>(h.bits) << 16);
-}
+MODEL_HD inline float Bf16ToFloat(Bf16 h) { return BitsToFloat(static_cast<uint32_t>(h.bits) << 16); }
 
 MODEL_HD inline float ToFloat(float x) { return x; }
 MODEL_HD inline float ToFloat(Bf16 x) { return Bf16ToFloat(x); }

@@ -18,8 +18,7 @@ __global__ void bias_backward_kernel(float* dbias, const S* dout, int64_t R, int
   float sum = 0.0f;
   if (c < OC) {
     const int64_t step = static_cast<int64_t>(gridDim.y) * kColumnBlockY;
-    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kColumnBlockY + threadIdx.y; r < R;
-         r += step) {
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kColumnBlockY + threadIdx.y; r < R; r += step) {
       sum += ToFloat(dout[r * OC + c]);
     }
   }
@@ -38,8 +37,7 @@ template <typename S>
 void bias_backward(float* dbias, const S* dout, int64_t R, int64_t OC) {
   MODEL_CUDA_REQUIRE(R >= 1 && OC >= 1, "bias_backward");
   const LaunchDims d = ColumnReduceLaunch(R, OC);
-  MODEL_CUDA_LAUNCH(bias_backward_kernel<S>, GridOf(d, "bias_backward"), BlockOf(d))(dbias, dout,
-                                                                                      R, OC);
+  MODEL_CUDA_LAUNCH(bias_backward_kernel<S>, GridOf(d, "bias_backward"), BlockOf(d))(dbias, dout, R, OC);
   CUDA_CHECK_LAST("bias_backward");
 }
 

@@ -10,8 +10,7 @@ namespace {
 
 __global__ void convert_to_bf16_kernel(Bf16* out, const float* in, int64_t n) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     out[i] = FloatToBf16(in[i]);
   }
 }

@@ -34,9 +34,8 @@ __global__ void crossentropy_forward_kernel(float* losses, float* lse, const S* 
 
 // One block per row, in place: softmax from the saved log-sum-exp, minus the one-hot target.
 template <typename S>
-__global__ void crossentropy_softmax_backward_kernel(S* logits, const float* lse,
-                                                     const int32_t* targets, float dloss,
-                                                     int64_t V, int64_t Vp) {
+__global__ void crossentropy_softmax_backward_kernel(S* logits, const float* lse, const int32_t* targets,
+                                                     float dloss, int64_t V, int64_t Vp) {
   const int64_t row = blockIdx.x;
   S* x = logits + row * Vp;
   const float l = lse[row];
@@ -76,9 +75,8 @@ __global__ void crossentropy_forward_vec_kernel(float* losses, float* lse, const
 }
 
 template <typename S>
-__global__ void crossentropy_softmax_backward_vec_kernel(S* logits, const float* lse,
-                                                         const int32_t* targets, float dloss,
-                                                         int64_t V, int64_t Vp) {
+__global__ void crossentropy_softmax_backward_vec_kernel(S* logits, const float* lse, const int32_t* targets,
+                                                         float dloss, int64_t V, int64_t Vp) {
   constexpr int W = kVec<S>;
   const int64_t row = blockIdx.x;
   S* x = logits + row * Vp;
@@ -105,45 +103,45 @@ __global__ void crossentropy_softmax_backward_vec_kernel(S* logits, const float*
 // launchers
 
 template <typename S>
-void crossentropy_forward(float* losses, float* lse, const S* logits, const int32_t* targets,
-                          int64_t B, int64_t T, int64_t V, int64_t Vp) {
+void crossentropy_forward(float* losses, float* lse, const S* logits, const int32_t* targets, int64_t B,
+                          int64_t T, int64_t V, int64_t Vp) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && V >= 1 && Vp >= V, "crossentropy_forward");
   const LaunchDims d = BlockPerRowLaunch(B * T, kBlock);
   if (VecAligned<S>(logits, Vp)) {
-    MODEL_CUDA_LAUNCH(crossentropy_forward_vec_kernel<S>, GridOf(d, "crossentropy_forward"),
-                      BlockOf(d))(losses, lse, logits, targets, V, Vp);
+    MODEL_CUDA_LAUNCH(crossentropy_forward_vec_kernel<S>, GridOf(d, "crossentropy_forward"), BlockOf(d))
+    (losses, lse, logits, targets, V, Vp);
   } else {
-    MODEL_CUDA_LAUNCH(crossentropy_forward_kernel<S>, GridOf(d, "crossentropy_forward"),
-                      BlockOf(d))(losses, lse, logits, targets, V, Vp);
+    MODEL_CUDA_LAUNCH(crossentropy_forward_kernel<S>, GridOf(d, "crossentropy_forward"), BlockOf(d))
+    (losses, lse, logits, targets, V, Vp);
   }
   CUDA_CHECK_LAST("crossentropy_forward");
 }
 
 template <typename S>
-void crossentropy_softmax_backward(S* logits, const float* lse, const int32_t* targets,
-                                   float dloss, int64_t B, int64_t T, int64_t V, int64_t Vp) {
+void crossentropy_softmax_backward(S* logits, const float* lse, const int32_t* targets, float dloss,
+                                   int64_t B, int64_t T, int64_t V, int64_t Vp) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && V >= 1 && Vp >= V, "crossentropy_softmax_backward");
   const LaunchDims d = BlockPerRowLaunch(B * T, kBlock);
   if (VecAligned<S>(logits, Vp)) {
-    MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_vec_kernel<S>,
-                      GridOf(d, "crossentropy_softmax_backward"),
-                      BlockOf(d))(logits, lse, targets, dloss, V, Vp);
+    MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_vec_kernel<S>, GridOf(d, "crossentropy_softmax_backward"),
+                      BlockOf(d))
+    (logits, lse, targets, dloss, V, Vp);
   } else {
-    MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_kernel<S>,
-                      GridOf(d, "crossentropy_softmax_backward"),
-                      BlockOf(d))(logits, lse, targets, dloss, V, Vp);
+    MODEL_CUDA_LAUNCH(crossentropy_softmax_backward_kernel<S>, GridOf(d, "crossentropy_softmax_backward"),
+                      BlockOf(d))
+    (logits, lse, targets, dloss, V, Vp);
   }
   CUDA_CHECK_LAST("crossentropy_softmax_backward");
 }
 
-template void crossentropy_forward<float>(float*, float*, const float*, const int32_t*, int64_t,
-                                          int64_t, int64_t, int64_t);
-template void crossentropy_forward<Bf16>(float*, float*, const Bf16*, const int32_t*, int64_t,
-                                         int64_t, int64_t, int64_t);
-template void crossentropy_softmax_backward<float>(float*, const float*, const int32_t*, float,
-                                                   int64_t, int64_t, int64_t, int64_t);
-template void crossentropy_softmax_backward<Bf16>(Bf16*, const float*, const int32_t*, float,
-                                                  int64_t, int64_t, int64_t, int64_t);
+template void crossentropy_forward<float>(float*, float*, const float*, const int32_t*, int64_t, int64_t,
+                                          int64_t, int64_t);
+template void crossentropy_forward<Bf16>(float*, float*, const Bf16*, const int32_t*, int64_t, int64_t,
+                                         int64_t, int64_t);
+template void crossentropy_softmax_backward<float>(float*, const float*, const int32_t*, float, int64_t,
+                                                   int64_t, int64_t, int64_t);
+template void crossentropy_softmax_backward<Bf16>(Bf16*, const float*, const int32_t*, float, int64_t,
+                                                  int64_t, int64_t, int64_t);
 
 }  // namespace cuda
 }  // namespace model

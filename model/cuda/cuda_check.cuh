@@ -25,22 +25,21 @@ namespace cuda {
   std::abort();
 }
 
-[[noreturn]] inline void CublasFail(const char* call, cublasStatus_t st, const char* file,
-                                    int line) {
-  std::fprintf(stderr, "cuBLAS error: %s returned %s (%s) at %s:%d\n", call,
-               cublasGetStatusName(st), cublasGetStatusString(st), file, line);
+[[noreturn]] inline void CublasFail(const char* call, cublasStatus_t st, const char* file, int line) {
+  std::fprintf(stderr, "cuBLAS error: %s returned %s (%s) at %s:%d\n", call, cublasGetStatusName(st),
+               cublasGetStatusString(st), file, line);
   std::abort();
 }
 
 }  // namespace cuda
 }  // namespace model
 
-#define CUDA_CHECK(call)                                                      \
-  do {                                                                        \
-    const cudaError_t model_cuda_err_ = (call);                               \
-    if (model_cuda_err_ != cudaSuccess) {                                     \
-      ::model::cuda::CudaFail(#call, model_cuda_err_, __FILE__, __LINE__);    \
-    }                                                                         \
+#define CUDA_CHECK(call)                                                   \
+  do {                                                                     \
+    const cudaError_t model_cuda_err_ = (call);                            \
+    if (model_cuda_err_ != cudaSuccess) {                                  \
+      ::model::cuda::CudaFail(#call, model_cuda_err_, __FILE__, __LINE__); \
+    }                                                                      \
   } while (0)
 
 #define CUBLAS_CHECK(call)                                                    \
@@ -53,13 +52,12 @@ namespace cuda {
 
 // The error of the last kernel launch (bad configuration, no binary for this device), named
 // after the launcher that made it.
-#define CUDA_CHECK_LAST(launcher)                                             \
-  do {                                                                        \
-    const cudaError_t model_cuda_err_ = cudaGetLastError();                   \
-    if (model_cuda_err_ != cudaSuccess) {                                     \
-      ::model::cuda::CudaFail("kernel launch in " launcher, model_cuda_err_,  \
-                              __FILE__, __LINE__);                            \
-    }                                                                         \
+#define CUDA_CHECK_LAST(launcher)                                                                 \
+  do {                                                                                            \
+    const cudaError_t model_cuda_err_ = cudaGetLastError();                                       \
+    if (model_cuda_err_ != cudaSuccess) {                                                         \
+      ::model::cuda::CudaFail("kernel launch in " launcher, model_cuda_err_, __FILE__, __LINE__); \
+    }                                                                                             \
   } while (0)
 
 #endif  // MODEL_CUDA_CUDA_CHECK_CUH_

@@ -15,8 +15,8 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
                                                             int max_prompt, int max_positions,
                                                             accounting::Dtype dtype) {
   if (dtype != accounting::Dtype::kFp32 && dtype != accounting::Dtype::kBf16) {
-    return absl::InvalidArgumentError(absl::StrCat("dtype ", accounting::DtypeName(dtype),
-                                                   ": the CUDA decoder runs fp32 or bf16"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dtype ", accounting::DtypeName(dtype), ": the CUDA decoder runs fp32 or bf16"));
   }
   if (auto st = ValidateRunShape(config, B, max_positions); !st.ok()) return st;
   int device = 0;
@@ -29,10 +29,10 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
   }
   std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
   if (gemm == nullptr) return absl::InternalError(error);
-  return cuda::CreateKvDecoder(config, params, B, max_prompt, max_positions,
-                               dtype == accounting::Dtype::kBf16 ? cuda::CudaPrecision::kBf16
-                                                                 : cuda::CudaPrecision::kFp32,
-                               std::move(gemm));
+  return cuda::CreateKvDecoder(
+      config, params, B, max_prompt, max_positions,
+      dtype == accounting::Dtype::kBf16 ? cuda::CudaPrecision::kBf16 : cuda::CudaPrecision::kFp32,
+      std::move(gemm));
 }
 
 }  // namespace model

@@ -10,8 +10,8 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
                                                             int max_prompt, int max_positions,
                                                             accounting::Dtype dtype) {
   if (dtype != accounting::Dtype::kFp32 && dtype != accounting::Dtype::kBf16) {
-    return absl::InvalidArgumentError(absl::StrCat("dtype ", accounting::DtypeName(dtype),
-                                                   ": the CUDA decoder runs fp32 or bf16"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dtype ", accounting::DtypeName(dtype), ": the CUDA decoder runs fp32 or bf16"));
   }
   if (auto st = ValidateRunShape(config, B, max_positions); !st.ok()) return st;
   return absl::UnavailableError(

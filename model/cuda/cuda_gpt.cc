@@ -104,9 +104,8 @@ class CudaGpt final : public CudaGptBase {
   // out = residual + inp @ weight^T + bias: one GEMM with the residual as its C input, or the
   // GEMM into kProj and the residual kernel.
   // op: the timer's name for the matmul ("matmul_forward/attproj"); tag: the FLOP counter's.
-  void ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias,
-                              const S* residual, int64_t C, int64_t OC, const char* op,
-                              const char* tag);
+  void ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias, const S* residual,
+                              int64_t C, int64_t OC, const char* op, const char* tag);
 
   GptConfig config_;
   ParamLayout layout_;
@@ -128,8 +127,8 @@ template <typename S>
 absl::Status CudaGpt<S>::Init(uint64_t seed) {
   const std::string error = DeviceAlloc(&arena_, plan_.arena_bytes);
   if (!error.empty()) {
-    return absl::InternalError(absl::StrCat("allocating the CUDA model's ",
-                                            FormatBytes(plan_.arena_bytes), ": ", error));
+    return absl::InternalError(
+        absl::StrCat("allocating the CUDA model's ", FormatBytes(plan_.arena_bytes), ": ", error));
   }
   const int64_t n = layout_.num_params();
   std::vector<float> host(static_cast<size_t>(n));
@@ -159,12 +158,10 @@ template <typename S>
 bool CudaGpt<S>::DecideGeluFusion() {
   const int64_t BT = int64_t{B_} * T_, C = config_.width;
   const ParamPointers<S> w = PointParams(layout_, Weights());
-  const GemmCall fwd = LinearForward(Act(CudaTensor::kFchGelu), Act(CudaTensor::kLn2), w.fcw,
-                                     w.fcb, nullptr, Act(CudaTensor::kFch), BT, C, 4 * C,
-                                     StorageOf<S>(), tf32_);
-  const GemmCall bwd = LinearBackwardInput(Act(CudaTensor::kDFch), Act(CudaTensor::kDResidual),
-                                           w.fcprojw, Act(CudaTensor::kFch), BT, 4 * C, C,
-                                           StorageOf<S>(), tf32_);
+  const GemmCall fwd = LinearForward(Act(CudaTensor::kFchGelu), Act(CudaTensor::kLn2), w.fcw, w.fcb, nullptr,
+                                     Act(CudaTensor::kFch), BT, C, 4 * C, StorageOf<S>(), tf32_);
+  const GemmCall bwd = LinearBackwardInput(Act(CudaTensor::kDFch), Act(CudaTensor::kDResidual), w.fcprojw,
+                                           Act(CudaTensor::kFch), BT, 4 * C, C, StorageOf<S>(), tf32_);
   return gemm_->Supports(fwd.spec, fwd.ptrs) && gemm_->Supports(bwd.spec, bwd.ptrs);
 }
 
@@ -183,20 +180,20 @@ bool CudaGpt<S>::DecideResidualFusion() {
 
 template <typename S>
 void CudaGpt<S>::ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias,
-                                        const S* residual, int64_t C, int64_t OC,
-                                        const char* op_name, const char* tag) {
+                                        const S* residual, int64_t C, int64_t OC, const char* op_name,
+                                        const char* tag) {
   const int64_t B = B_, T = T_;
   if (fuse_residual_) {
     ScopedOp op(timer_, op_name);
-    matmul_forward(out, inp, weight, bias, residual, static_cast<S*>(nullptr), B, T, C, OC,
-                   gemm_.get(), tf32_, tag);
+    matmul_forward(out, inp, weight, bias, residual, static_cast<S*>(nullptr), B, T, C, OC, gemm_.get(),
+                   tf32_, tag);
     return;
   }
   S* proj = Act(CudaTensor::kProj);
   {
     ScopedOp op(timer_, op_name);
-    matmul_forward(proj, inp, weight, bias, static_cast<const S*>(nullptr),
-                   static_cast<S*>(nullptr), B, T, C, OC, gemm_.get(), tf32_, tag);
+    matmul_forward(proj, inp, weight, bias, static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C,
+                   OC, gemm_.get(), tf32_, tag);
   }
   ScopedOp op(timer_, "residual_forward");
   residual_forward(out, residual, static_cast<const S*>(proj), B * T * OC);
@@ -231,30 +228,27 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
     S* residual3 = Act(CudaTensor::kResidual3, l);
     {
       ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln1, Ptr<float>(CudaTensor::kLn1Mean, l),
-                        Ptr<float>(CudaTensor::kLn1Rstd, l), residual, w.ln1w + l * C,
-                        Slice(w.ln1b, l * C), B, T, C);
+      layernorm_forward(ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l),
+                        residual, w.ln1w + l * C, Slice(w.ln1b, l * C), B, T, C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/qkv");
       matmul_forward(qkv, ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C),
-                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 3 * C,
-                     gemm, tf32_, "qkv");
+                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 3 * C, gemm, tf32_,
+                     "qkv");
     }
     {
       ScopedOp op(timer_, "attention_forward");
-      attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l),
-                        Act(CudaTensor::kVaccum), qkv, B, T, C, NH, gemm, tf32_,
-                        options_.attention_block);
+      attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum),
+                        qkv, B, T, C, NH, gemm, tf32_, options_.attention_block);
     }
     // residual2 = residual + atty @ attprojw^T + attprojb
-    ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
-                           residual, C, C, "matmul_forward/attproj", "attproj");
+    ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C), residual, C, C,
+                           "matmul_forward/attproj", "attproj");
     {
       ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l),
-                        Ptr<float>(CudaTensor::kLn2Rstd, l), residual2, w.ln2w + l * C,
-                        Slice(w.ln2b, l * C), B, T, C);
+      layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
+                        residual2, w.ln2w + l * C, Slice(w.ln2b, l * C), B, T, C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/fc");
@@ -264,8 +258,8 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
                        static_cast<const S*>(nullptr), fch, B, T, C, 4 * C, gemm, tf32_, "fc");
       } else {
         matmul_forward(fch, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
-                       static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 4 * C,
-                       gemm, tf32_, "fc");
+                       static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 4 * C, gemm, tf32_,
+                       "fc");
       }
     }
     if (!fuse_gelu_) {
@@ -273,9 +267,8 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
       gelu_forward(fch_gelu, fch, BT * 4 * C);
     }
     // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
-    ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C,
-                           Slice(w.fcprojb, l * C), residual2, 4 * C, C, "matmul_forward/fcproj",
-                           "fcproj");
+    ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C), residual2,
+                           4 * C, C, "matmul_forward/fcproj", "fcproj");
   }
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
@@ -285,9 +278,9 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
   }
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");
-    matmul_forward(Act(CudaTensor::kLogits), Act(CudaTensor::kLnf), w.lm_head,
-                   static_cast<const S*>(nullptr), static_cast<const S*>(nullptr),
-                   static_cast<S*>(nullptr), B, T, C, Vp, gemm, tf32_, "lm_head");
+    matmul_forward(Act(CudaTensor::kLogits), Act(CudaTensor::kLnf), w.lm_head, static_cast<const S*>(nullptr),
+                   static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, Vp, gemm, tf32_,
+                   "lm_head");
   }
   {
     ScopedOp op(timer_, "crossentropy_forward");
@@ -328,23 +321,20 @@ void CudaGpt<S>::BackwardHead(const ParamPointers<S>& w, const ParamPointers<flo
   S* dbtc = Act(CudaTensor::kDBtc);
   {
     ScopedOp op(timer_, "crossentropy_softmax_backward");
-    crossentropy_softmax_backward(dlogits, Ptr<float>(CudaTensor::kLse),
-                                  Ptr<int32_t>(CudaTensor::kTargets),
+    crossentropy_softmax_backward(dlogits, Ptr<float>(CudaTensor::kLse), Ptr<int32_t>(CudaTensor::kTargets),
                                   1.0f / static_cast<float>(BT), B, T, V, Vp);
   }
   {
     ScopedOp op(timer_, "matmul_backward/lm_head");
-    matmul_backward(dbtc, g.lm_head, static_cast<float*>(nullptr), dlogits,
-                    Act(CudaTensor::kLnf), w.lm_head, static_cast<const S*>(nullptr), B, T, C,
-                    Vp, gemm, tf32_, "lm_head.bwd");
+    matmul_backward(dbtc, g.lm_head, static_cast<float*>(nullptr), dlogits, Act(CudaTensor::kLnf), w.lm_head,
+                    static_cast<const S*>(nullptr), B, T, C, Vp, gemm, tf32_, "lm_head.bwd");
   }
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
     ScopedOp op(timer_, "layernorm_backward");
     MemsetAsync(dresidual, 0, BT * C * static_cast<int64_t>(sizeof(S)));
-    layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, w.lnfw,
-                       Ptr<float>(CudaTensor::kLnfMean), Ptr<float>(CudaTensor::kLnfRstd), B, T,
-                       C);
+    layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, w.lnfw, Ptr<float>(CudaTensor::kLnfMean),
+                       Ptr<float>(CudaTensor::kLnfRstd), B, T, C);
   }
 }
 
@@ -366,10 +356,9 @@ void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const Param
   // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
   {
     ScopedOp op(timer_, "matmul_backward/fcproj");
-    matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual,
-                    fch_gelu, w.fcprojw + l * 4 * C * C,
-                    fuse_gelu_ ? fch : static_cast<const S*>(nullptr), B, T, 4 * C, C, gemm,
-                    tf32_, "fcproj.bwd");
+    matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu,
+                    w.fcprojw + l * 4 * C * C, fuse_gelu_ ? fch : static_cast<const S*>(nullptr), B, T, 4 * C,
+                    C, gemm, tf32_, "fcproj.bwd");
   }
   if (!fuse_gelu_) {
     ScopedOp op(timer_, "gelu_backward");
@@ -377,50 +366,44 @@ void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const Param
   }
   {
     ScopedOp op(timer_, "matmul_backward/fc");
-    matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2,
-                    w.fcw + l * 4 * C * C, static_cast<const S*>(nullptr), B, T, C, 4 * C,
-                    gemm, tf32_, "fc.bwd");
+    matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, w.fcw + l * 4 * C * C,
+                    static_cast<const S*>(nullptr), B, T, C, 4 * C, gemm, tf32_, "fc.bwd");
   }
   {
     // dresidual becomes d(residual2).
     ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2,
-                       w.ln2w + l * C, Ptr<float>(CudaTensor::kLn2Mean, l),
-                       Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
+    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, w.ln2w + l * C,
+                       Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
   }
   {
     ScopedOp op(timer_, "matmul_backward/attproj");
     matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
-                    w.attprojw + l * C * C, static_cast<const S*>(nullptr), B, T, C, C, gemm,
-                    tf32_, "attproj.bwd");
+                    w.attprojw + l * C * C, static_cast<const S*>(nullptr), B, T, C, C, gemm, tf32_,
+                    "attproj.bwd");
   }
   {
     ScopedOp op(timer_, "attention_backward");
-    attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt),
-                       Act(CudaTensor::kDVaccum), dbtc, Act(CudaTensor::kQkvr, l),
-                       Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
+    attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt), Act(CudaTensor::kDVaccum), dbtc,
+                       Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
                        options_.attention_block);
   }
   {
     ScopedOp op(timer_, "matmul_backward/qkv");
-    matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1,
-                    w.qkvw + l * 3 * C * C, static_cast<const S*>(nullptr), B, T, C, 3 * C,
-                    gemm, tf32_, "qkv.bwd");
+    matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1, w.qkvw + l * 3 * C * C,
+                    static_cast<const S*>(nullptr), B, T, C, 3 * C, gemm, tf32_, "qkv.bwd");
   }
   {
     // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
     ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual,
-                       w.ln1w + l * C, Ptr<float>(CudaTensor::kLn1Mean, l),
-                       Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
+    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, w.ln1w + l * C,
+                       Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
   }
 }
 
 template <typename S>
 absl::Status CudaGpt<S>::Backward() {
   if (!have_forward_) {
-    return absl::FailedPreconditionError(
-        "Backward needs a Forward first (each Forward allows one Backward)");
+    return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
   }
   have_forward_ = false;
   const int64_t B = B_, T = T_, C = config_.width;
@@ -446,12 +429,10 @@ absl::Status CudaGpt<S>::Update(const AdamWConfig& opt, int step) {
   Bf16* copy = Ptr<Bf16>(CudaTensor::kParamsBf16);  // null in fp32 modes
   for (const ParamTensorInfo& t : layout_.tensors()) {
     if (t.size == 0) continue;
-    adamw_update(Ptr<float>(CudaTensor::kParams) + t.offset,
-                 copy == nullptr ? nullptr : copy + t.offset,
-                 Ptr<float>(CudaTensor::kGrads) + t.offset,
-                 Ptr<float>(CudaTensor::kAdamM) + t.offset,
-                 Ptr<float>(CudaTensor::kAdamV) + t.offset, t.size, opt.lr, opt.beta1,
-                 opt.beta2, opt.eps, t.weight_decay ? opt.weight_decay : 0.0f, step);
+    adamw_update(Ptr<float>(CudaTensor::kParams) + t.offset, copy == nullptr ? nullptr : copy + t.offset,
+                 Ptr<float>(CudaTensor::kGrads) + t.offset, Ptr<float>(CudaTensor::kAdamM) + t.offset,
+                 Ptr<float>(CudaTensor::kAdamV) + t.offset, t.size, opt.lr, opt.beta1, opt.beta2, opt.eps,
+                 t.weight_decay ? opt.weight_decay : 0.0f, step);
   }
   return absl::OkStatus();
 }
@@ -497,35 +478,32 @@ absl::Status CudaGpt<S>::CopyLogitsToHost(std::vector<float>* out) {
 
 template <typename S>
 std::string CudaGpt<S>::Describe() const {
-  return absl::StrCat(
-      "cuda ", PrecisionName(options_.precision), " on ", options_.device_name,
-      ", GeLU ", fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels",
-      ", residual adds ", fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
-      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
-      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(), "; memory: ", plan_.Describe());
+  return absl::StrCat("cuda ", PrecisionName(options_.precision), " on ", options_.device_name, ", GeLU ",
+                      fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels", ", residual adds ",
+                      fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
+                      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
+                      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(),
+                      "; memory: ", plan_.Describe());
 }
 
 template <typename S>
-absl::StatusOr<std::unique_ptr<GptModel>> Create(const GptConfig& config, int B, int T,
-                                                 uint64_t seed, const CudaGptOptions& options,
-                                                 std::unique_ptr<GemmRunner> gemm,
-                                                 CudaMemoryPlan plan) {
-  auto model = std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm),
-                                            std::move(plan));
+absl::StatusOr<std::unique_ptr<GptModel>> Create(const GptConfig& config, int B, int T, uint64_t seed,
+                                                 const CudaGptOptions& options,
+                                                 std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan) {
+  auto model = std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm), std::move(plan));
   if (auto st = model->Init(seed); !st.ok()) return st;
   return std::unique_ptr<GptModel>(std::move(model));
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T,
-                                                        uint64_t seed,
+absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T, uint64_t seed,
                                                         const CudaGptOptions& options,
                                                         std::unique_ptr<GemmRunner> gemm) {
   if (gemm == nullptr) return absl::InvalidArgumentError("CreateCudaGpt needs a GemmRunner");
   const bool bf16 = options.precision == CudaPrecision::kBf16;
-  absl::StatusOr<CudaMemoryPlan> plan = PlanCudaMemory(
-      config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes());
+  absl::StatusOr<CudaMemoryPlan> plan =
+      PlanCudaMemory(config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes());
   if (!plan.ok()) return plan.status();
   int64_t free_bytes = 0, total_bytes = 0;
   const std::string error = DeviceMemoryInfo(&free_bytes, &total_bytes);

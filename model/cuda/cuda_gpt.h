@@ -27,9 +27,9 @@ namespace cuda {
 
 struct CudaGptOptions {
   CudaPrecision precision = CudaPrecision::kBf16;
-  bool fuse_gelu = true;      // cuBLASLt's GeLU epilogues where the runner supports them
-  bool fuse_residual = true;  // residual adds as the projection GEMMs' C input
-  int64_t attention_block = 0;  // query rows per attention block (0: kAttentionBlock)
+  bool fuse_gelu = true;            // cuBLASLt's GeLU epilogues where the runner supports them
+  bool fuse_residual = true;        // residual adds as the projection GEMMs' C input
+  int64_t attention_block = 0;      // query rows per attention block (0: kAttentionBlock)
   std::string device_name = "GPU";  // for messages
 };
 
@@ -37,8 +37,7 @@ struct CudaGptOptions {
 // once, initialises the parameters from `seed` exactly as the CPU model does (param_init.h, on
 // the host, then copied). Errors: invalid config or run shape (InvalidArgument), not enough
 // device memory (ResourceExhausted, with needed and free bytes), allocation failure (Internal).
-absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T,
-                                                        uint64_t seed,
+absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T, uint64_t seed,
                                                         const CudaGptOptions& options,
                                                         std::unique_ptr<GemmRunner> gemm);
 

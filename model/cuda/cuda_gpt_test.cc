@@ -16,10 +16,10 @@
 #include "model/cpu_model.h"
 #include "model/cuda/launch_config.h"
 #include "model/cuda/test_backend.h"
+#include "model/data/rng.h"
 #include "model/gpt_config.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
-#include "model/data/rng.h"
 #include "model/threads.h"
 
 namespace model {
@@ -100,8 +100,7 @@ void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu, bool fuse_residual 
   const RunSetup s = SmallSetup();
   absl::StatusOr<std::unique_ptr<GptModel>> cpu = MakeCpuModel(s.config, s.B, s.T, 7);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
-  std::unique_ptr<GptModel> gpu =
-      MakeCuda(s, precision, fuse_gelu, 7, fuse_residual, attention_block);
+  std::unique_ptr<GptModel> gpu = MakeCuda(s, precision, fuse_gelu, 7, fuse_residual, attention_block);
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->device(), "cuda");
   EXPECT_EQ(gpu->num_params(), (*cpu)->num_params());
@@ -135,11 +134,10 @@ void StepMatchesCpu(CudaPrecision precision, bool fuse_gelu, bool fuse_residual 
   // cuBLASLt's GeLU epilogue may use the hardware tanh approximation (~1e-3): with it, fp32 is
   // held to the tf32 tolerances. The emulator's reference GEMM uses the exact formula.
   const bool approximate_gelu = fuse_gelu && !test::IsEmulated();
-  const Tolerances tol = TolerancesFor(
-      precision == CudaPrecision::kFp32 && approximate_gelu ? CudaPrecision::kTf32 : precision);
+  const Tolerances tol =
+      TolerancesFor(precision == CudaPrecision::kFp32 && approximate_gelu ? CudaPrecision::kTf32 : precision);
   const bool fp32 = precision == CudaPrecision::kFp32 && !approximate_gelu;
-  EXPECT_LE(fp32 ? MaxRelErr(logits_gpu, logits_cpu) : NormRelErr(logits_gpu, logits_cpu),
-            tol.logits);
+  EXPECT_LE(fp32 ? MaxRelErr(logits_gpu, logits_cpu) : NormRelErr(logits_gpu, logits_cpu), tol.logits);
   EXPECT_NEAR(gpu->loss(), (*cpu)->loss(), tol.loss * (*cpu)->loss());
   // The loss of an untrained model is about ln(vocab).
   EXPECT_NEAR(gpu->loss(), std::log(static_cast<float>(s.config.vocab)), 0.5);
@@ -237,8 +235,7 @@ TEST(CudaGptTest, InterfaceErrorsAndState) {
   AdamWConfig negative;
   negative.lr = -1;
   EXPECT_EQ(m->Update(negative, 1).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(m->CopyParamsFromHost(std::vector<float>(3)).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m->CopyParamsFromHost(std::vector<float>(3)).code(), absl::StatusCode::kInvalidArgument);
 
   // Forward, logits readable; Backward turns them into gradients.
   const Batch batch = RandomBatch(s.config, s.B, s.T, 2);
@@ -285,15 +282,29 @@ TEST(CudaGptTest, OpTimerSeesEveryOp) {
     names.insert(t.op);
     if (t.op == "layernorm_forward") layernorm_calls = t.calls;
   }
-  for (const char* op :
-       {"encoder_forward", "layernorm_forward", "matmul_forward/qkv", "attention_forward",
-        "matmul_forward/attproj", "residual_forward", "matmul_forward/fc", "gelu_forward",
-        "matmul_forward/fcproj",
-        "matmul_forward/lm_head", "crossentropy_forward", "zero_grad",
-        "crossentropy_softmax_backward", "matmul_backward/lm_head", "layernorm_backward",
-        "matmul_backward/fcproj", "gelu_backward", "matmul_backward/fc",
-        "matmul_backward/attproj", "attention_backward", "matmul_backward/qkv",
-        "encoder_backward", "adamw_update"}) {
+  for (const char* op : {"encoder_forward",
+                         "layernorm_forward",
+                         "matmul_forward/qkv",
+                         "attention_forward",
+                         "matmul_forward/attproj",
+                         "residual_forward",
+                         "matmul_forward/fc",
+                         "gelu_forward",
+                         "matmul_forward/fcproj",
+                         "matmul_forward/lm_head",
+                         "crossentropy_forward",
+                         "zero_grad",
+                         "crossentropy_softmax_backward",
+                         "matmul_backward/lm_head",
+                         "layernorm_backward",
+                         "matmul_backward/fcproj",
+                         "gelu_backward",
+                         "matmul_backward/fc",
+                         "matmul_backward/attproj",
+                         "attention_backward",
+                         "matmul_backward/qkv",
+                         "encoder_backward",
+                         "adamw_update"}) {
     EXPECT_EQ(names.count(op), 1u) << op;
   }
   EXPECT_EQ(layernorm_calls, 2 * s.config.layers + 1);

@@ -51,8 +51,8 @@ std::string CudaMemoryPlan::Describe() const {
   return out;
 }
 
-absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T,
-                                              StorageType storage, int64_t workspace_bytes) {
+absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
+                                              int64_t workspace_bytes) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   const int64_t L = config.layers, C = config.width, NH = config.heads;
   const int64_t Vp = config.padded_vocab, BT = int64_t{B} * T;
@@ -65,8 +65,8 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   plan.storage = storage;
   plan.workspace_bytes = workspace_bytes;
   plan.tensors.resize(kNumCudaTensors);
-  auto add = [&](CudaTensor id, const char* name, MemoryGroup group, int64_t elements,
-                 int64_t element_bytes, int64_t layers) {
+  auto add = [&](CudaTensor id, const char* name, MemoryGroup group, int64_t elements, int64_t element_bytes,
+                 int64_t layers) {
     PlannedTensor& t = plan.tensors[static_cast<int>(id)];
     t.id = id;
     t.name = name;
@@ -129,11 +129,11 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
 absl::Status CheckFits(const CudaMemoryPlan& plan, int64_t free_bytes, int64_t total_bytes,
                        const std::string& device_name) {
   if (plan.total_bytes() <= free_bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "not enough GPU memory on ", device_name, ": this model and batch need ",
-      FormatBytes(plan.total_bytes()), " (", plan.total_bytes(), " bytes: ", plan.Describe(),
-      ") but only ", FormatBytes(free_bytes), " (", free_bytes, " bytes) of ",
-      FormatBytes(total_bytes), " are free; use a smaller batch or sequence"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("not enough GPU memory on ", device_name, ": this model and batch need ",
+                   FormatBytes(plan.total_bytes()), " (", plan.total_bytes(), " bytes: ", plan.Describe(),
+                   ") but only ", FormatBytes(free_bytes), " (", free_bytes, " bytes) of ",
+                   FormatBytes(total_bytes), " are free; use a smaller batch or sequence"));
 }
 
 }  // namespace cuda

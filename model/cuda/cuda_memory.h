@@ -71,11 +71,11 @@ struct PlannedTensor {
   CudaTensor id;
   std::string name;
   MemoryGroup group;
-  int64_t elements = 0;        // per layer for per-layer tensors
+  int64_t elements = 0;  // per layer for per-layer tensors
   int64_t element_bytes = 0;
-  int64_t layers = 1;          // L for per-layer tensors, else 1; 0 when absent
-  int64_t layer_stride = 0;    // bytes between layer slices (a multiple of 256)
-  int64_t offset = 0;          // bytes from the allocation start (a multiple of 256)
+  int64_t layers = 1;        // L for per-layer tensors, else 1; 0 when absent
+  int64_t layer_stride = 0;  // bytes between layer slices (a multiple of 256)
+  int64_t offset = 0;        // bytes from the allocation start (a multiple of 256)
   int64_t bytes() const { return layers * layer_stride; }
 };
 
@@ -95,8 +95,8 @@ struct CudaMemoryPlan {
 inline constexpr int64_t kTensorAlignment = 256;
 
 // Errors as ValidateRunShape. storage: of activations and the weight copy (kBf16 adds the copy).
-absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T,
-                                              StorageType storage, int64_t workspace_bytes);
+absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
+                                              int64_t workspace_bytes);
 
 // ResourceExhausted before any allocation when the plan needs more than `free_bytes`; the
 // message says how much is needed (and for what) and how much is free of how much.

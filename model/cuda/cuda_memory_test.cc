@@ -17,8 +17,7 @@ GptConfig Gpt2() { return *GptPreset("gpt2"); }
 TEST(CudaMemory, Gpt2Bf16MatchesAnIndependentCount) {
   const GptConfig c = Gpt2();
   const int B = 12, T = 1024;
-  absl::StatusOr<CudaMemoryPlan> plan =
-      PlanCudaMemory(c, B, T, StorageType::kBf16, kCublasLtWorkspaceBytes);
+  absl::StatusOr<CudaMemoryPlan> plan = PlanCudaMemory(c, B, T, StorageType::kBf16, kCublasLtWorkspaceBytes);
   ASSERT_TRUE(plan.ok()) << plan.status();
   const int64_t L = 12, C = 768, NH = 12, Vp = 50304, BT = B * T;
   const int64_t np = ParamLayout(c).num_params();
@@ -29,8 +28,8 @@ TEST(CudaMemory, Gpt2Bf16MatchesAnIndependentCount) {
   // Activations: bf16 tensors, fp32 statistics and int32 tokens (all sizes here are multiples
   // of 256 bytes, so alignment adds nothing).
   const int64_t per_layer_bf16 = BT * C * (1 + 3 + 1 + 1 + 1 + 4 + 4 + 1) + B * NH * T * T;
-  const int64_t act = 2 * (L * per_layer_bf16 + BT * C * 2 + BT * Vp) + 4 * (L * 4 * BT) +
-                      4 * (4 * BT) + 4 * (2 * BT);
+  const int64_t act =
+      2 * (L * per_layer_bf16 + BT * C * 2 + BT * Vp) + 4 * (L * 4 * BT) + 4 * (4 * BT) + 4 * (2 * BT);
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kActivations)], act);
   const int64_t scratch = 2 * (BT * C * (3 + 1 + 1 + 1 + 4 + 3 + 3 + 1 + 1) + B * NH * T * T);
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kScratch)], scratch);
@@ -105,9 +104,9 @@ TEST(CudaMemory, DescribeNamesEveryGroupAndTheTotal) {
       PlanCudaMemory(Gpt2(), 12, 1024, StorageType::kBf16, kCublasLtWorkspaceBytes);
   ASSERT_TRUE(plan.ok());
   const std::string d = plan->Describe();
-  for (const char* part : {"params 497.9 MB", "grads 497.9 MB", "AdamW m+v 995.8 MB",
-                           "bf16 weights 249.0 MB", "activations", "scratch",
-                           "cuBLASLt workspace 33.6 MB", "total", "bf16 activations"}) {
+  for (const char* part :
+       {"params 497.9 MB", "grads 497.9 MB", "AdamW m+v 995.8 MB", "bf16 weights 249.0 MB", "activations",
+        "scratch", "cuBLASLt workspace 33.6 MB", "total", "bf16 activations"}) {
     EXPECT_NE(d.find(part), std::string::npos) << part << " in " << d;
   }
   EXPECT_EQ(FormatBytes(17), "17 B");

@@ -11,8 +11,8 @@
 
 namespace model {
 
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T,
-                                                        uint64_t seed, accounting::Dtype dtype) {
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
+                                                        accounting::Dtype dtype) {
   absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
   if (!precision.ok()) return precision.status();
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
@@ -24,12 +24,10 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
   if (error.empty()) error = cuda::DeviceMemoryInfo(&free_bytes, &total_bytes);
   if (!error.empty()) {
     const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
-    return absl::UnavailableError(
-        absl::StrCat("no CUDA device: ", inv.available ? error : inv.reason));
+    return absl::UnavailableError(absl::StrCat("no CUDA device: ", inv.available ? error : inv.reason));
   }
   const std::string name = absl::StrCat("GPU ", device, " (", cuda::DeviceName(device), ")");
-  std::unique_ptr<cuda::GemmRunner> gemm =
-      cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
+  std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
   if (gemm == nullptr) return absl::InternalError(error);
   cuda::CudaGptOptions options;
   options.precision = *precision;

@@ -32,8 +32,8 @@ namespace model {
 // reason), not enough free device memory (ResourceExhausted, before any allocation: says how
 // much is needed and how much is free), a failed allocation (Internal).
 // Uses the calling thread's current device (DDP ranks select theirs first).
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T,
-                                                        uint64_t seed, accounting::Dtype dtype);
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
+                                                        accounting::Dtype dtype);
 
 // The memory MakeCudaModel would allocate, as text ("params 497.8 MB, ..., total 12.07 GB"),
 // without touching a device. Errors as the first two of MakeCudaModel.

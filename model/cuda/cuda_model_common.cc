@@ -10,8 +10,8 @@ absl::StatusOr<std::string> DescribeCudaMemory(const GptConfig& config, int B, i
                                                accounting::Dtype dtype) {
   absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
   if (!precision.ok()) return precision.status();
-  absl::StatusOr<cuda::CudaMemoryPlan> plan = cuda::PlanCudaMemory(
-      config, B, T, cuda::ActivationStorage(*precision), cuda::kCublasLtWorkspaceBytes);
+  absl::StatusOr<cuda::CudaMemoryPlan> plan =
+      cuda::PlanCudaMemory(config, B, T, cuda::ActivationStorage(*precision), cuda::kCublasLtWorkspaceBytes);
   if (!plan.ok()) return plan.status();
   return plan->Describe();
 }

@@ -7,8 +7,8 @@
 
 #include "accounting/dtype.h"
 #include "gtest/gtest.h"
-#include "model/gpt_config.h"
 #include "model/data/rng.h"
+#include "model/gpt_config.h"
 #include "sysinfo/cuda_info.h"
 
 namespace model {
@@ -17,8 +17,7 @@ namespace {
 GptConfig Tiny() { return *GptPreset("test-tiny"); }
 
 TEST(CudaModel, UnsupportedDtypeIsInvalidArgument) {
-  absl::StatusOr<std::unique_ptr<GptModel>> m =
-      MakeCudaModel(Tiny(), 2, 8, 1, accounting::Dtype::kFp16);
+  absl::StatusOr<std::unique_ptr<GptModel>> m = MakeCudaModel(Tiny(), 2, 8, 1, accounting::Dtype::kFp16);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
   const std::string msg(m.status().message());
@@ -34,8 +33,7 @@ TEST(CudaModel, InvalidShapeIsInvalidArgument) {
 }
 
 TEST(CudaModel, DescribesMemoryWithoutADevice) {
-  absl::StatusOr<std::string> d =
-      DescribeCudaMemory(*GptPreset("gpt2"), 12, 1024, accounting::Dtype::kBf16);
+  absl::StatusOr<std::string> d = DescribeCudaMemory(*GptPreset("gpt2"), 12, 1024, accounting::Dtype::kBf16);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_NE(d->find("bf16 weights"), std::string::npos) << *d;
   EXPECT_NE(d->find("total"), std::string::npos) << *d;
@@ -44,13 +42,11 @@ TEST(CudaModel, DescribesMemoryWithoutADevice) {
 
 TEST(CudaModel, UnavailableWithTheProbeReasonOrAWorkingModel) {
   const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
-  absl::StatusOr<std::unique_ptr<GptModel>> m =
-      MakeCudaModel(Tiny(), 2, 8, 1, accounting::Dtype::kBf16);
+  absl::StatusOr<std::unique_ptr<GptModel>> m = MakeCudaModel(Tiny(), 2, 8, 1, accounting::Dtype::kBf16);
   if (!inv.available) {
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), absl::StatusCode::kUnavailable);
-    EXPECT_NE(std::string(m.status().message()).find(inv.reason), std::string::npos)
-        << m.status();
+    EXPECT_NE(std::string(m.status().message()).find(inv.reason), std::string::npos) << m.status();
     std::printf("no CUDA device, as expected here: %s\n", m.status().ToString().c_str());
     return;
   }

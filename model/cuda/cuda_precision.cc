@@ -30,8 +30,7 @@ absl::StatusOr<CudaPrecision> PrecisionOf(accounting::Dtype dtype) {
       break;
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "dtype=", accounting::DtypeName(dtype),
-      " is not supported by the CUDA model: use fp32, tf32 or bf16"));
+      "dtype=", accounting::DtypeName(dtype), " is not supported by the CUDA model: use fp32, tf32 or bf16"));
 }
 
 StorageType ActivationStorage(CudaPrecision p) {

@@ -14,8 +14,7 @@ std::string DeviceAlloc(void** ptr, int64_t bytes) {
   if (err != cudaSuccess) {
     cudaGetLastError();  // clear it: the caller reports the failure, the device is fine
     *ptr = nullptr;
-    return std::string("cudaMalloc(") + std::to_string(bytes) + " bytes) failed: " +
-           cudaGetErrorString(err);
+    return std::string("cudaMalloc(") + std::to_string(bytes) + " bytes) failed: " + cudaGetErrorString(err);
   }
   return "";
 }
@@ -49,8 +48,7 @@ std::string DeviceSet(int device) {
   const cudaError_t err = cudaSetDevice(device);
   if (err != cudaSuccess) {
     cudaGetLastError();
-    return std::string("cudaSetDevice(") + std::to_string(device) + ") failed: " +
-           cudaGetErrorString(err);
+    return std::string("cudaSetDevice(") + std::to_string(device) + ") failed: " + cudaGetErrorString(err);
   }
   return "";
 }

@@ -57,9 +57,7 @@ std::string DeviceGet(int* device) {
   *device = 0;
   return "";
 }
-std::string DeviceSet(int device) {
-  return device == 0 ? "" : "the emulated machine has one device, 0";
-}
+std::string DeviceSet(int device) { return device == 0 ? "" : "the emulated machine has one device, 0"; }
 
 std::string DeviceName(int device) { return device == 0 ? "emulated device" : ""; }
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "cuda_emu/emu.h"
+#include "gtest/gtest.h"
 #include "model/cuda/launch.cuh"
 
 namespace model {
@@ -54,8 +54,7 @@ TEST(Emu, WarpAndBlockReductionsGiveEveryThreadTheResult) {
   const int n = 96;  // three warps
   std::vector<float> in(n), sums(n), maxes(n), block(n);
   for (int i = 0; i < n; ++i) in[i] = static_cast<float>((i * 37) % 101);
-  MODEL_CUDA_LAUNCH(reductions_kernel, dim3(1), dim3(n))(in.data(), sums.data(), maxes.data(),
-                                                          block.data());
+  MODEL_CUDA_LAUNCH(reductions_kernel, dim3(1), dim3(n))(in.data(), sums.data(), maxes.data(), block.data());
   float total = 0;
   for (float x : in) total += x;
   for (int w = 0; w < 3; ++w) {
@@ -112,8 +111,7 @@ TEST(EmuDeathTest, ReportsDeadlockAndShuffleFromExitedLane) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(MODEL_CUDA_LAUNCH(deadlock_kernel, dim3(1), dim3(32))(), "deadlock");
   std::vector<float> out(32);
-  EXPECT_DEATH(MODEL_CUDA_LAUNCH(exited_lane_kernel, dim3(1), dim3(32))(out.data()),
-               "exited");
+  EXPECT_DEATH(MODEL_CUDA_LAUNCH(exited_lane_kernel, dim3(1), dim3(32))(out.data()), "exited");
 }
 
 __global__ void late_sync_kernel() {

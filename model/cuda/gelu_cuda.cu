@@ -47,8 +47,7 @@ template <typename S>
 void gelu_backward(S* dinp, const S* inp, const S* dout, int64_t N) {
   MODEL_CUDA_REQUIRE(N >= 1, "gelu_backward");
   const LaunchDims d = ElementwiseLaunch(N);
-  MODEL_CUDA_LAUNCH(gelu_backward_kernel<S>, GridOf(d, "gelu_backward"), BlockOf(d))(dinp, inp,
-                                                                                      dout, N);
+  MODEL_CUDA_LAUNCH(gelu_backward_kernel<S>, GridOf(d, "gelu_backward"), BlockOf(d))(dinp, inp, dout, N);
   CUDA_CHECK_LAST("gelu_backward");
 }
 

@@ -60,8 +60,7 @@ std::string DescribeGemm(const GemmSpec& spec);
 
 // Largest power of two <= 16 that divides the address and every byte offset a matrix start or
 // column start can have (ld and batch stride): what the kernel may assume about alignment.
-int64_t AlignmentBytes(const void* ptr, int64_t ld_elements, int64_t stride_elements,
-                       int64_t element_bytes);
+int64_t AlignmentBytes(const void* ptr, int64_t ld_elements, int64_t stride_elements, int64_t element_bytes);
 
 class GemmRunner {
  public:

@@ -33,8 +33,7 @@ std::string CheckGemmSpec(const GemmSpec& s) {
 std::string DescribeGemm(const GemmSpec& s) {
   std::string out = "gemm m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
                     " k=" + std::to_string(s.k) + (s.trans_a ? " A^T" : " A") +
-                    (s.trans_b ? " B^T " : " B ") + StorageName(s.ab_type) + "->" +
-                    StorageName(s.cd_type);
+                    (s.trans_b ? " B^T " : " B ") + StorageName(s.ab_type) + "->" + StorageName(s.cd_type);
   if (s.tf32) out += " tf32";
   if (s.beta != 0.0f) out += " beta=" + std::to_string(s.beta);
   if (s.bias) out += " bias";
@@ -44,8 +43,7 @@ std::string DescribeGemm(const GemmSpec& s) {
   return out;
 }
 
-int64_t AlignmentBytes(const void* ptr, int64_t ld_elements, int64_t stride_elements,
-                       int64_t element_bytes) {
+int64_t AlignmentBytes(const void* ptr, int64_t ld_elements, int64_t stride_elements, int64_t element_bytes) {
   uint64_t bits = reinterpret_cast<uintptr_t>(ptr) | 16u;
   bits |= static_cast<uint64_t>(ld_elements * element_bytes);
   if (stride_elements != 0) bits |= static_cast<uint64_t>(stride_elements * element_bytes);

@@ -15,9 +15,7 @@ namespace model {
 namespace cuda {
 namespace {
 
-cudaDataType_t DataType(StorageType t) {
-  return t == StorageType::kBf16 ? CUDA_R_16BF : CUDA_R_32F;
-}
+cudaDataType_t DataType(StorageType t) { return t == StorageType::kBf16 ? CUDA_R_16BF : CUDA_R_32F; }
 
 cublasLtEpilogue_t Epilogue(const GemmSpec& s) {
   switch (s.epilogue) {
@@ -49,11 +47,31 @@ Alignments AlignmentsOf(const GemmSpec& s, const GemmPointers& p) {
 
 std::string Key(const GemmSpec& s, const Alignments& al) {
   std::string k;
-  for (int64_t v : {int64_t{s.trans_a}, int64_t{s.trans_b}, s.m, s.n, s.k, s.lda, s.ldb, s.ldc,
-                    s.batch, s.stride_a, s.stride_b, s.stride_c,
-                    static_cast<int64_t>(s.ab_type), static_cast<int64_t>(s.cd_type),
-                    int64_t{s.tf32}, int64_t{s.bias}, static_cast<int64_t>(s.epilogue), s.aux_ld,
-                    int64_t{s.beta != 0.0f}, al.a, al.b, al.c, al.d, al.bias, al.aux}) {
+  for (int64_t v : {int64_t{s.trans_a},
+                    int64_t{s.trans_b},
+                    s.m,
+                    s.n,
+                    s.k,
+                    s.lda,
+                    s.ldb,
+                    s.ldc,
+                    s.batch,
+                    s.stride_a,
+                    s.stride_b,
+                    s.stride_c,
+                    static_cast<int64_t>(s.ab_type),
+                    static_cast<int64_t>(s.cd_type),
+                    int64_t{s.tf32},
+                    int64_t{s.bias},
+                    static_cast<int64_t>(s.epilogue),
+                    s.aux_ld,
+                    int64_t{s.beta != 0.0f},
+                    al.a,
+                    al.b,
+                    al.c,
+                    al.d,
+                    al.bias,
+                    al.aux}) {
     k += std::to_string(v);
     k += ',';
   }
@@ -71,20 +89,20 @@ struct Plan {
 void SetBatch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride) {
   if (batch <= 1) return;
   const int32_t count = static_cast<int32_t>(batch);
-  CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                                &count, sizeof(count)));
-  CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
-      layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+  CUBLAS_CHECK(
+      cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+  CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                sizeof(stride)));
 }
 
 void SetPointers(cublasLtMatmulDesc_t desc, const GemmSpec& s, const GemmPointers& p) {
   if (s.bias) {
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p.bias,
-                                                sizeof(p.bias)));
+    CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p.bias, sizeof(p.bias)));
   }
   if (s.epilogue != GemmEpilogue::kNone) {
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-        desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &p.aux, sizeof(p.aux)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &p.aux,
+                                                sizeof(p.aux)));
   }
 }
 
@@ -131,9 +149,9 @@ class CublasLtRunner final : public GemmRunner {
     SetPointers(plan.desc, s, p);
     const float alpha = s.alpha, beta = s.beta;
     const void* c = s.beta != 0.0f ? p.c : p.d;
-    CUBLAS_CHECK(cublasLtMatmul(handle_, plan.desc, &alpha, p.a, plan.a, p.b, plan.b, &beta, c,
-                                plan.c, p.d, plan.c, &plan.algo, workspace_,
-                                static_cast<size_t>(workspace_bytes_), /*stream=*/0));
+    CUBLAS_CHECK(cublasLtMatmul(handle_, plan.desc, &alpha, p.a, plan.a, p.b, plan.b, &beta, c, plan.c, p.d,
+                                plan.c, &plan.algo, workspace_, static_cast<size_t>(workspace_bytes_),
+                                /*stream=*/0));
   }
 
  private:
@@ -144,30 +162,27 @@ class CublasLtRunner final : public GemmRunner {
     if (it != plans_.end()) return it->second;
     Plan& plan = plans_[key];
 
-    const cublasComputeType_t compute =
-        s.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const cublasComputeType_t compute = s.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.desc, compute, CUDA_R_32F));
     const cublasOperation_t ta = s.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = s.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-    CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
-    CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
     const cublasLtEpilogue_t epilogue = Epilogue(s);
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
-                                                &epilogue, sizeof(epilogue)));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                sizeof(epilogue)));
     if (s.epilogue != GemmEpilogue::kNone) {
       const int64_t aux_ld = s.aux_ld;
-      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
-                                                  &aux_ld, sizeof(aux_ld)));
+      CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld,
+                                                  sizeof(aux_ld)));
     }
     SetPointers(plan.desc, s, p);
 
     const cudaDataType_t ab = DataType(s.ab_type), cd = DataType(s.cd_type);
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.a, ab, s.trans_a ? s.k : s.m,
-                                            s.trans_a ? s.m : s.k, s.lda));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.b, ab, s.trans_b ? s.n : s.k,
-                                            s.trans_b ? s.k : s.n, s.ldb));
+    CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&plan.a, ab, s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k, s.lda));
+    CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&plan.b, ab, s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n, s.ldb));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.c, cd, s.m, s.n, s.ldc));
     SetBatch(plan.a, s.batch, s.stride_a);
     SetBatch(plan.b, s.batch, s.stride_b);
@@ -176,21 +191,20 @@ class CublasLtRunner final : public GemmRunner {
     cublasLtMatmulPreference_t pref;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = static_cast<uint64_t>(workspace_bytes_);
-    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                      sizeof(ws)));
     const uint32_t align[4] = {static_cast<uint32_t>(al.a), static_cast<uint32_t>(al.b),
                                static_cast<uint32_t>(al.c), static_cast<uint32_t>(al.d)};
     const cublasLtMatmulPreferenceAttributes_t attrs[4] = {
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
     for (int i = 0; i < 4; ++i) {
-      CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attrs[i], &align[i],
-                                                        sizeof(align[i])));
+      CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attrs[i], &align[i], sizeof(align[i])));
     }
     cublasLtMatmulHeuristicResult_t result;
     int returned = 0;
-    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-        handle_, plan.desc, plan.a, plan.b, plan.c, plan.c, pref, 1, &result, &returned);
+    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(handle_, plan.desc, plan.a, plan.b, plan.c,
+                                                             plan.c, pref, 1, &result, &returned);
     cublasLtMatmulPreferenceDestroy(pref);
     // Any failure here (NOT_SUPPORTED, or INVALID_VALUE for a combination this version rejects)
     // means no algorithm: Supports() says so and the caller takes another path; Run() aborts.
@@ -198,9 +212,8 @@ class CublasLtRunner final : public GemmRunner {
       plan.algo = result.algo;
       plan.supported = true;
     } else {
-      plan.why_not = st == CUBLAS_STATUS_SUCCESS
-                         ? std::string("the heuristic returned no algorithm")
-                         : std::string("heuristic: ") + cublasGetStatusName(st);
+      plan.why_not = st == CUBLAS_STATUS_SUCCESS ? std::string("the heuristic returned no algorithm")
+                                                 : std::string("heuristic: ") + cublasGetStatusName(st);
     }
     return plan;
   }

@@ -32,9 +32,7 @@ class ReferenceGemmRunner final : public GemmRunner {
   const char* name() const override { return "reference"; }
   int64_t workspace_bytes() const override { return 0; }
 
-  bool Supports(const GemmSpec& spec, const GemmPointers&) override {
-    return CheckGemmSpec(spec).empty();
-  }
+  bool Supports(const GemmSpec& spec, const GemmPointers&) override { return CheckGemmSpec(spec).empty(); }
 
   void Run(const GemmSpec& s, const GemmPointers& p) override {
     const std::string error = CheckGemmSpec(s);
@@ -50,8 +48,7 @@ class ReferenceGemmRunner final : public GemmRunner {
           for (int64_t l = 0; l < s.k; ++l) {
             const int64_t ia = s.trans_a ? l + i * s.lda : i + l * s.lda;
             const int64_t ib = s.trans_b ? j + l * s.ldb : l + j * s.ldb;
-            acc += static_cast<double>(Load(p.a, s.ab_type, oa + ia)) *
-                   Load(p.b, s.ab_type, ob + ib);
+            acc += static_cast<double>(Load(p.a, s.ab_type, oa + ia)) * Load(p.b, s.ab_type, ob + ib);
           }
           const int64_t id = oc + i + j * s.ldc;
           double x = s.alpha * acc;
@@ -73,9 +70,7 @@ class ReferenceGemmRunner final : public GemmRunner {
 
 }  // namespace
 
-std::unique_ptr<GemmRunner> MakeReferenceGemmRunner() {
-  return std::make_unique<ReferenceGemmRunner>();
-}
+std::unique_ptr<GemmRunner> MakeReferenceGemmRunner() { return std::make_unique<ReferenceGemmRunner>(); }
 
 }  // namespace cuda
 }  // namespace model

@@ -15,9 +15,8 @@ GemmSpec Base(StorageType type, bool tf32) {
 
 }  // namespace
 
-GemmCall LinearForward(void* out, const void* inp, const void* weight, const void* bias,
-                       const void* residual, void* gelu_aux, int64_t R, int64_t C, int64_t OC,
-                       StorageType type, bool tf32) {
+GemmCall LinearForward(void* out, const void* inp, const void* weight, const void* bias, const void* residual,
+                       void* gelu_aux, int64_t R, int64_t C, int64_t OC, StorageType type, bool tf32) {
   // out^T (OC x R) = W (OC x C; stored as column-major C x OC) @ inp^T (C x R).
   GemmCall call;
   GemmSpec& s = call.spec;
@@ -45,9 +44,8 @@ GemmCall LinearForward(void* out, const void* inp, const void* weight, const voi
   return call;
 }
 
-GemmCall LinearBackwardInput(void* dinp, const void* dout, const void* weight,
-                             const void* dgelu_aux, int64_t R, int64_t C, int64_t OC,
-                             StorageType type, bool tf32) {
+GemmCall LinearBackwardInput(void* dinp, const void* dout, const void* weight, const void* dgelu_aux,
+                             int64_t R, int64_t C, int64_t OC, StorageType type, bool tf32) {
   // dinp^T (C x R) = W^T (C x OC; W stored as column-major C x OC) @ dout^T (OC x R).
   GemmCall call;
   GemmSpec& s = call.spec;
@@ -70,8 +68,8 @@ GemmCall LinearBackwardInput(void* dinp, const void* dout, const void* weight,
   return call;
 }
 
-GemmCall LinearBackwardWeight(float* dweight, const void* dout, const void* inp, int64_t R,
-                              int64_t C, int64_t OC, StorageType type, bool tf32) {
+GemmCall LinearBackwardWeight(float* dweight, const void* dout, const void* inp, int64_t R, int64_t C,
+                              int64_t OC, StorageType type, bool tf32) {
   // dW^T (C x OC) += inp^T (C x R) @ dout (R x OC; dout stored as column-major OC x R).
   GemmCall call;
   GemmSpec& s = call.spec;
@@ -93,9 +91,9 @@ GemmCall LinearBackwardWeight(float* dweight, const void* dout, const void* inp,
   return call;
 }
 
-GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t rows,
-                       int64_t cols, int64_t hs, int64_t ld, int64_t stride_p,
-                       int64_t stride_xy, float alpha, StorageType type, bool tf32) {
+GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t rows, int64_t cols,
+                       int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy, float alpha,
+                       StorageType type, bool tf32) {
   // d^T (cols x rows, ld): element (j, i) = sum_e y[j][e] x[i][e]: A = y (stored hs x cols)
   // transposed, B = x (stored hs x rows).
   GemmCall call;
@@ -121,9 +119,9 @@ GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t
   return call;
 }
 
-GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_t rows, int64_t k,
-                        int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy, float alpha,
-                        StorageType type, bool tf32) {
+GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_t rows, int64_t k, int64_t hs,
+                        int64_t ld, int64_t stride_p, int64_t stride_xy, float alpha, StorageType type,
+                        bool tf32) {
   // d^T (hs x rows): element (e, i) = sum_j y[j][e] p[i][j]: A = y (stored hs x k),
   // B = p (stored k x rows, ld: column i holds row i of p).
   GemmCall call;
@@ -149,29 +147,28 @@ GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_
   return call;
 }
 
-GemmCall BatchedProductT(void* d, const void* p, const void* y, int64_t N, int64_t cols,
-                         int64_t k, int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy,
-                         float alpha, StorageType type, bool tf32) {
+GemmCall BatchedProductT(void* d, const void* p, const void* y, int64_t N, int64_t cols, int64_t k,
+                         int64_t hs, int64_t ld, int64_t stride_p, int64_t stride_xy, float alpha,
+                         StorageType type, bool tf32) {
   // d^T (hs x cols): element (e, i) = sum_j y[j][e] p[j][i]: B = p (stored cols x k, ld)
   // transposed.
-  GemmCall call = BatchedProduct(d, p, y, N, cols, k, hs, ld, stride_p, stride_xy, alpha, type,
-                                 tf32);
+  GemmCall call = BatchedProduct(d, p, y, N, cols, k, hs, ld, stride_p, stride_xy, alpha, type, tf32);
   call.spec.trans_b = true;
   return call;
 }
 
-GemmCall AttentionScores(void* d, const void* x, const void* y, int64_t N, int64_t T,
-                         int64_t hs, float alpha, StorageType type, bool tf32) {
+GemmCall AttentionScores(void* d, const void* x, const void* y, int64_t N, int64_t T, int64_t hs, float alpha,
+                         StorageType type, bool tf32) {
   return BatchedScores(d, x, y, N, T, T, hs, T, T * T, T * hs, alpha, type, tf32);
 }
 
-GemmCall AttentionProduct(void* d, const void* p, const void* y, int64_t N, int64_t T,
-                          int64_t hs, float alpha, StorageType type, bool tf32) {
+GemmCall AttentionProduct(void* d, const void* p, const void* y, int64_t N, int64_t T, int64_t hs,
+                          float alpha, StorageType type, bool tf32) {
   return BatchedProduct(d, p, y, N, T, T, hs, T, T * T, T * hs, alpha, type, tf32);
 }
 
-GemmCall AttentionProductT(void* d, const void* p, const void* y, int64_t N, int64_t T,
-                           int64_t hs, float alpha, StorageType type, bool tf32) {
+GemmCall AttentionProductT(void* d, const void* p, const void* y, int64_t N, int64_t T, int64_t hs,
+                           float alpha, StorageType type, bool tf32) {
   return BatchedProductT(d, p, y, N, T, T, hs, T, T * T, T * hs, alpha, type, tf32);
 }
 

@@ -7,9 +7,9 @@
 
 #include "gtest/gtest.h"
 #include "model/cuda/bf16.h"
+#include "model/data/rng.h"
 #include "model/gelu_math.h"
 #include "model/matmul_cpu.h"
-#include "model/data/rng.h"
 
 namespace model {
 namespace cuda {
@@ -37,19 +37,18 @@ void RunRef(const GemmCall& call) {
 
 TEST(GemmSpec, LinearForwardWithBiasAndResidualMatchesCpu) {
   const int64_t B = 2, T = 3, C = 5, OC = 7, R = B * T;
-  auto inp = Random(R * C, 1), w = Random(OC * C, 2), bias = Random(OC, 3),
-       res = Random(R * OC, 4);
+  auto inp = Random(R * C, 1), w = Random(OC * C, 2), bias = Random(OC, 3), res = Random(R * OC, 4);
   std::vector<float> want(R * OC);
   matmul_forward(want.data(), inp.data(), w.data(), bias.data(), B, T, C, OC);
   for (int64_t i = 0; i < R * OC; ++i) want[i] += res[i];
   std::vector<float> out(R * OC, NAN);
   RunRef(LinearForward(out.data(), inp.data(), w.data(), bias.data(), res.data(), nullptr, R, C, OC,
-                    StorageType::kFp32, false));
+                       StorageType::kFp32, false));
   ExpectClose(out, want, 1e-5, "out");
   // In place: residual == out.
   std::vector<float> inplace = res;
-  RunRef(LinearForward(inplace.data(), inp.data(), w.data(), bias.data(), inplace.data(), nullptr,
-                    R, C, OC, StorageType::kFp32, false));
+  RunRef(LinearForward(inplace.data(), inp.data(), w.data(), bias.data(), inplace.data(), nullptr, R, C, OC,
+                       StorageType::kFp32, false));
   ExpectClose(inplace, want, 1e-5, "in place");
 }
 
@@ -60,7 +59,7 @@ TEST(GemmSpec, LinearForwardGeluAuxKeepsTheInput) {
   matmul_forward(pre.data(), inp.data(), w.data(), bias.data(), 1, R, C, OC);
   std::vector<float> out(R * OC), aux(R * OC);
   RunRef(LinearForward(out.data(), inp.data(), w.data(), bias.data(), nullptr, aux.data(), R, C, OC,
-                    StorageType::kFp32, false));
+                       StorageType::kFp32, false));
   ExpectClose(aux, pre, 1e-5, "aux");
   std::vector<float> want(R * OC);
   for (int64_t i = 0; i < R * OC; ++i) want[i] = gelu_tanh(pre[i]);
@@ -71,19 +70,18 @@ TEST(GemmSpec, LinearBackwardMatchesCpu) {
   const int64_t B = 1, T = 6, C = 5, OC = 4, R = B * T;
   auto inp = Random(R * C, 8), w = Random(OC * C, 9), dout = Random(R * OC, 10);
   std::vector<float> want_dinp(R * C), want_dw(OC * C, 0.5f);
-  matmul_backward(want_dinp.data(), want_dw.data(), static_cast<float*>(nullptr), dout.data(),
-                  inp.data(), w.data(), B, T, C, OC);
+  matmul_backward(want_dinp.data(), want_dw.data(), static_cast<float*>(nullptr), dout.data(), inp.data(),
+                  w.data(), B, T, C, OC);
   std::vector<float> dinp(R * C, NAN), dw(OC * C, 0.5f);
-  RunRef(LinearBackwardInput(dinp.data(), dout.data(), w.data(), nullptr, R, C, OC,
-                          StorageType::kFp32, false));
-  RunRef(LinearBackwardWeight(dw.data(), dout.data(), inp.data(), R, C, OC, StorageType::kFp32,
-                           false));
+  RunRef(
+      LinearBackwardInput(dinp.data(), dout.data(), w.data(), nullptr, R, C, OC, StorageType::kFp32, false));
+  RunRef(LinearBackwardWeight(dw.data(), dout.data(), inp.data(), R, C, OC, StorageType::kFp32, false));
   ExpectClose(dinp, want_dinp, 1e-5, "dinp");
   ExpectClose(dw, want_dw, 1e-5, "dweight (accumulated onto 0.5)");
   // The DGELU epilogue multiplies by gelu'(aux).
   auto aux = Random(R * C, 11);
-  RunRef(LinearBackwardInput(dinp.data(), dout.data(), w.data(), aux.data(), R, C, OC,
-                          StorageType::kFp32, false));
+  RunRef(LinearBackwardInput(dinp.data(), dout.data(), w.data(), aux.data(), R, C, OC, StorageType::kFp32,
+                             false));
   for (int64_t i = 0; i < R * C; ++i) want_dinp[i] *= gelu_tanh_grad(aux[i]);
   ExpectClose(dinp, want_dinp, 1e-5, "dgelu");
 }
@@ -93,12 +91,9 @@ TEST(GemmSpec, AttentionProductsMatchLoops) {
   auto x = Random(N * T * hs, 12), y = Random(N * T * hs, 13), p = Random(N * T * T, 14);
   const float alpha = 0.5f;
   std::vector<float> scores(N * T * T), prod(N * T * hs), prod_t(N * T * hs);
-  RunRef(AttentionScores(scores.data(), x.data(), y.data(), N, T, hs, alpha, StorageType::kFp32,
-                      false));
-  RunRef(AttentionProduct(prod.data(), p.data(), y.data(), N, T, hs, alpha, StorageType::kFp32,
-                       false));
-  RunRef(AttentionProductT(prod_t.data(), p.data(), y.data(), N, T, hs, alpha, StorageType::kFp32,
-                        false));
+  RunRef(AttentionScores(scores.data(), x.data(), y.data(), N, T, hs, alpha, StorageType::kFp32, false));
+  RunRef(AttentionProduct(prod.data(), p.data(), y.data(), N, T, hs, alpha, StorageType::kFp32, false));
+  RunRef(AttentionProductT(prod_t.data(), p.data(), y.data(), N, T, hs, alpha, StorageType::kFp32, false));
   std::vector<float> want_s(N * T * T), want_p(N * T * hs), want_pt(N * T * hs);
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t i = 0; i < T; ++i) {
@@ -130,7 +125,7 @@ TEST(GemmSpec, Bf16StorageRoundsOnceIntoTheOutput) {
   for (int64_t i = 0; i < R * C; ++i) inp16[i] = FloatToBf16(inp[i]);
   for (int64_t i = 0; i < OC * C; ++i) w16[i] = FloatToBf16(w[i]);
   RunRef(LinearForward(out16.data(), inp16.data(), w16.data(), nullptr, nullptr, nullptr, R, C, OC,
-                    StorageType::kBf16, false));
+                       StorageType::kBf16, false));
   for (int64_t r = 0; r < R; ++r) {
     for (int64_t o = 0; o < OC; ++o) {
       double s = 0;
@@ -141,16 +136,16 @@ TEST(GemmSpec, Bf16StorageRoundsOnceIntoTheOutput) {
     }
   }
   // bf16 inputs accumulate into fp32 weight gradients.
-  const GemmCall g = LinearBackwardWeight(nullptr, out16.data(), inp16.data(), R, C, OC,
-                                          StorageType::kBf16, false);
+  const GemmCall g =
+      LinearBackwardWeight(nullptr, out16.data(), inp16.data(), R, C, OC, StorageType::kBf16, false);
   EXPECT_EQ(g.spec.ab_type, StorageType::kBf16);
   EXPECT_EQ(g.spec.cd_type, StorageType::kFp32);
   EXPECT_EQ(g.spec.beta, 1.0f);
 }
 
 TEST(GemmSpec, ChecksAndDescriptions) {
-  GemmCall call = LinearForward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 12288, 768,
-                                2304, StorageType::kBf16, false);
+  GemmCall call = LinearForward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 12288, 768, 2304,
+                                StorageType::kBf16, false);
   EXPECT_EQ(CheckGemmSpec(call.spec), "");
   EXPECT_EQ(DescribeGemm(call.spec), "gemm m=2304 n=12288 k=768 A^T B bf16->bf16");
   call.spec.lda = 10;
@@ -158,18 +153,20 @@ TEST(GemmSpec, ChecksAndDescriptions) {
   GemmSpec bad;
   EXPECT_NE(CheckGemmSpec(bad).find("must be >= 1"), std::string::npos);
   // tf32 only applies to fp32 inputs.
-  EXPECT_TRUE(LinearForward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 4, 4, 4,
-                            StorageType::kFp32, true).spec.tf32);
-  EXPECT_FALSE(LinearForward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 4, 4, 4,
-                             StorageType::kBf16, true).spec.tf32);
+  EXPECT_TRUE(
+      LinearForward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 4, 4, 4, StorageType::kFp32, true)
+          .spec.tf32);
+  EXPECT_FALSE(
+      LinearForward(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 4, 4, 4, StorageType::kBf16, true)
+          .spec.tf32);
 }
 
 TEST(GemmSpec, AlignmentBytes) {
   alignas(256) static char buf[1024];
   EXPECT_EQ(AlignmentBytes(buf, 768, 0, 2), 16);
   EXPECT_EQ(AlignmentBytes(buf + 2, 768, 0, 2), 2);
-  EXPECT_EQ(AlignmentBytes(buf, 5, 0, 2), 2);        // odd leading dimension
-  EXPECT_EQ(AlignmentBytes(buf, 8, 7 * 7, 4), 4);    // odd batch stride, fp32
+  EXPECT_EQ(AlignmentBytes(buf, 5, 0, 2), 2);      // odd leading dimension
+  EXPECT_EQ(AlignmentBytes(buf, 8, 7 * 7, 4), 4);  // odd batch stride, fp32
   EXPECT_EQ(AlignmentBytes(buf + 8, 1024, 0, 4), 8);
 }
 

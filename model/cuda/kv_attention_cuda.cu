@@ -18,8 +18,8 @@ constexpr int kBlock = 128;
 
 // One thread per channel of each new token: its k and v values into the cache.
 template <typename S>
-__global__ void kv_cache_write_kernel(S* k_cache, S* v_cache, const S* qkv, int64_t T, int64_t C,
-                                      int64_t NH, int64_t maxT, int64_t pos, int64_t N) {
+__global__ void kv_cache_write_kernel(S* k_cache, S* v_cache, const S* qkv, int64_t T, int64_t C, int64_t NH,
+                                      int64_t maxT, int64_t pos, int64_t N) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= N) return;
   const int64_t hs = C / NH;
@@ -33,9 +33,9 @@ __global__ void kv_cache_write_kernel(S* k_cache, S* v_cache, const S* qkv, int6
 
 // One block per (b, t, h): scores over keys 0 .. pos + t, exact max / sum, then p.v.
 template <typename S>
-__global__ void kv_attention_kernel(S* out, float* scores, const S* qkv, const S* k_cache,
-                                    const S* v_cache, int64_t T, int64_t C, int64_t NH,
-                                    int64_t maxT, int64_t pos, float scale) {
+__global__ void kv_attention_kernel(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache,
+                                    int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos,
+                                    float scale) {
   __shared__ float scratch_m[32];
   __shared__ float scratch_s[32];
   const int64_t hs = C / NH;
@@ -71,20 +71,20 @@ __global__ void kv_attention_kernel(S* out, float* scores, const S* qkv, const S
 // launchers
 
 template <typename S>
-void kv_cache_write(S* k_cache, S* v_cache, const S* qkv, int64_t B, int64_t T, int64_t C,
-                    int64_t NH, int64_t maxT, int64_t pos) {
+void kv_cache_write(S* k_cache, S* v_cache, const S* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
+                    int64_t maxT, int64_t pos) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "kv_cache_write");
   MODEL_CUDA_REQUIRE(pos >= 0 && pos + T <= maxT, "kv_cache_write");
   const int64_t N = B * T * C;
   const LaunchDims d = ElementwiseLaunch(N);
-  MODEL_CUDA_LAUNCH(kv_cache_write_kernel<S>, GridOf(d, "kv_cache_write"), BlockOf(d))(
-      k_cache, v_cache, qkv, T, C, NH, maxT, pos, N);
+  MODEL_CUDA_LAUNCH(kv_cache_write_kernel<S>, GridOf(d, "kv_cache_write"), BlockOf(d))
+  (k_cache, v_cache, qkv, T, C, NH, maxT, pos, N);
   CUDA_CHECK_LAST("kv_cache_write");
 }
 
 template <typename S>
-void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache,
-                          int64_t B, int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
+void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache, int64_t B,
+                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "kv_attention_forward");
   MODEL_CUDA_REQUIRE(pos >= 0 && pos + T <= maxT, "kv_attention_forward");
   const int64_t hs = C / NH;
@@ -92,19 +92,19 @@ void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache,
   accounting::CountFlops(static_cast<double>(B * NH * 2 * hs * keys), "attention_qk");
   accounting::CountFlops(static_cast<double>(B * NH * 2 * hs * keys), "attention_av");
   const LaunchDims d = BlockPerRowLaunch(B * T * NH, kBlock);
-  MODEL_CUDA_LAUNCH(kv_attention_kernel<S>, GridOf(d, "kv_attention_forward"), BlockOf(d))(
-      out, scores, qkv, k_cache, v_cache, T, C, NH, maxT, pos, 1.0f / sqrtf(static_cast<float>(hs)));
+  MODEL_CUDA_LAUNCH(kv_attention_kernel<S>, GridOf(d, "kv_attention_forward"), BlockOf(d))
+  (out, scores, qkv, k_cache, v_cache, T, C, NH, maxT, pos, 1.0f / sqrtf(static_cast<float>(hs)));
   CUDA_CHECK_LAST("kv_attention_forward");
 }
 
-template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t,
-                                    int64_t, int64_t, int64_t);
-template void kv_cache_write<Bf16>(Bf16*, Bf16*, const Bf16*, int64_t, int64_t, int64_t, int64_t,
-                                   int64_t, int64_t);
-template void kv_attention_forward<float>(float*, float*, const float*, const float*, const float*,
-                                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
-template void kv_attention_forward<Bf16>(Bf16*, float*, const Bf16*, const Bf16*, const Bf16*,
-                                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                    int64_t);
+template void kv_cache_write<Bf16>(Bf16*, Bf16*, const Bf16*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                   int64_t);
+template void kv_attention_forward<float>(float*, float*, const float*, const float*, const float*, int64_t,
+                                          int64_t, int64_t, int64_t, int64_t, int64_t);
+template void kv_attention_forward<Bf16>(Bf16*, float*, const Bf16*, const Bf16*, const Bf16*, int64_t,
+                                         int64_t, int64_t, int64_t, int64_t, int64_t);
 
 }  // namespace cuda
 }  // namespace model

@@ -17,15 +17,15 @@ namespace cuda {
 
 // pos + T <= maxT.
 template <typename S>
-void kv_cache_write(S* k_cache, S* v_cache, const S* qkv, int64_t B, int64_t T, int64_t C,
-                    int64_t NH, int64_t maxT, int64_t pos);
+void kv_cache_write(S* k_cache, S* v_cache, const S* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
+                    int64_t maxT, int64_t pos);
 
 // out: (B, T, C) heads concatenated; scores: fp32 (B, T, NH, maxT) scratch; qkv: (B, T, 3C)
 // (its q part is read). Reports 2 x 2 * hs * (pos + t + 1) FLOPs per query row and head to
 // accounting's FLOP counter ("attention_qk", "attention_av"), as the CPU twin.
 template <typename S>
-void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache,
-                          int64_t B, int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos);
+void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache, int64_t B,
+                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos);
 
 }  // namespace cuda
 }  // namespace model

@@ -70,7 +70,8 @@ class KvDecoder final : public GptDecoder {
   int max_positions() const override { return max_positions_; }
   int position() const override { return pos_; }
   int64_t cache_bytes() const override {
-    return 2 * int64_t{config_.layers} * B_ * max_positions_ * config_.width * static_cast<int64_t>(sizeof(S));
+    return 2 * int64_t{config_.layers} * B_ * max_positions_ * config_.width *
+           static_cast<int64_t>(sizeof(S));
   }
   void Reset() override { pos_ = 0; }
   absl::Status Prefill(absl::Span<const int32_t> tokens, int P) override;
@@ -107,25 +108,27 @@ absl::Status KvDecoder<S>::Init(absl::Span<const float> params) {
   const int64_t C = config_.width, NH = config_.heads, L = config_.layers, Vp = config_.padded_vocab;
   const int64_t rows = int64_t{B_} * max_prompt_, maxT = max_positions_, S_bytes = sizeof(S);
   // Everything this decoder allocates, checked against free memory before any allocation.
-  const int64_t elements = n + rows * (C * 4 + 3 * C + 8 * C) + int64_t{B_} * (2 * C + Vp) +
-                           2 * L * B_ * maxT * C;
-  const int64_t need = elements * S_bytes + rows * 4 * 2 + rows * NH * maxT * 4 + rows * 4 +
-                       gemm_->workspace_bytes();
+  const int64_t elements =
+      n + rows * (C * 4 + 3 * C + 8 * C) + int64_t{B_} * (2 * C + Vp) + 2 * L * B_ * maxT * C;
+  const int64_t need =
+      elements * S_bytes + rows * 4 * 2 + rows * NH * maxT * 4 + rows * 4 + gemm_->workspace_bytes();
   int64_t free_bytes = 0, total_bytes = 0;
-  if (std::string e = DeviceMemoryInfo(&free_bytes, &total_bytes); !e.empty()) return absl::UnavailableError(e);
+  if (std::string e = DeviceMemoryInfo(&free_bytes, &total_bytes); !e.empty())
+    return absl::UnavailableError(e);
   if (need > free_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat("the CUDA decoder needs ", FormatBytes(need), ", ",
-                                                     FormatBytes(free_bytes), " free of ", FormatBytes(total_bytes)));
+                                                     FormatBytes(free_bytes), " free of ",
+                                                     FormatBytes(total_bytes)));
   }
-  for (absl::Status st : {buffers_.Alloc(&weights_, n), buffers_.Alloc(&tokens_, rows),
-                          buffers_.Alloc(&x_, rows * C), buffers_.Alloc(&ln_, rows * C),
-                          buffers_.Alloc(&qkv_, rows * 3 * C), buffers_.Alloc(&atty_, rows * C),
-                          buffers_.Alloc(&proj_, rows * C), buffers_.Alloc(&fch_, rows * 4 * C),
-                          buffers_.Alloc(&fch_gelu_, rows * 4 * C), buffers_.Alloc(&last_, int64_t{B_} * C),
-                          buffers_.Alloc(&lnf_, int64_t{B_} * C), buffers_.Alloc(&logits_, int64_t{B_} * Vp),
-                          buffers_.Alloc(&k_cache_, L * B_ * maxT * C), buffers_.Alloc(&v_cache_, L * B_ * maxT * C),
-                          buffers_.Alloc(&mean_, rows), buffers_.Alloc(&rstd_, rows),
-                          buffers_.Alloc(&scores_, rows * NH * maxT)}) {
+  for (absl::Status st :
+       {buffers_.Alloc(&weights_, n), buffers_.Alloc(&tokens_, rows), buffers_.Alloc(&x_, rows * C),
+        buffers_.Alloc(&ln_, rows * C), buffers_.Alloc(&qkv_, rows * 3 * C), buffers_.Alloc(&atty_, rows * C),
+        buffers_.Alloc(&proj_, rows * C), buffers_.Alloc(&fch_, rows * 4 * C),
+        buffers_.Alloc(&fch_gelu_, rows * 4 * C), buffers_.Alloc(&last_, int64_t{B_} * C),
+        buffers_.Alloc(&lnf_, int64_t{B_} * C), buffers_.Alloc(&logits_, int64_t{B_} * Vp),
+        buffers_.Alloc(&k_cache_, L * B_ * maxT * C), buffers_.Alloc(&v_cache_, L * B_ * maxT * C),
+        buffers_.Alloc(&mean_, rows), buffers_.Alloc(&rstd_, rows),
+        buffers_.Alloc(&scores_, rows * NH * maxT)}) {
     if (!st.ok()) return st;
   }
   // The weights in storage S, converted on the host (bf16: round to nearest even, as
@@ -144,8 +147,8 @@ absl::Status KvDecoder<S>::CheckTokens(absl::Span<const int32_t> tokens, size_t 
   }
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] < 0 || tokens[i] >= config_.vocab) {
-      return absl::InvalidArgumentError(absl::StrCat("token ", tokens[i], " at index ", i,
-                                                     " is outside [0, vocab=", config_.vocab, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("token ", tokens[i], " at index ", i, " is outside [0, vocab=", config_.vocab, ")"));
     }
   }
   return absl::OkStatus();
@@ -153,9 +156,11 @@ absl::Status KvDecoder<S>::CheckTokens(absl::Span<const int32_t> tokens, size_t 
 
 template <typename S>
 absl::Status KvDecoder<S>::Prefill(absl::Span<const int32_t> tokens, int P) {
-  if (pos_ != 0) return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", pos_, ": Reset first"));
+  if (pos_ != 0)
+    return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", pos_, ": Reset first"));
   if (P < 1 || P > max_prompt_) {
-    return absl::InvalidArgumentError(absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
   }
   if (auto st = CheckTokens(tokens, static_cast<size_t>(B_) * P); !st.ok()) return st;
   CopyToDevice(tokens_, tokens.data(), static_cast<int64_t>(tokens.size()) * 4);
@@ -171,7 +176,8 @@ absl::Status KvDecoder<S>::Prefill(absl::Span<const int32_t> tokens, int P) {
 template <typename S>
 absl::Status KvDecoder<S>::Step(absl::Span<const int32_t> tokens) {
   if (pos_ >= max_positions_) {
-    return absl::OutOfRangeError(absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
+    return absl::OutOfRangeError(
+        absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
   }
   if (auto st = CheckTokens(tokens, static_cast<size_t>(B_)); !st.ok()) return st;
   CopyToDevice(tokens_, tokens.data(), static_cast<int64_t>(tokens.size()) * 4);
@@ -289,20 +295,19 @@ absl::Status KvDecoder<S>::Greedy(std::vector<int32_t>* next) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GptDecoder>> CreateKvDecoder(const GptConfig& config,
-                                                             absl::Span<const float> params,
-                                                             int B, int max_prompt,
-                                                             int max_positions,
-                                                             CudaPrecision precision,
-                                                             std::unique_ptr<GemmRunner> gemm) {
+                                                            absl::Span<const float> params, int B,
+                                                            int max_prompt, int max_positions,
+                                                            CudaPrecision precision,
+                                                            std::unique_ptr<GemmRunner> gemm) {
   if (auto st = ValidateConfig(config); !st.ok()) return st;
   if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
   if (max_positions < 1 || max_positions > config.block) {
-    return absl::InvalidArgumentError(absl::StrCat("max_positions=", max_positions, ": must be in [1, block=",
-                                                   config.block, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_positions=", max_positions, ": must be in [1, block=", config.block, "]"));
   }
   if (max_prompt < 1 || max_prompt > max_positions) {
-    return absl::InvalidArgumentError(absl::StrCat("max_prompt=", max_prompt, ": must be in [1, max_positions=",
-                                                   max_positions, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_prompt=", max_prompt, ": must be in [1, max_positions=", max_positions, "]"));
   }
   if (gemm == nullptr) return absl::InvalidArgumentError("no GEMM runner");
   if (precision == CudaPrecision::kBf16) {

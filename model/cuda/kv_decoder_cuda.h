@@ -25,11 +25,10 @@ namespace cuda {
 // precision: kFp32 or kBf16 (kTf32 is InvalidArgument: decode GEMVs gain nothing from it).
 // params: fp32 host values, ParamLayout(config). Errors as MakeCudaDecoder's, less the probe.
 absl::StatusOr<std::unique_ptr<GptDecoder>> CreateKvDecoder(const GptConfig& config,
-                                                             absl::Span<const float> params,
-                                                             int B, int max_prompt,
-                                                             int max_positions,
-                                                             CudaPrecision precision,
-                                                             std::unique_ptr<GemmRunner> gemm);
+                                                            absl::Span<const float> params, int B,
+                                                            int max_prompt, int max_positions,
+                                                            CudaPrecision precision,
+                                                            std::unique_ptr<GemmRunner> gemm);
 
 }  // namespace cuda
 }  // namespace model

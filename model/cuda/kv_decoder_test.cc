@@ -17,10 +17,10 @@
 #include "model/cpu_gpt.h"
 #include "model/cuda/kv_attention_cuda.h"
 #include "model/cuda/test_backend.h"
+#include "model/data/rng.h"
 #include "model/kv_attention_cpu.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
-#include "model/data/rng.h"
 #include "model/threads.h"
 
 namespace model {
@@ -138,8 +138,12 @@ void DecodeMatchesFullForward(CudaPrecision precision) {
   }
 }
 
-TEST(KvDecoderTest, Fp32LogitsAtEveryStepEqualAFullForward) { DecodeMatchesFullForward(CudaPrecision::kFp32); }
-TEST(KvDecoderTest, Bf16LogitsAtEveryStepEqualAFullForward) { DecodeMatchesFullForward(CudaPrecision::kBf16); }
+TEST(KvDecoderTest, Fp32LogitsAtEveryStepEqualAFullForward) {
+  DecodeMatchesFullForward(CudaPrecision::kFp32);
+}
+TEST(KvDecoderTest, Bf16LogitsAtEveryStepEqualAFullForward) {
+  DecodeMatchesFullForward(CudaPrecision::kBf16);
+}
 
 TEST(KvDecoderTest, CacheKernelsMatchTheCpuTwin) {
   SKIP_WITHOUT_DEVICE();
@@ -149,7 +153,8 @@ TEST(KvDecoderTest, CacheKernelsMatchTheCpuTwin) {
   std::vector<float> old_qkv(B * pos * 3 * C), qkv(B * T * 3 * C);
   for (float& v : old_qkv) v = static_cast<float>(rng.Normal());
   for (float& v : qkv) v = static_cast<float>(rng.Normal());
-  std::vector<float> kc(B * NH * maxT * hs, 0.0f), vc(kc.size(), 0.0f), want(B * T * C), scratch(B * NH * maxT);
+  std::vector<float> kc(B * NH * maxT * hs, 0.0f), vc(kc.size(), 0.0f), want(B * T * C),
+      scratch(B * NH * maxT);
   // The CPU twin (model::, not this namespace's launchers of the same name).
   ::model::kv_cache_write(kc.data(), vc.data(), old_qkv.data(), B, pos, C, NH, maxT, int64_t{0});
   ::model::kv_cache_write(kc.data(), vc.data(), qkv.data(), B, T, C, NH, maxT, pos);
@@ -175,13 +180,14 @@ TEST(KvDecoderTest, MisuseIsRefused) {
   EXPECT_FALSE(CreateKvDecoder(c, params, 0, 2, 4, CudaPrecision::kFp32, test::MakeGemmRunner()).ok());
   EXPECT_FALSE(CreateKvDecoder(c, params, 1, 2, 17, CudaPrecision::kFp32, test::MakeGemmRunner()).ok());
   EXPECT_FALSE(CreateKvDecoder(c, params, 1, 2, 4, CudaPrecision::kTf32, test::MakeGemmRunner()).ok());
-  EXPECT_FALSE(CreateKvDecoder(c, std::vector<float>(5), 1, 2, 4, CudaPrecision::kFp32, test::MakeGemmRunner()).ok());
+  EXPECT_FALSE(
+      CreateKvDecoder(c, std::vector<float>(5), 1, 2, 4, CudaPrecision::kFp32, test::MakeGemmRunner()).ok());
   auto d = CreateKvDecoder(c, params, 1, 2, 3, CudaPrecision::kFp32, test::MakeGemmRunner());
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_FALSE((*d)->Prefill({1, 2, 3}, 3).ok());  // longer than the planned prompt
   EXPECT_FALSE((*d)->Prefill({1, 60}, 2).ok());    // token 60 >= vocab
   ASSERT_TRUE((*d)->Prefill({1, 2}, 2).ok());
-  EXPECT_FALSE((*d)->Prefill({1, 2}, 2).ok());     // not after Reset
+  EXPECT_FALSE((*d)->Prefill({1, 2}, 2).ok());  // not after Reset
   ASSERT_TRUE((*d)->Step({3}).ok());
   EXPECT_EQ((*d)->Step({3}).code(), absl::StatusCode::kOutOfRange);
 }

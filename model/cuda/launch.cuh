@@ -26,13 +26,12 @@ namespace cuda {
 
 // A launcher's shape check: aborts naming the launcher and the violated condition (a wrong
 // shape here is a bug in the model, not an input error).
-#define MODEL_CUDA_REQUIRE(cond, launcher)                                                     \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      std::fprintf(stderr, "%s: shape check failed: %s (%s:%d)\n", launcher, #cond, __FILE__, \
-                   __LINE__);                                                                  \
-      std::abort();                                                                            \
-    }                                                                                          \
+#define MODEL_CUDA_REQUIRE(cond, launcher)                                                               \
+  do {                                                                                                   \
+    if (!(cond)) {                                                                                       \
+      std::fprintf(stderr, "%s: shape check failed: %s (%s:%d)\n", launcher, #cond, __FILE__, __LINE__); \
+      std::abort();                                                                                      \
+    }                                                                                                    \
   } while (0)
 
 // Checked conversion of launch_config.h's dims.

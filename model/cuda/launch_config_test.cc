@@ -8,7 +8,8 @@ namespace cuda {
 namespace {
 
 TEST(LaunchConfig, ElementwiseCoversEveryElementOnce) {
-  for (int64_t n : {int64_t{1}, int64_t{255}, int64_t{256}, int64_t{257}, int64_t{9437184}, int64_t{618} * 1000 * 1000}) {
+  for (int64_t n :
+       {int64_t{1}, int64_t{255}, int64_t{256}, int64_t{257}, int64_t{9437184}, int64_t{618} * 1000 * 1000}) {
     const LaunchDims d = ElementwiseLaunch(n);
     EXPECT_EQ(d.block_x, 256);
     EXPECT_GE(d.grid_x * d.block_x, n);

@@ -2,8 +2,8 @@
 #include "model/cuda/bf16.h"
 #include "model/cuda/cuda_check.cuh"
 #include "model/cuda/launch.cuh"
-#include "model/layernorm_math.h"
 #include "model/cuda/layernorm_cuda.h"
+#include "model/layernorm_math.h"
 
 namespace model {
 namespace cuda {
@@ -17,11 +17,10 @@ constexpr int kBlock = 256;
 // One warp per row: mean, then the variance around it (two passes over the row, which stays in
 // L1), then the normalised, scaled and shifted output.
 template <typename S>
-__global__ void layernorm_forward_kernel(S* out, float* mean, float* rstd, const S* inp,
-                                         const S* weight, const S* bias, int64_t N, int64_t C) {
+__global__ void layernorm_forward_kernel(S* out, float* mean, float* rstd, const S* inp, const S* weight,
+                                         const S* bias, int64_t N, int64_t C) {
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
-                      threadIdx.x / kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (row >= N) return;  // the whole warp leaves together
   const S* x = inp + row * C;
   float sum = 0.0f;
@@ -47,12 +46,10 @@ __global__ void layernorm_forward_kernel(S* out, float* mean, float* rstd, const
 
 // One warp per row: dinp += rstd * (w*dout - mean(w*dout) - norm * mean(w*dout*norm)).
 template <typename S>
-__global__ void layernorm_backward_input_kernel(S* dinp, const S* dout, const S* inp,
-                                                const S* weight, const float* mean,
-                                                const float* rstd, int64_t N, int64_t C) {
+__global__ void layernorm_backward_input_kernel(S* dinp, const S* dout, const S* inp, const S* weight,
+                                                const float* mean, const float* rstd, int64_t N, int64_t C) {
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) +
-                      threadIdx.x / kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   if (row >= N) return;
   const S* x = inp + row * C;
   const S* dy = dout + row * C;
@@ -77,17 +74,15 @@ __global__ void layernorm_backward_input_kernel(S* dinp, const S* dout, const S*
 // Column sums: block (32 columns) x (kColumnBlockY row lanes), grid.y row ranges; the partial
 // sums of a block meet in shared memory, those of the row ranges with atomicAdd.
 template <typename S>
-__global__ void layernorm_backward_params_kernel(float* dweight, float* dbias, const S* dout,
-                                                 const S* inp, const float* mean,
-                                                 const float* rstd, int64_t N, int64_t C) {
+__global__ void layernorm_backward_params_kernel(float* dweight, float* dbias, const S* dout, const S* inp,
+                                                 const float* mean, const float* rstd, int64_t N, int64_t C) {
   __shared__ float part_w[kColumnBlockY][kColumnBlockX];
   __shared__ float part_b[kColumnBlockY][kColumnBlockX];
   const int64_t c = static_cast<int64_t>(blockIdx.x) * kColumnBlockX + threadIdx.x;
   float dw = 0.0f, db = 0.0f;
   if (c < C) {
     const int64_t step = static_cast<int64_t>(gridDim.y) * kColumnBlockY;
-    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kColumnBlockY + threadIdx.y; r < N;
-         r += step) {
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kColumnBlockY + threadIdx.y; r < N; r += step) {
       const float dy = ToFloat(dout[r * C + c]);
       dw += (ToFloat(inp[r * C + c]) - mean[r]) * rstd[r] * dy;
       db += dy;
@@ -113,40 +108,37 @@ __global__ void layernorm_backward_params_kernel(float* dweight, float* dbias, c
 // launchers
 
 template <typename S>
-void layernorm_forward(S* out, float* mean, float* rstd, const S* inp, const S* weight,
-                       const S* bias, int64_t B, int64_t T, int64_t C) {
+void layernorm_forward(S* out, float* mean, float* rstd, const S* inp, const S* weight, const S* bias,
+                       int64_t B, int64_t T, int64_t C) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && C >= 1, "layernorm_forward");
   const LaunchDims d = WarpPerRowLaunch(B * T, kBlock);
-  MODEL_CUDA_LAUNCH(layernorm_forward_kernel<S>, GridOf(d, "layernorm_forward"), BlockOf(d))(
-      out, mean, rstd, inp, weight, bias, B * T, C);
+  MODEL_CUDA_LAUNCH(layernorm_forward_kernel<S>, GridOf(d, "layernorm_forward"), BlockOf(d))
+  (out, mean, rstd, inp, weight, bias, B * T, C);
   CUDA_CHECK_LAST("layernorm_forward");
 }
 
 template <typename S>
-void layernorm_backward(S* dinp, float* dweight, float* dbias, const S* dout, const S* inp,
-                        const S* weight, const float* mean, const float* rstd, int64_t B,
-                        int64_t T, int64_t C) {
+void layernorm_backward(S* dinp, float* dweight, float* dbias, const S* dout, const S* inp, const S* weight,
+                        const float* mean, const float* rstd, int64_t B, int64_t T, int64_t C) {
   MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && C >= 1, "layernorm_backward");
   const LaunchDims rows = WarpPerRowLaunch(B * T, kBlock);
-  MODEL_CUDA_LAUNCH(layernorm_backward_input_kernel<S>, GridOf(rows, "layernorm_backward"),
-                    BlockOf(rows))(dinp, dout, inp, weight, mean, rstd, B * T, C);
+  MODEL_CUDA_LAUNCH(layernorm_backward_input_kernel<S>, GridOf(rows, "layernorm_backward"), BlockOf(rows))
+  (dinp, dout, inp, weight, mean, rstd, B * T, C);
   CUDA_CHECK_LAST("layernorm_backward");
   const LaunchDims cols = ColumnReduceLaunch(B * T, C);
-  MODEL_CUDA_LAUNCH(layernorm_backward_params_kernel<S>, GridOf(cols, "layernorm_backward"),
-                    BlockOf(cols))(dweight, dbias, dout, inp, mean, rstd, B * T, C);
+  MODEL_CUDA_LAUNCH(layernorm_backward_params_kernel<S>, GridOf(cols, "layernorm_backward"), BlockOf(cols))
+  (dweight, dbias, dout, inp, mean, rstd, B * T, C);
   CUDA_CHECK_LAST("layernorm_backward");
 }
 
-template void layernorm_forward<float>(float*, float*, float*, const float*, const float*,
-                                       const float*, int64_t, int64_t, int64_t);
-template void layernorm_forward<Bf16>(Bf16*, float*, float*, const Bf16*, const Bf16*,
-                                      const Bf16*, int64_t, int64_t, int64_t);
-template void layernorm_backward<float>(float*, float*, float*, const float*, const float*,
-                                        const float*, const float*, const float*, int64_t,
-                                        int64_t, int64_t);
-template void layernorm_backward<Bf16>(Bf16*, float*, float*, const Bf16*, const Bf16*,
-                                       const Bf16*, const float*, const float*, int64_t, int64_t,
-                                       int64_t);
+template void layernorm_forward<float>(float*, float*, float*, const float*, const float*, const float*,
+                                       int64_t, int64_t, int64_t);
+template void layernorm_forward<Bf16>(Bf16*, float*, float*, const Bf16*, const Bf16*, const Bf16*, int64_t,
+                                      int64_t, int64_t);
+template void layernorm_backward<float>(float*, float*, float*, const float*, const float*, const float*,
+                                        const float*, const float*, int64_t, int64_t, int64_t);
+template void layernorm_backward<Bf16>(Bf16*, float*, float*, const Bf16*, const Bf16*, const Bf16*,
+                                       const float*, const float*, int64_t, int64_t, int64_t);
 
 }  // namespace cuda
 }  // namespace model

@@ -24,12 +24,12 @@
 #include "model/cuda/matmul_cuda.h"
 #include "model/cuda/residual_cuda.h"
 #include "model/cuda/test_backend.h"
+#include "model/data/rng.h"
 #include "model/encoder_cpu.h"
 #include "model/gelu_cpu.h"
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/residual_cpu.h"
-#include "model/data/rng.h"
 #include "model/threads.h"
 
 namespace model {
@@ -120,12 +120,11 @@ void LayerNormMatchesCpu() {
   for (int64_t i = 0; i < BT * C; ++i) inp[i] = RoundThrough<S>(inp[i] + 0.3f);  // mean != 0
   auto w = Quantized<S>(Random(C, 6)), b = Quantized<S>(Random(C, 7));
   std::vector<float> out(BT * C), mean(BT), rstd(BT);
-  ::model::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), s.B,
-                    s.T, C);
+  ::model::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), s.B, s.T,
+                             C);
   DeviceBuffer<S> d_inp = Dev<S>(inp), d_w = Dev<S>(w), d_b = Dev<S>(b), d_out(BT * C);
   DeviceBuffer<float> d_mean(BT), d_rstd(BT);
-  layernorm_forward(d_out.get(), d_mean.get(), d_rstd.get(), d_inp.get(), d_w.get(), d_b.get(),
-                    s.B, s.T, C);
+  layernorm_forward(d_out.get(), d_mean.get(), d_rstd.get(), d_inp.get(), d_w.get(), d_b.get(), s.B, s.T, C);
   EXPECT_LE(MaxRelErr(Host(d_out), out), Tol<S>());
   EXPECT_LE(MaxRelErr(d_mean.Download(), mean), 1e-5);
   EXPECT_LE(MaxRelErr(d_rstd.Download(), rstd), 1e-5);
@@ -135,11 +134,11 @@ void LayerNormMatchesCpu() {
   auto dinp0 = Quantized<S>(Random(BT * C, 9, 0.1));
   std::vector<float> dinp = dinp0, dw(C, 1.0f), db(C, -1.0f);
   ::model::layernorm_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(),
-                     mean.data(), rstd.data(), s.B, s.T, C);
+                              mean.data(), rstd.data(), s.B, s.T, C);
   DeviceBuffer<S> d_dinp = Dev<S>(dinp0), d_dout = Dev<S>(dout);
   DeviceBuffer<float> d_dw(std::vector<float>(C, 1.0f)), d_db(std::vector<float>(C, -1.0f));
-  layernorm_backward(d_dinp.get(), d_dw.get(), d_db.get(), d_dout.get(), d_inp.get(), d_w.get(),
-                     d_mean.get(), d_rstd.get(), s.B, s.T, C);
+  layernorm_backward(d_dinp.get(), d_dw.get(), d_db.get(), d_dout.get(), d_inp.get(), d_w.get(), d_mean.get(),
+                     d_rstd.get(), s.B, s.T, C);
   EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), Tol<S>());
   EXPECT_LE(MaxRelErr(d_dw.Download(), dw), Tol<S>(2e-5, 2e-3));
   EXPECT_LE(MaxRelErr(d_db.Download(), db), Tol<S>(2e-5, 2e-3));
@@ -147,7 +146,7 @@ void LayerNormMatchesCpu() {
   layernorm_forward(d_out.get(), d_mean.get(), d_rstd.get(), d_inp.get(), d_w.get(),
                     static_cast<const S*>(nullptr), s.B, s.T, C);
   ::model::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(),
-                    static_cast<const float*>(nullptr), s.B, s.T, C);
+                             static_cast<const float*>(nullptr), s.B, s.T, C);
   EXPECT_LE(MaxRelErr(Host(d_out), out), Tol<S>());
 }
 
@@ -192,20 +191,18 @@ void CrossEntropyMatchesCpu(Shape s) {
   auto targets = RandomTokens(BT, static_cast<int32_t>(s.V), 14);
   std::vector<float> losses(BT), lse(BT);
   ::model::crossentropy_forward(losses.data(), lse.data(), logits.data(), targets.data(), s.B, s.T, s.V,
-                       s.Vp);
+                                s.Vp);
   DeviceBuffer<S> d_logits = Dev<S>(logits);
   DeviceBuffer<int32_t> d_targets(targets);
   DeviceBuffer<float> d_losses(BT), d_lse(BT);
-  crossentropy_forward(d_losses.get(), d_lse.get(), d_logits.get(), d_targets.get(), s.B, s.T,
-                       s.V, s.Vp);
+  crossentropy_forward(d_losses.get(), d_lse.get(), d_logits.get(), d_targets.get(), s.B, s.T, s.V, s.Vp);
   EXPECT_LE(MaxRelErr(d_losses.Download(), losses), 1e-5);
   EXPECT_LE(MaxRelErr(d_lse.Download(), lse), 1e-5);
 
   const float dloss = 1.0f / static_cast<float>(BT);
   ::model::crossentropy_softmax_backward(logits.data(), lse.data(), targets.data(), dloss, s.B, s.T, s.V,
-                                s.Vp);
-  crossentropy_softmax_backward(d_logits.get(), d_lse.get(), d_targets.get(), dloss, s.B, s.T,
-                                s.V, s.Vp);
+                                         s.Vp);
+  crossentropy_softmax_backward(d_logits.get(), d_lse.get(), d_targets.get(), dloss, s.B, s.T, s.V, s.Vp);
   const std::vector<float> grad = Host(d_logits);
   EXPECT_LE(MaxRelErr(grad, logits), Tol<S>(2e-5, 1e-2));
   // Padded columns are exactly zero, and each row's gradient sums to ~0.
@@ -242,12 +239,12 @@ void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
   ::model::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
   DeviceBuffer<S> d_qkv = Dev<S>(qkv), d_out(BT * C), d_qkvr(3 * BT * C), d_att(B * NH * T * T),
-      d_vaccum(BT * C);
+                  d_vaccum(BT * C);
   accounting::FlopCounter counter;
   {
     accounting::ScopedFlopCounter scope(&counter);
-    attention_forward(d_out.get(), d_qkvr.get(), d_att.get(), d_vaccum.get(), d_qkv.get(), B, T,
-                      C, NH, gemm.get(), tf32, block);
+    attention_forward(d_out.get(), d_qkvr.get(), d_att.get(), d_vaccum.get(), d_qkv.get(), B, T, C, NH,
+                      gemm.get(), tf32, block);
   }
   const double tol = tf32 ? 5e-3 : Tol<S>(2e-5, 2e-2);
   const std::vector<float> got_att = Host(d_att);
@@ -268,14 +265,13 @@ void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
 
   auto dout = Quantized<S>(Random(BT * C, 16));
   std::vector<float> dinp(BT * 3 * C), datt(B * NH * T * T);
-  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B,
-                              T, C, NH);
-  DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * 3 * C), d_dqkvr(3 * BT * C),
-      d_datt(B * NH * T * T), d_dvaccum(BT * C);
+  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
+  DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * 3 * C), d_dqkvr(3 * BT * C), d_datt(B * NH * T * T),
+                  d_dvaccum(BT * C);
   {
     accounting::ScopedFlopCounter scope(&counter);
-    attention_backward(d_dinp.get(), d_dqkvr.get(), d_datt.get(), d_dvaccum.get(), d_dout.get(),
-                       d_qkvr.get(), d_att.get(), B, T, C, NH, gemm.get(), tf32, block);
+    attention_backward(d_dinp.get(), d_dqkvr.get(), d_datt.get(), d_dvaccum.get(), d_dout.get(), d_qkvr.get(),
+                       d_att.get(), B, T, C, NH, gemm.get(), tf32, block);
   }
   EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), tf32 ? 1e-2 : Tol<S>(5e-5, 3e-2));
   for (const char* tag : {"attention_datt", "attention_dv", "attention_dq", "attention_dk"}) {
@@ -322,8 +318,8 @@ void MatmulMatchesCpu() {
   auto inp = Quantized<S>(Random(BT * C, 17)), w = Quantized<S>(Random(OC * C, 18, 0.1)),
        bias = Quantized<S>(Random(OC, 19)), res = Quantized<S>(Random(BT * OC, 20));
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
-  DeviceBuffer<S> d_inp = Dev<S>(inp), d_w = Dev<S>(w), d_bias = Dev<S>(bias),
-      d_res = Dev<S>(res), d_out(BT * OC), d_aux(BT * OC);
+  DeviceBuffer<S> d_inp = Dev<S>(inp), d_w = Dev<S>(w), d_bias = Dev<S>(bias), d_res = Dev<S>(res),
+                  d_out(BT * OC), d_aux(BT * OC);
   // out = inp w^T + bias + residual, counted like the CPU.
   std::vector<float> want(BT * OC);
   accounting::FlopCounter cpu, gpu;
@@ -334,15 +330,15 @@ void MatmulMatchesCpu() {
   for (int64_t i = 0; i < BT * OC; ++i) want[i] += res[i];
   {
     accounting::ScopedFlopCounter scope(&gpu);
-    matmul_forward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(), d_res.get(),
-                   static_cast<S*>(nullptr), B, T, C, OC, gemm.get(), false, "fc");
+    matmul_forward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(), d_res.get(), static_cast<S*>(nullptr),
+                   B, T, C, OC, gemm.get(), false, "fc");
   }
   EXPECT_LE(MaxRelErr(Host(d_out), want), Tol<S>(2e-5, 1e-2));
   EXPECT_EQ(gpu.by_tag(), cpu.by_tag());
 
   // The fused GeLU epilogue, where the runner has it (cuBLASLt: bf16).
-  const GemmCall fused = LinearForward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(),
-                                       nullptr, d_aux.get(), B * T, C, OC, StorageOf<S>(), false);
+  const GemmCall fused = LinearForward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(), nullptr,
+                                       d_aux.get(), B * T, C, OC, StorageOf<S>(), false);
   if (gemm->Supports(fused.spec, fused.ptrs)) {
     matmul_forward(d_out.get(), d_inp.get(), d_w.get(), d_bias.get(), static_cast<const S*>(nullptr),
                    d_aux.get(), B, T, C, OC, gemm.get(), false, "fc");
@@ -364,8 +360,8 @@ void MatmulMatchesCpu() {
   gpu.Reset();
   {
     accounting::ScopedFlopCounter scope(&cpu);
-    ::model::matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), B, T,
-                    C, OC, "fc.bwd");
+    ::model::matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), B, T, C,
+                             OC, "fc.bwd");
   }
   DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * C);
   DeviceBuffer<float> d_dw(std::vector<float>(OC * C, 0.5f)), d_db(std::vector<float>(OC, 0.25f));
@@ -389,10 +385,9 @@ TEST(OpsTest, AdamWMatchesCpuAndWritesTheBf16Copy) {
   DeviceBuffer<float> d_p(p), d_g(g), d_m(m), d_v(v);
   DeviceBuffer<Bf16> d_copy(n);
   for (int step = 1; step <= 3; ++step) {
-    ::model::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f,
+    ::model::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, step);
+    adamw_update(d_p.get(), d_copy.get(), d_g.get(), d_m.get(), d_v.get(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f,
                  step);
-    adamw_update(d_p.get(), d_copy.get(), d_g.get(), d_m.get(), d_v.get(), n, 1e-3f, 0.9f,
-                 0.95f, 1e-8f, 0.1f, step);
   }
   EXPECT_LE(MaxRelErr(d_p.Download(), p), 1e-6);
   EXPECT_LE(MaxRelErr(d_m.Download(), m), 1e-6);
@@ -410,14 +405,14 @@ TEST(OpsTest, ConvertToBf16RoundsToNearestEven) {
   EXPECT_EQ(ToFloats(d_y.Download()), Quantized<Bf16>(x));
 }
 
-#define OPS_TESTS(name)                     \
-  TEST(OpsTest, name##Fp32) {               \
-    SKIP_WITHOUT_DEVICE();                  \
-    name<float>();                          \
-  }                                         \
-  TEST(OpsTest, name##Bf16) {               \
-    SKIP_WITHOUT_DEVICE();                  \
-    name<Bf16>();                           \
+#define OPS_TESTS(name)       \
+  TEST(OpsTest, name##Fp32) { \
+    SKIP_WITHOUT_DEVICE();    \
+    name<float>();            \
+  }                           \
+  TEST(OpsTest, name##Bf16) { \
+    SKIP_WITHOUT_DEVICE();    \
+    name<Bf16>();             \
   }
 
 OPS_TESTS(EncoderMatchesCpu)

@@ -21,8 +21,8 @@ template <typename S>
 void residual_forward(S* out, const S* inp1, const S* inp2, int64_t N) {
   MODEL_CUDA_REQUIRE(N >= 1, "residual_forward");
   const LaunchDims d = ElementwiseLaunch(N);
-  MODEL_CUDA_LAUNCH(residual_forward_kernel<S>, GridOf(d, "residual_forward"), BlockOf(d))(
-      out, inp1, inp2, N);
+  MODEL_CUDA_LAUNCH(residual_forward_kernel<S>, GridOf(d, "residual_forward"), BlockOf(d))
+  (out, inp1, inp2, N);
   CUDA_CHECK_LAST("residual_forward");
 }
 

@@ -27,9 +27,9 @@ std::string UnavailableReason();
 bool IsEmulated();
 std::unique_ptr<GemmRunner> MakeGemmRunner();
 
-#define SKIP_WITHOUT_DEVICE()                                                     \
-  do {                                                                            \
-    const std::string skip_reason_ = ::model::cuda::test::UnavailableReason();    \
+#define SKIP_WITHOUT_DEVICE()                                                      \
+  do {                                                                             \
+    const std::string skip_reason_ = ::model::cuda::test::UnavailableReason();     \
     if (!skip_reason_.empty()) GTEST_SKIP() << "no CUDA device: " << skip_reason_; \
   } while (0)
 

@@ -18,8 +18,7 @@ absl::Status CheckShape(int B, int T, int vocab) {
 
 class TokenFileBatchSource final : public BatchSource {
  public:
-  TokenFileBatchSource(std::shared_ptr<const TokenFile> file, int B, int T, int vocab,
-                       uint64_t seed)
+  TokenFileBatchSource(std::shared_ptr<const TokenFile> file, int B, int T, int vocab, uint64_t seed)
       : file_(std::move(file)), B_(B), T_(T), vocab_(vocab), rng_(seed) {}
 
   absl::Status Next(Batch* batch) override {
@@ -34,9 +33,9 @@ class TokenFileBatchSource final : public BatchSource {
       for (int t = 0; t <= T_; ++t) {
         const int tok = data[ix + t];
         if (tok >= vocab_) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "token ", tok, " at index ", ix + t, " of '", file_->path(),
-              "' is out of range: must be in [0, ", vocab_, ") for this model's vocab"));
+          return absl::InvalidArgumentError(absl::StrCat("token ", tok, " at index ", ix + t, " of '",
+                                                         file_->path(), "' is out of range: must be in [0, ",
+                                                         vocab_, ") for this model's vocab"));
         }
         if (t < T_) batch->inputs[static_cast<size_t>(b) * T_ + t] = tok;
         if (t > 0) batch->targets[static_cast<size_t>(b) * T_ + t - 1] = tok;
@@ -82,15 +81,15 @@ class FixedRandomBatchSource final : public BatchSource {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(
-    std::shared_ptr<const TokenFile> file, int B, int T, int vocab, uint64_t seed) {
+absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(std::shared_ptr<const TokenFile> file,
+                                                                      int B, int T, int vocab,
+                                                                      uint64_t seed) {
   if (auto st = CheckShape(B, T, vocab); !st.ok()) return st;
   if (file == nullptr) return absl::InvalidArgumentError("token file is null");
   if (file->num_tokens() < static_cast<int64_t>(T) + 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("token file '", file->path(), "' is too short: it holds ",
-                     file->num_tokens(), " tokens; a window of seq=", T, " needs at least ",
-                     T + 1));
+    return absl::InvalidArgumentError(absl::StrCat("token file '", file->path(), "' is too short: it holds ",
+                                                   file->num_tokens(), " tokens; a window of seq=", T,
+                                                   " needs at least ", T + 1));
   }
   // Every token is checked once, up front (a 100M-token file takes well under a second), so a
   // file made for another vocabulary fails before any step runs instead of in the middle.

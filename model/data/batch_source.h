@@ -26,8 +26,8 @@ class BatchSource {
 };
 
 // Errors: B or T < 1, vocab < 1, or a file with fewer than T+1 tokens ("too short").
-absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(
-    std::shared_ptr<const TokenFile> file, int B, int T, int vocab, uint64_t seed);
+absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(std::shared_ptr<const TokenFile> file,
+                                                                      int B, int T, int vocab, uint64_t seed);
 
 // Errors: B, T or vocab < 1.
 absl::StatusOr<std::unique_ptr<BatchSource>> MakeFixedRandomBatchSource(int B, int T, int vocab,

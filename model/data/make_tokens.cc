@@ -1,9 +1,9 @@
 // make_tokens: writes a nanoGPT token file (flat little-endian uint16 tokens, no header).
 //   bazel run //tools:make_tokens -- --in=FILE.txt --out=train.bin     byte-level tokens
 //   bazel run //tools:make_tokens -- --random=N --out=train.bin [--vocab=50257 --seed=1337]
-// Relative paths are taken from the directory bazel run was started in (harness/user_path.h). The file is written to
-// a temporary name and renamed, so a failure leaves nothing behind. Exit code 0 on success,
-// 1 with a message naming the problem otherwise.
+// Relative paths are taken from the directory bazel run was started in (harness/user_path.h). The file is
+// written to a temporary name and renamed, so a failure leaves nothing behind. Exit code 0 on success, 1 with
+// a message naming the problem otherwise.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -51,7 +51,6 @@ int main(int argc, char** argv) {
   if (absl::Status st = model::WriteTokenFile(path, *tokens); !st.ok()) {
     return Fail(std::string(st.message()));
   }
-  std::printf("wrote %zu tokens (%zu bytes) to %s\n", tokens->size(), 2 * tokens->size(),
-              path.c_str());
+  std::printf("wrote %zu tokens (%zu bytes) to %s\n", tokens->size(), 2 * tokens->size(), path.c_str());
   return 0;
 }

@@ -17,8 +17,7 @@ absl::StatusOr<std::unique_ptr<TokenFile>> TokenFile::Open(const std::string& pa
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) {
     const int err = errno;
-    const std::string msg =
-        absl::StrCat("cannot open token file '", path, "': ", std::strerror(err));
+    const std::string msg = absl::StrCat("cannot open token file '", path, "': ", std::strerror(err));
     if (err == ENOENT) return absl::NotFoundError(msg);
     return absl::InvalidArgumentError(msg);
   }
@@ -31,14 +30,13 @@ absl::StatusOr<std::unique_ptr<TokenFile>> TokenFile::Open(const std::string& pa
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return absl::InvalidArgumentError(
-        absl::StrCat("token file '", path, "' is not a regular file"));
+    return absl::InvalidArgumentError(absl::StrCat("token file '", path, "' is not a regular file"));
   }
   const int64_t bytes = st.st_size;
   if (bytes == 0) {
     ::close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(
-        "token file '", path, "' is empty: it must hold uint16 tokens (2 bytes each)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("token file '", path, "' is empty: it must hold uint16 tokens (2 bytes each)"));
   }
   if (bytes % 2 != 0) {
     ::close(fd);

@@ -72,8 +72,7 @@ TEST(TokenWriter, ByteTokensAndRandomTokens) {
   auto t = ByteTokensFromFile(text);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(*t, (std::vector<uint16_t>{'h', 'i', 255}));
-  EXPECT_EQ(ByteTokensFromFile(TempPath("nope.txt")).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(ByteTokensFromFile(TempPath("nope.txt")).status().code(), absl::StatusCode::kNotFound);
   const std::string empty = TempPath("empty.txt");
   WriteBytes(empty, "");
   EXPECT_FALSE(ByteTokensFromFile(empty).ok());

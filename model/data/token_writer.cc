@@ -50,8 +50,8 @@ absl::StatusOr<std::vector<uint16_t>> RandomTokens(int64_t n, int vocab, uint64_
     return absl::InvalidArgumentError(absl::StrCat("random=", n, " is invalid: must be >= 1"));
   }
   if (vocab < 1 || vocab > 65536) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "vocab=", vocab, " is invalid: must be in [1, 65536] (uint16 tokens)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("vocab=", vocab, " is invalid: must be in [1, 65536] (uint16 tokens)"));
   }
   Rng rng(seed);
   std::vector<uint16_t> tokens(static_cast<size_t>(n));

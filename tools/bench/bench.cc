@@ -18,16 +18,16 @@
 // than a skip, harness/skip.h), in any round, fails the run and no JSON is written.
 // Exit status (harness/exit_codes.h): 0 done; 1 command line not understood; 2 bad input, a
 // binary that failed, or a case that failed its check.
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <set>
-#include <utility>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -39,8 +39,8 @@
 #include "absl/strings/str_split.h"
 #include "harness/exit_codes.h"
 #include "harness/flags_main.h"
-#include "harness/user_path.h"
 #include "harness/skip.h"
+#include "harness/user_path.h"
 #include "tools/bench/bench_ab.h"
 #include "tools/bench/bench_binaries.h"
 #include "tools/bench/bench_context.h"
@@ -55,8 +55,10 @@ ABSL_FLAG(bool, list, false, "print the selected case names and exit without run
 ABSL_FLAG(std::string, out, "bench.json", "merged JSON output (relative to where bazel was run)");
 ABSL_FLAG(int, repetitions, 1, "rounds: every selected binary runs this many times in turn");
 ABSL_FLAG(bool, quick, false, "short runs: --benchmark_min_time=0.05, and the quick suite when no --filter");
-ABSL_FLAG(double, min_time, 0, "--benchmark_min_time in seconds (0: 0.05 with --quick, else the binary's default)");
-ABSL_FLAG(std::string, suite, "", "suite name recorded for tools/gate's baseline file "
+ABSL_FLAG(double, min_time, 0,
+          "--benchmark_min_time in seconds (0: 0.05 with --quick, else the binary's default)");
+ABSL_FLAG(std::string, suite, "",
+          "suite name recorded for tools/gate's baseline file "
           "(default: 'quick' with --quick and no --filter, 'custom' with a filter, else 'full')");
 ABSL_FLAG(int, threads, -1,
           "threads for the benchmarks (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MLBENCH_THREADS); "
@@ -199,9 +201,9 @@ absl::StatusOr<Settings> ReadSettings() {
   st.options.retries = absl::GetFlag(FLAGS_retries);
   if (!(st.options.max_contention > 0 && st.options.max_contention <= 1) || st.options.retries < 0 ||
       st.options.retries > 20) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max_contention=", st.options.max_contention, " / --retries=", st.options.retries,
-        " out of range; allowed: 0 < max_contention <= 1, 0 <= retries <= 20"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_contention=", st.options.max_contention, " / --retries=", st.options.retries,
+                     " out of range; allowed: 0 < max_contention <= 1, 0 <= retries <= 20"));
   }
   return st;
 }
@@ -219,7 +221,8 @@ void SetThreadEnvironment(int threads) {
 
 // The current revision's targets: the calibration binary (unless listing or turned off) and
 // every known (or --binaries) binary with the cases the filter selects in it.
-absl::StatusOr<std::vector<bench::Target>> CurrentTargets(const Settings& st, const char* argv0, size_t* selected) {
+absl::StatusOr<std::vector<bench::Target>> CurrentTargets(const Settings& st, const char* argv0,
+                                                          size_t* selected) {
   std::vector<bench::BenchBinary> binaries;
   if (std::string list = absl::GetFlag(FLAGS_binaries); !list.empty()) {
     for (absl::string_view p : absl::StrSplit(list, ',', absl::SkipEmpty())) {
@@ -261,8 +264,8 @@ absl::StatusOr<bench::BaseRevision> AddBaseTargets(std::vector<bench::Target>* t
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     std::string cache = absl::GetFlag(FLAGS_against_cache);
     if (cache.empty()) cache = bench::DefaultAbCacheDir();
-    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), harness::UserPath(cache),
-                                      absl::GetFlag(FLAGS_against_bazel_args));
+    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against),
+                                      harness::UserPath(cache), absl::GetFlag(FLAGS_against_bazel_args));
   }
   if (!base.ok()) return base.status();
   std::vector<bench::Target> twins;
@@ -299,13 +302,15 @@ nlohmann::json RunDescription(const Settings& st, const std::vector<bench::Targe
 }
 
 // Says what will run, and sets the CPU share other processes may use and the progress line.
-void PlanRounds(size_t selected, bool ab, const std::optional<bench::BaseRevision>& base, Settings* settings) {
+void PlanRounds(size_t selected, bool ab, const std::optional<bench::BaseRevision>& base,
+                Settings* settings) {
   Settings& st = *settings;
-  std::fprintf(stderr, "bench: %zu case(s)%s, %d round(s)%s, min_time %s, threads %s, suite '%s'\n", selected,
-               absl::GetFlag(FLAGS_calibration) ? " + calibration" : "", st.repetitions,
-               ab ? absl::StrCat(" of A/B against ", base->rev, " (", base->sha.substr(0, 12), ")").c_str() : "",
-               st.min_time > 0 ? absl::StrCat(st.min_time, " s").c_str() : "default",
-               st.threads > 0 ? std::to_string(st.threads).c_str() : "as the environment says", st.suite.c_str());
+  std::fprintf(
+      stderr, "bench: %zu case(s)%s, %d round(s)%s, min_time %s, threads %s, suite '%s'\n", selected,
+      absl::GetFlag(FLAGS_calibration) ? " + calibration" : "", st.repetitions,
+      ab ? absl::StrCat(" of A/B against ", base->rev, " (", base->sha.substr(0, 12), ")").c_str() : "",
+      st.min_time > 0 ? absl::StrCat(st.min_time, " s").c_str() : "default",
+      st.threads > 0 ? std::to_string(st.threads).c_str() : "as the environment says", st.suite.c_str());
   const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   const long used = st.threads > 0 ? std::min<long>(st.threads, cpus) : cpus;
   st.options.idle_share = static_cast<double>(cpus - used) / cpus;
@@ -336,8 +341,9 @@ int WriteResults(const Settings& st, const std::vector<bench::Target>& targets, 
   }
   auto [current, base_run] = SplitSides(std::move(merged));
   const std::string base_out = BaseFileName(out);
-  m["ab"] = {{"against", base->rev}, {"base_commit", base->sha}, {"current_commit", m["commit"]},
-             {"base_file", base_out}, {"current_file", out}, {"base_build_seconds", base->build_seconds}};
+  m["ab"] = {{"against", base->rev},          {"base_commit", base->sha},
+             {"current_commit", m["commit"]}, {"base_file", base_out},
+             {"current_file", out},           {"base_build_seconds", base->build_seconds}};
   current["context"]["mlbench"] = m;
   nlohmann::json mb = m;
   mb["commit"] = base->sha;
@@ -349,23 +355,28 @@ int WriteResults(const Settings& st, const std::vector<bench::Target>& targets, 
   PrintSummary(current);
   std::fprintf(stderr, "bench: base side (%s, %s):\n", base->rev.c_str(), base->sha.c_str());
   PrintSummary(base_run);
-  std::fprintf(stderr, "bench: wrote %s and %s; compare them with\n  bazel run //tools:gate -- --current=%s --against=%s\n",
-               out.c_str(), base_out.c_str(), out.c_str(), base_out.c_str());
+  std::fprintf(
+      stderr,
+      "bench: wrote %s and %s; compare them with\n  bazel run //tools:gate -- --current=%s --against=%s\n",
+      out.c_str(), base_out.c_str(), out.c_str(), base_out.c_str());
   return harness::kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = harness::ParseFlagsOrExit(argc, argv, absl::StrCat(
-      "bench: runs the cases of every benchmark binary (or those --filter selects) in interleaved\n"
-      "rounds and merges them into one JSON for //tools:gate.\n\n"
-      "Usage: bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] [--quick] "
-      "[--against=REV]\n"
-      "Example: bazel run //tools:bench -- --quick --repetitions=9 --out=run.json\n"
-      "Relative paths (--out, --against_cache, --against_runfiles) are relative to the folder bazel run\n"
-      "was started from.\n",
-      harness::kExitCodesHelp));
+  std::vector<char*> rest = harness::ParseFlagsOrExit(
+      argc, argv,
+      absl::StrCat(
+          "bench: runs the cases of every benchmark binary (or those --filter selects) in interleaved\n"
+          "rounds and merges them into one JSON for //tools:gate.\n\n"
+          "Usage: bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] "
+          "[--quick] "
+          "[--against=REV]\n"
+          "Example: bazel run //tools:bench -- --quick --repetitions=9 --out=run.json\n"
+          "Relative paths (--out, --against_cache, --against_runfiles) are relative to the folder bazel run\n"
+          "was started from.\n",
+          harness::kExitCodesHelp));
   if (rest.size() > 1) {
     return Fail(absl::InvalidArgumentError(
         absl::StrCat("unexpected argument '", rest[1], "' (flags are --name=value; see --help)")));
@@ -391,8 +402,9 @@ int main(int argc, char** argv) {
     return harness::kExitOk;
   }
   if (selected == 0) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
-        "the filter '", st.filter, "' selects no case in ", targets->size(), " binaries; see the names with --list")));
+    return Fail(
+        absl::InvalidArgumentError(absl::StrCat("the filter '", st.filter, "' selects no case in ",
+                                                targets->size(), " binaries; see the names with --list")));
   }
   const bool ab = !absl::GetFlag(FLAGS_against).empty() || !absl::GetFlag(FLAGS_against_runfiles).empty();
   if (!absl::GetFlag(FLAGS_against).empty() && !absl::GetFlag(FLAGS_against_runfiles).empty()) {
@@ -410,8 +422,10 @@ int main(int argc, char** argv) {
   absl::StatusOr<nlohmann::json> merged = bench::RunRounds(*targets, st.options);
   if (!merged.ok()) return Fail(merged.status());
   if (std::vector<std::string> broken = BrokenEntries(*merged); !broken.empty()) {
-    std::fprintf(stderr, "bench: error: %zu case(s) failed their output check or errored; their times are not "
-                         "results, so nothing was written:\n", broken.size());
+    std::fprintf(stderr,
+                 "bench: error: %zu case(s) failed their output check or errored; their times are not "
+                 "results, so nothing was written:\n",
+                 broken.size());
     for (const std::string& b : broken) std::fprintf(stderr, "  %s\n", b.c_str());
     return harness::kExitFailure;
   }

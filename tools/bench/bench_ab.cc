@@ -41,13 +41,15 @@ absl::Status MakeDirs(const std::string& dir) {
 }  // namespace
 
 std::string DefaultAbCacheDir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x) return absl::StrCat(x, "/mlbench/ab");
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x)
+    return absl::StrCat(x, "/mlbench/ab");
   const char* home = std::getenv("HOME");
   return absl::StrCat(home != nullptr && *home ? home : "/tmp", "/.cache/mlbench/ab");
 }
 
 absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, const std::string& rev,
-                                                 const std::string& cache_dir, const std::string& bazel_args) {
+                                                 const std::string& cache_dir,
+                                                 const std::string& bazel_args) {
   BaseRevision base;
   base.rev = rev;
   if (workspace.empty()) {
@@ -55,18 +57,18 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
         "--against needs the git checkout: run bench with `bazel run` (BUILD_WORKSPACE_DIRECTORY) or set "
         "BUILD_WORKSPACE_DIRECTORY");
   }
-  absl::StatusOr<std::string> sha = Run({"git", "-C", workspace, "rev-parse", "--verify", "--quiet",
-                                         absl::StrCat(rev, "^{commit}")},
-                                        absl::StrCat("resolving --against=", rev));
+  absl::StatusOr<std::string> sha =
+      Run({"git", "-C", workspace, "rev-parse", "--verify", "--quiet", absl::StrCat(rev, "^{commit}")},
+          absl::StrCat("resolving --against=", rev));
   if (!sha.ok() || sha->empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--against=", rev, " is not a commit of ", workspace,
                                                    " (a shallow clone may lack the parent)"));
   }
   base.sha = *sha;
   base.worktree = absl::StrCat(cache_dir, "/", base.sha);
-  absl::StatusOr<std::string> head = IsDir(base.worktree)
-                                         ? Run({"git", "-C", base.worktree, "rev-parse", "HEAD"}, "reading the worktree")
-                                         : absl::StatusOr<std::string>(absl::NotFoundError("none"));
+  absl::StatusOr<std::string> head =
+      IsDir(base.worktree) ? Run({"git", "-C", base.worktree, "rev-parse", "HEAD"}, "reading the worktree")
+                           : absl::StatusOr<std::string>(absl::NotFoundError("none"));
   if (!head.ok() || *head != base.sha) {
     if (absl::Status s = MakeDirs(cache_dir); !s.ok()) return s;
     // A stale or broken folder of that name: remove it and let git forget it.
@@ -74,9 +76,9 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
     Run({"git", "-C", workspace, "worktree", "prune"}, "git worktree prune").IgnoreError();
     std::fprintf(stderr, "bench: checking out %s (%s) in %s\n", rev.c_str(), base.sha.substr(0, 12).c_str(),
                  base.worktree.c_str());
-    absl::StatusOr<std::string> add = Run({"git", "-C", workspace, "worktree", "add", "--detach", "--force",
-                                           base.worktree, base.sha},
-                                          "git worktree add");
+    absl::StatusOr<std::string> add =
+        Run({"git", "-C", workspace, "worktree", "add", "--detach", "--force", base.worktree, base.sha},
+            "git worktree add");
     if (!add.ok()) return add.status();
   }
   std::fprintf(stderr, "bench: building %s's benchmark binaries (bazel build -c opt //tools:bench in %s)\n",
@@ -84,13 +86,16 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
   auto start = std::chrono::steady_clock::now();
   // Through the shell for `cd`; every argument quoted. Bazel's progress goes to our stderr;
   // its server for that worktree exits after two idle minutes.
-  std::string cmd = absl::StrCat("cd ", gate::ShellQuote(base.worktree), " && exec bazel --max_idle_secs=120 build -c opt ",
-                                 bazel_args, " //tools:bench 1>&2");
-  absl::StatusOr<harness::ProcessResult> built = harness::RunProcess({"/bin/sh", "-c", cmd}, /*capture_stderr=*/false);
+  std::string cmd =
+      absl::StrCat("cd ", gate::ShellQuote(base.worktree), " && exec bazel --max_idle_secs=120 build -c opt ",
+                   bazel_args, " //tools:bench 1>&2");
+  absl::StatusOr<harness::ProcessResult> built =
+      harness::RunProcess({"/bin/sh", "-c", cmd}, /*capture_stderr=*/false);
   if (!built.ok()) return built.status();
   if (built->exit_code != 0) {
     return absl::FailedPreconditionError(absl::StrCat("building ", rev, " (", base.sha.substr(0, 12),
-                                                      ") failed (exit ", built->exit_code, "); see the output above"));
+                                                      ") failed (exit ", built->exit_code,
+                                                      "); see the output above"));
   }
   base.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // //tools:bench is an alias of //tools/bench:bench since the package layout of 2026-11-30.
@@ -114,7 +119,8 @@ absl::StatusOr<std::string> LocateBaseBinary(const BaseRevision& base, const Ben
   if (access(p.c_str(), X_OK) != 0) {
     // A binary given as a file (--binaries=/path/x): the base folder's file of that name.
     const size_t slash = runfiles_path.rfind('/');
-    p = absl::StrCat(base.runfiles_root, "/", slash == std::string::npos ? runfiles_path : runfiles_path.substr(slash + 1));
+    p = absl::StrCat(base.runfiles_root, "/",
+                     slash == std::string::npos ? runfiles_path : runfiles_path.substr(slash + 1));
   }
   char* real = realpath(p.c_str(), nullptr);
   if (real == nullptr || access(real, X_OK) != 0) {

@@ -48,7 +48,8 @@ CpuSample SampleCpu() {
   CpuSample s;
   struct rusage ru;
   if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
-    s.children_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+    s.children_s =
+        ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
   }
   std::ifstream f("/proc/stat");
   std::string line;
@@ -119,8 +120,8 @@ absl::StatusOr<std::vector<std::string>> ListCases(const std::string& exe, const
   }
   if (r->exit_code != 0) {
     return absl::InternalError(absl::StrCat("listing the cases of ", exe, " with filter '", filter,
-                                            "' failed (exit ", r->exit_code, "): ",
-                                            harness::Tail(r->stderr_text + r->stdout_text, 2000)));
+                                            "' failed (exit ", r->exit_code,
+                                            "): ", harness::Tail(r->stderr_text + r->stdout_text, 2000)));
   }
   std::vector<std::string> cases;
   for (absl::string_view line : absl::StrSplit(r->stdout_text, '\n')) {
@@ -132,9 +133,11 @@ absl::StatusOr<std::vector<std::string>> ListCases(const std::string& exe, const
 
 absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time) {
   const std::string out = TempJsonPath();
-  std::vector<std::string> argv = {target.exe, "--benchmark_repetitions=1",
+  std::vector<std::string> argv = {target.exe,
+                                   "--benchmark_repetitions=1",
                                    absl::StrCat("--benchmark_out=", out),
-                                   "--benchmark_out_format=json", "--benchmark_format=console",
+                                   "--benchmark_out_format=json",
+                                   "--benchmark_format=console",
                                    "--benchmark_color=false"};
   if (!target.filter.empty()) argv.push_back(absl::StrCat("--benchmark_filter=", target.filter));
   if (min_time > 0) argv.push_back(absl::StrCat("--benchmark_min_time=", min_time));
@@ -147,10 +150,9 @@ absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time) {
   }
   if (r->exit_code != 0) {
     std::remove(out.c_str());
-    return absl::InternalError(absl::StrCat(target.binary.label, " (", target.exe, ") exited with ",
-                                            r->exit_code, "; its output ended with:\n",
-                                            harness::Tail(r->stdout_text, 1500), "\n",
-                                            harness::Tail(r->stderr_text, 1500)));
+    return absl::InternalError(absl::StrCat(
+        target.binary.label, " (", target.exe, ") exited with ", r->exit_code, "; its output ended with:\n",
+        harness::Tail(r->stdout_text, 1500), "\n", harness::Tail(r->stderr_text, 1500)));
   }
   absl::StatusOr<nlohmann::json> j = gate::ReadJsonFile(out);
   std::remove(out.c_str());

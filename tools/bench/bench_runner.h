@@ -55,15 +55,15 @@ struct Target {
 };
 
 struct RunOptions {
-  int repetitions = 1;  // rounds
-  double min_time = 0;  // --benchmark_min_time in seconds; 0 keeps Google Benchmark's default
+  int repetitions = 1;           // rounds
+  double min_time = 0;           // --benchmark_min_time in seconds; 0 keeps Google Benchmark's default
   double max_contention = 0.15;  // retry a binary run when contention was higher
   double idle_share = 0;         // share of the CPUs the benchmarks leave idle
-  int retries = 2;                // extra attempts per binary run and round
+  int retries = 2;               // extra attempts per binary run and round
   // A/B: within each round run one side's targets, then the other's, the order flipping every
   // round (base first in even rounds), so a drift of the machine hits both sides alike.
   bool alternate_sides = false;
-  double retry_wait_s = 2.0;      // pause before a retry
+  double retry_wait_s = 2.0;  // pause before a retry
   // Called after each binary run, for progress lines: round (0-based), target, seconds taken,
   // foreign fraction and contention of the attempt kept, attempts made.
   std::function<void(int, const Target&, double, double, double, int)> progress;

@@ -35,9 +35,8 @@ std::set<std::string> Lines(const std::string& s) {
 TEST(BenchTest, ListUsesGoogleBenchmarkFilterSemantics) {
   harness::ProcessResult r = Bench({kFake, "--list"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(Lines(r.stdout_text),
-            (std::set<std::string>{"BM_Fake/cpu/axpy/N:262144", "BM_Fake/cpu/tokens", "BM_Fake/cpu/unverified",
-                                   "BM_Fake/cuda/skipped"}));
+  EXPECT_EQ(Lines(r.stdout_text), (std::set<std::string>{"BM_Fake/cpu/axpy/N:262144", "BM_Fake/cpu/tokens",
+                                                         "BM_Fake/cpu/unverified", "BM_Fake/cuda/skipped"}));
   r = Bench({kFake, "--list", "--filter=-axpy"});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(Lines(r.stdout_text),
@@ -57,7 +56,7 @@ TEST(BenchTest, RoundsAreMergedWithMachineContext) {
   const std::string out = absl::StrCat(std::getenv("TEST_TMPDIR"), "/run.json");
   // --retries=0: a test on a busy machine must not wait for it to calm down.
   harness::ProcessResult r = Bench({kFake, "--filter=axpy|cuda", "--repetitions=2", "--min_time=0.01",
-                                  "--retries=0", "--threads=1", "--out=" + out});
+                                    "--retries=0", "--threads=1", "--out=" + out});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   absl::StatusOr<json> j = gate::ReadJsonFile(out);
   ASSERT_TRUE(j.ok()) << j.status();
@@ -122,7 +121,7 @@ TEST(BenchTest, BadInputExitsTwo) {
 TEST(BenchTest, FailedCheckFailsTheRunAndWritesNothing) {
   const std::string out = absl::StrCat(std::getenv("TEST_TMPDIR"), "/broken.json");
   harness::ProcessResult r = Bench({kFake, "--filter=axpy|unverified", "--repetitions=1", "--min_time=0.01",
-                                  "--retries=0", "--out=" + out});
+                                    "--retries=0", "--out=" + out});
   EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("BM_Fake/cpu/unverified"), std::string::npos) << r.stderr_text;
   EXPECT_FALSE(gate::ReadJsonFile(out).ok());
@@ -149,8 +148,13 @@ harness::ProcessResult GateRun(const std::vector<std::string>& args) {
 TEST(BenchTest, AbRunOfIdenticalCodePassesAndASlowdownFails) {
   const std::string dir = std::getenv("TEST_TMPDIR");
   const std::string runfiles = absl::StrCat(std::getenv("TEST_SRCDIR"));
-  const std::vector<std::string> ab = {kFake, "--filter=axpy", "--repetitions=9", "--min_time=0.01",
-                                       "--retries=0", "--threads=1", "--against_runfiles=" + runfiles};
+  const std::vector<std::string> ab = {kFake,
+                                       "--filter=axpy",
+                                       "--repetitions=9",
+                                       "--min_time=0.01",
+                                       "--retries=0",
+                                       "--threads=1",
+                                       "--against_runfiles=" + runfiles};
   unsetenv("MLBENCH_FAKE_SLOWDOWN");
   std::vector<std::string> args = ab;
   args.push_back("--out=" + dir + "/ab_same.json");
@@ -160,7 +164,8 @@ TEST(BenchTest, AbRunOfIdenticalCodePassesAndASlowdownFails) {
   ASSERT_TRUE(base.ok()) << base.status();
   for (const json& b : (*base)["benchmarks"]) EXPECT_EQ(b["mlbench_side"], "base");
   EXPECT_EQ((*base)["context"]["mlbench"]["ab"]["base_file"], dir + "/ab_same.base.json");
-  r = GateRun({"--current=" + dir + "/ab_same.json", "--against=" + dir + "/ab_same.base.json", "--threshold=0.2"});
+  r = GateRun(
+      {"--current=" + dir + "/ab_same.json", "--against=" + dir + "/ab_same.base.json", "--threshold=0.2"});
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
 
   setenv("MLBENCH_FAKE_SLOWDOWN", "2.0", 1);

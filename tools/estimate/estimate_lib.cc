@@ -45,13 +45,29 @@ const std::vector<FlagSpec>& FlagTable() {
       {"bytes_per_param", T::kNumber, "", "bytes per parameter (bf16: 2, int8: 1)", {kDecodeBound}},
       {"flops", T::kNumber, "", "FLOPs the kernel does", {kRoofline}},
       {"bytes", T::kNumber, "", "bytes the kernel moves", {kRoofline}},
-      {"gpu", T::kText, "",
+      {"gpu",
+       T::kText,
+       "",
        "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
        {kMfu, kTrainTime, kDecodeBound, kRoofline}},
-      {"dtype", T::kText, "bf16", "dtype of the peak: fp32, tf32, bf16, fp16, fp8", {kMfu, kTrainTime, kRoofline}},
-      {"peak_flops", T::kNumber, "", "peak FLOP/s of one device (instead of --gpu)", {kMfu, kTrainTime, kRoofline}},
-      {"bandwidth", T::kNumber, "", "memory bandwidth, bytes/s (instead of --gpu)", {kDecodeBound, kRoofline}},
-      {"ceilings", T::kText, "",
+      {"dtype",
+       T::kText,
+       "bf16",
+       "dtype of the peak: fp32, tf32, bf16, fp16, fp8",
+       {kMfu, kTrainTime, kRoofline}},
+      {"peak_flops",
+       T::kNumber,
+       "",
+       "peak FLOP/s of one device (instead of --gpu)",
+       {kMfu, kTrainTime, kRoofline}},
+      {"bandwidth",
+       T::kNumber,
+       "",
+       "memory bandwidth, bytes/s (instead of --gpu)",
+       {kDecodeBound, kRoofline}},
+      {"ceilings",
+       T::kText,
+       "",
        "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
        {kMfu, kTrainTime, kDecodeBound, kRoofline}},
       {"layers", T::kInteger, "", "transformer layers L", {kGpt}},
@@ -61,7 +77,11 @@ const std::vector<FlagSpec>& FlagTable() {
       {"block", T::kInteger, "", "block size T (position table length)", {kGpt}},
       {"seq", T::kInteger, "", "tokens per sequence actually run, 1..block (default: --block)", {kGpt}},
       {"batch", T::kInteger, "", "sequences per step (default 1)", {kGpt}},
-      {"bias", T::kBool, "true", "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)", {kGpt}},
+      {"bias",
+       T::kBool,
+       "true",
+       "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)",
+       {kGpt}},
   };
   return *table;
 }
@@ -128,10 +148,14 @@ namespace {
 
 const char* TypeHint(FlagType t) {
   switch (t) {
-    case FlagType::kNumber: return "number";
-    case FlagType::kInteger: return "integer";
-    case FlagType::kBool: return "true|false";
-    case FlagType::kText: return "text";
+    case FlagType::kNumber:
+      return "number";
+    case FlagType::kInteger:
+      return "integer";
+    case FlagType::kBool:
+      return "true|false";
+    case FlagType::kText:
+      return "text";
   }
   return "";
 }
@@ -148,7 +172,8 @@ bool TakesFlag(const std::string& command, const std::string& flag) {
 }  // namespace
 
 std::string GeneralHelp() {
-  std::string s = "usage: estimate <command> [flags]   (bazel run //tools:estimate -- <command> ...)\ncommands:\n";
+  std::string s =
+      "usage: estimate <command> [flags]   (bazel run //tools:estimate -- <command> ...)\ncommands:\n";
   for (const CommandSpec& c : Commands()) absl::StrAppend(&s, "  ", c.synopsis, "\n");
   absl::StrAppend(&s,
                   "`estimate <command> --help` describes one command and its flags. Numbers accept\n"
@@ -199,13 +224,15 @@ absl::StatusOr<FlagValues> ParseFlags(const std::string& command, const std::vec
     const std::string& a = args[i];
     if (a == "--") {
       if (i + 1 < args.size()) {
-        return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args[i + 1], "' (flags are --name=value)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unexpected argument '", args[i + 1], "' (flags are --name=value)"));
       }
       break;
     }
     const size_t start = a.find_first_not_of('-');
     if (start == 0 || start > 2 || start == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", a, "' (flags are --name=value)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", a, "' (flags are --name=value)"));
     }
     const size_t eq = a.find('=');
     std::string name = a.substr(start, eq == std::string::npos ? std::string::npos : eq - start);
@@ -309,7 +336,8 @@ absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
 }
 
 absl::StatusOr<ResolvedPeak> PeakFromGpu(const std::string& gpu, accounting::Dtype dtype, PeakNeed need) {
-  absl::StatusOr<Peak> p = need.flops ? accounting::DatasheetPeak(gpu, dtype) : accounting::DatasheetBandwidth(gpu);
+  absl::StatusOr<Peak> p =
+      need.flops ? accounting::DatasheetPeak(gpu, dtype) : accounting::DatasheetBandwidth(gpu);
   if (!p.ok()) return Prefixed("--gpu: ", p.status());
   ResolvedPeak r;
   r.peak = *p;
@@ -319,7 +347,8 @@ absl::StatusOr<ResolvedPeak> PeakFromGpu(const std::string& gpu, accounting::Dty
   return r;
 }
 
-absl::StatusOr<ResolvedPeak> PeakFromCeilings(const std::string& path, accounting::Dtype dtype, PeakNeed need) {
+absl::StatusOr<ResolvedPeak> PeakFromCeilings(const std::string& path, accounting::Dtype dtype,
+                                              PeakNeed need) {
   absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(path);
   if (!c.ok()) return Prefixed("--ceilings: ", c.status());
   ResolvedPeak r;
@@ -366,7 +395,8 @@ absl::StatusOr<ResolvedPeak> PeakFromFlags(const FlagValues& v, PeakNeed need) {
 
 absl::StatusOr<ResolvedPeak> ResolvePeak(const FlagValues& v, PeakNeed need) {
   const std::string gpu = Get(v, "gpu"), ceilings = Get(v, "ceilings");
-  const bool by_flags = !Get(v, "peak_flops").empty() || (need.bandwidth_flag && !Get(v, "bandwidth").empty());
+  const bool by_flags =
+      !Get(v, "peak_flops").empty() || (need.bandwidth_flag && !Get(v, "bandwidth").empty());
   const int sources = (!gpu.empty()) + by_flags + (!ceilings.empty());
   if (sources == 0) {
     return absl::InvalidArgumentError(absl::StrCat("a peak is required: give ", PeakOptions(need)));
@@ -392,7 +422,8 @@ absl::StatusOr<std::string> RunMfu(const FlagValues& v) {
   if (!tps.ok()) return tps.status();
   absl::StatusOr<int64_t> devices = PositiveInt(v, "devices", 1 << 24);
   if (!devices.ok()) return devices.status();
-  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {/*flops=*/true, /*bandwidth=*/false, /*bandwidth_flag=*/false});
+  absl::StatusOr<ResolvedPeak> peak =
+      ResolvePeak(v, {/*flops=*/true, /*bandwidth=*/false, /*bandwidth_flag=*/false});
   if (!peak.ok()) return peak.status();
   absl::StatusOr<double> mfu =
       accounting::MfuFromThroughput(*params, *tps, static_cast<int>(*devices), peak->peak.flops_per_s);
@@ -400,17 +431,20 @@ absl::StatusOr<std::string> RunMfu(const FlagValues& v) {
   // An MFU outside (0, 1] is not a result: the inputs claim more model FLOP/s than the peak
   // (or overflow it), which points at a wrong parameter count, throughput or peak.
   if (!(std::isfinite(*mfu) && *mfu > 0 && *mfu <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MFU = 6 x --params x --tokens_per_second / (devices x peak) = ", Num(*mfu),
-        " is outside (0, 1]: 6 x ", Num(*params), " x ", Num(*tps), " FLOP/s is more than the peak ",
-        Num(*devices * peak->peak.flops_per_s), " FLOP/s; check the parameter count, the throughput and the peak"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("MFU = 6 x --params x --tokens_per_second / (devices x peak) = ", Num(*mfu),
+                     " is outside (0, 1]: 6 x ", Num(*params), " x ", Num(*tps),
+                     " FLOP/s is more than the peak ", Num(*devices * peak->peak.flops_per_s),
+                     " FLOP/s; check the parameter count, the throughput and the peak"));
   }
   const accounting::MfuBand& band = accounting::RateMfu(*mfu);
   const double model_flops_per_s = 6 * *params * *tps;
   std::string out;
   absl::StrAppendFormat(&out, "MFU: %s  [%s]\n", accounting::FormatPercent(*mfu), band.advice);
-  absl::StrAppendFormat(&out, "  model FLOP/s: 6 * N * tokens/s = 6 * %s * %s = %s (6N per token; attention term not included)\n",
-                        Num(*params), Num(*tps), Num(model_flops_per_s));
+  absl::StrAppendFormat(
+      &out,
+      "  model FLOP/s: 6 * N * tokens/s = 6 * %s * %s = %s (6N per token; attention term not included)\n",
+      Num(*params), Num(*tps), Num(model_flops_per_s));
   absl::StrAppendFormat(&out, "  peak: %d device(s) x %s FLOP/s = %s FLOP/s\n", *devices,
                         Num(peak->peak.flops_per_s), Num(*devices * peak->peak.flops_per_s));
   absl::StrAppendFormat(&out, "  peak source: %s\n", peak->peak.source);
@@ -424,7 +458,8 @@ absl::StatusOr<std::string> RunMfu(const FlagValues& v) {
 
 absl::StatusOr<double> MfuFraction(const FlagValues& v) {
   const std::string raw = Get(v, "mfu");
-  if (raw.empty()) return absl::InvalidArgumentError("--mfu is required (a fraction in (0, 1], 0.45 for 45%)");
+  if (raw.empty())
+    return absl::InvalidArgumentError("--mfu is required (a fraction in (0, 1], 0.45 for 45%)");
   double mfu = 0;
   if (!absl::SimpleAtod(raw, &mfu) || !(mfu > 0 && mfu <= 1)) {
     return FlagError("mfu", raw, "must be a fraction in (0, 1] (0.45 for 45%)");
@@ -443,13 +478,14 @@ absl::StatusOr<std::string> RunTrainTime(const FlagValues& v) {
   if (!mfu.ok()) return mfu.status();
   absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, false, false});
   if (!peak.ok()) return peak.status();
-  absl::StatusOr<double> seconds = accounting::TrainingSeconds(
-      *params, *tokens, static_cast<int>(*devices), peak->peak.flops_per_s, *mfu);
+  absl::StatusOr<double> seconds =
+      accounting::TrainingSeconds(*params, *tokens, static_cast<int>(*devices), peak->peak.flops_per_s, *mfu);
   if (!seconds.ok()) return seconds.status();
   const double flops = 6 * *params * *tokens;
   const double days = *seconds / accounting::kSecondsPerDay;
   std::string out;
-  absl::StrAppendFormat(&out, "training time: %.1f days (%.3g s, %.1f hours)\n", days, *seconds, *seconds / 3600);
+  absl::StrAppendFormat(&out, "training time: %.1f days (%.3g s, %.1f hours)\n", days, *seconds,
+                        *seconds / 3600);
   absl::StrAppendFormat(&out, "  work: 6 * N * D = 6 * %s * %s = %s FLOPs (attention term not included)\n",
                         Num(*params), Num(*tokens), Num(flops));
   absl::StrAppendFormat(&out, "  rate: %d device(s) x %s FLOP/s x MFU %s = %s FLOP/s\n", *devices,
@@ -469,9 +505,11 @@ absl::StatusOr<std::string> RunDecodeBound(const FlagValues& v) {
   if (!params.ok()) return params.status();
   absl::StatusOr<double> bpp = Positive(v, "bytes_per_param");
   if (!bpp.ok()) return bpp.status();
-  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {/*flops=*/false, /*bandwidth=*/true, /*bandwidth_flag=*/true});
+  absl::StatusOr<ResolvedPeak> peak =
+      ResolvePeak(v, {/*flops=*/false, /*bandwidth=*/true, /*bandwidth_flag=*/true});
   if (!peak.ok()) return peak.status();
-  absl::StatusOr<double> bound = accounting::DecodeTokensPerSecondBound(*params, *bpp, peak->peak.bytes_per_s);
+  absl::StatusOr<double> bound =
+      accounting::DecodeTokensPerSecondBound(*params, *bpp, peak->peak.bytes_per_s);
   if (!bound.ok()) return bound.status();
   const double model_bytes = *params * *bpp;
   std::string out;
@@ -505,15 +543,15 @@ absl::StatusOr<std::string> RunRoofline(const FlagValues& v) {
   absl::StrAppendFormat(&out, "ridge:      %.4g FLOP/byte (peak %s FLOP/s / bandwidth %s B/s)\n", r.ridge,
                         Num(peak->peak.flops_per_s), Num(peak->peak.bytes_per_s));
   absl::StrAppendFormat(&out, "bound:      %.4g FLOP/s (intensity x bandwidth)\n", r.bound_flops_per_s);
-  absl::StrAppendFormat(&out, "attainable: %.4g FLOP/s = min(peak, bound): %s-bound\n", r.attainable_flops_per_s,
-                        bound);
+  absl::StrAppendFormat(&out, "attainable: %.4g FLOP/s = min(peak, bound): %s-bound\n",
+                        r.attainable_flops_per_s, bound);
   absl::StrAppendFormat(&out, "  peak source: %s\n", peak->peak.source);
-  absl::StrAppendFormat(&out,
-                        "result: intensity=%.6g ridge=%.6g bound_flops_per_s=%.6g attainable_flops_per_s=%.6g "
-                        "bound=%s peak_flops=%s bandwidth=%s dtype=%s peak_kind=%s peak=%s\n",
-                        r.intensity, r.ridge, r.bound_flops_per_s, r.attainable_flops_per_s, bound,
-                        Num(peak->peak.flops_per_s), Num(peak->peak.bytes_per_s), Get(v, "dtype"), peak->kind,
-                        peak->label);
+  absl::StrAppendFormat(
+      &out,
+      "result: intensity=%.6g ridge=%.6g bound_flops_per_s=%.6g attainable_flops_per_s=%.6g "
+      "bound=%s peak_flops=%s bandwidth=%s dtype=%s peak_kind=%s peak=%s\n",
+      r.intensity, r.ridge, r.bound_flops_per_s, r.attainable_flops_per_s, bound, Num(peak->peak.flops_per_s),
+      Num(peak->peak.bytes_per_s), Get(v, "dtype"), peak->kind, peak->label);
   return out;
 }
 
@@ -526,9 +564,9 @@ absl::StatusOr<GptRun> GptRunFromFlags(const FlagValues& v) {
   GptRun g;
   accounting::GptShape& s = g.shape;
   constexpr int64_t kMax = int64_t{1} << 24;
-  for (auto [name, out] : {std::pair{"layers", &s.layers}, std::pair{"heads", &s.heads},
-                           std::pair{"width", &s.width}, std::pair{"vocab", &s.vocab},
-                           std::pair{"block", &s.block}}) {
+  for (auto [name, out] :
+       {std::pair{"layers", &s.layers}, std::pair{"heads", &s.heads}, std::pair{"width", &s.width},
+        std::pair{"vocab", &s.vocab}, std::pair{"block", &s.block}}) {
     absl::StatusOr<int64_t> x = PositiveInt(v, name, kMax);
     if (!x.ok()) return x.status();
     *out = *x;
@@ -553,17 +591,19 @@ absl::StatusOr<GptRun> GptRunFromFlags(const FlagValues& v) {
 }
 
 // One attention convention's FLOPs: printed lines, and the keys appended to `result`.
-absl::Status AppendConvention(const GptRun& g, int64_t n, accounting::AttentionConvention conv, std::string* out,
-                              std::string* result) {
+absl::Status AppendConvention(const GptRun& g, int64_t n, accounting::AttentionConvention conv,
+                              std::string* out, std::string* result) {
   absl::StatusOr<accounting::StepFlops> f = accounting::GptStepFlops(g.shape, g.seq, g.batch, 1, conv);
   if (!f.ok()) return f.status();
   const double fwd = accounting::ForwardFlopsPerToken(g.shape, g.seq, conv);
   const std::string& name = accounting::ConventionName(conv);
   absl::StrAppendFormat(out, "attention %s (6N + %s):\n", name, accounting::ConventionFormula(conv));
   absl::StrAppendFormat(out, "  train FLOPs per token:    %.6g  (6N = %.6g, attention = %.6g)\n",
-                        f->model_flops_per_token, 6.0 * n, accounting::AttentionTrainFlopsPerToken(g.shape, g.seq, conv));
+                        f->model_flops_per_token, 6.0 * n,
+                        accounting::AttentionTrainFlopsPerToken(g.shape, g.seq, conv));
   absl::StrAppendFormat(out, "  train FLOPs per sequence: %.6g\n", f->model_flops_per_sequence);
-  absl::StrAppendFormat(out, "  train FLOPs per step:     %.6g  (%d tokens)\n", f->model_flops_per_step, f->tokens);
+  absl::StrAppendFormat(out, "  train FLOPs per step:     %.6g  (%d tokens)\n", f->model_flops_per_step,
+                        f->tokens);
   absl::StrAppendFormat(out, "  forward FLOPs per token:  %.6g  (2N + attention/3)\n", fwd);
   const std::string key = absl::StrReplaceAll(name, {{"-", "_"}});
   absl::StrAppend(result, " train_flops_per_token_", key, "=", Num(f->model_flops_per_token),
@@ -579,10 +619,11 @@ absl::StatusOr<std::string> RunGpt(const FlagValues& v) {
   const int64_t n_all = accounting::GptParamCount(s, true);
   const int64_t n = accounting::GptParamCount(s, false);
   std::string out;
-  absl::StrAppendFormat(&out, "GPT: L=%d H=%d C=%d V=%d block=%d bias=%s; T=%d%s, batch=%d\n", s.layers, s.heads,
-                        s.width, s.vocab, s.block, s.bias ? "true" : "false", g->seq,
+  absl::StrAppendFormat(&out, "GPT: L=%d H=%d C=%d V=%d block=%d bias=%s; T=%d%s, batch=%d\n", s.layers,
+                        s.heads, s.width, s.vocab, s.block, s.bias ? "true" : "false", g->seq,
                         g->seq < s.block ? " (cropped)" : "", g->batch);
-  absl::StrAppendFormat(&out, "parameters: %d with position embeddings, %d without (N, used for FLOPs)\n", n_all, n);
+  absl::StrAppendFormat(&out, "parameters: %d with position embeddings, %d without (N, used for FLOPs)\n",
+                        n_all, n);
   std::string result = absl::StrCat("result: params=", n_all, " params_without_wpe=", n, " seq=", g->seq,
                                     " batch=", g->batch, " tokens_per_step=", g->batch * g->seq);
   for (auto conv : {accounting::AttentionConvention::kFull, accounting::AttentionConvention::kCausalHalved}) {

@@ -61,7 +61,7 @@ using FlagValues = std::map<std::string, std::string>;
 // flag, a boolean that is not true or false, a missing value, a positional argument.
 absl::StatusOr<FlagValues> ParseFlags(const std::string& command, const std::vector<std::string>& args);
 
-std::string GeneralHelp();                             // every command's synopsis
+std::string GeneralHelp();                            // every command's synopsis
 std::string CommandHelp(const std::string& command);  // one command: synopsis, what, its flags
 
 // Runs one command on parsed flags: the report it prints (ending in the `result:` line), or the

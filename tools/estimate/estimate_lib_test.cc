@@ -46,19 +46,21 @@ std::string Error(const std::string& command, const std::vector<std::string>& ar
 
 TEST(EstimateTest, MfuOfSevenBOnEightA100s) {
   // 6 x 7e9 x 12000 / (8 x 312e12) = 0.2019.
-  const std::string r = Report("mfu", {"--params=7e9", "--tokens_per_second=12000", "--devices=8", "--peak_flops=312e12"});
+  const std::string r =
+      Report("mfu", {"--params=7e9", "--tokens_per_second=12000", "--devices=8", "--peak_flops=312e12"});
   EXPECT_NEAR(ResultValue(r, "mfu"), 6 * 7e9 * 12000 / (8 * 312e12), 1e-6);
   EXPECT_NE(r.find("band=low"), std::string::npos) << r;
   EXPECT_NE(r.find("peak_kind=flag"), std::string::npos) << r;
 }
 
 TEST(EstimateTest, TrainTimeAndDecodeBoundAndRoofline) {
-  const std::string t = Report("train-time", {"--params=7e9", "--tokens=1e12", "--devices=64", "--mfu=0.45",
-                                           "--peak_flops=312e12"});
+  const std::string t = Report(
+      "train-time", {"--params=7e9", "--tokens=1e12", "--devices=64", "--mfu=0.45", "--peak_flops=312e12"});
   EXPECT_NEAR(ResultValue(t, "days"), 6 * 7e9 * 1e12 / (64 * 312e12 * 0.45) / 86400, 1e-3);
   const std::string d = Report("decode-bound", {"--params=7e9", "--bytes_per_param=2", "--bandwidth=2e12"});
   EXPECT_NEAR(ResultValue(d, "tokens_per_second"), 2e12 / 14e9, 1e-3);
-  const std::string r = Report("roofline", {"--flops=2e9", "--bytes=1e9", "--peak_flops=312e12", "--bandwidth=2e12"});
+  const std::string r =
+      Report("roofline", {"--flops=2e9", "--bytes=1e9", "--peak_flops=312e12", "--bandwidth=2e12"});
   EXPECT_DOUBLE_EQ(ResultValue(r, "intensity"), 2);
   EXPECT_DOUBLE_EQ(ResultValue(r, "ridge"), 156);
   EXPECT_DOUBLE_EQ(ResultValue(r, "attainable_flops_per_s"), 4e12);
@@ -66,12 +68,13 @@ TEST(EstimateTest, TrainTimeAndDecodeBoundAndRoofline) {
 }
 
 TEST(EstimateTest, GptSmallParameterCount) {
-  const std::string g = Report("gpt", {"--layers=12", "--heads=12", "--width=768", "--vocab=50257", "--block=1024"});
+  const std::string g =
+      Report("gpt", {"--layers=12", "--heads=12", "--width=768", "--vocab=50257", "--block=1024"});
   EXPECT_EQ(ResultValue(g, "params"), 124439808);
   EXPECT_EQ(ResultValue(g, "seq"), 1024);
   // --nobias drops the Linear and LayerNorm biases: fewer parameters.
-  const std::string nb =
-      Report("gpt", {"--layers=12", "--heads=12", "--width=768", "--vocab=50257", "--block=1024", "--nobias"});
+  const std::string nb = Report(
+      "gpt", {"--layers=12", "--heads=12", "--width=768", "--vocab=50257", "--block=1024", "--nobias"});
   EXPECT_LT(ResultValue(nb, "params"), 124439808);
   EXPECT_NE(nb.find("bias=false"), std::string::npos) << nb;
 }
@@ -82,9 +85,11 @@ TEST(EstimateTest, ErrorsNameTheFlag) {
   EXPECT_NE(Error("train-time", {"--params=7e9", "--tokens=1e12", "--devices=64", "--mfu=1.5", "--gpu=A100"})
                 .find("--mfu=1.5 is invalid"),
             std::string::npos);
-  EXPECT_NE(Error("mfu", {"--params=7e9", "--devices=8", "--gpu=A100"}).find("--tokens_per_second is required"),
-            std::string::npos);
-  EXPECT_NE(Error("mfu", {"--params=7e9", "--tokens_per_second=1", "--devices=1", "--gpu=A100", "--peak_flops=1e12"})
+  EXPECT_NE(
+      Error("mfu", {"--params=7e9", "--devices=8", "--gpu=A100"}).find("--tokens_per_second is required"),
+      std::string::npos);
+  EXPECT_NE(Error("mfu",
+                  {"--params=7e9", "--tokens_per_second=1", "--devices=1", "--gpu=A100", "--peak_flops=1e12"})
                 .find("only one source"),
             std::string::npos);
   EXPECT_NE(Error("gpt", {"--layers=12", "--heads=7", "--width=768", "--vocab=50257", "--block=1024"})
@@ -104,11 +109,14 @@ TEST(EstimateTest, ParsingComesFromTheTable) {
   EXPECT_EQ(ParseFlags("gpt", {"--bias=maybe"}).status().message(), "--bias=maybe is invalid: true or false");
   EXPECT_NE(ParseFlags("mfu", {"--mfu=0.5"}).status().message().find("--mfu is not used by this command"),
             std::string::npos);
-  EXPECT_NE(ParseFlags("mfu", {"--parms=7e9"}).status().message().find("--parms is not a flag"), std::string::npos);
+  EXPECT_NE(ParseFlags("mfu", {"--parms=7e9"}).status().message().find("--parms is not a flag"),
+            std::string::npos);
   EXPECT_NE(ParseFlags("mfu", {"--nobias"}).status().message().find("--nobias is not used by this command"),
             std::string::npos);
-  EXPECT_NE(ParseFlags("mfu", {"7e9"}).status().message().find("unexpected argument '7e9'"), std::string::npos);
-  EXPECT_NE(ParseFlags("mfu", {"--params"}).status().message().find("--params needs a value"), std::string::npos);
+  EXPECT_NE(ParseFlags("mfu", {"7e9"}).status().message().find("unexpected argument '7e9'"),
+            std::string::npos);
+  EXPECT_NE(ParseFlags("mfu", {"--params"}).status().message().find("--params needs a value"),
+            std::string::npos);
 }
 
 TEST(EstimateTest, EveryFlagDescribedOnceAndUsed) {

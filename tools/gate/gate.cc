@@ -15,11 +15,11 @@
 // has, non-finite or non-positive times, a missing baseline folder, another machine's
 // baseline, nothing compared); 3 a case REGRESSED; 4 no baseline for this machine key (nothing
 // compared; the message lists the baselines there are and how their keys differ).
+#include <sys/stat.h>
 #include <algorithm>
 #include <cstdio>
 #include <set>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -54,8 +54,9 @@ ABSL_FLAG(double, noise_floor, 1.0,
 ABSL_FLAG(double, alpha, 0.05, "one-sided Mann-Whitney U significance level");
 ABSL_FLAG(std::string, metric, "real_time",
           "real_time, cpu_time, or a counter (higher is better; NAME:lower to invert)");
-ABSL_FLAG(std::string, calibration, "BM_Calibration/cpu/fma",
-          "name prefix of the calibration case whose time ratio (now / baseline) is reported; 'none' for none");
+ABSL_FLAG(
+    std::string, calibration, "BM_Calibration/cpu/fma",
+    "name prefix of the calibration case whose time ratio (now / baseline) is reported; 'none' for none");
 ABSL_FLAG(bool, normalize, false,
           "divide current values by the calibration ratio (off by default: measured to add false alarms "
           "on the shared 2-core machine; see gate_compare.h)");
@@ -84,7 +85,8 @@ bool IsDirectory(const std::string& path) {
 }
 
 // Fails when no compared or new case has the metric (a typo'd counter name compares nothing).
-absl::Status RequireMetric(const gate::Comparison& cmp, const gate::Run& current, const gate::Metric& metric) {
+absl::Status RequireMetric(const gate::Comparison& cmp, const gate::Run& current,
+                           const gate::Metric& metric) {
   for (const gate::CaseResult& c : cmp.cases) {
     if (c.status != gate::CaseStatus::kUnverified && c.status != gate::CaseStatus::kSkipped &&
         c.status != gate::CaseStatus::kMissing) {
@@ -102,9 +104,9 @@ absl::Status RequireMetric(const gate::Comparison& cmp, const gate::Run& current
       }
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat("no case has the metric '", metric.name,
-                                                 "'; nothing was compared. The cases have: ",
-                                                 absl::StrJoin(have, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("no case has the metric '", metric.name,
+                   "'; nothing was compared. The cases have: ", absl::StrJoin(have, ", ")));
 }
 
 // A/B: the base run, which must come from the same machine key.
@@ -115,10 +117,11 @@ absl::StatusOr<gate::Run> LoadAgainst(const std::string& path, const gate::Machi
   absl::StatusOr<gate::MachineKey> base_key = gate::KeyFromContext(base->context, path);
   if (!base_key.ok()) return base_key.status();
   if (!(*base_key == key)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' was measured on another machine key than the current run; an A/B comparison "
-        "needs both sides from one machine. The fields that differ:\n  ",
-        absl::StrJoin(gate::KeyDifferences(*base_key, key), "\n  ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path,
+                     "' was measured on another machine key than the current run; an A/B comparison "
+                     "needs both sides from one machine. The fields that differ:\n  ",
+                     absl::StrJoin(gate::KeyDifferences(*base_key, key), "\n  ")));
   }
   return base;
 }
@@ -179,18 +182,22 @@ absl::StatusOr<gate::CompareOptions> OptionsFromFlags() {
     return absl::InvalidArgumentError(absl::StrCat("--pool=", pool, " is out of range; allowed: 1 to 20"));
   }
   if (options.paired && absl::GetFlag(FLAGS_update)) {
-    return absl::InvalidArgumentError("--update records a stored baseline; it cannot be used with --against (an A/B run)");
+    return absl::InvalidArgumentError(
+        "--update records a stored baseline; it cannot be used with --against (an A/B run)");
   }
   return options;
 }
 
 // The command that records `current_path` as the baseline, with the flags that shaped it.
 std::string UpdateCommand(const std::string& current_path, const std::string& baseline_path,
-                          const std::string& suite, const gate::Run& baseline, const gate::CompareOptions& options) {
+                          const std::string& suite, const gate::Run& baseline,
+                          const gate::CompareOptions& options) {
   std::string update = absl::StrCat("bazel run //tools:gate -- --current=", ShellQuote(current_path));
-  if (!absl::GetFlag(FLAGS_baseline).empty()) absl::StrAppend(&update, " --baseline=", ShellQuote(baseline_path));
+  if (!absl::GetFlag(FLAGS_baseline).empty())
+    absl::StrAppend(&update, " --baseline=", ShellQuote(baseline_path));
   const std::string baseline_dir = absl::GetFlag(FLAGS_baseline_dir);
-  if (baseline_dir != "tools/gate/baselines") absl::StrAppend(&update, " --baseline_dir=", ShellQuote(baseline_dir));
+  if (baseline_dir != "tools/gate/baselines")
+    absl::StrAppend(&update, " --baseline_dir=", ShellQuote(baseline_dir));
   if (!absl::GetFlag(FLAGS_suite).empty()) absl::StrAppend(&update, " --suite=", ShellQuote(suite));
   if (!options.require_verified) absl::StrAppend(&update, " --require_verified=false");
   if (absl::GetFlag(FLAGS_calibration) != "BM_Calibration/cpu/fma") {
@@ -210,17 +217,18 @@ std::string UpdateCommand(const std::string& current_path, const std::string& ba
   return update;
 }
 
-gate::ReportHeader MakeHeader(const gate::MachineKey& key, const std::string& suite, const std::string& baseline_path,
-                              bool baseline_exists, const gate::CompareOptions& options) {
+gate::ReportHeader MakeHeader(const gate::MachineKey& key, const std::string& suite,
+                              const std::string& baseline_path, bool baseline_exists,
+                              const gate::CompareOptions& options) {
   gate::ReportHeader header;
   header.key = key.Describe();
   header.suite = suite;
   header.baseline_path = baseline_path;
   header.baseline_exists = baseline_exists;
-  header.metric = options.metric.is_time()
-                      ? options.metric.name
-                      : absl::StrCat(options.metric.name,
-                                     options.metric.higher_is_better ? " (higher is better)" : " (lower is better)");
+  header.metric = options.metric.is_time() ? options.metric.name
+                                           : absl::StrCat(options.metric.name, options.metric.higher_is_better
+                                                                                   ? " (higher is better)"
+                                                                                   : " (lower is better)");
   header.threshold = options.threshold;
   header.alpha = options.alpha;
   header.noise_floor = options.noise_floor;
@@ -232,14 +240,15 @@ gate::ReportHeader MakeHeader(const gate::MachineKey& key, const std::string& su
   return header;
 }
 
-void WriteSummary(const std::string& current_path, const gate::ReportHeader& header, const gate::Comparison& cmp,
-                  bool is_time) {
+void WriteSummary(const std::string& current_path, const gate::ReportHeader& header,
+                  const gate::Comparison& cmp, bool is_time) {
   std::string summary = absl::GetFlag(FLAGS_summary);
   summary = summary.empty() ? (absl::EndsWith(current_path, ".json")
                                    ? current_path.substr(0, current_path.size() - 5) + ".gate.md"
                                    : current_path + ".gate.md")
                             : harness::UserPath(summary);
-  if (absl::Status s = gate::WriteFileAtomically(summary, gate::FormatMarkdown(header, cmp, is_time)); !s.ok()) {
+  if (absl::Status s = gate::WriteFileAtomically(summary, gate::FormatMarkdown(header, cmp, is_time));
+      !s.ok()) {
     std::fprintf(stderr, "gate: warning: summary not written: %s\n", std::string(s.message()).c_str());
   } else {
     std::printf("gate: summary written to %s\n", summary.c_str());
@@ -251,7 +260,8 @@ int Verdict(const gate::Comparison& cmp, const gate::ReportHeader& header) {
   if (int n = cmp.Count(gate::CaseStatus::kUnverified); n > 0) {
     std::fprintf(stderr,
                  "gate: error: %d case(s) UNVERIFIED: they failed their output check or errored, so their "
-                 "times are not results and nothing about them can pass (see the notes above)\n", n);
+                 "times are not results and nothing about them can pass (see the notes above)\n",
+                 n);
     return harness::kExitFailure;
   }
   if (cmp.compared == 0) {
@@ -263,7 +273,8 @@ int Verdict(const gate::Comparison& cmp, const gate::ReportHeader& header) {
   if (regressed > 0) {
     std::printf("gate: FAILED: %d case(s) REGRESSED against %s.\n", regressed, header.baseline_path.c_str());
     if (!header.paired) {
-      std::printf("If the slowdown is intended, accept the new numbers with:\n  %s\n", header.update_command.c_str());
+      std::printf("If the slowdown is intended, accept the new numbers with:\n  %s\n",
+                  header.update_command.c_str());
       if (!header.remeasure_command.empty()) {
         std::printf("or, measuring afresh on this machine:\n  %s\n", header.remeasure_command.c_str());
       }
@@ -296,21 +307,25 @@ int NoBaseline(const gate::MachineKey& key, const std::string& suite, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = harness::ParseFlagsOrExit(argc, argv, absl::StrCat(
-      "gate: judges a benchmark run (JSON from //tools:bench) against this machine's stored baseline,\n"
-      "or the two sides of an A/B run, and fails on a regression.\n\n"
-      "Usage: bazel run //tools:gate -- --current=FILE [--baseline_dir=tools/gate/baselines] [--update] "
-      "[--threshold=0.05] [--metric=real_time] | --current=FILE --against=FILE.base.json\n"
-      "Example: bazel run //tools:gate -- --current=run.json\n"
-      "Relative paths (--current, --against, --baseline, --summary) are relative to the folder bazel run\n"
-      "was started from; --baseline_dir to the repository.\n",
-      harness::kExitCodesHelp));
+  std::vector<char*> rest = harness::ParseFlagsOrExit(
+      argc, argv,
+      absl::StrCat(
+          "gate: judges a benchmark run (JSON from //tools:bench) against this machine's stored baseline,\n"
+          "or the two sides of an A/B run, and fails on a regression.\n\n"
+          "Usage: bazel run //tools:gate -- --current=FILE [--baseline_dir=tools/gate/baselines] [--update] "
+          "[--threshold=0.05] [--metric=real_time] | --current=FILE --against=FILE.base.json\n"
+          "Example: bazel run //tools:gate -- --current=run.json\n"
+          "Relative paths (--current, --against, --baseline, --summary) are relative to the folder bazel "
+          "run\n"
+          "was started from; --baseline_dir to the repository.\n",
+          harness::kExitCodesHelp));
   if (rest.size() > 1) {
     return BadInput(absl::InvalidArgumentError(
         absl::StrCat("unexpected argument '", rest[1], "' (flags are --name=value; see --help)")));
   }
   if (absl::GetFlag(FLAGS_current).empty()) {
-    return BadInput(absl::InvalidArgumentError("--current=FILE is required (the JSON written by //tools:bench)"));
+    return BadInput(
+        absl::InvalidArgumentError("--current=FILE is required (the JSON written by //tools:bench)"));
   }
   absl::StatusOr<gate::CompareOptions> options = OptionsFromFlags();
   if (!options.ok()) return BadInput(options.status());
@@ -339,9 +354,10 @@ int main(int argc, char** argv) {
     baseline_path = absl::GetFlag(FLAGS_baseline);
     if (baseline_path.empty()) {
       if (!IsDirectory(baseline_dir) && !absl::GetFlag(FLAGS_update)) {
-        return BadInput(absl::NotFoundError(absl::StrCat(
-            "the baseline folder '", baseline_dir, "' does not exist (a typo in --baseline_dir? "
-            "--update creates it and records a first baseline)")));
+        return BadInput(
+            absl::NotFoundError(absl::StrCat("the baseline folder '", baseline_dir,
+                                             "' does not exist (a typo in --baseline_dir? "
+                                             "--update creates it and records a first baseline)")));
       }
       baseline_path = absl::StrCat(baseline_dir, "/", key->FileName(suite));
     } else {
@@ -368,7 +384,8 @@ int main(int argc, char** argv) {
   // In CI the run file is gone after the job: also say how to re-measure and record.
   if (std::string bench = BenchCommand(current->context); !bench.empty() && !options->paired) {
     std::string u = header.update_command;
-    absl::StrReplaceAll({{absl::StrCat("--current=", ShellQuote(current_path)), "--current=/tmp/mlbench_run.json"}}, &u);
+    absl::StrReplaceAll(
+        {{absl::StrCat("--current=", ShellQuote(current_path)), "--current=/tmp/mlbench_run.json"}}, &u);
     header.remeasure_command = absl::StrCat(bench, " && \\\n    ", u);
   }
   const bool is_time = options->metric.is_time();
@@ -376,15 +393,17 @@ int main(int argc, char** argv) {
   WriteSummary(current_path, header, *cmp, is_time);
 
   if (absl::GetFlag(FLAGS_update)) {
-    if (cmp->Count(gate::CaseStatus::kUnverified) > 0) return Verdict(*cmp, header);  // never record a broken run
+    if (cmp->Count(gate::CaseStatus::kUnverified) > 0)
+      return Verdict(*cmp, header);  // never record a broken run
     absl::StatusOr<gate::UpdateStats> st =
         gate::UpdateBaselineFile(baseline_path, *current, *key, suite, options->require_verified,
                                  sysinfo::UtcNow(), absl::GetFlag(FLAGS_pool));
     if (!st.ok()) return BadInput(st.status());
-    std::printf("gate: baseline %s %s: %d case(s) recorded (up to %d recording(s) pooled per case), "
-                "%d kept from before, %d unverified not stored\n",
-                baseline_path.c_str(), baseline_exists ? "updated" : "created", st->updated_cases,
-                st->max_recordings, st->kept_cases, st->skipped_unverified);
+    std::printf(
+        "gate: baseline %s %s: %d case(s) recorded (up to %d recording(s) pooled per case), "
+        "%d kept from before, %d unverified not stored\n",
+        baseline_path.c_str(), baseline_exists ? "updated" : "created", st->updated_cases, st->max_recordings,
+        st->kept_cases, st->skipped_unverified);
     return harness::kExitOk;
   }
   if (cmp->Count(gate::CaseStatus::kUnverified) > 0) return Verdict(*cmp, header);

@@ -4,8 +4,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <set>
 
@@ -50,20 +50,24 @@ absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& 
                               const std::string& path) {
   const std::string format = baseline.is_object() ? baseline.value("format", "") : "";
   if (format == "mlbench-gate-baseline/1") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' was recorded with the old machine key (CPU model name only), which cannot tell "
-        "CPU generations apart; it is never compared. Record a new baseline with --update"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path,
+                     "' was recorded with the old machine key (CPU model name only), which cannot tell "
+                     "CPU generations apart; it is never compared. Record a new baseline with --update"));
   }
   if (format != kBaselineFormat) {
-    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a baseline file: \"format\" is not \"",
-                                                   kBaselineFormat, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is not a baseline file: \"format\" is not \"", kBaselineFormat, "\""));
   }
   absl::StatusOr<MachineKey> file_key = KeyFromJson(baseline.value("machine", nlohmann::json()));
-  if (!file_key.ok()) return absl::InvalidArgumentError(absl::StrCat("'", path, "': ", file_key.status().message()));
+  if (!file_key.ok())
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "': ", file_key.status().message()));
   if (!(*file_key == key)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' holds the baseline of another machine; it is refused, not compared. The fields "
-        "that differ:\n  ", absl::StrJoin(KeyDifferences(*file_key, key), "\n  ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path,
+                     "' holds the baseline of another machine; it is refused, not compared. The fields "
+                     "that differ:\n  ",
+                     absl::StrJoin(KeyDifferences(*file_key, key), "\n  ")));
   }
   // Its entries as a run's (MergeBaseline reads them; an entry that is not an object with a
   // string name would make it throw).

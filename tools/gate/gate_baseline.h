@@ -38,8 +38,7 @@ inline constexpr char kBaselineFormat[] = "mlbench-gate-baseline/2";
 // Checks "format", that the file's machine key equals `key` (otherwise the error lists the
 // fields that differ: a baseline of another machine is refused, never compared), and that its
 // "benchmarks" read as a run (ParseRun).
-absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
-                              const std::string& path);
+absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key, const std::string& path);
 
 // For the baseline files of `suite` in `dir` (none of which has `key`'s name): one line each,
 // "<file>: <the fields that differ from key>", so a user sees why nothing matched.

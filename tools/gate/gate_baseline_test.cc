@@ -18,8 +18,8 @@ namespace {
 using nlohmann::json;
 
 json Entry(const std::string& name, double ns, int rep, double verified = 1.0) {
-  return {{"name", name}, {"run_type", "iteration"}, {"repetition_index", rep},
-          {"real_time", ns}, {"time_unit", "ns"},     {"verified", verified}};
+  return {{"name", name},    {"run_type", "iteration"}, {"repetition_index", rep},
+          {"real_time", ns}, {"time_unit", "ns"},       {"verified", verified}};
 }
 
 json Context(const std::string& cpu, const std::string& commit) {
@@ -134,7 +134,8 @@ TEST(GateBaselineTest, AnotherCpuSignatureIsRefusedNotCompared) {
   testdata::FakeCpu zen5;
   zen5.family = 26;
   zen5.model = 2;
-  gate::Run zen5_run = MakeRun(testdata::BenchContext(testdata::FakeRunContext(zen5)), {Entry("BM_A", 10, 0)});
+  gate::Run zen5_run =
+      MakeRun(testdata::BenchContext(testdata::FakeRunContext(zen5)), {Entry("BM_A", 10, 0)});
   gate::Run zen4_run = MakeRun(Context("AMD EPYC", "c1"), {Entry("BM_A", 20, 0)});
   MachineKey zen5_key = *KeyFromContext(zen5_run.context, "zen5.json");
   MachineKey zen4_key = *KeyFromContext(zen4_run.context, "zen4.json");

@@ -68,13 +68,20 @@ void BusyWarning(const Run& run, const char* which, std::vector<std::string>* wa
 
 const char* StatusName(CaseStatus s) {
   switch (s) {
-    case CaseStatus::kRegressed: return "REGRESSED";
-    case CaseStatus::kImproved: return "IMPROVED";
-    case CaseStatus::kSame: return "SAME";
-    case CaseStatus::kNew: return "NEW";
-    case CaseStatus::kMissing: return "MISSING";
-    case CaseStatus::kUnverified: return "UNVERIFIED";
-    case CaseStatus::kSkipped: return "SKIPPED";
+    case CaseStatus::kRegressed:
+      return "REGRESSED";
+    case CaseStatus::kImproved:
+      return "IMPROVED";
+    case CaseStatus::kSame:
+      return "SAME";
+    case CaseStatus::kNew:
+      return "NEW";
+    case CaseStatus::kMissing:
+      return "MISSING";
+    case CaseStatus::kUnverified:
+      return "UNVERIFIED";
+    case CaseStatus::kSkipped:
+      return "SKIPPED";
   }
   return "?";
 }
@@ -110,17 +117,17 @@ absl::StatusOr<Metric> ParseMetric(const std::string& text) {
   } else if (dir == "lower") {
     m.higher_is_better = false;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--metric='", text, "': direction '", dir, "' is not 'higher' or 'lower'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--metric='", text, "': direction '", dir, "' is not 'higher' or 'lower'"));
   }
   return m;
 }
 
 absl::Status ValidateOptions(const CompareOptions& o) {
   if (!(o.threshold >= 0 && o.threshold < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--threshold=", o.threshold, " is out of range; allowed: 0 <= threshold < 1 "
-                     "(a relative change of the medians, 0.05 = 5%)"));
+    return absl::InvalidArgumentError(absl::StrCat("--threshold=", o.threshold,
+                                                   " is out of range; allowed: 0 <= threshold < 1 "
+                                                   "(a relative change of the medians, 0.05 = 5%)"));
   }
   if (!(o.noise_floor >= 0 && o.noise_floor <= 10)) {
     return absl::InvalidArgumentError(
@@ -180,7 +187,8 @@ absl::StatusOr<std::vector<double>> MetricSamples(const std::vector<nlohmann::js
       v *= *unit;
     }
     if (!std::isfinite(v)) {
-      return absl::InvalidArgumentError(absl::StrCat(e.value("name", "?"), ": ", metric.name, " is not finite"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(e.value("name", "?"), ": ", metric.name, " is not finite"));
     }
     out.push_back(v);
   }
@@ -208,14 +216,15 @@ absl::Status Calibrate(const Run& baseline, const Run& current, const CompareOpt
   const auto* base_cal = FindCase(baseline, options.calibration, &base_name);
   if (cur_cal == nullptr || base_cal == nullptr || cur_name != base_name) {
     if (!baseline.cases.empty() && options.normalize) {
-      cmp->warnings.push_back(absl::StrCat("calibration case '", options.calibration,
-                                           "' is not in both runs; no normalisation"));
+      cmp->warnings.push_back(
+          absl::StrCat("calibration case '", options.calibration, "' is not in both runs; no normalisation"));
     }
     return absl::OkStatus();
   }
   if (UnverifiedReason(*cur_cal, false) || UnverifiedReason(*base_cal, false)) {
     if (options.normalize) {
-      cmp->warnings.push_back(absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
+      cmp->warnings.push_back(
+          absl::StrCat("calibration case ", cur_name, " is unverified; no normalisation"));
     }
     return absl::OkStatus();
   }
@@ -248,8 +257,10 @@ template <typename OneSided>
 absl::StatusOr<Test> BothWays(const Metric& metric, double change, OneSided test) {
   Test t;
   t.worse_by = metric.higher_is_better ? -change : change;
-  const stats::Alternative worse = metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
-  const stats::Alternative better = metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
+  const stats::Alternative worse =
+      metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
+  const stats::Alternative better =
+      metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
   auto pw = test(worse);
   if (!pw.ok()) return pw.status();
   auto pb = test(better);
@@ -260,8 +271,8 @@ absl::StatusOr<Test> BothWays(const Metric& metric, double change, OneSided test
   return t;
 }
 
-absl::StatusOr<Test> RankSumTest(const std::vector<double>& c, const std::vector<double>& b, const Metric& metric,
-                                 double change) {
+absl::StatusOr<Test> RankSumTest(const std::vector<double>& c, const std::vector<double>& b,
+                                 const Metric& metric, double change) {
   return BothWays(metric, change, [&](stats::Alternative a) { return stats::MannWhitneyU(c, b, a); });
 }
 
@@ -289,8 +300,8 @@ absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, 
     auto it = base_by_round.find(cur_entries[i].value("repetition_index", static_cast<int>(i)));
     if (it == base_by_round.end()) continue;
     if (!(c[i] > 0 && it->second > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(r->name, ": a paired comparison needs positive values of '",
-                                                     metric.name, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(r->name, ": a paired comparison needs positive values of '", metric.name, "'"));
     }
     d.push_back(std::log(c[i] / it->second));
     cp.push_back(c[i]);
@@ -301,7 +312,8 @@ absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, 
   }
   r->n_current = r->n_baseline = static_cast<int>(d.size());
   r->change = std::exp(*stats::Median(d)) - 1.0;
-  if (options.paired_test == CompareOptions::PairedTest::kRankSum) return RankSumTest(cp, bp, metric, r->change);
+  if (options.paired_test == CompareOptions::PairedTest::kRankSum)
+    return RankSumTest(cp, bp, metric, r->change);
   return BothWays(metric, r->change, [&](stats::Alternative a) { return stats::WilcoxonSignedRank(d, a); });
 }
 
@@ -357,9 +369,11 @@ void AddRunWarnings(const Run& baseline, const Run& current, const CompareOption
   BusyWarning(baseline, "baseline", &cmp->warnings);
   BusyWarning(current, "current", &cmp->warnings);
   if (few_reps) {
-    cmp->warnings.push_back(absl::StrCat(
-        "fewer than ", kMinRepetitions, " repetitions on a side: the test has little power "
-        "(3 vs 3 can never reach p < 0.05); run tools/bench with --repetitions=", kMinRepetitions, " or more"));
+    cmp->warnings.push_back(
+        absl::StrCat("fewer than ", kMinRepetitions,
+                     " repetitions on a side: the test has little power "
+                     "(3 vs 3 can never reach p < 0.05); run tools/bench with --repetitions=",
+                     kMinRepetitions, " or more"));
   }
   if (!cmp->not_compared.empty()) {
     cmp->warnings.push_back(absl::StrCat(cmp->not_compared.size(), " case(s) have no '", options.metric.name,
@@ -395,7 +409,8 @@ absl::Status CompareCase(const std::string& name, const Run& baseline, const Run
   }
   if (!c.ok()) return c.status();
   if (cmp->normalized) {
-    for (double& v : *c) v = metric.higher_is_better ? v * cmp->calibration_factor : v / cmp->calibration_factor;
+    for (double& v : *c)
+      v = metric.higher_is_better ? v * cmp->calibration_factor : v / cmp->calibration_factor;
   }
   r.current_median = *stats::Median(*c);
 
@@ -410,13 +425,14 @@ absl::Status CompareCase(const std::string& name, const Run& baseline, const Run
   if (!b.ok()) return done(CaseStatus::kNew, absl::StrCat("the baseline has no '", metric.name, "'"));
   r.baseline_median = *stats::Median(*b);
   r.min_effect = MinEffect(*b, r.baseline_median, options);
-  absl::StatusOr<Test> t = options.paired ? PairedTest(cur, *c, base, *b, options, &r)
-                                          : UnpairedTest(*c, *b, metric, &r);
+  absl::StatusOr<Test> t =
+      options.paired ? PairedTest(cur, *c, base, *b, options, &r) : UnpairedTest(*c, *b, metric, &r);
   if (!t.ok()) return t.status();
   r.exact = t->exact;
   pending->push_back({cmp->cases.size(), *t});
   std::string note;
-  if (r.min_effect > options.threshold) note = absl::StrFormat("needs %.1f%% (baseline IQR)", 100 * r.min_effect);
+  if (r.min_effect > options.threshold)
+    note = absl::StrFormat("needs %.1f%% (baseline IQR)", 100 * r.min_effect);
   if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
     *few_reps = true;
     absl::StrAppend(&note, note.empty() ? "" : "; ", "only ", r.n_baseline, " vs ", r.n_current,
@@ -426,14 +442,16 @@ absl::Status CompareCase(const std::string& name, const Run& baseline, const Run
 }
 
 // The baseline's cases the current run lacks: MISSING, with the baseline's median.
-void AddMissingCases(const Run& baseline, const Run& current, const CompareOptions& options, Comparison* cmp) {
+void AddMissingCases(const Run& baseline, const Run& current, const CompareOptions& options,
+                     Comparison* cmp) {
   for (const std::string& name : baseline.order) {
     if (IsCalibration(name) || current.cases.count(name)) continue;
     CaseResult r;
     r.name = name;
     r.status = CaseStatus::kMissing;
     r.n_baseline = static_cast<int>(baseline.cases.at(name).size());
-    if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), options.metric); b.ok()) {
+    if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), options.metric);
+        b.ok()) {
       r.baseline_median = *stats::Median(*b);
       r.min_effect = MinEffect(*b, r.baseline_median, options);
     }
@@ -451,7 +469,8 @@ absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, cons
   bool few_reps = false;
   for (const std::string& name : current.order) {
     if (IsCalibration(name)) continue;
-    if (absl::Status s = CompareCase(name, baseline, current, options, &cmp, &pending, &few_reps); !s.ok()) return s;
+    if (absl::Status s = CompareCase(name, baseline, current, options, &cmp, &pending, &few_reps); !s.ok())
+      return s;
   }
   Decide(pending, options, &cmp);
   AddMissingCases(baseline, current, options, &cmp);

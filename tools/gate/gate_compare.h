@@ -84,13 +84,13 @@ inline constexpr int kMinRepetitions = 9;
 
 struct CompareOptions {
   Metric metric;
-  double threshold = 0.05;  // minimum relative change of the medians
-  double noise_floor = 1.0; // ... raised per case to noise_floor x baseline IQR / median
-  double alpha = 0.05;      // one-sided significance level of each direction
-  std::string calibration;  // case-name prefix; empty: no calibration factor
-  bool normalize = false;   // divide current values by the calibration factor
+  double threshold = 0.05;   // minimum relative change of the medians
+  double noise_floor = 1.0;  // ... raised per case to noise_floor x baseline IQR / median
+  double alpha = 0.05;       // one-sided significance level of each direction
+  std::string calibration;   // case-name prefix; empty: no calibration factor
+  bool normalize = false;    // divide current values by the calibration factor
   bool require_verified = true;
-  bool holm = true;         // Holm-adjust p-values over the compared cases
+  bool holm = true;  // Holm-adjust p-values over the compared cases
   // A/B rounds run side by side (tools/bench --against): pair the repetitions by
   // repetition_index and use the Wilcoxon signed-rank test on the log ratios; the minimum
   // effect is `threshold` (no baseline IQR: the pairing already removes the drift).
@@ -126,14 +126,14 @@ struct CaseResult {
 };
 
 struct Comparison {
-  std::vector<CaseResult> cases;            // in current-run order, then MISSING ones
-  int compared = 0;                         // cases with a test (the Holm family size)
-  std::vector<std::string> not_compared;    // cases without the metric
+  std::vector<CaseResult> cases;          // in current-run order, then MISSING ones
+  int compared = 0;                       // cases with a test (the Holm family size)
+  std::vector<std::string> not_compared;  // cases without the metric
   std::vector<std::string> warnings;
-  bool calibrated = false;                  // a factor was computed
-  bool normalized = false;                  // ... and applied to the current values
+  bool calibrated = false;  // a factor was computed
+  bool normalized = false;  // ... and applied to the current values
   std::string calibration_case;
-  double calibration_factor = 1;            // s above
+  double calibration_factor = 1;  // s above
   int Count(CaseStatus s) const;
 };
 

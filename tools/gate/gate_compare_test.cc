@@ -10,9 +10,10 @@ using nlohmann::json;
 
 // One iteration entry as Google Benchmark writes it, with verified = 1 unless overridden.
 json Entry(const std::string& name, double real_ns, int rep, json extra = json::object()) {
-  json e = {{"name", name},          {"run_name", name},  {"run_type", "iteration"},
-            {"repetition_index", rep}, {"iterations", 1000}, {"real_time", real_ns},
-            {"cpu_time", real_ns},   {"time_unit", "ns"},  {"verified", 1.0}};
+  json e = {
+      {"name", name},       {"run_name", name},     {"run_type", "iteration"}, {"repetition_index", rep},
+      {"iterations", 1000}, {"real_time", real_ns}, {"cpu_time", real_ns},     {"time_unit", "ns"},
+      {"verified", 1.0}};
   for (auto& [k, v] : extra.items()) e[k] = v;
   return e;
 }
@@ -52,14 +53,14 @@ CompareOptions Defaults() {
 
 TEST(GateCompareTest, EveryStatus) {
   gate::Run base = MakeRun({Reps("BM_Slow", 1000, 9), Reps("BM_Fast", 1000, 9), Reps("BM_Same", 1000, 9),
-                      Reps("BM_Gone", 1000, 9), Reps("BM_Unchecked", 1000, 9)});
+                            Reps("BM_Gone", 1000, 9), Reps("BM_Unchecked", 1000, 9)});
   gate::Run cur = MakeRun({Reps("BM_Slow", 1250, 9), Reps("BM_Fast", 800, 9), Reps("BM_Same", 1003, 9),
-                     Reps("BM_Added", 500, 9), Reps("BM_Unchecked", 1000, 9, {{"verified", 0.0}})});
+                           Reps("BM_Added", 500, 9), Reps("BM_Unchecked", 1000, 9, {{"verified", 0.0}})});
   absl::StatusOr<Comparison> c = Compare(base, cur, Defaults());
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(Find(*c, "BM_Slow").status, CaseStatus::kRegressed);
   EXPECT_NEAR(Find(*c, "BM_Slow").change, 0.25, 1e-9);
-  EXPECT_NEAR(Find(*c, "BM_Slow").p_raw, 1.0 / 48620.0, 1e-12);  // every current rep slower
+  EXPECT_NEAR(Find(*c, "BM_Slow").p_raw, 1.0 / 48620.0, 1e-12);    // every current rep slower
   EXPECT_EQ(c->compared, 3);                                       // Slow, Fast, Same
   EXPECT_NEAR(Find(*c, "BM_Slow").p_value, 3.0 / 48620.0, 1e-12);  // Holm: smallest of 3, x3
   EXPECT_TRUE(Find(*c, "BM_Slow").exact);
@@ -159,7 +160,8 @@ TEST(GateCompareTest, LargeButNotSignificantChangeIsSame) {
 
 TEST(GateCompareTest, ErrorOccurredIsUnverifiedWithItsMessage) {
   gate::Run base = MakeRun({Reps("BM_Cuda", 1000, 9)});
-  gate::Run cur = MakeRun({{Entry("BM_Cuda", 0, 0, {{"error_occurred", true}, {"error_message", "no CUDA device"}})}});
+  gate::Run cur =
+      MakeRun({{Entry("BM_Cuda", 0, 0, {{"error_occurred", true}, {"error_message", "no CUDA device"}})}});
   absl::StatusOr<Comparison> c = Compare(base, cur, Defaults());
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(Find(*c, "BM_Cuda").status, CaseStatus::kUnverified);
@@ -216,7 +218,7 @@ TEST(GateCompareTest, CaseWithoutTheCounterIsNotCompared) {
 }
 
 TEST(GateCompareTest, TimeUnitsAreConverted) {
-  gate::Run base = MakeRun({Reps("BM_A", 1000, 9)});  // 1000 ns
+  gate::Run base = MakeRun({Reps("BM_A", 1000, 9)});                    // 1000 ns
   std::vector<json> cur = Reps("BM_A", 1.0, 9, {{"time_unit", "us"}});  // 1 us
   absl::StatusOr<Comparison> c = Compare(base, MakeRun({cur}), Defaults());
   ASSERT_TRUE(c.ok());
@@ -294,7 +296,8 @@ TEST(GateCompareTest, DifferentThreadCountsAreWarnedAbout) {
   absl::StatusOr<Comparison> c = Compare(base, cur, Defaults());
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->warnings.size(), 1u);
-  EXPECT_NE(c->warnings[0].find("threads = 1, this run with threads = 0"), std::string::npos) << c->warnings[0];
+  EXPECT_NE(c->warnings[0].find("threads = 1, this run with threads = 0"), std::string::npos)
+      << c->warnings[0];
   cur.context["mlbench"]["threads"] = 1;
   c = Compare(base, cur, Defaults());
   ASSERT_TRUE(c.ok());
@@ -342,7 +345,8 @@ TEST(GateRunTest, RejectsWrongShapesNamingTheEntry) {
   EXPECT_NE(r.status().message().find("'a.json': benchmarks[1].real_time is a string"), std::string::npos)
       << r.status();
   // Aggregates are skipped.
-  json agg = {{"benchmarks", json::array({Entry("BM_A", 1, 0), {{"name", "BM_A_median"}, {"run_type", "aggregate"}}})}};
+  json agg = {{"benchmarks",
+               json::array({Entry("BM_A", 1, 0), {{"name", "BM_A_median"}, {"run_type", "aggregate"}}})}};
   r = ParseRun(agg, "b.json");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->cases.size(), 1u);

@@ -74,7 +74,8 @@ std::string Against(const char* env, const std::string& path) {
 std::string ShellQuote(const std::string& s) {
   bool plain = !s.empty();
   for (char c : s) {
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string("/._-=:+,").find(c) != std::string::npos);
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                      std::string("/._-=:+,").find(c) != std::string::npos);
   }
   if (plain) return s;
   std::string q = "'";
@@ -88,14 +89,15 @@ absl::Status CheckWritable(const std::string& path) {
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("cannot write '", path, "': its folder '", dir, "' does not exist"));
+    return absl::NotFoundError(
+        absl::StrCat("cannot write '", path, "': its folder '", dir, "' does not exist"));
   }
   if (!S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': '", dir, "' is not a folder"));
   }
   if (access(dir.c_str(), W_OK) != 0) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot write '", path, "': folder '", dir, "' is not writable (", std::strerror(errno), ")"));
+    return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "': folder '", dir,
+                                                    "' is not writable (", std::strerror(errno), ")"));
   }
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
@@ -109,8 +111,6 @@ absl::Status CheckWritable(const std::string& path) {
   return absl::OkStatus();
 }
 
-std::string WorkspacePath(const std::string& path) {
-  return Against("BUILD_WORKSPACE_DIRECTORY", path);
-}
+std::string WorkspacePath(const std::string& path) { return Against("BUILD_WORKSPACE_DIRECTORY", path); }
 
 }  // namespace gate

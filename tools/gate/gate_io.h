@@ -13,8 +13,8 @@
 
 namespace gate {
 
-// NotFound when the file does not exist, FailedPrecondition when it cannot be read; InvalidArgument, naming the file, the byte offset,
-// line and column, when it is not JSON.
+// NotFound when the file does not exist, FailedPrecondition when it cannot be read; InvalidArgument, naming
+// the file, the byte offset, line and column, when it is not JSON.
 absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path);
 
 // Parses `text` as JSON; `what` names its origin in errors.

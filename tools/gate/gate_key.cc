@@ -18,8 +18,8 @@ std::string Field(const MachineKey& k, const std::string& name) {
   return it == k.fields.end() ? "?" : it->second;
 }
 
-absl::Status Require(const nlohmann::json& obj, const std::string& section, const char* field,
-                     bool numeric, std::map<std::string, std::string>* out) {
+absl::Status Require(const nlohmann::json& obj, const std::string& section, const char* field, bool numeric,
+                     std::map<std::string, std::string>* out) {
   const std::string name = absl::StrCat(section, ".", field);
   if (!obj.is_object() || !obj.contains(field)) {
     return absl::InvalidArgumentError(absl::StrCat("run context field ", name, " is missing"));
@@ -54,13 +54,15 @@ std::string SanitizeFileComponent(const std::string& s) {
 }
 
 std::string MachineKey::Describe() const {
-  std::string gpu = Field(*this, "gpu.count") == "0"
-                        ? "no GPU"
-                        : absl::StrCat(Field(*this, "gpu.count"), "x ", Field(*this, "gpu.name"), " (driver ",
-                                       Field(*this, "gpu.driver"), ", CUDA ", Field(*this, "gpu.runtime"), ")");
+  std::string gpu =
+      Field(*this, "gpu.count") == "0"
+          ? "no GPU"
+          : absl::StrCat(Field(*this, "gpu.count"), "x ", Field(*this, "gpu.name"), " (driver ",
+                         Field(*this, "gpu.driver"), ", CUDA ", Field(*this, "gpu.runtime"), ")");
   std::string gemm;
   for (const auto& [name, value] : fields) {
-    if (name.rfind("gemm.", 0) == 0) absl::StrAppend(&gemm, gemm.empty() ? "" : ", ", name.substr(5), " ", value);
+    if (name.rfind("gemm.", 0) == 0)
+      absl::StrAppend(&gemm, gemm.empty() ? "" : ", ", name.substr(5), " ", value);
   }
   return absl::StrCat(Field(*this, "cpu.model_name"), " [", Field(*this, "cpu.vendor"), " family ",
                       Field(*this, "cpu.family"), " model ", Field(*this, "cpu.model"), " stepping ",
@@ -111,7 +113,8 @@ absl::StatusOr<nlohmann::json> FindRunContext(const nlohmann::json& context) {
     const nlohmann::json& v = context["mlbench_run_context"];
     if (v.is_object()) return v;
     if (v.is_string()) {
-      nlohmann::json parsed = nlohmann::json::parse(v.get<std::string>(), nullptr, /*allow_exceptions=*/false);
+      nlohmann::json parsed =
+          nlohmann::json::parse(v.get<std::string>(), nullptr, /*allow_exceptions=*/false);
       if (parsed.is_discarded()) {
         return absl::InvalidArgumentError("context.mlbench_run_context is not valid JSON");
       }
@@ -168,7 +171,8 @@ absl::StatusOr<MachineKey> KeyFromContext(const nlohmann::json& context, const s
                                      "binary of this revision, which records context.mlbench_run_context)"));
   }
   absl::StatusOr<MachineKey> key = KeyFromRunContext(*rc);
-  if (!key.ok()) return absl::Status(key.status().code(), absl::StrCat("'", source, "': ", key.status().message()));
+  if (!key.ok())
+    return absl::Status(key.status().code(), absl::StrCat("'", source, "': ", key.status().message()));
   return key;
 }
 

@@ -79,7 +79,8 @@ TEST(GateKeyTest, FindsTheRunContextOfBenchAndOfABinary) {
   absl::StatusOr<MachineKey> from_bench = KeyFromContext(BenchContext(rc), "run.json");
   ASSERT_TRUE(from_bench.ok()) << from_bench.status();
   // A benchmark binary's own JSON: Google Benchmark context values are strings.
-  absl::StatusOr<MachineKey> from_binary = KeyFromContext(json{{"mlbench_run_context", rc.dump()}}, "mm.json");
+  absl::StatusOr<MachineKey> from_binary =
+      KeyFromContext(json{{"mlbench_run_context", rc.dump()}}, "mm.json");
   ASSERT_TRUE(from_binary.ok()) << from_binary.status();
   EXPECT_TRUE(*from_bench == *from_binary);
   EXPECT_EQ(SuiteFromContext(BenchContext(rc)), "quick");

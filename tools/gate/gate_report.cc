@@ -12,17 +12,18 @@ namespace {
 
 // A case with a change and a p-value: both runs had it, verified.
 bool Compared(const CaseResult& c) {
-  return c.status == CaseStatus::kRegressed || c.status == CaseStatus::kImproved || c.status == CaseStatus::kSame;
+  return c.status == CaseStatus::kRegressed || c.status == CaseStatus::kImproved ||
+         c.status == CaseStatus::kSame;
 }
 bool HasBaselineValue(const CaseResult& c) {
-  return c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified && c.status != CaseStatus::kSkipped;
+  return c.status != CaseStatus::kNew && c.status != CaseStatus::kUnverified &&
+         c.status != CaseStatus::kSkipped;
 }
 bool HasCurrentValue(const CaseResult& c) {
-  return c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified && c.status != CaseStatus::kSkipped;
+  return c.status != CaseStatus::kMissing && c.status != CaseStatus::kUnverified &&
+         c.status != CaseStatus::kSkipped;
 }
-const char* TestName(const ReportHeader& h) {
-  return h.paired ? h.paired_test.c_str() : "Mann-Whitney U";
-}
+const char* TestName(const ReportHeader& h) { return h.paired ? h.paired_test.c_str() : "Mann-Whitney U"; }
 
 std::string Change(const CaseResult& c) {
   if (!Compared(c)) return "-";
@@ -79,27 +80,30 @@ std::string FormatValue(double v, bool is_time) {
 std::string FormatTable(const ReportHeader& h, const Comparison& cmp, bool is_time) {
   std::string out;
   absl::StrAppend(&out, "gate: machine key '", h.key, "', suite '", h.suite, "'\n");
-  absl::StrAppend(&out, "gate: baseline ", h.baseline_path, h.baseline_exists ? "" : " (does not exist)", "\n");
-  absl::StrAppend(&out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %s and one-sided "
-                                        "%s p < %g%s\n",
-                                        h.metric, MinEffect(h), TestName(h), h.alpha, h.holm ? " (Holm-adjusted)" : ""));
+  absl::StrAppend(&out, "gate: baseline ", h.baseline_path, h.baseline_exists ? "" : " (does not exist)",
+                  "\n");
+  absl::StrAppend(
+      &out, absl::StrFormat("gate: metric %s; REGRESSED/IMPROVED = change >= %s and one-sided "
+                            "%s p < %g%s\n",
+                            h.metric, MinEffect(h), TestName(h), h.alpha, h.holm ? " (Holm-adjusted)" : ""));
   absl::StrAppend(&out, "gate: calibration: ", Calibration(cmp), "\n");
   size_t width = 40;
   for (const CaseResult& c : cmp.cases) width = std::max(width, c.name.size());
-  absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", "status", width, "case",
-                                        "baseline", "current", "change", "p", "p raw", "note"));
+  absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", "status", width,
+                                        "case", "baseline", "current", "change", "p", "p raw", "note"));
   for (const CaseResult& c : cmp.cases) {
     bool base = HasBaselineValue(c);
     bool cur = HasCurrentValue(c);
-    absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", StatusName(c.status),
-                                          width, c.name, Value(c.baseline_median, base, is_time),
-                                          Value(c.current_median, cur, is_time), Change(c), PValue(c), PRaw(c),
-                                          c.note));
+    absl::StrAppend(
+        &out, absl::StrFormat("%-10s  %-*s  %12s  %12s  %8s  %8s  %8s  %s\n", StatusName(c.status), width,
+                              c.name, Value(c.baseline_median, base, is_time),
+                              Value(c.current_median, cur, is_time), Change(c), PValue(c), PRaw(c), c.note));
   }
   for (const std::string& n : cmp.not_compared) {
     absl::StrAppend(&out, absl::StrFormat("%-10s  %-*s  (no %s)\n", "-", width, n, h.metric));
   }
-  absl::StrAppend(&out, "gate: ", Counts(cmp), "  (p: one-sided", h.holm ? absl::StrCat(", Holm-adjusted over ", cmp.compared, " cases") : "",
+  absl::StrAppend(&out, "gate: ", Counts(cmp), "  (p: one-sided",
+                  h.holm ? absl::StrCat(", Holm-adjusted over ", cmp.compared, " cases") : "",
                   "; '~' = normal approximation)\n");
   for (const std::string& w : cmp.warnings) absl::StrAppend(&out, "gate: warning: ", w, "\n");
   return out;
@@ -113,11 +117,13 @@ std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is
                                      : (regressed > 0 ? absl::StrCat(regressed, " regression(s)") : "passed"),
                   "\n\n");
   absl::StrAppend(&out, "- machine key: `", h.key, "`, suite `", h.suite, "`\n");
-  absl::StrAppend(&out, "- baseline: `", h.baseline_path, "`", h.baseline_exists ? "" : " (does not exist)", "\n");
-  absl::StrAppend(&out, absl::StrFormat("- metric: %s; regression = change >= %s and one-sided "
-                                        "%s p < %g%s\n",
-                                        h.metric, MinEffect(h), TestName(h), h.alpha,
-                                        h.holm ? absl::StrCat(" (Holm-adjusted over ", cmp.compared, " cases)") : ""));
+  absl::StrAppend(&out, "- baseline: `", h.baseline_path, "`", h.baseline_exists ? "" : " (does not exist)",
+                  "\n");
+  absl::StrAppend(
+      &out, absl::StrFormat("- metric: %s; regression = change >= %s and one-sided "
+                            "%s p < %g%s\n",
+                            h.metric, MinEffect(h), TestName(h), h.alpha,
+                            h.holm ? absl::StrCat(" (Holm-adjusted over ", cmp.compared, " cases)") : ""));
   absl::StrAppend(&out, "- calibration: ", Calibration(cmp), "\n");
   absl::StrAppend(&out, "- ", Counts(cmp), "\n\n");
   absl::StrAppend(&out, "| status | case | baseline | current | change | p | p raw | note |\n");
@@ -127,9 +133,9 @@ std::string FormatMarkdown(const ReportHeader& h, const Comparison& cmp, bool is
     bool cur = HasCurrentValue(c);
     std::string status = StatusName(c.status);
     if (c.status == CaseStatus::kRegressed) status = "**" + status + "**";
-    absl::StrAppend(&out, "| ", status, " | `", c.name, "` | ", Value(c.baseline_median, base, is_time), " | ",
-                    Value(c.current_median, cur, is_time), " | ", Change(c), " | ", PValue(c), " | ", PRaw(c),
-                    " | ", c.note, " |\n");
+    absl::StrAppend(&out, "| ", status, " | `", c.name, "` | ", Value(c.baseline_median, base, is_time),
+                    " | ", Value(c.current_median, cur, is_time), " | ", Change(c), " | ", PValue(c), " | ",
+                    PRaw(c), " | ", c.note, " |\n");
   }
   if (!cmp.warnings.empty()) {
     absl::StrAppend(&out, "\nWarnings:\n");

@@ -12,18 +12,18 @@
 namespace gate {
 
 struct ReportHeader {
-  std::string key;             // MachineKey::Describe()
+  std::string key;  // MachineKey::Describe()
   std::string suite;
   std::string baseline_path;
   bool baseline_exists = false;
-  std::string metric;          // "real_time", "tokens_per_second (higher is better)"
+  std::string metric;  // "real_time", "tokens_per_second (higher is better)"
   double threshold = 0.05;
   double alpha = 0.05;
   double noise_floor = 1.0;
   bool holm = true;
-  bool paired = false;         // an A/B run: the "baseline" is the base revision's side
-  std::string paired_test;     // its test, for people
-  std::string update_command;  // the command that records the current run as the baseline
+  bool paired = false;            // an A/B run: the "baseline" is the base revision's side
+  std::string paired_test;        // its test, for people
+  std::string update_command;     // the command that records the current run as the baseline
   std::string remeasure_command;  // bench + gate --update, measuring afresh (may be empty)
 };
 

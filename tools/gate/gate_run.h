@@ -15,7 +15,7 @@
 namespace gate {
 
 struct Run {
-  std::string source;     // file name, for messages
+  std::string source;  // file name, for messages
   nlohmann::json context = nlohmann::json::object();
   // Case name -> its iteration entries (one per repetition), in file order.
   std::map<std::string, std::vector<nlohmann::json>> cases;

@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 #include "harness/subprocess.h"
+#include "nlohmann/json.hpp"
 #include "tools/gate/gate_io.h"
 #include "tools/gate/gate_key.h"
 #include "tools/gate/testdata/run_context_fixture.h"
@@ -29,14 +29,22 @@ testdata::FakeCpu Cpu(const std::string& name) {
 }
 
 // A run as tools/bench writes it: 9 repetitions of two cases and the calibration case.
-json RunJson(const testdata::FakeCpu& cpu, double a_ns, double b_ns, double cal_ns, double jitter_step = 0.002) {
-  json j = {{"context", testdata::BenchContext(testdata::FakeRunContext(cpu))}, {"benchmarks", json::array()}};
+json RunJson(const testdata::FakeCpu& cpu, double a_ns, double b_ns, double cal_ns,
+             double jitter_step = 0.002) {
+  json j = {{"context", testdata::BenchContext(testdata::FakeRunContext(cpu))},
+            {"benchmarks", json::array()}};
   for (int r = 0; r < 9; ++r) {
     double jitter = 1.0 + jitter_step * ((r * 5) % 9);
-    for (auto [name, ns] : {std::pair<std::string, double>{"BM_Calibration/cpu/fma/real_time/threads:2", cal_ns},
-                            {"BM_A/cpu", a_ns}, {"BM_B/cpu", b_ns}}) {
-      j["benchmarks"].push_back({{"name", name}, {"run_type", "iteration"}, {"repetition_index", r},
-                                 {"real_time", ns * jitter}, {"cpu_time", ns * jitter}, {"time_unit", "ns"},
+    for (auto [name, ns] :
+         {std::pair<std::string, double>{"BM_Calibration/cpu/fma/real_time/threads:2", cal_ns},
+          {"BM_A/cpu", a_ns},
+          {"BM_B/cpu", b_ns}}) {
+      j["benchmarks"].push_back({{"name", name},
+                                 {"run_type", "iteration"},
+                                 {"repetition_index", r},
+                                 {"real_time", ns * jitter},
+                                 {"cpu_time", ns * jitter},
+                                 {"time_unit", "ns"},
                                  {"verified", 1.0}});
     }
   }
@@ -68,11 +76,11 @@ bool Has(const harness::ProcessResult& r, const std::string& s) {
   return (r.stdout_text + r.stderr_text).find(s) != std::string::npos;
 }
 
-#define EXPECT_EXIT_AND_SAY(r, code, phrase)                                   \
-  do {                                                                         \
-    EXPECT_EQ((r).exit_code, code) << (r).stdout_text << (r).stderr_text;      \
-    EXPECT_TRUE(Has(r, phrase)) << "missing '" << (phrase) << "' in:\n"       \
-                                << (r).stdout_text << (r).stderr_text;         \
+#define EXPECT_EXIT_AND_SAY(r, code, phrase)                              \
+  do {                                                                    \
+    EXPECT_EQ((r).exit_code, code) << (r).stdout_text << (r).stderr_text; \
+    EXPECT_TRUE(Has(r, phrase)) << "missing '" << (phrase) << "' in:\n"   \
+                                << (r).stdout_text << (r).stderr_text;    \
   } while (0)
 
 TEST(GateEndToEndTest, Lifecycle) {
@@ -95,7 +103,8 @@ TEST(GateEndToEndTest, Lifecycle) {
   std::string other = Write("other.json", RunJson(zen5, 100, 100, 10).dump());
   r = Gate({"--current=" + other, bdir, "--update"});  // creates the folder
   ASSERT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
-  const std::string other_file = dir + "/" + gate::KeyFromRunContext(testdata::FakeRunContext(zen5))->FileName("quick");
+  const std::string other_file =
+      dir + "/" + gate::KeyFromRunContext(testdata::FakeRunContext(zen5))->FileName("quick");
   std::string other_before = *gate::ReadTextFile(other_file);
 
   // No baseline for this key: exit 4, nothing compared; the other machine's file is listed
@@ -201,7 +210,9 @@ TEST(GateEndToEndTest, NeverGreenOnABrokenMeasurement) {
   EXPECT_EXIT_AND_SAY(r, 0, "SKIPPED");
 
   // No benchmarks at all.
-  r = Gate({"--current=" + Write("empty.json", json{{"context", j["context"]}, {"benchmarks", json::array()}}.dump()), bdir});
+  r = Gate({"--current=" +
+                Write("empty.json", json{{"context", j["context"]}, {"benchmarks", json::array()}}.dump()),
+            bdir});
   EXPECT_EXIT_AND_SAY(r, 2, "holds no benchmark results");
 
   // A metric no case has.
@@ -220,7 +231,10 @@ TEST(GateEndToEndTest, NeverGreenOnABrokenMeasurement) {
 
   // No run context: the machine cannot be identified.
   j = RunJson("Broken CPU", 1000, 2000, 10);
-  r = Gate({"--current=" + Write("plain.json", json{{"context", {{"num_cpus", 2}}}, {"benchmarks", j["benchmarks"]}}.dump()), bdir});
+  r = Gate(
+      {"--current=" +
+           Write("plain.json", json{{"context", {{"num_cpus", 2}}}, {"benchmarks", j["benchmarks"]}}.dump()),
+       bdir});
   EXPECT_EXIT_AND_SAY(r, 2, "cannot be identified");
 
   // Usage errors: Abseil's code 1, never 3.

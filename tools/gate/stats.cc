@@ -48,7 +48,8 @@ std::vector<double> ExactUCounts(int n1, int n2) {
 
 absl::StatusOr<double> Quantile(std::vector<double> v, double q) {
   if (v.empty()) return absl::InvalidArgumentError("quantile of an empty sample");
-  if (!(q >= 0 && q <= 1)) return absl::InvalidArgumentError(absl::StrCat("quantile q = ", q, " is outside [0, 1]"));
+  if (!(q >= 0 && q <= 1))
+    return absl::InvalidArgumentError(absl::StrCat("quantile q = ", q, " is outside [0, 1]"));
   std::sort(v.begin(), v.end());
   double pos = q * (v.size() - 1);
   size_t lo = static_cast<size_t>(std::floor(pos));
@@ -77,8 +78,7 @@ absl::StatusOr<double> Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
-                                               const std::vector<double>& y,
+absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y,
                                                Alternative alternative, Method method) {
   if (absl::Status s = CheckSample(x, "x"); !s.ok()) return s;
   if (absl::Status s = CheckSample(y, "y"); !s.ok()) return s;
@@ -89,8 +89,7 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
   pooled.reserve(n);
   for (double v : x) pooled.emplace_back(v, 0);
   for (double v : y) pooled.emplace_back(v, 1);
-  std::sort(pooled.begin(), pooled.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   double r1 = 0, tie_term = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i;
@@ -112,9 +111,9 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
   const bool exact_allowed =
       !r.ties && n1 <= static_cast<size_t>(kExactMaxN) && n2 <= static_cast<size_t>(kExactMaxN);
   if (method == Method::kExact && !exact_allowed) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "exact Mann-Whitney U needs untied samples of at most ", kExactMaxN, " values; got n1 = ",
-        n1, ", n2 = ", n2, r.ties ? ", with ties" : ""));
+    return absl::InvalidArgumentError(absl::StrCat("exact Mann-Whitney U needs untied samples of at most ",
+                                                   kExactMaxN, " values; got n1 = ", n1, ", n2 = ", n2,
+                                                   r.ties ? ", with ties" : ""));
   }
   if (exact_allowed && method != Method::kNormal) {
     r.exact = true;
@@ -130,23 +129,33 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
     upper /= total;
     lower /= total;
     switch (alternative) {
-      case Alternative::kGreater: r.p_value = upper; break;
-      case Alternative::kLess: r.p_value = lower; break;
-      case Alternative::kTwoSided: r.p_value = std::min(1.0, 2.0 * std::min(upper, lower)); break;
+      case Alternative::kGreater:
+        r.p_value = upper;
+        break;
+      case Alternative::kLess:
+        r.p_value = lower;
+        break;
+      case Alternative::kTwoSided:
+        r.p_value = std::min(1.0, 2.0 * std::min(upper, lower));
+        break;
     }
     return r;
   }
 
-  const double var = static_cast<double>(n1) * n2 / 12.0 *
-                     ((n + 1.0) - tie_term / (static_cast<double>(n) * (n - 1.0)));
+  const double var =
+      static_cast<double>(n1) * n2 / 12.0 * ((n + 1.0) - tie_term / (static_cast<double>(n) * (n - 1.0)));
   if (var <= 0) {  // every value tied: no evidence either way
     r.p_value = 1.0;
     return r;
   }
   const double sd = std::sqrt(var);
   switch (alternative) {
-    case Alternative::kGreater: r.p_value = NormalSf((r.u1 - mean - 0.5) / sd); break;
-    case Alternative::kLess: r.p_value = NormalSf((mean - r.u1 - 0.5) / sd); break;
+    case Alternative::kGreater:
+      r.p_value = NormalSf((r.u1 - mean - 0.5) / sd);
+      break;
+    case Alternative::kLess:
+      r.p_value = NormalSf((mean - r.u1 - 0.5) / sd);
+      break;
     case Alternative::kTwoSided: {
       double u = std::max(r.u1, static_cast<double>(n1) * n2 - r.u1);
       r.p_value = std::min(1.0, 2.0 * NormalSf((u - mean - 0.5) / sd));
@@ -209,9 +218,15 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(const std::vector<double>& d
       if (k <= w) le += counts[k];
     }
     switch (alternative) {
-      case Alternative::kGreater: r.p_value = ge / total; break;
-      case Alternative::kLess: r.p_value = le / total; break;
-      case Alternative::kTwoSided: r.p_value = std::min(1.0, 2.0 * std::min(ge, le) / total); break;
+      case Alternative::kGreater:
+        r.p_value = ge / total;
+        break;
+      case Alternative::kLess:
+        r.p_value = le / total;
+        break;
+      case Alternative::kTwoSided:
+        r.p_value = std::min(1.0, 2.0 * std::min(ge, le) / total);
+        break;
     }
     return r;
   }
@@ -221,8 +236,12 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(const std::vector<double>& d
   if (var <= 0) return r;
   const double sd = std::sqrt(var);
   switch (alternative) {
-    case Alternative::kGreater: r.p_value = NormalSf((r.w_plus - mean - 0.5) / sd); break;
-    case Alternative::kLess: r.p_value = NormalSf((mean - r.w_plus - 0.5) / sd); break;
+    case Alternative::kGreater:
+      r.p_value = NormalSf((r.w_plus - mean - 0.5) / sd);
+      break;
+    case Alternative::kLess:
+      r.p_value = NormalSf((mean - r.w_plus - 0.5) / sd);
+      break;
     case Alternative::kTwoSided: {
       const double w = std::max(r.w_plus, nn * (nn + 1) / 2 - r.w_plus);
       r.p_value = std::min(1.0, 2.0 * NormalSf((w - mean - 0.5) / sd));

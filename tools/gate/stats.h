@@ -33,20 +33,18 @@ enum class Alternative { kTwoSided, kGreater, kLess };
 enum class Method { kAuto, kExact, kNormal };
 
 struct MannWhitneyResult {
-  double u1 = 0;        // U statistic of the first sample
+  double u1 = 0;  // U statistic of the first sample
   double p_value = 1;
-  bool exact = false;   // true: exact null distribution; false: normal approximation
-  bool ties = false;    // the pooled sample had tied values
+  bool exact = false;  // true: exact null distribution; false: normal approximation
+  bool ties = false;   // the pooled sample had tied values
 };
 
 // Largest sample size (each side) for which the exact distribution is used.
 inline constexpr int kExactMaxN = 50;
 
 // Fails when either sample is empty or holds a non-finite value.
-absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
-                                               const std::vector<double>& y,
-                                               Alternative alternative,
-                                               Method method = Method::kAuto);
+absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y,
+                                               Alternative alternative, Method method = Method::kAuto);
 
 // Wilcoxon signed-rank test on paired differences d_i (e.g. log(new_i / old_i) for rounds
 // run side by side): does d tend to be above zero? Conventions follow

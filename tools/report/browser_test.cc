@@ -72,7 +72,9 @@ int Chromium(const std::string& exe, const std::string& args, const std::string&
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-uint32_t Hex(const std::string& colour) { return static_cast<uint32_t>(std::stoul(colour.substr(1), nullptr, 16)); }
+uint32_t Hex(const std::string& colour) {
+  return static_cast<uint32_t>(std::stoul(colour.substr(1), nullptr, 16));
+}
 
 // A run with four points of four families, under a roof of 240 GFLOP/s and 32 GB/s.
 constexpr char kRun[] = R"json({
@@ -115,9 +117,9 @@ TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
 
   const std::string png = TmpDir() + "/shot.png";
   const std::string log = TmpDir() + "/chromium.log";
-  const int rc = Chromium(chromium, absl::StrCat("--window-size=1280,1500 --screenshot='", png, "' 'file://", out,
-                                                  "/index.html'"),
-                          log);
+  const int rc = Chromium(
+      chromium,
+      absl::StrCat("--window-size=1280,1500 --screenshot='", png, "' 'file://", out, "/index.html'"), log);
   ASSERT_EQ(rc, 0) << "chromium failed:\n" << ReadAll(log);
   auto img = ReadPng(png);
   ASSERT_TRUE(img.ok()) << img.status() << "\nchromium:\n" << ReadAll(log);
@@ -170,7 +172,8 @@ TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
     SCOPED_TRACE(e.name);
     // The point's colour, from its circle in the SVG.
     std::smatch cm;
-    ASSERT_TRUE(std::regex_search(svg, cm, std::regex("<circle [^>]*fill=\"(#[0-9a-f]{6})\"[^>]*data-case=\"" + e.name + "\"")));
+    ASSERT_TRUE(std::regex_search(
+        svg, cm, std::regex("<circle [^>]*fill=\"(#[0-9a-f]{6})\"[^>]*data-case=\"" + e.name + "\"")));
     const uint32_t colour = Hex(cm[1]);
     ++colours_used[colour];
     // Where the log scales put it, in screenshot pixels (pixel (i, j) covers [i, i+1) x [j, j+1)).
@@ -205,7 +208,8 @@ TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
 
   // roofline.svg alone is well-formed XML: no parser error in Chromium's DOM.
   const std::string dom = TmpDir() + "/dom.html";
-  ASSERT_EQ(Chromium(chromium, absl::StrCat("--dump-dom 'file://", out, "/roofline.svg'"), dom), 0) << ReadAll(dom);
+  ASSERT_EQ(Chromium(chromium, absl::StrCat("--dump-dom 'file://", out, "/roofline.svg'"), dom), 0)
+      << ReadAll(dom);
   const std::string text = ReadAll(dom);
   EXPECT_NE(text.find("data-plot="), std::string::npos) << text.substr(0, 2000);
   EXPECT_EQ(text.find("parsererror"), std::string::npos) << text.substr(0, 2000);

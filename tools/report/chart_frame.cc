@@ -32,7 +32,9 @@ std::vector<std::string> WrapText(const std::string& text, size_t max_chars) {
 }
 
 Attrs WithHalo(Attrs attrs) {
-  attrs.insert(attrs.end(), {{"stroke", "#ffffff"}, {"stroke-width", "3"}, {"stroke-linejoin", "round"},
+  attrs.insert(attrs.end(), {{"stroke", "#ffffff"},
+                             {"stroke-width", "3"},
+                             {"stroke-linejoin", "round"},
                              {"paint-order", "stroke"}});
   return attrs;
 }
@@ -44,11 +46,12 @@ Attrs ChartRootAttrs(const PlotRect& plot, double x_lo, double x_hi, double y_lo
     std::snprintf(buf, sizeof(buf), "%.17g", v);
     return std::string(buf);
   };
-  return {{"id", chart_id},
-          {"font-family", kFont},
-          {"data-plot", absl::StrCat(Coord(plot.x), " ", Coord(plot.y), " ", Coord(plot.w), " ", Coord(plot.h))},
-          {"data-x-domain", absl::StrCat(num(x_lo), " ", num(x_hi))},
-          {"data-y-domain", absl::StrCat(num(y_lo), " ", num(y_hi))}};
+  return {
+      {"id", chart_id},
+      {"font-family", kFont},
+      {"data-plot", absl::StrCat(Coord(plot.x), " ", Coord(plot.y), " ", Coord(plot.w), " ", Coord(plot.h))},
+      {"data-x-domain", absl::StrCat(num(x_lo), " ", num(x_hi))},
+      {"data-y-domain", absl::StrCat(num(y_lo), " ", num(y_hi))}};
 }
 
 void DrawTitle(SvgWriter* svg, double x, double y, const std::string& title,
@@ -76,8 +79,10 @@ void DrawLogGrid(SvgWriter* svg, const PlotRect& plot, const LogScale& scale, bo
       const double v = m * std::pow(10.0, e);
       if (v <= scale.lo() * (1 + 1e-9) || v >= scale.hi() * (1 - 1e-9)) continue;
       const double p = scale(v);
-      if (x_axis) svg->Line(p, plot.y, p, plot.bottom(), {{"stroke", kMinorGrid}, {"stroke-width", "1"}});
-      else svg->Line(plot.x, p, plot.right(), p, {{"stroke", kMinorGrid}, {"stroke-width", "1"}});
+      if (x_axis)
+        svg->Line(p, plot.y, p, plot.bottom(), {{"stroke", kMinorGrid}, {"stroke-width", "1"}});
+      else
+        svg->Line(plot.x, p, plot.right(), p, {{"stroke", kMinorGrid}, {"stroke-width", "1"}});
     }
   }
   for (double v : scale.DecadeTicks()) {
@@ -115,7 +120,8 @@ void DrawLinearGridY(SvgWriter* svg, const PlotRect& plot, const LinearScale& sc
     const double p = scale(v);
     const bool edge = std::fabs(p - plot.bottom()) < 0.5 || std::fabs(p - plot.y) < 0.5;
     if (!edge) svg->Line(plot.x, p, plot.right(), p, {{"stroke", kGrid}, {"stroke-width", "1"}});
-    svg->Text(plot.x - 6, p + 4, FormatTick(v) + unit_suffix, {{"font-size", "11"}, {"fill", kMutedInk}}, "end");
+    svg->Text(plot.x - 6, p + 4, FormatTick(v) + unit_suffix, {{"font-size", "11"}, {"fill", kMutedInk}},
+              "end");
   }
   svg->EndGroup();
 }
@@ -135,16 +141,18 @@ void DrawLinearGridX(SvgWriter* svg, const PlotRect& plot, const LinearScale& sc
 void DrawFrameAndAxisTitles(SvgWriter* svg, const PlotRect& plot, const std::string& x_title,
                             const std::string& y_title) {
   svg->Rect(plot.x, plot.y, plot.w, plot.h, {{"fill", "none"}, {"stroke", "#9aa5b1"}, {"stroke-width", "1"}});
-  svg->Text(plot.x + plot.w / 2, plot.bottom() + 36, x_title,
-            {{"font-size", "12"}, {"fill", kInk}}, "middle");
+  svg->Text(plot.x + plot.w / 2, plot.bottom() + 36, x_title, {{"font-size", "12"}, {"fill", kInk}},
+            "middle");
   const double yx = plot.x - 58, yy = plot.y + plot.h / 2;
   svg->Text(yx, yy, y_title,
-            {{"font-size", "12"}, {"fill", kInk}, {"transform", absl::StrCat("rotate(-90 ", Coord(yx), " ", Coord(yy), ")")}},
+            {{"font-size", "12"},
+             {"fill", kInk},
+             {"transform", absl::StrCat("rotate(-90 ", Coord(yx), " ", Coord(yy), ")")}},
             "middle");
 }
 
-void DrawLegendEntry(SvgWriter* svg, double x, double y, const std::string& colour,
-                     const std::string& text, bool line, const std::string& dash) {
+void DrawLegendEntry(SvgWriter* svg, double x, double y, const std::string& colour, const std::string& text,
+                     bool line, const std::string& dash) {
   if (line) {
     Attrs a = {{"stroke", colour}, {"stroke-width", "2"}};
     if (!dash.empty()) a.push_back({"stroke-dasharray", dash});

@@ -70,8 +70,8 @@ void DrawFrameAndAxisTitles(SvgWriter* svg, const PlotRect& plot, const std::str
                             const std::string& y_title);
 
 // A legend entry: a filled circle (or a line when `line` is true) and its text.
-void DrawLegendEntry(SvgWriter* svg, double x, double y, const std::string& colour,
-                     const std::string& text, bool line = false, const std::string& dash = "");
+void DrawLegendEntry(SvgWriter* svg, double x, double y, const std::string& colour, const std::string& text,
+                     bool line = false, const std::string& dash = "");
 
 }  // namespace report
 

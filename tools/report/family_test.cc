@@ -31,7 +31,8 @@ TEST(Family, LabelsAndSizes) {
   EXPECT_EQ(ShortLabel("BM_Matmul/cpu/fp32/M:256/K:768/N:2304/manual_time"), "256x768x2304");
   EXPECT_EQ(ShortLabel("BM_Elementwise/cpu/gelu/N:16777216"), "gelu 16M");
   EXPECT_EQ(ShortLabel("BM_Elementwise/cpu/add/N:65536"), "add 64k");
-  EXPECT_EQ(ShortLabel("BM_GptStep/gpt2/cpu/fp32/B:4/T:64/data:real/iterations:10/manual_time"), "gpt2 B:4 T:64 real");
+  EXPECT_EQ(ShortLabel("BM_GptStep/gpt2/cpu/fp32/B:4/T:64/data:real/iterations:10/manual_time"),
+            "gpt2 B:4 T:64 real");
   EXPECT_EQ(ShortLabel("BM_Ceiling/cpu/fma/avx2"), "fma avx2");
   auto d = MatmulDimsOf("BM_Matmul/cpu/fp32/M:64/K:512/N:4096");
   ASSERT_TRUE(d.has_value());

@@ -61,20 +61,28 @@ absl::StatusOr<GateSummary> ParseGateSummary(const std::string& text, const std:
     GateRow row;
     for (size_t i = 0; i < cells.size() && i < header.size(); ++i) {
       const std::string& h = header[i];
-      if (h == "status") row.status = cells[i];
-      else if (h == "case") row.case_name = cells[i];
-      else if (h == "baseline") row.baseline = cells[i];
-      else if (h == "current") row.current = cells[i];
-      else if (h == "change") row.change = cells[i];
-      else if (h == "p") row.p = cells[i];
-      else if (h == "note") row.note = cells[i];
+      if (h == "status")
+        row.status = cells[i];
+      else if (h == "case")
+        row.case_name = cells[i];
+      else if (h == "baseline")
+        row.baseline = cells[i];
+      else if (h == "current")
+        row.current = cells[i];
+      else if (h == "change")
+        row.change = cells[i];
+      else if (h == "p")
+        row.p = cells[i];
+      else if (h == "note")
+        row.note = cells[i];
     }
     if (!row.case_name.empty()) g.rows.push_back(row);
   }
   if (!heading) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--gate='", path, "' is not a tools/gate summary: no \"## Performance gate:\" heading "
-        "(write one with `bazel run //tools:gate -- --current=RUN.json --summary=FILE`)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gate='", path,
+                     "' is not a tools/gate summary: no \"## Performance gate:\" heading "
+                     "(write one with `bazel run //tools:gate -- --current=RUN.json --summary=FILE`)"));
   }
   bool has_status = false, has_case = false;
   for (const std::string& h : header) has_status |= h == "status", has_case |= h == "case";

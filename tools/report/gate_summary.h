@@ -20,7 +20,7 @@
 namespace report {
 
 struct GateRow {
-  std::string status;    // REGRESSED, IMPROVED, SAME, NEW, MISSING, UNVERIFIED
+  std::string status;  // REGRESSED, IMPROVED, SAME, NEW, MISSING, UNVERIFIED
   std::string case_name;
   std::string baseline, current, change, p, note;
 };

@@ -110,18 +110,22 @@ void KvRow(std::string* out, const std::string& key, const std::string& value) {
 std::string MachineSection(const RunData& d, const RoofChoice& roofs) {
   std::string s = "<section id=\"machine\"><h2>Machine</h2>\n<table class=\"kv\">\n";
   KvRow(&s, "Machine", d.ContextValue("mlbench_machine"));
-  KvRow(&s, "CPU", FirstContext(d, {"cpu_model", "mlbench_cpu", "run_context.cpu.model_name", "mlbench.cpu_model"}));
+  KvRow(&s, "CPU",
+        FirstContext(d, {"cpu_model", "mlbench_cpu", "run_context.cpu.model_name", "mlbench.cpu_model"}));
   const std::string family = d.ContextValue("run_context.cpu.family");
   if (!family.empty()) {
-    KvRow(&s, "CPU signature", absl::StrCat(d.ContextValue("run_context.cpu.vendor"), " family ", family, " model ",
-                                            d.ContextValue("run_context.cpu.model"), " stepping ",
-                                            d.ContextValue("run_context.cpu.stepping")));
+    KvRow(&s, "CPU signature",
+          absl::StrCat(d.ContextValue("run_context.cpu.vendor"), " family ", family, " model ",
+                       d.ContextValue("run_context.cpu.model"), " stepping ",
+                       d.ContextValue("run_context.cpu.stepping")));
   }
   KvRow(&s, "CPU ISA", d.ContextValue("run_context.cpu.isa_flags"));
   KvRow(&s, "ISA the code was compiled for", CompiledIsa(d));
   std::string cpus = FirstContext(d, {"num_cpus", "mlbench.logical_cpus"});
   std::string mhz = d.ContextValue("mhz_per_cpu");
-  KvRow(&s, "CPUs", cpus.empty() ? "" : absl::StrCat(cpus, " logical", mhz.empty() ? "" : absl::StrCat(" at ", mhz, " MHz")));
+  KvRow(&s, "CPUs",
+        cpus.empty() ? ""
+                     : absl::StrCat(cpus, " logical", mhz.empty() ? "" : absl::StrCat(" at ", mhz, " MHz")));
   KvRow(&s, "Caches", d.ContextValue("caches"));
   std::string gpu = FirstContext(d, {"cuda_device", "mlbench.gpu_name", "mlbench_device"});
   KvRow(&s, "GPU / device", gpu);
@@ -199,7 +203,8 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
        "<th class=\"num\" data-type=\"num\">bytes/s</th>"
        "<th class=\"num\" data-type=\"num\" title=\"arithmetic intensity, FLOP per byte\">FLOP/byte</th>"
        "<th class=\"num\" data-type=\"num\">% of peak</th>"
-       "<th class=\"num\" data-type=\"num\" title=\"achieved FLOP/s over the roof at this intensity\">% of roof</th>"
+       "<th class=\"num\" data-type=\"num\" title=\"achieved FLOP/s over the roof at this intensity\">% of "
+       "roof</th>"
        "<th data-type=\"text\">verified</th>";
   if (gate) s += "<th data-type=\"text\">gate</th>";
   s += "</tr></thead>\n<tbody>\n";
@@ -207,17 +212,16 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
     const std::string name = StripRunSuffixes(c.name);
     auto it = colours.find(c.family);
     const std::string colour = it == colours.end() ? "#7f7f7f" : it->second;
-    absl::StrAppend(&s, "<tr class=\"case-row\" data-case=\"", Esc(name), "\">",
-                    "<td class=\"case\" data-v=\"", Esc(name), "\" title=\"", Esc(c.label.empty() ? c.file : c.label + "\n" + c.file),
-                    "\">", BreakableName(name), "</td>",
-                    "<td class=\"family\" data-v=\"", Esc(c.family), "\"><span class=\"swatch\" style=\"background:", colour,
-                    "\"></span>", Esc(c.family), "</td>",
-                    NumCell(c.repetitions, absl::StrCat(c.repetitions)), NumCell(c.seconds, FormatSeconds(c.seconds)),
-                    NumCell(c.FlopsPerSecond(), FormatSi(c.FlopsPerSecond(), "FLOP/s")),
-                    NumCell(c.BytesPerSecond(), FormatSi(c.BytesPerSecond(), "B/s")),
-                    NumCell(c.Intensity(), FormatPlain(c.Intensity())),
-                    NumCell(c.PctOfPeak(), FormatPercent(c.PctOfPeak())),
-                    RoofCell(c.PctOfRoofline()), VerifiedCell(c));
+    absl::StrAppend(
+        &s, "<tr class=\"case-row\" data-case=\"", Esc(name), "\">", "<td class=\"case\" data-v=\"",
+        Esc(name), "\" title=\"", Esc(c.label.empty() ? c.file : c.label + "\n" + c.file), "\">",
+        BreakableName(name), "</td>", "<td class=\"family\" data-v=\"", Esc(c.family),
+        "\"><span class=\"swatch\" style=\"background:", colour, "\"></span>", Esc(c.family), "</td>",
+        NumCell(c.repetitions, absl::StrCat(c.repetitions)), NumCell(c.seconds, FormatSeconds(c.seconds)),
+        NumCell(c.FlopsPerSecond(), FormatSi(c.FlopsPerSecond(), "FLOP/s")),
+        NumCell(c.BytesPerSecond(), FormatSi(c.BytesPerSecond(), "B/s")),
+        NumCell(c.Intensity(), FormatPlain(c.Intensity())),
+        NumCell(c.PctOfPeak(), FormatPercent(c.PctOfPeak())), RoofCell(c.PctOfRoofline()), VerifiedCell(c));
     if (gate) {
       const std::string st = GateStatusOf(*gate, c.name);
       absl::StrAppend(&s, "<td data-v=\"", Esc(st), "\">",
@@ -232,7 +236,8 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
 }
 
 std::string GateSection(const GateSummary& g) {
-  std::string s = absl::StrCat("<section id=\"gate\"><h2>Performance gate: ", Esc(g.verdict), "</h2>\n<ul>\n");
+  std::string s =
+      absl::StrCat("<section id=\"gate\"><h2>Performance gate: ", Esc(g.verdict), "</h2>\n<ul>\n");
   for (const std::string& line : g.details) absl::StrAppend(&s, "<li>", Esc(line), "</li>\n");
   absl::StrAppend(&s, "<li>summary file: <code>", Esc(g.file), "</code></li>\n</ul>\n");
   s += "<table class=\"cases sortable\" id=\"gate-table\"><thead><tr><th data-type=\"text\">status</th>"
@@ -242,9 +247,9 @@ std::string GateSection(const GateSummary& g) {
   for (const GateRow& r : g.rows) {
     absl::StrAppend(&s, "<tr><td data-v=\"", Esc(r.status), "\"><span class=\"badge s-", Esc(r.status), "\">",
                     Esc(r.status), "</span></td><td class=\"case\" data-v=\"", Esc(r.case_name), "\">",
-                    Esc(r.case_name), "</td><td class=\"num\" data-v=\"", Esc(r.baseline), "\">", Esc(r.baseline),
-                    "</td><td class=\"num\" data-v=\"", Esc(r.current), "\">", Esc(r.current),
-                    "</td><td class=\"num\" data-v=\"", Esc(r.change), "\">", Esc(r.change),
+                    Esc(r.case_name), "</td><td class=\"num\" data-v=\"", Esc(r.baseline), "\">",
+                    Esc(r.baseline), "</td><td class=\"num\" data-v=\"", Esc(r.current), "\">",
+                    Esc(r.current), "</td><td class=\"num\" data-v=\"", Esc(r.change), "\">", Esc(r.change),
                     "</td><td class=\"num\" data-v=\"", Esc(r.p), "\">", Esc(r.p), "</td><td data-v=\"",
                     Esc(r.note), "\">", Esc(r.note), "</td></tr>\n");
   }
@@ -256,7 +261,8 @@ std::string ChartSection(const std::string& id, const std::string& title, const 
                          const std::string& absent, const std::vector<std::string>& notes = {}) {
   std::string s = absl::StrCat("<section class=\"chart\" id=\"", id, "\">\n");
   if (svg.empty()) {
-    absl::StrAppend(&s, "<h2 style=\"margin:6px 10px\">", Esc(title), "</h2>\n<p class=\"absent\">", Esc(absent), "</p>\n");
+    absl::StrAppend(&s, "<h2 style=\"margin:6px 10px\">", Esc(title), "</h2>\n<p class=\"absent\">",
+                    Esc(absent), "</p>\n");
   } else {
     s += svg;
   }
@@ -281,8 +287,8 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
                        const PageContent& c) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   absl::StrAppend(&html, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-                  "<title>mlbench report", c.machine.empty() ? "" : ": " + Esc(c.machine), "</title>\n<style>",
-                  kStyle, "</style>\n</head>\n<body>\n<main>\n");
+                  "<title>mlbench report", c.machine.empty() ? "" : ": " + Esc(c.machine),
+                  "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n<main>\n");
   absl::StrAppend(&html, "<h1>mlbench report", c.machine.empty() ? "" : ": " + Esc(c.machine), "</h1>\n",
                   "<p class=\"sub\">", d.cases.size(), " cases from ", d.files.size(), " file",
                   d.files.size() == 1 ? "" : "s", ": ", Esc(absl::StrJoin(d.files, ", ")), "</p>\n");
@@ -296,11 +302,13 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
     constexpr size_t kShown = 6;
     absl::StrAppend(&html, "<section class=\"problems\" id=\"problems\"><h2>Missing or wrong in the input (",
                     problems.size(), ")</h2>\n<ul>\n");
-    for (size_t i = 0; i < problems.size() && i < kShown; ++i) absl::StrAppend(&html, "<li>", Esc(problems[i]), "</li>\n");
+    for (size_t i = 0; i < problems.size() && i < kShown; ++i)
+      absl::StrAppend(&html, "<li>", Esc(problems[i]), "</li>\n");
     html += "</ul>\n";
     if (problems.size() > kShown) {
       absl::StrAppend(&html, "<details><summary>", problems.size() - kShown, " more</summary>\n<ul>\n");
-      for (size_t i = kShown; i < problems.size(); ++i) absl::StrAppend(&html, "<li>", Esc(problems[i]), "</li>\n");
+      for (size_t i = kShown; i < problems.size(); ++i)
+        absl::StrAppend(&html, "<li>", Esc(problems[i]), "</li>\n");
       html += "</ul></details>\n";
     }
     html += "</section>\n";

@@ -25,13 +25,13 @@
 namespace report {
 
 struct PageContent {
-  std::string machine;   // headline machine name
-  std::string command;   // the command that made the page (shown in the footer)
-  std::string note;      // a line from the user under the heading; may be empty
+  std::string machine;  // headline machine name
+  std::string command;  // the command that made the page (shown in the footer)
+  std::string note;     // a line from the user under the heading; may be empty
   std::string roofline_svg;
   std::vector<std::string> roofline_notes;
-  std::string sweep_svg;       // "" when absent
-  std::string sweep_absent;    // why, when absent
+  std::string sweep_svg;     // "" when absent
+  std::string sweep_absent;  // why, when absent
   std::string steps_svg;
   std::string steps_absent;
   std::string mfu_svg;

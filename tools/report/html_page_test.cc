@@ -61,9 +61,10 @@ TEST(HtmlPage, OneRowPerCase) {
     names.insert((*it)[1]);
   }
   EXPECT_EQ(rows, 5);
-  EXPECT_EQ(names, (std::set<std::string>{"BM_Matmul/cpu/fp32/M:512/K:512/N:512", "BM_Matmul/cpu/fp32/M:64/K:64/N:64",
-                                          "BM_GptStep/gpt2/cpu/fp32/B:4/T:64", "BM_Nothing/x",
-                                          "BM_Elementwise/cuda/gelu/N:65536"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"BM_Matmul/cpu/fp32/M:512/K:512/N:512",
+                                   "BM_Matmul/cpu/fp32/M:64/K:64/N:64", "BM_GptStep/gpt2/cpu/fp32/B:4/T:64",
+                                   "BM_Nothing/x", "BM_Elementwise/cuda/gelu/N:65536"}));
   // Every row has as many cells as the header has columns.
   const std::regex th("<th "), td("<td[ >]");
   const int columns = static_cast<int>(
@@ -117,13 +118,16 @@ TEST(HtmlPage, NaNAndMissingCountersDoNotBreakThePage) {
     for (auto it = std::sregex_iterator(text.begin(), text.end(), tag); it != std::sregex_iterator(); ++it) {
       const std::string attrs = (*it)[1];
       std::set<std::string> seen;
-      for (auto a = std::sregex_iterator(attrs.begin(), attrs.end(), attr); a != std::sregex_iterator(); ++a) {
-        EXPECT_TRUE(seen.insert((*a)[1]).second) << name << ": attribute " << (*a)[1] << " twice in " << (*it)[0];
+      for (auto a = std::sregex_iterator(attrs.begin(), attrs.end(), attr); a != std::sregex_iterator();
+           ++a) {
+        EXPECT_TRUE(seen.insert((*a)[1]).second)
+            << name << ": attribute " << (*a)[1] << " twice in " << (*it)[0];
       }
     }
   }
   for (const auto& [name, text] : r.files) {
-    EXPECT_FALSE(std::regex_search(text, std::regex("=\"[^\"]*\\b-?(nan|inf)\\b", std::regex::icase))) << name;
+    EXPECT_FALSE(std::regex_search(text, std::regex("=\"[^\"]*\\b-?(nan|inf)\\b", std::regex::icase)))
+        << name;
   }
   EXPECT_EQ(r.files.count("matmul_sweep.svg"), 1u);
   EXPECT_EQ(r.files.count("steps.svg"), 0u);
@@ -135,9 +139,11 @@ TEST(HtmlPage, GateColumnAndSection) {
   ReportInputs in;
   in.data = loader.Finish();
   auto g = ParseGateSummary(
-      "## Performance gate: passed\n- machine key: `k`\n\n| status | case | baseline | current | change | p | p raw | note |\n"
+      "## Performance gate: passed\n- machine key: `k`\n\n| status | case | baseline | current | change | p "
+      "| p raw | note |\n"
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n"
-      "| SAME | `BM_Matmul/cpu/fp32/M:512/K:512/N:512/manual_time` | 1.5 ms | 1.5 ms | +0.1% | 0.5 | 0.5 |  |\n",
+      "| SAME | `BM_Matmul/cpu/fp32/M:512/K:512/N:512/manual_time` | 1.5 ms | 1.5 ms | +0.1% | 0.5 | 0.5 |  "
+      "|\n",
       "gate.md");
   ASSERT_TRUE(g.ok());
   in.gate = *g;

@@ -38,10 +38,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Google Benchmark's own fields and ours that are not counters.
 const std::set<std::string>& NonCounterKeys() {
   static const auto* k = new std::set<std::string>{
-      "name", "run_name", "run_type", "repetitions", "repetition_index", "threads", "iterations",
-      "real_time", "cpu_time", "time_unit", "label", "error_occurred", "error_message",
-      "family_index", "per_family_instance_index", "aggregate_name", "aggregate_unit", "big_o",
-      "rms", "complexity", "step_times_s", "mfu_breakdown"};
+      "name",           "run_name",       "run_type",      "repetitions",  "repetition_index",
+      "threads",        "iterations",     "real_time",     "cpu_time",     "time_unit",
+      "label",          "error_occurred", "error_message", "family_index", "per_family_instance_index",
+      "aggregate_name", "aggregate_unit", "big_o",         "rms",          "complexity",
+      "step_times_s",   "mfu_breakdown"};
   return *k;
 }
 
@@ -81,7 +82,8 @@ std::string Flatten(const Json& v) {
   if (v.is_null()) return "";
   if (v.is_object()) {  // {"name": "OpenBLAS", "version": "0.3.21"} -> "name OpenBLAS, version 0.3.21"
     std::vector<std::string> parts;
-    for (auto it = v.begin(); it != v.end(); ++it) parts.push_back(absl::StrCat(it.key(), " ", Flatten(it.value())));
+    for (auto it = v.begin(); it != v.end(); ++it)
+      parts.push_back(absl::StrCat(it.key(), " ", Flatten(it.value())));
     return absl::StrJoin(parts, ", ");
   }
   if (v.is_array()) {
@@ -92,10 +94,9 @@ std::string Flatten(const Json& v) {
         double size = e["size"].is_number() ? e["size"].get<double>() : 0;
         std::string sz = size >= (1 << 20) ? absl::StrCat(FormatNumber(size / (1 << 20)), " MiB")
                                            : absl::StrCat(FormatNumber(size / 1024), " KiB");
-        parts.push_back(absl::StrCat("L", Flatten(e["level"]), " ", e.value("type", ""), " ", sz,
-                                     e.contains("num_sharing")
-                                         ? absl::StrCat(" (shared by ", Flatten(e["num_sharing"]), ")")
-                                         : ""));
+        parts.push_back(absl::StrCat(
+            "L", Flatten(e["level"]), " ", e.value("type", ""), " ", sz,
+            e.contains("num_sharing") ? absl::StrCat(" (shared by ", Flatten(e["num_sharing"]), ")") : ""));
       } else {
         parts.push_back(Flatten(e));
       }
@@ -129,16 +130,17 @@ void AddContextObject(const Json& obj, const std::string& prefix, RunData* data)
 std::optional<MfuBreakdown> ReadBreakdown(const Json& obj, const std::string& where,
                                           std::vector<std::string>* problems) {
   if (!obj.is_object() || obj.empty()) {
-    problems->push_back(absl::StrCat(where, ": mfu_breakdown must be a non-empty object of "
-                                            "\"part\": percent (see tools/report/README.md)"));
+    problems->push_back(absl::StrCat(where,
+                                     ": mfu_breakdown must be a non-empty object of "
+                                     "\"part\": percent (see tools/report/README.md)"));
     return std::nullopt;
   }
   MfuBreakdown b;
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     auto v = NumberOf(it.value());
     if (!v || !std::isfinite(*v) || *v < 0) {
-      problems->push_back(absl::StrCat(where, ": mfu_breakdown part '", it.key(), "' is ",
-                                       it.value().dump(), "; a percent >= 0 is expected"));
+      problems->push_back(absl::StrCat(where, ": mfu_breakdown part '", it.key(), "' is ", it.value().dump(),
+                                       "; a percent >= 0 is expected"));
       return std::nullopt;
     }
     b.parts.push_back({it.key(), *v});
@@ -191,9 +193,12 @@ std::string QuoteNonFiniteTokens(const std::string& text) {
       const bool letter_after = i + n < text.size() && std::isalnum(static_cast<unsigned char>(text[i + n]));
       if (letter_after) continue;
       std::string t = token;
-      if (absl::EqualsIgnoreCase(t, "nan") || absl::EqualsIgnoreCase(t, "-nan")) t = "NaN";
-      else if (t == "inf") t = "Infinity";
-      else if (t == "-inf") t = "-Infinity";
+      if (absl::EqualsIgnoreCase(t, "nan") || absl::EqualsIgnoreCase(t, "-nan"))
+        t = "NaN";
+      else if (t == "inf")
+        t = "Infinity";
+      else if (t == "-inf")
+        t = "-Infinity";
       absl::StrAppend(&out, "\"", t, "\"");
       i += n - 1;
       replaced = true;
@@ -302,9 +307,10 @@ void ReadStepTimes(const Json& st, const std::string& case_name, const std::stri
   if (ok && !s.timed_s.empty()) {
     data->steps.push_back(std::move(s));
   } else {
-    data->problems.push_back(absl::StrCat(
-        where, ": step_times_s is not {\"warmup\": [seconds...], \"timed\": [seconds...]} "
-               "with at least one timed step; no step chart for it"));
+    data->problems.push_back(
+        absl::StrCat(where,
+                     ": step_times_s is not {\"warmup\": [seconds...], \"timed\": [seconds...]} "
+                     "with at least one timed step; no step chart for it"));
   }
 }
 
@@ -373,10 +379,10 @@ Case FoldCase(const std::string& name, const std::vector<const Entry*>& use, Run
     }
     c.counters[k] = finite.empty() ? (vs.empty() ? kNaN : vs.front()) : Median(finite);
     if (finite.size() < vs.size()) {
-      data->problems.push_back(absl::StrCat(StripRunSuffixes(name), ": counter '", k, "' is ",
-                                            finite.empty() ? "not finite (NaN or infinite)"
-                                                           : "not finite in some repetitions",
-                                            " in ", c.file));
+      data->problems.push_back(
+          absl::StrCat(StripRunSuffixes(name), ": counter '", k, "' is ",
+                       finite.empty() ? "not finite (NaN or infinite)" : "not finite in some repetitions",
+                       " in ", c.file));
     }
   }
   // A "verified" of 0 in any repetition fails the case (tools/gate's convention).
@@ -419,22 +425,22 @@ void NoteWhatChartsLack(const std::vector<Entry>& entries, RunData* data) {
     const std::vector<std::string>& names = not_run[reason];
     // harness/skip.h: "skipped: <why>" is a case not applicable here, not a failure.
     const bool skip = reason.rfind("skipped: ", 0) == 0;
-    const std::string what = skip ? absl::StrCat("skipped: ", reason.substr(9))
-                                  : absl::StrCat("did not run: ", reason);
+    const std::string what =
+        skip ? absl::StrCat("skipped: ", reason.substr(9)) : absl::StrCat("did not run: ", reason);
     if (names.size() == 1) {
       data->problems.push_back(absl::StrCat(names[0], ": ", what));
       continue;
     }
     std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
-    data->problems.push_back(absl::StrCat(names.size(), " cases ", what, " (",
-                                          absl::StrJoin(shown, ", "),
-                                          names.size() > 3 ? absl::StrCat(" and ", names.size() - 3, " more") : "",
-                                          ")"));
+    data->problems.push_back(
+        absl::StrCat(names.size(), " cases ", what, " (", absl::StrJoin(shown, ", "),
+                     names.size() > 3 ? absl::StrCat(" and ", names.size() - 3, " more") : "", ")"));
   }
   for (const std::string& f : data->files) {
     if (!files_with_counters.count(f)) {
-      data->problems.push_back(absl::StrCat(f, ": no case has counters (FLOP/s, bytes/s, ...): "
-                                               "nothing from it can go on the roofline"));
+      data->problems.push_back(absl::StrCat(f,
+                                            ": no case has counters (FLOP/s, bytes/s, ...): "
+                                            "nothing from it can go on the roofline"));
     }
   }
 }
@@ -459,14 +465,15 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
   try {
     j = Json::parse(QuoteNonFiniteTokens(text));
   } catch (const Json::parse_error& e) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' is not JSON (byte ", e.byte, "): ", e.what(),
-        "; expected Google Benchmark's --benchmark_out file or //tools:bench's merged run"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is not JSON (byte ", e.byte, "): ", e.what(),
+                     "; expected Google Benchmark's --benchmark_out file or //tools:bench's merged run"));
   }
   if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path, "' is JSON but not a Google Benchmark run: no \"benchmarks\" array "
-        "(write one with --benchmark_out=FILE, or use //tools:bench --out=FILE)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path,
+                     "' is JSON but not a Google Benchmark run: no \"benchmarks\" array "
+                     "(write one with --benchmark_out=FILE, or use //tools:bench --out=FILE)"));
   }
   data_.files.push_back(path);
   if (j.contains("context") && j["context"].is_object()) {
@@ -475,7 +482,8 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
     data_.problems.push_back(absl::StrCat(path, ": no \"context\" object: the machine is unknown"));
   }
   if (j["benchmarks"].empty()) {
-    data_.problems.push_back(absl::StrCat(path, ": the \"benchmarks\" array is empty (did the filter match nothing?)"));
+    data_.problems.push_back(
+        absl::StrCat(path, ": the \"benchmarks\" array is empty (did the filter match nothing?)"));
   }
   int index = 0;
   for (const Json& b : j["benchmarks"]) {

@@ -64,7 +64,7 @@ TEST(RunLoader, FoldsRepetitionsIntoMedians) {
   EXPECT_DOUBLE_EQ(*c.seconds, 250e-6);
   EXPECT_DOUBLE_EQ(*c.FlopsPerSecond(), 1.25e11);  // median of the finite ones
   EXPECT_DOUBLE_EQ(*c.BytesPerSecond(), 2.5e9);
-  EXPECT_DOUBLE_EQ(*c.Verified(), 0);  // one failed repetition fails the case
+  EXPECT_DOUBLE_EQ(*c.Verified(), 0);                      // one failed repetition fails the case
   EXPECT_EQ(c.counters.count("mlbench_foreign_cpu"), 0u);  // bench's fields are not counters
   EXPECT_EQ(c.counters.count("iterations"), 0u);
   EXPECT_EQ(c.PeakSource().rfind("measured at start-up", 0), 0u);
@@ -171,7 +171,8 @@ TEST(RunLoader, ErrorsNameTheFile) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("'half.json' is not JSON"), std::string::npos) << s.message();
   s = loader.AddText("{\"peak_flops\": {\"fp32\": 1}}", "ceilings.json");
-  EXPECT_NE(s.message().find("'ceilings.json' is JSON but not a Google Benchmark run"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("'ceilings.json' is JSON but not a Google Benchmark run"), std::string::npos)
+      << s.message();
   auto missing = LoadRuns({"/nonexistent/run.json"});
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("/nonexistent/run.json"), std::string::npos);
@@ -180,9 +181,11 @@ TEST(RunLoader, ErrorsNameTheFile) {
 
 TEST(RunLoader, FileWithoutCounters) {
   RunLoader loader;
-  ASSERT_TRUE(loader.AddText(R"({"context": {}, "benchmarks": [{"name": "BM_A", "real_time": 5, "time_unit": "ns"}]})",
-                             "plain.json")
-                  .ok());
+  ASSERT_TRUE(
+      loader
+          .AddText(R"({"context": {}, "benchmarks": [{"name": "BM_A", "real_time": 5, "time_unit": "ns"}]})",
+                   "plain.json")
+          .ok());
   RunData d = loader.Finish();
   EXPECT_TRUE(HasProblem(d, "plain.json: no case has counters"));
 }

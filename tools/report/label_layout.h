@@ -18,8 +18,8 @@ struct Box {
 };
 
 struct LabelSpot {
-  double x = 0, y = 0;         // text baseline position
-  std::string anchor;          // "start" or "end" or "middle"
+  double x = 0, y = 0;  // text baseline position
+  std::string anchor;   // "start" or "end" or "middle"
 };
 
 class LabelLayout {

@@ -24,7 +24,8 @@ std::string DrawMfuBreakdown(const MfuBreakdown& b) {
   svg.Rect(0, 0, kWidth, height, {{"fill", "#ffffff"}});
   std::string sub = absl::StrCat(b.case_name.empty() ? "" : StripRunSuffixes(b.case_name) + ": ",
                                  "where the step time goes, in percent of it (the first part is the MFU)");
-  if (std::abs(sum - 100) > 1) absl::StrAppend(&sub, absl::StrFormat("; the parts add up to %.1f%%, not 100%%", sum));
+  if (std::abs(sum - 100) > 1)
+    absl::StrAppend(&sub, absl::StrFormat("; the parts add up to %.1f%%, not 100%%", sum));
   DrawTitle(&svg, 16, 26, "MFU loss breakdown", {sub});
 
   // Stacked bar.
@@ -36,15 +37,15 @@ std::string DrawMfuBreakdown(const MfuBreakdown& b) {
     svg.Rect(x, bar.y, w, bar.h, {{"fill", colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}});
     const std::string text = absl::StrFormat("%.1f%%", pct);
     if (TextWidth(text, 12) + 8 < w) {
-      svg.Text(x + w / 2, bar.y + bar.h / 2 + 4, text, {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#ffffff"}},
-               "middle");
+      svg.Text(x + w / 2, bar.y + bar.h / 2 + 4, text,
+               {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#ffffff"}}, "middle");
     }
     x += w;
   }
   svg.Rect(bar.x, bar.y, bar.w * 100 / full, bar.h, {{"fill", "none"}, {"stroke", "#9aa5b1"}});
   svg.Text(bar.x, bar.bottom() + 16, "0%", {{"font-size", "11"}, {"fill", kMutedInk}}, "middle");
-  svg.Text(bar.x + bar.w * 100 / full, bar.bottom() + 16, "100% of the step time", {{"font-size", "11"}, {"fill", kMutedInk}},
-           "end");
+  svg.Text(bar.x + bar.w * 100 / full, bar.bottom() + 16, "100% of the step time",
+           {{"font-size", "11"}, {"fill", kMutedInk}}, "end");
 
   // One row per part.
   const double label_x = 300, bar_x = 310, bar_w = kWidth - bar_x - 120;

@@ -39,7 +39,8 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
   while (at + 12 <= bytes.size() && !ended) {
     const uint32_t len = Be32(bytes, at);
     const std::string type = bytes.substr(at + 4, 4);
-    if (at + 12 + len > bytes.size()) return absl::InvalidArgumentError(absl::StrCat("PNG chunk ", type, " is truncated"));
+    if (at + 12 + len > bytes.size())
+      return absl::InvalidArgumentError(absl::StrCat("PNG chunk ", type, " is truncated"));
     const size_t data = at + 8;
     if (type == "IHDR") {
       if (len < 13) return absl::InvalidArgumentError("PNG IHDR too short");
@@ -51,11 +52,20 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
       if (depth != 8) return absl::UnimplementedError(absl::StrCat("PNG bit depth ", depth, " (only 8)"));
       if (interlace != 0) return absl::UnimplementedError("interlaced PNG");
       switch (colour_type) {
-        case 0: channels = 1; break;
-        case 2: channels = 3; break;
-        case 4: channels = 2; break;
-        case 6: channels = 4; break;
-        default: return absl::UnimplementedError(absl::StrCat("PNG colour type ", colour_type, " (palette?)"));
+        case 0:
+          channels = 1;
+          break;
+        case 2:
+          channels = 3;
+          break;
+        case 4:
+          channels = 2;
+          break;
+        case 6:
+          channels = 4;
+          break;
+        default:
+          return absl::UnimplementedError(absl::StrCat("PNG colour type ", colour_type, " (palette?)"));
       }
       if (img.width <= 0 || img.height <= 0 || img.width > 20000 || img.height > 20000) {
         return absl::InvalidArgumentError("PNG size out of range");
@@ -88,12 +98,22 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
       const int c = (up && i >= static_cast<size_t>(channels)) ? up[i - channels] : 0;
       int v = in[i];
       switch (filter) {
-        case 0: break;
-        case 1: v += a; break;
-        case 2: v += b; break;
-        case 3: v += (a + b) / 2; break;
-        case 4: v += Paeth(a, b, c); break;
-        default: return absl::InvalidArgumentError(absl::StrCat("PNG row ", y, " has filter type ", int{filter}));
+        case 0:
+          break;
+        case 1:
+          v += a;
+          break;
+        case 2:
+          v += b;
+          break;
+        case 3:
+          v += (a + b) / 2;
+          break;
+        case 4:
+          v += Paeth(a, b, c);
+          break;
+        default:
+          return absl::InvalidArgumentError(absl::StrCat("PNG row ", y, " has filter type ", int{filter}));
       }
       out[i] = static_cast<uint8_t>(v & 0xff);
     }
@@ -102,8 +122,10 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
   for (size_t p = 0; p < static_cast<size_t>(img.width) * img.height; ++p) {
     const uint8_t* px = &pixels[p * channels];
     int r, g, b, alpha = 255;
-    if (channels <= 2) r = g = b = px[0];
-    else r = px[0], g = px[1], b = px[2];
+    if (channels <= 2)
+      r = g = b = px[0];
+    else
+      r = px[0], g = px[1], b = px[2];
     if (channels == 2) alpha = px[1];
     if (channels == 4) alpha = px[3];
     auto over_white = [alpha](int v) { return (v * alpha + 255 * (255 - alpha) + 127) / 255; };

@@ -33,7 +33,8 @@ TEST(DecodePng, EveryFilterType) {
   ASSERT_EQ(img->height, 5);
   for (int y = 0; y < 5; ++y) {
     for (int x = 0; x < 4; ++x) {
-      const uint32_t want = (uint32_t((60 * x + 17 * y) % 256) << 16) | (uint32_t((31 * x + 90 * y + 50) % 256) << 8) |
+      const uint32_t want = (uint32_t((60 * x + 17 * y) % 256) << 16) |
+                            (uint32_t((31 * x + 90 * y + 50) % 256) << 8) |
                             uint32_t((31 * x + 90 * y + 100) % 256);
       EXPECT_EQ(img->At(x, y), want) << "pixel " << x << "," << y << " (row filter " << y << ")";
     }

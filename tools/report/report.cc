@@ -49,8 +49,9 @@ Report BuildReport(const ReportInputs& in) {
 
   SweepChart sweep = DrawMatmulSweep(d, r.roofs, page.colours);
   if (sweep.svg.empty()) {
-    page.sweep_absent = "No matmul sweep: the input has no BM_Matmul case with FLOP/s "
-                        "(run //micro:matmul with --benchmark_out=FILE and pass it with --in).";
+    page.sweep_absent =
+        "No matmul sweep: the input has no BM_Matmul case with FLOP/s "
+        "(run //micro:matmul with --benchmark_out=FILE and pass it with --in).";
   } else {
     page.sweep_svg = sweep.svg;
     r.files["matmul_sweep.svg"] = sweep.svg;
@@ -60,19 +61,21 @@ Report BuildReport(const ReportInputs& in) {
   if (steps.svg.empty()) {
     bool has_gpt = false;
     for (const Case& c : d.cases) has_gpt |= c.family.rfind("gpt_step", 0) == 0;
-    page.steps_absent = has_gpt ? "No step times: the gpt_step run has no per-step times (step_times_s); "
-                                  "it was made by an older gpt_step, or written to stdout instead of "
-                                  "--benchmark_out=FILE."
-                                : "No step times: the input has no gpt_step run (bazel run //macro:gpt_step -- "
-                                  "--benchmark_out=FILE).";
+    page.steps_absent = has_gpt
+                            ? "No step times: the gpt_step run has no per-step times (step_times_s); "
+                              "it was made by an older gpt_step, or written to stdout instead of "
+                              "--benchmark_out=FILE."
+                            : "No step times: the input has no gpt_step run (bazel run //macro:gpt_step -- "
+                              "--benchmark_out=FILE).";
   } else {
     page.steps_svg = steps.svg;
     r.files["steps.svg"] = steps.svg;
   }
 
   if (d.breakdowns.empty()) {
-    page.mfu_absent = "No MFU loss breakdown in the input: the run has none (an \"mfu_breakdown\" object of "
-                      "named parts in percent that add up to 100; see tools/report/README.md).";
+    page.mfu_absent =
+        "No MFU loss breakdown in the input: the run has none (an \"mfu_breakdown\" object of "
+        "named parts in percent that add up to 100; see tools/report/README.md).";
   } else {
     page.mfu_svg = DrawMfuBreakdown(d.breakdowns.front());
     r.files["mfu_breakdown.svg"] = page.mfu_svg;
@@ -86,12 +89,13 @@ Report BuildReport(const ReportInputs& in) {
 }
 
 absl::Status WriteReport(const Report& report, const std::string& dir) {
-  if (dir.empty()) return absl::InvalidArgumentError("--out is empty: give the folder to write the report to");
+  if (dir.empty())
+    return absl::InvalidArgumentError("--out is empty: give the folder to write the report to");
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) {
     if (mkdir(dir.c_str(), 0755) != 0) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot create --out folder '", dir, "': ", std::strerror(errno),
-                                                      " (its parent must exist)"));
+      return absl::PermissionDeniedError(absl::StrCat(
+          "cannot create --out folder '", dir, "': ", std::strerror(errno), " (its parent must exist)"));
     }
   } else if (!S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat("--out='", dir, "' exists and is not a folder"));

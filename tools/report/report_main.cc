@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
       if (v.empty()) return Usage("--out= is empty: give the folder to write to");
       out = harness::UserPath(v);
     } else {
-      return Usage(absl::StrCat("unknown argument '", a, "' (allowed: --in, --ceilings, --gate, --note, --out, --help)"));
+      return Usage(absl::StrCat("unknown argument '", a,
+                                "' (allowed: --in, --ceilings, --gate, --note, --out, --help)"));
     }
     given.push_back(a);
   }
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
   for (const std::string& n : r.notes) std::fprintf(stderr, "report: note: %s\n", n.c_str());
   std::vector<std::string> files;
   for (const auto& [name, text] : r.files) files.push_back(name);
-  std::printf("report: %zu cases; roof: %s\nreport: wrote %s/{%s}\n", in.data.cases.size(), r.roofs.summary.c_str(),
-              out.c_str(), absl::StrJoin(files, ",").c_str());
+  std::printf("report: %zu cases; roof: %s\nreport: wrote %s/{%s}\n", in.data.cases.size(),
+              r.roofs.summary.c_str(), out.c_str(), absl::StrJoin(files, ",").c_str());
   return 0;
 }

@@ -53,11 +53,12 @@ RoofChoice FromCeilings(const accounting::Ceilings& c, const std::string& path) 
     choice.roofs.push_back(r);
   }
   std::vector<std::string> peaks;
-  for (const Roof& r : choice.roofs) peaks.push_back(absl::StrCat(r.dtype, " ", FormatSi(r.peak_flops, "FLOP/s")));
-  choice.summary = absl::StrCat("Roof: measured ceilings of ", c.machine.empty() ? "this machine" : c.machine,
-                                " (", absl::StrJoin(peaks, ", "), "; ",
-                                FormatSi(c.bandwidth_bytes_per_s, "B/s"), ") from ", path,
-                                c.method.empty() ? "" : absl::StrCat(": ", c.method));
+  for (const Roof& r : choice.roofs)
+    peaks.push_back(absl::StrCat(r.dtype, " ", FormatSi(r.peak_flops, "FLOP/s")));
+  choice.summary =
+      absl::StrCat("Roof: measured ceilings of ", c.machine.empty() ? "this machine" : c.machine, " (",
+                   absl::StrJoin(peaks, ", "), "; ", FormatSi(c.bandwidth_bytes_per_s, "B/s"), ") from ",
+                   path, c.method.empty() ? "" : absl::StrCat(": ", c.method));
   return choice;
 }
 
@@ -100,8 +101,8 @@ RoofChoice FromRun(const RunData& data) {
     choice.roofs.push_back(r);
     if (a.peaks.size() > 1) {
       choice.problems.push_back(absl::StrCat(
-          "the cases divided by ", a.peaks.size(), " different ", dtype.empty() ? "" : dtype + " ",
-          "peaks (", FormatSi(*a.peaks.begin(), "FLOP/s"), " to ", FormatSi(*a.peaks.rbegin(), "FLOP/s"),
+          "the cases divided by ", a.peaks.size(), " different ", dtype.empty() ? "" : dtype + " ", "peaks (",
+          FormatSi(*a.peaks.begin(), "FLOP/s"), " to ", FormatSi(*a.peaks.rbegin(), "FLOP/s"),
           "; each binary measured its own): the highest is drawn. Give every binary the same "
           "--ceilings=FILE for one roof"));
     }
@@ -118,8 +119,9 @@ RoofChoice FromRun(const RunData& data) {
   for (const Roof& r : choice.roofs) {
     parts.push_back(absl::StrCat(r.dtype.empty() ? "" : r.dtype + " ", FormatSi(r.peak_flops, "FLOP/s")));
   }
-  const Roof& top = *std::max_element(choice.roofs.begin(), choice.roofs.end(),
-                                      [](const Roof& a, const Roof& b) { return a.peak_flops < b.peak_flops; });
+  const Roof& top =
+      *std::max_element(choice.roofs.begin(), choice.roofs.end(),
+                        [](const Roof& a, const Roof& b) { return a.peak_flops < b.peak_flops; });
   choice.summary = absl::StrCat("Roof: ", top.kind, " peak (", absl::StrJoin(parts, ", "), "; ",
                                 bw > 0 ? FormatSi(bw, "B/s") : "no bandwidth", "): ", top.source);
   return choice;
@@ -132,8 +134,9 @@ static void SortRoofs(RoofChoice* c) {
                    [](const Roof& a, const Roof& b) { return a.peak_flops > b.peak_flops; });
 }
 
-static RoofChoice ChooseRoofsUnsorted(const RunData& data, const std::optional<accounting::Ceilings>& ceilings,
-                               const std::string& ceilings_path) {
+static RoofChoice ChooseRoofsUnsorted(const RunData& data,
+                                      const std::optional<accounting::Ceilings>& ceilings,
+                                      const std::string& ceilings_path) {
   std::vector<std::string> problems;
   if (ceilings.has_value()) {
     const std::vector<std::string> machines = RunMachines(data);
@@ -141,18 +144,19 @@ static RoofChoice ChooseRoofsUnsorted(const RunData& data, const std::optional<a
     if (match) {
       RoofChoice c = FromCeilings(*ceilings, ceilings_path);
       if (!c.roofs.empty()) return c;
-      problems.push_back(absl::StrCat("--ceilings=", ceilings_path, " has no peak > 0; the run's peaks are drawn"));
+      problems.push_back(
+          absl::StrCat("--ceilings=", ceilings_path, " has no peak > 0; the run's peaks are drawn"));
     } else if (machines.empty()) {
       problems.push_back(absl::StrCat(
           "--ceilings=", ceilings_path, " is for '", ceilings->machine,
           "', but the run's context names no machine (cpu_model, mlbench_cpu, cuda_device) to check it "
           "against: not used; the run's own peaks are drawn"));
     } else {
-      problems.push_back(absl::StrCat(
-          "--ceilings=", ceilings_path, " was measured on another machine ('", ceilings->machine,
-          "'; this run: '", absl::StrJoin(machines, "', '"),
-          "'): not used; the run's own peaks are drawn. Measure this machine with "
-          "`bazel run //micro:ceilings -- --ceilings_out=FILE`"));
+      problems.push_back(
+          absl::StrCat("--ceilings=", ceilings_path, " was measured on another machine ('", ceilings->machine,
+                       "'; this run: '", absl::StrJoin(machines, "', '"),
+                       "'): not used; the run's own peaks are drawn. Measure this machine with "
+                       "`bazel run //micro:ceilings -- --ceilings_out=FILE`"));
     }
   }
   RoofChoice c = FromRun(data);

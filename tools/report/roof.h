@@ -22,19 +22,19 @@
 namespace report {
 
 struct Roof {
-  std::string dtype;        // "fp32", ...; "" when the cases do not say
-  double peak_flops = 0;    // FLOP/s
-  double bandwidth = 0;     // bytes/s; 0 when unknown (no memory slope)
-  std::string kind;         // "measured ceilings", "measured at start-up", "datasheet", ...
-  std::string source;       // the full source text
+  std::string dtype;      // "fp32", ...; "" when the cases do not say
+  double peak_flops = 0;  // FLOP/s
+  double bandwidth = 0;   // bytes/s; 0 when unknown (no memory slope)
+  std::string kind;       // "measured ceilings", "measured at start-up", "datasheet", ...
+  std::string source;     // the full source text
 
   double Ridge() const { return bandwidth > 0 ? peak_flops / bandwidth : 0; }
 };
 
 struct RoofChoice {
-  std::vector<Roof> roofs;              // sorted by peak, highest first; empty: no peak known
-  std::string summary;                  // one line for the chart: what the roof is and whence
-  std::vector<std::string> problems;    // e.g. a ceilings file of another machine
+  std::vector<Roof> roofs;            // sorted by peak, highest first; empty: no peak known
+  std::string summary;                // one line for the chart: what the roof is and whence
+  std::vector<std::string> problems;  // e.g. a ceilings file of another machine
 };
 
 // The kind of a peak source string (see above); "reported by the run" when unrecognised.

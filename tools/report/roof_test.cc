@@ -42,7 +42,8 @@ accounting::Ceilings File(const std::string& machine) {
 
 TEST(ChooseRoofs, CeilingsOfThisMachine) {
   RunData d = RunOn("AMD EPYC 9R14");
-  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: x"));
+  d.cases.push_back(
+      MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: x"));
   RoofChoice c = ChooseRoofs(d, File("AMD EPYC 9R14"), "/tmp/c.json");
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_EQ(c.roofs[0].kind, "measured ceilings");
@@ -54,7 +55,8 @@ TEST(ChooseRoofs, CeilingsOfThisMachine) {
 
 TEST(ChooseRoofs, CeilingsOfAnotherMachineAreNotUsed) {
   RunData d = RunOn("AMD EPYC 9R14");
-  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: x"));
+  d.cases.push_back(
+      MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: x"));
   RoofChoice c = ChooseRoofs(d, File("Intel Xeon Platinum 8480"), "/tmp/other.json");
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_EQ(c.roofs[0].kind, "measured at start-up");
@@ -68,11 +70,14 @@ TEST(ChooseRoofs, CeilingsOfAnotherMachineAreNotUsed) {
 
 TEST(ChooseRoofs, RunPeaksHighestPerDtypeAndKinds) {
   RunData d = RunOn("H100");
-  d.cases.push_back(MakeCase("BM_Matmul/cuda/bf16/M:64/K:64/N:64", 1e14, 1e12, 9.89e14, 3.35e12, "datasheet: NVIDIA H100 SXM5 bf16"));
-  d.cases.push_back(MakeCase("BM_Matmul/cuda/fp32/M:64/K:64/N:64", 1e13, 1e12, 6.7e13, 3.35e12, "datasheet: NVIDIA H100 SXM5 fp32"));
-  d.cases.push_back(MakeCase("BM_Elementwise/cuda/gelu/N:64", 1e11, 1e12, 6.0e13, 3.35e12, "datasheet: other"));
+  d.cases.push_back(MakeCase("BM_Matmul/cuda/bf16/M:64/K:64/N:64", 1e14, 1e12, 9.89e14, 3.35e12,
+                             "datasheet: NVIDIA H100 SXM5 bf16"));
+  d.cases.push_back(MakeCase("BM_Matmul/cuda/fp32/M:64/K:64/N:64", 1e13, 1e12, 6.7e13, 3.35e12,
+                             "datasheet: NVIDIA H100 SXM5 fp32"));
+  d.cases.push_back(
+      MakeCase("BM_Elementwise/cuda/gelu/N:64", 1e11, 1e12, 6.0e13, 3.35e12, "datasheet: other"));
   RoofChoice c = ChooseRoofs(d, std::nullopt, "");
-  ASSERT_EQ(c.roofs.size(), 2u);  // bf16, and fp32 (the dtype-less elementwise peak joins it)
+  ASSERT_EQ(c.roofs.size(), 2u);        // bf16, and fp32 (the dtype-less elementwise peak joins it)
   EXPECT_EQ(c.roofs[0].dtype, "bf16");  // highest first
   EXPECT_EQ(c.roofs[0].kind, "datasheet");
   EXPECT_EQ(RoofFor(c, "BM_Matmul/cuda/fp32/M:1/K:1/N:1")->dtype, "fp32");
@@ -85,8 +90,10 @@ TEST(ChooseRoofs, RunPeaksHighestPerDtypeAndKinds) {
 
 TEST(ChooseRoofs, DifferentMeasuredPeaksSayso) {
   RunData d = RunOn("cpu");
-  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
-  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:128/K:128/N:128", 1e11, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
+  d.cases.push_back(
+      MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
+  d.cases.push_back(
+      MakeCase("BM_Matmul/cpu/fp32/M:128/K:128/N:128", 1e11, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
   RoofChoice c = ChooseRoofs(d, std::nullopt, "");
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_DOUBLE_EQ(c.roofs[0].peak_flops, 2.3e11);
@@ -97,8 +104,10 @@ TEST(ChooseRoofs, DifferentMeasuredPeaksSayso) {
 
 TEST(ChooseRoofs, DtypelessCasesJoinTheFp32Roof) {
   RunData d = RunOn("cpu");
-  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
-  d.cases.push_back(MakeCase("BM_Elementwise/cpu/gelu/N:64", 1e9, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
+  d.cases.push_back(
+      MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
+  d.cases.push_back(
+      MakeCase("BM_Elementwise/cpu/gelu/N:64", 1e9, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
   RoofChoice c = ChooseRoofs(d, std::nullopt, "");
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_EQ(c.roofs[0].dtype, "fp32");
@@ -129,11 +138,14 @@ TEST(Attainable, MinOfPeakAndSlope) {
 TEST(RooflineChart, PointsWhereTheirCoordinatesSayAndAboveRoofFlagged) {
   RunData d = RunOn("AMD EPYC 9R14");
   // Memory-bound at I = 0.25: roof 8 GFLOP/s; this point is at 6 GFLOP/s (under it).
-  d.cases.push_back(MakeCase("BM_Elementwise/cpu/add/N:1024", 6e9, 2.4e10, 2.4e11, 3.2e10, "measured at start-up: x"));
+  d.cases.push_back(
+      MakeCase("BM_Elementwise/cpu/add/N:1024", 6e9, 2.4e10, 2.4e11, 3.2e10, "measured at start-up: x"));
   // Compute-bound at I = 100: roof 240 GFLOP/s; 300 GFLOP/s is 25% above it.
-  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:4096/K:4096/N:4096", 3e11, 3e9, 2.4e11, 3.2e10, "measured at start-up: x"));
+  d.cases.push_back(MakeCase("BM_Matmul/cpu/fp32/M:4096/K:4096/N:4096", 3e11, 3e9, 2.4e11, 3.2e10,
+                             "measured at start-up: x"));
   // FLOP/s without bytes: a marker, not a point.
-  d.cases.push_back(MakeCase("BM_GptStep/gpt2/cpu/fp32/B:4/T:64", 1.4e11, 0, 2.4e11, 0, "measured at start-up: x"));
+  d.cases.push_back(
+      MakeCase("BM_GptStep/gpt2/cpu/fp32/B:4/T:64", 1.4e11, 0, 2.4e11, 0, "measured at start-up: x"));
   d.cases.back().counters.erase("bytes/s");
   RoofChoice roofs = ChooseRoofs(d, std::nullopt, "");
   RooflineChart chart = DrawRoofline(d, roofs, {}, "AMD EPYC 9R14");
@@ -142,7 +154,8 @@ TEST(RooflineChart, PointsWhereTheirCoordinatesSayAndAboveRoofFlagged) {
   // Read the plot rectangle and domains the chart declares, then check each point's pixels
   // with the log formula computed here.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(chart.svg, m, std::regex("data-plot=\"([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)\"")));
+  ASSERT_TRUE(
+      std::regex_search(chart.svg, m, std::regex("data-plot=\"([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)\"")));
   const double px = std::stod(m[1]), py = std::stod(m[2]), pw = std::stod(m[3]), ph = std::stod(m[4]);
   ASSERT_TRUE(std::regex_search(chart.svg, m, std::regex("data-x-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\"")));
   const double x0 = std::stod(m[1]), x1 = std::stod(m[2]);
@@ -160,14 +173,16 @@ TEST(RooflineChart, PointsWhereTheirCoordinatesSayAndAboveRoofFlagged) {
   }
   const RooflinePoint* mm = nullptr;
   const RooflinePoint* ew = nullptr;
-  for (const RooflinePoint& p : chart.points) (p.case_name.find("Matmul") != std::string::npos ? mm : ew) = &p;
+  for (const RooflinePoint& p : chart.points)
+    (p.case_name.find("Matmul") != std::string::npos ? mm : ew) = &p;
   ASSERT_TRUE(mm && ew);
   EXPECT_TRUE(mm->above_roof);
   EXPECT_DOUBLE_EQ(mm->attainable, 2.4e11);
   EXPECT_FALSE(ew->above_roof);
   EXPECT_DOUBLE_EQ(ew->attainable, 8e9);
   EXPECT_NE(chart.svg.find("25% above the roof: counting error?"), std::string::npos);
-  EXPECT_NE(chart.svg.find("gpt2 B:4 T:64: 140 GFLOP/s"), std::string::npos);  // legend of FLOP/s without bytes
+  EXPECT_NE(chart.svg.find("gpt2 B:4 T:64: 140 GFLOP/s"),
+            std::string::npos);  // legend of FLOP/s without bytes
   ASSERT_FALSE(chart.notes.empty());
   EXPECT_NE(chart.notes[0].find("25% above the roof"), std::string::npos) << chart.notes[0];
   EXPECT_NE(chart.svg.find("ridge 7.5 FLOP/B"), std::string::npos);

@@ -49,8 +49,9 @@ struct Axes {
 
 // Every case with a finite positive intensity and FLOP/s as a point (checked against its roof);
 // cases with FLOP/s and no bytes as markers.
-void CollectPoints(const RunData& data, const RoofChoice& roofs, const std::map<std::string, std::string>& colours,
-                   RooflineChart* chart, std::vector<Marker>* markers) {
+void CollectPoints(const RunData& data, const RoofChoice& roofs,
+                   const std::map<std::string, std::string>& colours, RooflineChart* chart,
+                   std::vector<Marker>* markers) {
   for (const Case& c : data.cases) {
     if (!c.error.empty()) continue;
     auto f = c.FlopsPerSecond();
@@ -86,7 +87,8 @@ Axes MakeAxes(const RooflineChart& chart, const std::vector<Marker>& markers, co
   const Domain xd = NiceLogDomain(xs, 3);
   const Domain yd = NiceLogDomain(ys, 3);
   const PlotRect plot{92, 92, kWidth - 92 - 250, kHeight - 92 - 58};
-  return Axes{plot, xd, yd, LogScale(xd.lo, xd.hi, plot.x, plot.right()), LogScale(yd.lo, yd.hi, plot.bottom(), plot.y)};
+  return Axes{plot, xd, yd, LogScale(xd.lo, xd.hi, plot.x, plot.right()),
+              LogScale(yd.lo, yd.hi, plot.bottom(), plot.y)};
 }
 
 // One roof's line: the slope up to the ridge, then the flat compute roof (pixels).
@@ -116,8 +118,8 @@ void ReservePath(const std::vector<std::pair<double, double>>& pts, LabelLayout*
 
 // The bandwidth label along the slope, just above it, at the first spot from the slope's lower
 // end where no point is under the text.
-void DrawBandwidthLabel(const Roof& r, const Axes& ax, const std::vector<RooflinePoint>& points, SvgWriter* svg,
-                        LabelLayout* labels) {
+void DrawBandwidthLabel(const Roof& r, const Axes& ax, const std::vector<RooflinePoint>& points,
+                        SvgWriter* svg, LabelLayout* labels) {
   const PlotRect& plot = ax.plot;
   const double x_start = std::max(ax.xd.lo, ax.yd.lo / r.bandwidth);
   const double l0 = std::log10(x_start), l1 = std::log10(std::min(r.Ridge(), ax.xd.hi));
@@ -153,9 +155,12 @@ void DrawBandwidthLabel(const Roof& r, const Axes& ax, const std::vector<Rooflin
   }
   if (!found) at(0.45);
   // Reserve the rotated text's area for the point labels placed later.
-  for (double t = -half; t <= half; t += 5) labels->AddObstacle(px + t * ux + 5 * nx, py + t * uy + 5 * ny, 6);
+  for (double t = -half; t <= half; t += 5)
+    labels->AddObstacle(px + t * ux + 5 * nx, py + t * uy + 5 * ny, 6);
   svg->Text(px, py, bw_text,
-            WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"},
+            WithHalo({{"font-size", "12"},
+                      {"font-weight", "bold"},
+                      {"fill", "#1f2933"},
                       {"transform", absl::StrFormat("rotate(%.2f %s %s)", angle, Coord(px), Coord(py))}}),
             "middle");
 }
@@ -165,8 +170,10 @@ void DrawRidge(const Roof& r, const Axes& ax, SvgWriter* svg, LabelLayout* label
   const double ridge = r.Ridge();
   if (!(ridge > ax.xd.lo && ridge < ax.xd.hi)) return;
   const double rx = ax.sx(ridge), ry = ax.sy(r.peak_flops), bottom = ax.plot.bottom();
-  svg->Line(rx, ry, rx, bottom, {{"stroke", "#1f2933"}, {"stroke-width", "1.2"}, {"stroke-dasharray", "4 4"}});
-  svg->Circle(rx, ry, 4.5, {{"fill", "#ffffff"}, {"stroke", "#1f2933"}, {"stroke-width", "2"}, {"class", "ridge"}},
+  svg->Line(rx, ry, rx, bottom,
+            {{"stroke", "#1f2933"}, {"stroke-width", "1.2"}, {"stroke-dasharray", "4 4"}});
+  svg->Circle(rx, ry, 4.5,
+              {{"fill", "#ffffff"}, {"stroke", "#1f2933"}, {"stroke-width", "2"}, {"class", "ridge"}},
               absl::StrFormat("ridge point: %.3g FLOP/byte", ridge));
   const std::string ridge_text = absl::StrFormat("ridge %.3g FLOP/B", ridge);
   svg->Text(rx + 6, bottom - 8, ridge_text, WithHalo({{"font-size", "11.5"}, {"fill", "#1f2933"}}));
@@ -175,8 +182,8 @@ void DrawRidge(const Roof& r, const Axes& ax, SvgWriter* svg, LabelLayout* label
 }
 
 // Every roof with its peak label; the first one's bandwidth label and ridge point.
-void DrawRoofs(const RoofChoice& roofs, const Axes& ax, const std::vector<RooflinePoint>& points, SvgWriter* svg,
-               LabelLayout* labels) {
+void DrawRoofs(const RoofChoice& roofs, const Axes& ax, const std::vector<RooflinePoint>& points,
+               SvgWriter* svg, LabelLayout* labels) {
   svg->BeginGroup({{"class", "roofs"}});
   for (size_t k = 0; k < roofs.roofs.size(); ++k) {
     const Roof& r = roofs.roofs[k];
@@ -189,8 +196,8 @@ void DrawRoofs(const RoofChoice& roofs, const Axes& ax, const std::vector<Roofli
     const std::string peak_text =
         absl::StrCat(r.dtype.empty() ? "" : r.dtype + " ", "peak ", FormatSi(r.peak_flops, "FLOP/s"));
     const double right = ax.plot.right(), ly = ax.sy(r.peak_flops) - 6;
-    svg->Text(right - 6, ly, peak_text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}),
-              "end");
+    svg->Text(right - 6, ly, peak_text,
+              WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}), "end");
     labels->AddBox({right - 6 - TextWidth(peak_text, 12), ly - 12, right - 6, ly + 2});
     if (r.bandwidth > 0 && k == 0) {
       DrawBandwidthLabel(r, ax, points, svg, labels);
@@ -202,15 +209,16 @@ void DrawRoofs(const RoofChoice& roofs, const Axes& ax, const std::vector<Roofli
 
 // Cases without bytes: a triangle just outside the right edge at their FLOP/s, pointing at the
 // plot; named in the legend (inline labels would crowd the compute-bound corner).
-void DrawNoBytesMarkers(const std::vector<Marker>& markers, const RoofChoice& roofs, const Axes& ax, SvgWriter* svg,
-                        std::vector<std::string>* notes) {
+void DrawNoBytesMarkers(const std::vector<Marker>& markers, const RoofChoice& roofs, const Axes& ax,
+                        SvgWriter* svg, std::vector<std::string>* notes) {
   svg->BeginGroup({{"class", "no-bytes"}});
   for (const Marker& m : markers) {
     const double y = ax.sy(m.flops);
     if (!std::isfinite(y)) continue;
     const double x = ax.plot.right() + 1;
     svg->BeginGroup();
-    svg->Polygon({{x, y}, {x + 11, y - 6}, {x + 11, y + 6}}, {{"fill", m.colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}});
+    svg->Polygon({{x, y}, {x + 11, y - 6}, {x + 11, y + 6}},
+                 {{"fill", m.colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}});
     svg->Line(ax.plot.right() - 14, y, ax.plot.right(), y, {{"stroke", m.colour}, {"stroke-width", "2"}});
     svg->EndGroup();
     const Roof* r = RoofFor(roofs, m.case_name);
@@ -234,12 +242,16 @@ void DrawPoints(std::vector<RooflinePoint>* points, SvgWriter* svg, LabelLayout*
     std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n", FormatSi(p.flops, "FLOP/s"), " at ",
                                    absl::StrFormat("%.3g", p.intensity), " FLOP/byte");
     if (p.attainable > 0) {
-      absl::StrAppend(&tip, absl::StrFormat("\n%.1f%% of the roof above it (%s)", 100 * p.flops / p.attainable,
-                                            FormatSi(p.attainable, "FLOP/s")));
+      absl::StrAppend(&tip, absl::StrFormat("\n%.1f%% of the roof above it (%s)",
+                                            100 * p.flops / p.attainable, FormatSi(p.attainable, "FLOP/s")));
     }
     svg->Circle(p.px, p.py, kPointRadius,
-                {{"fill", p.colour}, {"stroke", "#ffffff"}, {"stroke-width", "1.2"}, {"class", "point"},
-                 {"data-case", StripRunSuffixes(p.case_name)}, {"data-x", absl::StrFormat("%.17g", p.intensity)},
+                {{"fill", p.colour},
+                 {"stroke", "#ffffff"},
+                 {"stroke-width", "1.2"},
+                 {"class", "point"},
+                 {"data-case", StripRunSuffixes(p.case_name)},
+                 {"data-x", absl::StrFormat("%.17g", p.intensity)},
                  {"data-y", absl::StrFormat("%.17g", p.flops)}},
                 tip);
   }
@@ -256,8 +268,8 @@ void DrawAboveRoofFlags(const std::vector<RooflinePoint>& points, SvgWriter* svg
     const std::string text = absl::StrFormat("%s: %.0f%% above the roof: counting error?", p.label,
                                              100 * (p.flops / p.attainable - 1));
     if (auto spot = labels->Place(p.px, p.py, 11, text)) {
-      svg->Text(spot->x, spot->y, text, WithHalo({{"font-size", "11"}, {"font-weight", "bold"}, {"fill", kAlert}}),
-                spot->anchor);
+      svg->Text(spot->x, spot->y, text,
+                WithHalo({{"font-size", "11"}, {"font-weight", "bold"}, {"fill", kAlert}}), spot->anchor);
     }
     notes->push_back(absl::StrCat(
         StripRunSuffixes(p.case_name), ": ", FormatSi(p.flops, "FLOP/s"), " at ",
@@ -290,7 +302,8 @@ int DrawPointLabels(const std::vector<RooflinePoint>& points, SvgWriter* svg, La
 // Legend: the op families with their counts, the roofs, the ridge and counting-error symbols.
 // Returns the y below it.
 double DrawLegendKeys(const RooflineChart& chart, const std::vector<Marker>& markers, const RoofChoice& roofs,
-                      const std::map<std::string, std::string>& colours, double lx, double ly, SvgWriter* svg) {
+                      const std::map<std::string, std::string>& colours, double lx, double ly,
+                      SvgWriter* svg) {
   svg->Text(lx, ly, "Op family", {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", kInk}});
   ly += 20;
   std::vector<std::string> families;
@@ -306,8 +319,9 @@ double DrawLegendKeys(const RooflineChart& chart, const std::vector<Marker>& mar
   ly += 10;
   for (size_t k = 0; k < roofs.roofs.size() && k < 4; ++k) {
     const Roof& r = roofs.roofs[k];
-    DrawLegendEntry(svg, lx, ly, "#1f2933", absl::StrCat("roof", r.dtype.empty() ? "" : " " + r.dtype, ": ", r.kind),
-                    true, kRoofDashes[k % 4]);
+    DrawLegendEntry(svg, lx, ly, "#1f2933",
+                    absl::StrCat("roof", r.dtype.empty() ? "" : " " + r.dtype, ": ", r.kind), true,
+                    kRoofDashes[k % 4]);
     ly += 19;
   }
   if (!roofs.roofs.empty() && roofs.roofs[0].bandwidth > 0) {
@@ -324,7 +338,8 @@ double DrawLegendKeys(const RooflineChart& chart, const std::vector<Marker>& mar
 double DrawLegendMarkers(const std::vector<Marker>& markers, double lx, double ly, SvgWriter* svg) {
   if (markers.empty()) return ly;
   ly += 8;
-  svg->Text(lx, ly, "Without bytes (right edge)", {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", kInk}});
+  svg->Text(lx, ly, "Without bytes (right edge)",
+            {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", kInk}});
   ly += 18;
   std::vector<Marker> sorted = markers;
   std::sort(sorted.begin(), sorted.end(), [](const Marker& a, const Marker& b) { return a.flops > b.flops; });
@@ -346,8 +361,7 @@ double DrawLegendMarkers(const std::vector<Marker>& markers, double lx, double l
 }  // namespace
 
 RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
-                           const std::map<std::string, std::string>& colours,
-                           const std::string& machine) {
+                           const std::map<std::string, std::string>& colours, const std::string& machine) {
   RooflineChart chart;
   std::vector<Marker> markers;
   CollectPoints(data, roofs, colours, &chart, &markers);
@@ -381,13 +395,17 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
   ly = DrawLegendMarkers(markers, lx, ly, &svg);
   if (unlabelled > 0) {
     ly += 6;
-    for (const std::string& line : WrapText(absl::StrCat(unlabelled, " point labels left off where they would overlap; hover a point for its case"), 34)) {
+    for (const std::string& line :
+         WrapText(absl::StrCat(unlabelled,
+                               " point labels left off where they would overlap; hover a point for its case"),
+                  34)) {
       svg.Text(lx, ly, line, {{"font-size", "11"}, {"fill", kMutedInk}});
       ly += 14;
     }
   }
   if (chart.points.empty()) {
-    svg.Text(plot.x + plot.w / 2, plot.y + plot.h / 2, "no case has both FLOP/s and bytes/s: nothing to place",
+    svg.Text(plot.x + plot.w / 2, plot.y + plot.h / 2,
+             "no case has both FLOP/s and bytes/s: nothing to place",
              {{"font-size", "14"}, {"fill", kMutedInk}}, "middle");
     chart.notes.push_back("No case has both FLOP/s and bytes/s: the roofline has no points.");
   }

@@ -50,8 +50,7 @@ struct RooflineChart {
 
 // `colours`: family -> colour (shared with the other charts and the table).
 RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
-                           const std::map<std::string, std::string>& colours,
-                           const std::string& machine);
+                           const std::map<std::string, std::string>& colours, const std::string& machine);
 
 }  // namespace report
 

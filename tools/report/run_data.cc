@@ -22,9 +22,7 @@ std::optional<double> First(const Case& c, std::initializer_list<const char*> ke
 
 std::optional<double> Case::FlopsPerSecond() const { return First(*this, {"FLOP/s", "flops_per_second"}); }
 
-std::optional<double> Case::BytesPerSecond() const {
-  return First(*this, {"bytes/s", "bytes_per_second"});
-}
+std::optional<double> Case::BytesPerSecond() const { return First(*this, {"bytes/s", "bytes_per_second"}); }
 
 std::optional<double> Case::Intensity() const {
   if (auto v = Counter("intensity"); v && *v > 0) return v;

@@ -13,15 +13,15 @@
 namespace report {
 
 struct Case {
-  std::string name;         // Google Benchmark's run_name (e.g. BM_Matmul/cpu/fp32/M:256/...)
-  std::string file;         // the input it came from
-  std::string family;       // op family: family.h
-  int repetitions = 0;      // entries folded into this case
+  std::string name;               // Google Benchmark's run_name (e.g. BM_Matmul/cpu/fp32/M:256/...)
+  std::string file;               // the input it came from
+  std::string family;             // op family: family.h
+  int repetitions = 0;            // entries folded into this case
   std::optional<double> seconds;  // median real time per iteration
   // Median of each counter over the repetitions; NaN where an input said NaN (or null).
   std::map<std::string, double> counters;
-  std::string label;        // the last repetition's label ("peak: <source>" for micro cases)
-  std::string error;        // error_message of an errored repetition; empty when none
+  std::string label;  // the last repetition's label ("peak: <source>" for micro cases)
+  std::string error;  // error_message of an errored repetition; empty when none
 
   // The case was skipped as not applicable here (harness/skip.h: an error message starting
   // "skipped: ", e.g. a CUDA case without a device), not failed.
@@ -31,12 +31,12 @@ struct Case {
   std::optional<double> Counter(const std::string& key) const;
   // FLOP/s: "FLOP/s" (micro) or "flops_per_second" (gpt_step).
   std::optional<double> FlopsPerSecond() const;
-  std::optional<double> BytesPerSecond() const;   // "bytes/s" or "bytes_per_second"
-  std::optional<double> Intensity() const;        // "intensity", else FLOP/s / bytes/s
-  std::optional<double> PeakFlops() const;        // "peak_FLOP/s" or "peak_flops"
-  std::optional<double> PeakBytes() const;        // "peak_bytes/s"
-  std::optional<double> PctOfPeak() const;        // "pct_of_peak", else 100 x mfu
-  std::optional<double> PctOfRoofline() const;    // "pct_of_roofline"
+  std::optional<double> BytesPerSecond() const;  // "bytes/s" or "bytes_per_second"
+  std::optional<double> Intensity() const;       // "intensity", else FLOP/s / bytes/s
+  std::optional<double> PeakFlops() const;       // "peak_FLOP/s" or "peak_flops"
+  std::optional<double> PeakBytes() const;       // "peak_bytes/s"
+  std::optional<double> PctOfPeak() const;       // "pct_of_peak", else 100 x mfu
+  std::optional<double> PctOfRoofline() const;   // "pct_of_roofline"
   // 1 verified, 0 failed its check; nullopt when the case has no "verified" counter.
   std::optional<double> Verified() const;
   // The peak's source from the label "peak: <source>" (micro) or "...; peak: <source>" (gpt_step).

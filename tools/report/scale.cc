@@ -13,9 +13,7 @@ LinearScale::LinearScale(double lo, double hi, double range_lo, double range_hi)
   if (lo_ == hi_) lo_ -= 1, hi_ += 1;
 }
 
-double LinearScale::operator()(double v) const {
-  return r0_ + (v - lo_) / (hi_ - lo_) * (r1_ - r0_);
-}
+double LinearScale::operator()(double v) const { return r0_ + (v - lo_) / (hi_ - lo_) * (r1_ - r0_); }
 
 std::vector<double> LinearScale::Ticks(int max_ticks) const {
   std::vector<double> ticks;
@@ -80,8 +78,10 @@ Domain NiceLogDomain(const std::vector<double>& values, double min_decades) {
   if (b <= a) b = a + 1;
   while (b - a < min_decades) {
     // Widen on the side with less room around the data first, alternating.
-    if (std::log10(lo) - a <= b - std::log10(hi)) a -= 1;
-    else b += 1;
+    if (std::log10(lo) - a <= b - std::log10(hi))
+      a -= 1;
+    else
+      b += 1;
   }
   return {std::pow(10.0, a), std::pow(10.0, b)};
 }

@@ -63,15 +63,18 @@ StepsChart DrawSteps(const std::vector<StepSeries>& series) {
   for (int i = 0; i < n; ++i) {
     if (!std::isfinite(ms[i])) continue;
     const bool warm = i < nw;
-    svg.Circle(sx(i + 1), sy(ms[i]), 4,
-               {{"fill", warm ? "#e69f00" : "#0072b2"}, {"stroke", "#ffffff"}, {"stroke-width", "1"}},
-               absl::StrFormat("%s step %d: %.2f ms", warm ? "warm-up" : "timed", warm ? i + 1 : i + 1 - nw, ms[i]));
+    svg.Circle(
+        sx(i + 1), sy(ms[i]), 4,
+        {{"fill", warm ? "#e69f00" : "#0072b2"}, {"stroke", "#ffffff"}, {"stroke-width", "1"}},
+        absl::StrFormat("%s step %d: %.2f ms", warm ? "warm-up" : "timed", warm ? i + 1 : i + 1 - nw, ms[i]));
   }
   if (chart.median_s > 0) {
     const double y = sy(chart.median_s * 1e3);
     const double x0 = nw > 0 ? sx(nw + 0.5) : plot.x;
-    svg.Line(x0, y, plot.right(), y, {{"stroke", "#d55e00"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "6 4"}});
-    svg.Text(plot.right() - 6, y - 6, absl::StrCat("median of the timed steps ", FormatSeconds(chart.median_s)),
+    svg.Line(x0, y, plot.right(), y,
+             {{"stroke", "#d55e00"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "6 4"}});
+    svg.Text(plot.right() - 6, y - 6,
+             absl::StrCat("median of the timed steps ", FormatSeconds(chart.median_s)),
              WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#d55e00"}}), "end");
   }
   double lx = plot.right() + 26, ly = plot.y + 8;

@@ -13,8 +13,8 @@
 namespace report {
 
 struct StepsChart {
-  std::string svg;       // empty when there is no series
-  double median_s = 0;   // of the timed steps drawn
+  std::string svg;      // empty when there is no series
+  double median_s = 0;  // of the timed steps drawn
 };
 
 // Median of the finite values; 0 when none.

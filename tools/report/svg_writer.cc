@@ -15,12 +15,23 @@ std::string XmlEscape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -38,9 +49,8 @@ std::string Coord(double v) {
 }
 
 SvgWriter::SvgWriter(double width, double height, const Attrs& root_attrs) {
-  absl::StrAppend(&out_, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", Coord(width),
-                  "\" height=\"", Coord(height), "\" viewBox=\"0 0 ", Coord(width), " ",
-                  Coord(height), "\"");
+  absl::StrAppend(&out_, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", Coord(width), "\" height=\"",
+                  Coord(height), "\" viewBox=\"0 0 ", Coord(width), " ", Coord(height), "\"");
   for (const auto& [k, v] : MergeAttrs(root_attrs)) absl::StrAppend(&out_, " ", k, "=\"", XmlEscape(v), "\"");
   out_ += ">\n";
 }
@@ -68,7 +78,9 @@ void SvgWriter::Open(const std::string& tag, const Attrs& attrs, bool self_close
 }
 
 void SvgWriter::Rect(double x, double y, double w, double h, const Attrs& attrs) {
-  Attrs a = {{"x", Coord(x)}, {"y", Coord(y)}, {"width", Coord(std::max(0.0, w))},
+  Attrs a = {{"x", Coord(x)},
+             {"y", Coord(y)},
+             {"width", Coord(std::max(0.0, w))},
              {"height", Coord(std::max(0.0, h))}};
   a.insert(a.end(), attrs.begin(), attrs.end());
   Open("rect", a, true);

@@ -52,13 +52,22 @@ TEST(SvgWriter, WritesElements) {
   svg.Polyline({{0, 0}}, {});  // one point: nothing
   svg.Comment("a -- b");
   const std::string out = svg.Finish();
-  EXPECT_EQ(out.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" height=\"100\" viewBox=\"0 0 200 100\" id=\"chart\">", 0), 0u) << out;
-  EXPECT_NE(out.find("<rect x=\"0\" y=\"0\" width=\"200\" height=\"100\" fill=\"#fff\"/>"), std::string::npos) << out;
+  EXPECT_EQ(out.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"200\" height=\"100\" viewBox=\"0 0 "
+                      "200 100\" id=\"chart\">",
+                      0),
+            0u)
+      << out;
+  EXPECT_NE(out.find("<rect x=\"0\" y=\"0\" width=\"200\" height=\"100\" fill=\"#fff\"/>"), std::string::npos)
+      << out;
   EXPECT_NE(out.find("<line x1=\"1\" y1=\"2\" x2=\"3\" y2=\"4\" stroke=\"#000\"/>"), std::string::npos);
-  EXPECT_NE(out.find("<circle cx=\"10.25\" cy=\"20\" r=\"4\" fill=\"#0072b2\"><title>case &lt;1&gt; &amp; more</title></circle>"),
-            std::string::npos) << out;
-  EXPECT_NE(out.find("<text x=\"5\" y=\"6\" text-anchor=\"middle\">x &lt; y</text>"), std::string::npos) << out;
-  EXPECT_NE(out.find("<polyline points=\"0,0 10,10\" fill=\"none\" stroke=\"#111\"/>"), std::string::npos) << out;
+  EXPECT_NE(out.find("<circle cx=\"10.25\" cy=\"20\" r=\"4\" fill=\"#0072b2\"><title>case &lt;1&gt; &amp; "
+                     "more</title></circle>"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("<text x=\"5\" y=\"6\" text-anchor=\"middle\">x &lt; y</text>"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("<polyline points=\"0,0 10,10\" fill=\"none\" stroke=\"#111\"/>"), std::string::npos)
+      << out;
   EXPECT_EQ(out.find("points=\"0,0\""), std::string::npos);
   EXPECT_NE(out.find("<!-- a - - b -->"), std::string::npos);
   EXPECT_EQ(out.substr(out.size() - 7), "</svg>\n");
@@ -69,7 +78,8 @@ TEST(SvgWriter, CallerAttributesOverrideDefaultsOnce) {
   SvgWriter svg(10, 10, {{"id", "a"}, {"id", "b"}});
   svg.Polyline({{0, 0}, {1, 1}}, {{"fill", "#f00"}, {"stroke", "#000"}});
   const std::string out = svg.Finish();
-  EXPECT_NE(out.find("<polyline points=\"0,0 1,1\" fill=\"#f00\" stroke=\"#000\"/>"), std::string::npos) << out;
+  EXPECT_NE(out.find("<polyline points=\"0,0 1,1\" fill=\"#f00\" stroke=\"#000\"/>"), std::string::npos)
+      << out;
   EXPECT_EQ(out.find("fill=\"none\""), std::string::npos) << out;
   EXPECT_NE(out.find(" id=\"b\">"), std::string::npos) << out;
   EXPECT_EQ(out.find("id=\"a\""), std::string::npos) << out;

@@ -52,14 +52,16 @@ std::string FamilyColour(const std::map<std::string, std::string>& colours, cons
 }
 
 // The peak lines (dashed), each with its label.
-void DrawPeakLines(const std::vector<const Roof*>& peaks, const PlotRect& plot, const LinearScale& sy, SvgWriter* svg,
-                   LabelLayout* labels) {
+void DrawPeakLines(const std::vector<const Roof*>& peaks, const PlotRect& plot, const LinearScale& sy,
+                   SvgWriter* svg, LabelLayout* labels) {
   for (const Roof* r : peaks) {
     const double y = sy(r->peak_flops / 1e9);
-    svg->Line(plot.x, y, plot.right(), y, {{"stroke", "#1f2933"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "7 4"}});
+    svg->Line(plot.x, y, plot.right(), y,
+              {{"stroke", "#1f2933"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "7 4"}});
     const std::string text = absl::StrCat(r->dtype.empty() ? "" : r->dtype + " ", "peak ",
                                           FormatSi(r->peak_flops, "FLOP/s"), " (", r->kind, ")");
-    svg->Text(plot.x + 8, y - 6, text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}));
+    svg->Text(plot.x + 8, y - 6, text,
+              WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}));
     labels->AddBox({plot.x + 8, y - 18, plot.x + 8 + TextWidth(text, 12), y - 2});
   }
 }
@@ -71,22 +73,26 @@ void DrawFamily(const std::vector<SweepPoint>& pts, const std::string& fam, cons
   for (const SweepPoint& p : pts) {
     if (p.family == fam && p.cube) cubes.push_back(p);
   }
-  std::sort(cubes.begin(), cubes.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.size < b.size; });
+  std::sort(cubes.begin(), cubes.end(),
+            [](const SweepPoint& a, const SweepPoint& b) { return a.size < b.size; });
   std::vector<std::pair<double, double>> line;
   for (const SweepPoint& p : cubes) line.push_back({sx(p.size), sy(p.gflops)});
   svg->Polyline(line, {{"stroke", colour}, {"stroke-width", "2"}});
   for (const SweepPoint& p : pts) {
     if (p.family != fam) continue;
-    const std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n",
-                                         absl::StrFormat("%.1f GFLOP/s", p.gflops));
+    const std::string tip =
+        absl::StrCat(StripRunSuffixes(p.case_name), "\n", absl::StrFormat("%.1f GFLOP/s", p.gflops));
     if (p.cube) {
-      svg->Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}}, tip);
+      svg->Circle(sx(p.size), sy(p.gflops), 4.5,
+                  {{"fill", colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}}, tip);
       continue;
     }
-    svg->Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", "#ffffff"}, {"stroke", colour}, {"stroke-width", "2"}}, tip);
+    svg->Circle(sx(p.size), sy(p.gflops), 4.5,
+                {{"fill", "#ffffff"}, {"stroke", colour}, {"stroke-width", "2"}}, tip);
     const std::string label = ShortLabel(p.case_name);
     if (auto spot = labels->Place(sx(p.size), sy(p.gflops), 5, label)) {
-      svg->Text(spot->x, spot->y, label, WithHalo({{"font-size", "10.5"}, {"fill", kMutedInk}}), spot->anchor);
+      svg->Text(spot->x, spot->y, label, WithHalo({{"font-size", "10.5"}, {"fill", kMutedInk}}),
+                spot->anchor);
     }
   }
 }
@@ -132,7 +138,8 @@ SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
   for (const SweepPoint& p : pts) families.push_back(p.family);
   const std::vector<std::string> order = FamilyOrder(families);
   for (const SweepPoint& p : pts) labels.AddObstacle(sx(p.size), sy(p.gflops), 5);
-  for (const std::string& fam : order) DrawFamily(pts, fam, FamilyColour(colours, fam), sx, sy, &svg, &labels);
+  for (const std::string& fam : order)
+    DrawFamily(pts, fam, FamilyColour(colours, fam), sx, sy, &svg, &labels);
 
   // Legend.
   double lx = plot.right() + 26, ly = plot.y + 8;
