@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "harness/stale_temp.h"
+#include "harness/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace accounting {
@@ -53,25 +53,8 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
     for (const auto& [k, v] : c.gemm_flops_per_s) j["gemm_flops_per_s"][k] = v;
   }
 
-  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot write ceilings: cannot open '", tmp, "'"));
-    }
-    out << j.dump(2) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::DataLossError(absl::StrCat("cannot write ceilings: write to '", tmp, "' failed"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot write ceilings: rename '", tmp, "' -> '", path, "' failed"));
-  }
+  absl::Status st = harness::WriteFileAtomically(path, j.dump(2) + "\n");
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat("cannot write ceilings: ", st.message()));
   return absl::OkStatus();
 }
 

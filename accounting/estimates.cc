@@ -4,15 +4,10 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "accounting/validate.h"
 
 namespace accounting {
 namespace {
-
-absl::Status Positive(const char* name, double v) {
-  if (v > 0 && std::isfinite(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(name, "=", v, " is invalid: must be finite and > 0"));
-}
 
 absl::Status Devices(int devices) {
   if (devices >= 1) return absl::OkStatus();
@@ -28,7 +23,7 @@ absl::Status MfuRange(double mfu) {
 }  // namespace
 
 absl::StatusOr<double> TrainingFlops(double params, double tokens) {
-  for (auto st : {Positive("params", params), Positive("tokens", tokens)}) {
+  for (auto st : {RequirePositive("params", params), RequirePositive("tokens", tokens)}) {
     if (!st.ok()) return st;
   }
   return 6.0 * params * tokens;
@@ -36,8 +31,8 @@ absl::StatusOr<double> TrainingFlops(double params, double tokens) {
 
 absl::StatusOr<double> TrainingSeconds(double params, double tokens, int devices,
                                        double peak_per_device, double mfu) {
-  for (auto st : {Positive("params", params), Positive("tokens", tokens), Devices(devices),
-                  Positive("peak_per_device", peak_per_device), MfuRange(mfu)}) {
+  for (auto st : {RequirePositive("params", params), RequirePositive("tokens", tokens), Devices(devices),
+                  RequirePositive("peak_per_device", peak_per_device), MfuRange(mfu)}) {
     if (!st.ok()) return st;
   }
   return 6.0 * params * tokens / (devices * peak_per_device * mfu);
@@ -52,23 +47,23 @@ absl::StatusOr<double> TrainingDays(double params, double tokens, int devices,
 
 absl::StatusOr<double> DecodeTokensPerSecondBound(double params, double bytes_per_param,
                                                   double bandwidth_bytes_per_s) {
-  for (auto st : {Positive("params", params), Positive("bytes_per_param", bytes_per_param),
-                  Positive("bandwidth", bandwidth_bytes_per_s)}) {
+  for (auto st : {RequirePositive("params", params), RequirePositive("bytes_per_param", bytes_per_param),
+                  RequirePositive("bandwidth", bandwidth_bytes_per_s)}) {
     if (!st.ok()) return st;
   }
   return bandwidth_bytes_per_s / (params * bytes_per_param);
 }
 
 absl::StatusOr<double> FlopBudget(int devices, double peak_per_device, double seconds) {
-  for (auto st : {Devices(devices), Positive("peak_per_device", peak_per_device),
-                  Positive("seconds", seconds)}) {
+  for (auto st : {Devices(devices), RequirePositive("peak_per_device", peak_per_device),
+                  RequirePositive("seconds", seconds)}) {
     if (!st.ok()) return st;
   }
   return devices * peak_per_device * seconds;
 }
 
 absl::StatusOr<double> TokensAffordable(double flop_budget, double params, double mfu) {
-  for (auto st : {Positive("flop_budget", flop_budget), Positive("params", params), MfuRange(mfu)}) {
+  for (auto st : {RequirePositive("flop_budget", flop_budget), RequirePositive("params", params), MfuRange(mfu)}) {
     if (!st.ok()) return st;
   }
   return flop_budget * mfu / (6.0 * params);

@@ -1,6 +1,6 @@
-// Back-of-the-envelope estimates from seeds 001 and 003: training time, decode bound, tokens
+// Back-of-the-envelope estimates (the usual worked examples): training time, decode bound, tokens
 // affordable within a FLOP budget. All training work is 6ND (6 FLOPs per parameter per token,
-// attention term ignored, as the seeds' worked examples do).
+// attention term ignored, as the usual worked examples do).
 #ifndef ACCOUNTING_ESTIMATES_H_
 #define ACCOUNTING_ESTIMATES_H_
 

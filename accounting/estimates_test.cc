@@ -1,4 +1,4 @@
-// Estimates: ranges and errors (the seed figures are in seed_examples_test.cc).
+// Estimates: ranges and errors (the worked examples are in worked_examples_test.cc).
 #include "accounting/estimates.h"
 
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
 // A FLOP counter that code reports into, so tests can compare the FLOPs of the ops actually
-// issued with a formula (as PyTorch's FlopCounterMode does for the seeds' 2mkn check).
+// issued with a formula (as PyTorch's FlopCounterMode does for the 2mkn check).
 //
 // Ops call CountMatmul(m, k, n) / CountFlops(f, tag) unconditionally; they are no-ops unless a
 // ScopedFlopCounter is alive on the calling thread. Scopes nest: the innermost counter receives

@@ -1,4 +1,4 @@
-// FlopCounter, scoping and nesting; forward/backward ratios and 6ND from seed 001 measured by
+// FlopCounter, scoping and nesting; forward/backward ratios and 6ND (Kaplan et al. 2020) measured by
 // counting the matmuls a tiny linear network issues.
 #include "accounting/flop_counter.h"
 

@@ -5,20 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "accounting/validate.h"
 
 namespace accounting {
 namespace {
 
-absl::Status Positive(const char* name, double v) {
-  if (v > 0 && std::isfinite(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(name, "=", v, " is invalid: must be finite and > 0"));
-}
-
 absl::StatusOr<double> Utilisation(const char* flops_name, double flops, double seconds,
                                    double peak) {
-  for (auto st : {Positive(flops_name, flops), Positive("step_seconds", seconds),
-                  Positive("peak_flops_per_s", peak)}) {
+  for (auto st : {RequirePositive(flops_name, flops), RequirePositive("step_seconds", seconds),
+                  RequirePositive("peak_flops_per_s", peak)}) {
     if (!st.ok()) return st;
   }
   return flops / seconds / peak;
@@ -38,14 +33,14 @@ absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds,
 
 absl::StatusOr<double> MfuFromThroughput(double params, double tokens_per_s, int devices,
                                          double peak_per_device) {
-  for (auto st : {Positive("params", params), Positive("tokens_per_second", tokens_per_s),
-                  Positive("peak_per_device", peak_per_device)}) {
+  for (auto st : {RequirePositive("params", params), RequirePositive("tokens_per_second", tokens_per_s),
+                  RequirePositive("peak_per_device", peak_per_device)}) {
     if (!st.ok()) return st;
   }
   if (devices < 1) {
     return absl::InvalidArgumentError(absl::StrCat("devices=", devices, " is invalid: must be >= 1"));
   }
-  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored as in seed 003.
+  // 6N FLOPs per trained token (forward 2N + backward 4N), attention term ignored (the 6N convention of Kaplan et al. and PaLM).
   return 6.0 * params * tokens_per_s / (devices * peak_per_device);
 }
 

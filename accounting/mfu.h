@@ -2,11 +2,11 @@
 //
 //   MFU = model FLOPs per step / (step seconds * peak FLOP/s)
 //   HFU = the same with the FLOPs the hardware executed (e.g. + one forward pass for recompute)
-//   MfuFromThroughput = 6 * N * tokens/s / (devices * peak per device)   (seed 003, 6N only)
+//   MfuFromThroughput = 6 * N * tokens/s / (devices * peak per device)   (PaLM, Appendix B; 6N only)
 //
 // DDP: per rank, divide one rank's local work by ONE device's peak. Global work over one
 // device's peak inflates the figure by the world size; local work over all devices' peak
-// deflates it by the same factor (seed 000, 13.4).
+// deflates it by the same factor (as nanoGPT counts DDP).
 // A computed MFU above 1 is returned as is (the rating says "check your formula").
 #ifndef ACCOUNTING_MFU_H_
 #define ACCOUNTING_MFU_H_

@@ -1,4 +1,4 @@
-// MFU rating bands from seed 003.
+// MFU rating bands (mfu_rating.h).
 #include "accounting/mfu_rating.h"
 
 #include <limits>

@@ -1,4 +1,4 @@
-// MFU rating bands (seed 003): < 20% problem, 20-35% low, 35-45% fair, 45-55% good,
+// MFU rating bands (this project's reading of published MFUs: PaLM 46%, llm.c ~50%): < 20% problem, 20-35% low, 35-45% fair, 45-55% good,
 // 55-60% excellent, > 60% check the formula (or an fp8 peak). Lower bounds are inclusive.
 #ifndef ACCOUNTING_MFU_RATING_H_
 #define ACCOUNTING_MFU_RATING_H_

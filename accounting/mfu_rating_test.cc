@@ -1,4 +1,4 @@
-// MFU rating bands from seed 003, edges included.
+// MFU rating bands (mfu_rating.h), edges included.
 #include "accounting/mfu_rating.h"
 
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
 // The roofline: attainable FLOP/s = min(peak, intensity * bandwidth).
 // The ridge point (peak / bandwidth, FLOP/byte) splits memory-bound (left, the slope) from
-// compute-bound (right, the flat roof). A100: 312e12 / 2.0e12 = 156 FLOP/byte (seed 003).
+// compute-bound (right, the flat roof). A100: 312e12 / 2.0e12 = 156 FLOP/byte (Williams, Waterman and Patterson, "Roofline", CACM 2009).
 #ifndef ACCOUNTING_ROOFLINE_H_
 #define ACCOUNTING_ROOFLINE_H_
 

@@ -18,7 +18,7 @@ TEST(Roofline, ComputeBoundAboveTheRidge) {
 }
 
 TEST(Roofline, MemoryBoundBelowTheRidgeAndFraction) {
-  // x * 2 on 2^24 fp32 (seed 001): 1/8 FLOP/byte; 28.7 GB/s machine, 196 GFLOP/s peak.
+  // x * 2 on 2^24 fp32 (a worked example): 1/8 FLOP/byte; 28.7 GB/s machine, 196 GFLOP/s peak.
   const int64_t n = int64_t{1} << 24;
   const double bytes = ElementwiseBytes(n, 1, 1, 4);
   RooflineResult r = Roofline(196e9, 28.7e9, n, bytes, /*seconds=*/bytes / 14.35e9);

@@ -1,4 +1,4 @@
-// Tokens per second that carries its numerator and its denominator (seed 000, 13.2).
+// Tokens per second that carries its numerator and its denominator (nanoGPT's bench.py counts batch x block tokens per step).
 //
 // Numerator: whose tokens (one rank, or all ranks of a world), and whether the micro-batches of
 // gradient accumulation are in it. Denominator: what the timed window contains (data loading,

@@ -6,10 +6,27 @@
 
 #include "harness/exit_codes.h"
 #include "harness/skip.h"
+#include "harness/user_path.h"
 #include "sysinfo/cuda_info.h"
 #include "sysinfo/run_context.h"
 
 namespace harness {
+namespace {
+
+std::string& LeftOutNote() {
+  static std::string* note = new std::string();
+  return *note;
+}
+
+}  // namespace
+
+std::string ResolveBenchmarkOut(const std::string& binary, int argc, char** argv) {
+  const std::string path = RewritePathFlag(argc, argv, "benchmark_out");
+  if (!path.empty()) std::fprintf(stderr, "%s: --benchmark_out: writing %s\n", binary.c_str(), path.c_str());
+  return path;
+}
+
+void SetLeftOutNote(const std::string& note) { LeftOutNote() = note; }
 
 void AddRunContext() {
   const nlohmann::json rc = sysinfo::RunContext();
@@ -54,10 +71,12 @@ int RunSelectedBenchmarks(const std::string& binary, RunOutcome* outcome) {
   reporter.outcome()->selected = benchmark::RunSpecifiedBenchmarks(&reporter);
   const RunOutcome& o = *reporter.outcome();
   if (o.selected == 0) {
+    const std::string& note = LeftOutNote();
     std::fprintf(stderr,
                  "%s: error: --benchmark_filter='%s' selects no case (or is not a valid regex; see the "
-                 "message above); list the cases with --benchmark_list_tests\n",
-                 binary.c_str(), benchmark::GetBenchmarkFilter().c_str());
+                 "message above); list the cases with --benchmark_list_tests%s%s\n",
+                 binary.c_str(), benchmark::GetBenchmarkFilter().c_str(), note.empty() ? "" : "; ",
+                 note.c_str());
   }
   if (!o.skipped.empty()) {
     std::fprintf(stderr, "%s: %zu case(s) skipped as not applicable on this machine:\n", binary.c_str(),

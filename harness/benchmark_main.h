@@ -44,6 +44,17 @@ class OutcomeReporter : public benchmark::BenchmarkReporter {
   RunOutcome outcome_;
 };
 
+// Rewrites a relative --benchmark_out=FILE in argv to an absolute path in the folder `bazel run`
+// was started from (harness/user_path.h), before benchmark::Initialize reads it (Google
+// Benchmark would open it relative to the runfiles folder), and prints
+// "<binary>: --benchmark_out: writing <path>" on stderr. Returns the path, "" without the flag.
+std::string ResolveBenchmarkOut(const std::string& binary, int argc, char** argv);
+
+// A note on cases this binary did not register (e.g. "80 CUDA case(s) not registered: no CUDA
+// device: <reason>"): RunSelectedBenchmarks repeats it when the filter selects nothing, so a
+// run that asked only for those cases fails with the reason.
+void SetLeftOutNote(const std::string& note);
+
 // Runs the cases --benchmark_filter selects with the default display reporter (and the file
 // reporter --benchmark_out asks for), prints what failed or was skipped on stderr prefixed by
 // `binary`, and returns the exit code. With --benchmark_list_tests only an empty selection is

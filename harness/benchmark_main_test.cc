@@ -74,5 +74,19 @@ TEST(RunSelectedBenchmarks, EmptyOrInvalidFilterFails) {
   EXPECT_EQ(o.selected, 0u);
 }
 
+// Cases a binary left out (CUDA cases without a device): a filter that asked only for them
+// fails, and the message says why they are not there.
+TEST(RunSelectedBenchmarks, EmptySelectionRepeatsTheLeftOutNote) {
+  SetLeftOutNote("4 CUDA case(s) not registered: no CUDA device: test");
+  RunOutcome o;
+  testing::internal::CaptureStderr();
+  const int rc = RunWith("cuda", &o);
+  const std::string err = testing::internal::GetCapturedStderr();
+  SetLeftOutNote("");
+  EXPECT_EQ(rc, kExitFailure);
+  EXPECT_NE(err.find("selects no case"), std::string::npos) << err;
+  EXPECT_NE(err.find("; 4 CUDA case(s) not registered: no CUDA device: test"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace harness

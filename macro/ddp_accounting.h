@@ -1,4 +1,4 @@
-// Per-rank accounting for data-parallel training (seed 000, 13.4): which work over which peak.
+// Per-rank accounting for data-parallel training (as nanoGPT counts DDP: every rank its own tokens over its own peak): which work over which peak.
 //
 //   per-rank MFU = LOCAL work / (step seconds x ONE device's peak)
 //     local work = its batch x accumulation steps x seq x FLOPs per token

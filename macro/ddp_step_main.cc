@@ -18,14 +18,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <ctime>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/usage_config.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
@@ -33,10 +34,12 @@
 #include "absl/strings/str_format.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
-#include "harness/stale_temp.h"
+#include "harness/flags_main.h"
+#include "harness/atomic_file.h"
 #include "macro/ddp_accounting.h"
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"
+#include "harness/benchmark_json.h"
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
@@ -56,6 +59,10 @@ ABSL_FLAG(int, grad_accum, 1, "gradient-accumulation micro-steps per optimizer s
 ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error (a peer died or hung); <= 0: none");
 ABSL_FLAG(double, baseline_mfu, 0, "MFU of a 1-rank run of the same config: prints the scaling loss (MFU at N / MFU at 1)");
 ABSL_FLAG(std::string, json_out, "", "rank 0 writes the per-rank figures here as JSON (temp file, then rename)");
+ABSL_FLAG(std::string, benchmark_out, "",
+          "rank 0 writes Google Benchmark JSON here: one iteration entry per timed step (real_time: the slowest "
+          "rank's step, ms), the run context, counters mfu, mfu_min, comm_share, tokens_per_second, verified; "
+          "tools/gate and compare.py read it");
 ABSL_FLAG(int, test_exit_rank, -1, "testing: this rank exits (code 7) at --test_fail_step without a word to the others");
 ABSL_FLAG(int, test_hang_rank, -1, "testing: this rank stops responding at --test_fail_step");
 ABSL_FLAG(int, test_fail_step, 2, "testing: the step (from 1, warm-up included) at which the test rank fails");
@@ -104,22 +111,6 @@ std::string Fingerprint(const StepOptions& o, int grad_accum) {
                       " ceilings=", o.ceilings);
 }
 
-absl::Status WriteJsonAtomically(const std::string& path, const nlohmann::json& j) {
-  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream f(tmp);
-    if (!f) return absl::InvalidArgumentError(absl::StrCat("--json_out=", path, ": cannot write ", tmp));
-    f << j.dump(2) << "\n";
-    if (!f) return absl::InternalError(absl::StrCat("--json_out=", path, ": write failed"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat("--json_out=", path, ": rename failed"));
-  }
-  return absl::OkStatus();
-}
-
 struct Setup {
   StepOptions o;
   int grad_accum = 1;
@@ -131,6 +122,35 @@ struct Setup {
   std::string peak_rule;        // which case of rank_peak.h applied
   accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
 };
+
+// CPU threads per rank when --threads is not given: the node's cores shared among its ranks,
+// no more than the CPUs the rank is bound to. Recorded in o->choices.
+void ChooseThreadsPerRank(StepOptions* o) {
+  sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+  int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+  o->threads = std::max(1, cores / g_world->local_size());
+  std::string why = absl::StrCat(cores, " cores / ", g_world->local_size(), " ranks on this node");
+  // mpirun binds each rank to one core by default when there are no more ranks than cores:
+  // more threads than the rank may run on would share that core.
+  if (const int bound = AffinityCpus(); bound > 0 && bound < o->threads) {
+    o->threads = bound;
+    absl::StrAppend(&why, "; this rank is bound to ", bound, bound == 1 ? " CPU" : " CPUs",
+                    " (mpirun --bind-to none lifts it)");
+  }
+  o->choices.push_back(absl::StrCat("threads: ", o->threads, " per rank (", why, ")"));
+}
+
+// This rank's data: its own shard (seed + rank) of the token file, or random batches.
+absl::StatusOr<std::unique_ptr<model::BatchSource>> MakeRankSource(const StepOptions& o, int rank) {
+  const uint64_t seed = o.seed + static_cast<uint64_t>(rank);
+  if (!o.real_data) return model::MakeFixedRandomBatchSource(o.batch, o.seq, o.config.vocab, seed);
+  auto file = model::TokenFile::Open(o.data);
+  if (!file.ok()) return absl::InvalidArgumentError(absl::StrCat("--data: ", file.status().message()));
+  std::shared_ptr<const model::TokenFile> shared(std::move(*file));
+  auto src = model::MakeTokenFileBatchSource(shared, o.batch, o.seq, o.config.vocab, seed);
+  if (!src.ok()) return absl::InvalidArgumentError(absl::StrCat("--data: ", src.status().message()));
+  return src;
+}
 
 // Everything a rank builds before training; collective: every rank returns the same status.
 absl::Status Build(Setup* s) {
@@ -148,20 +168,7 @@ absl::Status Build(Setup* s) {
   if (auto st = AllOk("flags", local); !st.ok()) return st;
   s->o = *options;
   StepOptions& o = s->o;
-  if (o.device == "cpu" && o.threads == 0) {
-    sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
-    int cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
-    o.threads = std::max(1, cores / g_world->local_size());
-    std::string why = absl::StrCat(cores, " cores / ", g_world->local_size(), " ranks on this node");
-    // mpirun binds each rank to one core by default when there are no more ranks than cores:
-    // more threads than the rank may run on would share that core.
-    if (const int bound = AffinityCpus(); bound > 0 && bound < o.threads) {
-      o.threads = bound;
-      absl::StrAppend(&why, "; this rank is bound to ", bound, bound == 1 ? " CPU" : " CPUs",
-                      " (mpirun --bind-to none lifts it)");
-    }
-    o.choices.push_back(absl::StrCat("threads: ", o.threads, " per rank (", why, ")"));
-  }
+  if (o.device == "cpu" && o.threads == 0) ChooseThreadsPerRank(&o);
   // Configs that differ across ranks (checked at start).
   if (auto st = CheckSameOnAllRanks(g_world, "configuration", Fingerprint(o, s->grad_accum)); !st.ok()) return st;
   for (const std::string& c : o.choices) Log0(absl::StrCat("ddp_step: ", c));
@@ -201,22 +208,9 @@ absl::Status Build(Setup* s) {
     else local = flops.status();
   }
   if (local.ok()) {
-    const uint64_t seed = o.seed + static_cast<uint64_t>(r);  // each rank its own shard
-    if (o.real_data) {
-      auto file = model::TokenFile::Open(o.data);
-      if (!file.ok()) {
-        local = absl::InvalidArgumentError(absl::StrCat("--data: ", file.status().message()));
-      } else {
-        std::shared_ptr<const model::TokenFile> shared(std::move(*file));
-        auto src = model::MakeTokenFileBatchSource(shared, o.batch, o.seq, o.config.vocab, seed);
-        if (src.ok()) s->source = std::move(*src);
-        else local = absl::InvalidArgumentError(absl::StrCat("--data: ", src.status().message()));
-      }
-    } else {
-      auto src = model::MakeFixedRandomBatchSource(o.batch, o.seq, o.config.vocab, seed);
-      if (src.ok()) s->source = std::move(*src);
-      else local = src.status();
-    }
+    auto src = MakeRankSource(o, r);
+    if (src.ok()) s->source = std::move(*src);
+    else local = src.status();
   }
   if (local.ok()) {
     s->clock = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
@@ -231,6 +225,338 @@ absl::Status Build(Setup* s) {
   return absl::OkStatus();
 }
 
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), what.c_str());
+  std::fflush(stderr);
+  comm::MpiWorld::Abort(1);
+}
+
+double ProcessCpuSeconds() {
+  timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+model::AdamWConfig AdamWFromOptions(const StepOptions& o) {
+  model::AdamWConfig opt;
+  opt.lr = static_cast<float>(o.lr);
+  opt.weight_decay = static_cast<float>(o.weight_decay);
+  opt.beta1 = static_cast<float>(o.beta1);
+  opt.beta2 = static_cast<float>(o.beta2);
+  return opt;
+}
+
+// --test_exit_rank / --test_hang_rank: this rank fails at `step` as the tests ask.
+void MaybeFailForTest(int step, int rank) {
+  if (step != absl::GetFlag(FLAGS_test_fail_step)) return;
+  if (rank == absl::GetFlag(FLAGS_test_exit_rank)) {
+    std::fprintf(stderr, "%s: --test_exit_rank: exiting at step %d\n", Prefix().c_str(), step);
+    std::fflush(stderr);
+    std::_Exit(7);
+  }
+  if (rank == absl::GetFlag(FLAGS_test_hang_rank)) {
+    std::fprintf(stderr, "%s: --test_hang_rank: hanging at step %d\n", Prefix().c_str(), step);
+    std::fflush(stderr);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+// This rank's timed steps: the trainer's times and the process CPU seconds of each.
+struct TimedSteps {
+  std::vector<DdpStepTimes> times;
+  std::vector<double> cpu_s;
+};
+
+// Warm-up and timed steps, one line each (rank 0's figures).
+TimedSteps Train(Setup* s) {
+  const StepOptions& o = s->o;
+  const int r = g_world->rank();
+  DdpTrainer trainer(g_world, s->model.get(), s->reducer.get(), s->clock.get(), s->grad_accum, AdamWFromOptions(o));
+  if (auto st = trainer.BroadcastParams(); !st.ok()) Die(std::string(st.message()));
+  auto next = [&](model::Batch* b) { return s->source->Next(b); };
+  TimedSteps timed;
+  const int total_steps = o.warmup_steps + o.steps;
+  for (int i = 1; i <= total_steps; ++i) {
+    MaybeFailForTest(i, r);
+    const double cpu0 = ProcessCpuSeconds();
+    auto t = trainer.Step(next);
+    const double cpu = ProcessCpuSeconds() - cpu0;
+    if (!t.ok()) Die(absl::StrCat("in step ", i, ": ", t.status().message()));
+    const bool warm = i <= o.warmup_steps;
+    if (!warm) {
+      timed.times.push_back(*t);
+      timed.cpu_s.push_back(cpu);
+    }
+    auto mfu = PerRankMfu(s->flops.model_flops_per_step, t->total(), s->peak.flops_per_s);
+    Log0(absl::StrFormat("step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm %8.2f ms (%4.1f%%) | mfu %s",
+                         warm ? i : i - o.warmup_steps, warm ? o.warmup_steps : o.steps, warm ? "warm-up" : "timed",
+                         t->loss, t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(),
+                         mfu.ok() ? accounting::FormatPercent(*mfu) : "n/a"));
+  }
+  return timed;
+}
+
+// Every rank's figures over its timed steps, gathered on every rank (index: rank).
+struct RankFigures {
+  SeriesStats st;  // this rank's step times
+  std::vector<double> mfus, steps_med, comm_med, comm_share, tps, sums, hashes, losses, peaks;
+  bool identical = false;  // parameters identical on every rank after the last step
+};
+
+RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
+  const int W = g_world->size();
+  std::vector<double> totals, comms;
+  for (const DdpStepTimes& t : timed.times) {
+    totals.push_back(t.total());
+    comms.push_back(t.comm);
+  }
+  RankFigures f;
+  f.st = Summarise(totals);
+  const SeriesStats sc = Summarise(comms);
+  auto mfu = PerRankMfu(s.flops.model_flops_per_step * f.st.n, f.st.sum, s.peak.flops_per_s);
+  const double local_tokens = static_cast<double>(s.o.tokens_per_step()) * s.grad_accum * f.st.n;
+  auto hash = ParamsHash(s.model.get());
+  const std::vector<double> mine = {mfu.ok() ? *mfu : 0,
+                                    f.st.median,
+                                    sc.median,
+                                    sc.sum / std::max(f.st.sum, 1e-30),
+                                    local_tokens / std::max(f.st.sum, 1e-30),
+                                    f.st.sum,
+                                    hash.ok() ? static_cast<double>(*hash >> 12) : -1,
+                                    timed.times.empty() ? 0 : timed.times.back().loss,
+                                    s.peak.flops_per_s};
+  const int kF = static_cast<int>(mine.size());
+  auto all = g_world->AllgatherDoubles(mine);
+  if (!all.ok()) Die(std::string(all.status().message()));
+  auto field = [&](int k) {
+    std::vector<double> v(W);
+    for (int q = 0; q < W; ++q) v[q] = (*all)[q * kF + k];
+    return v;
+  };
+  f.mfus = field(0), f.steps_med = field(1), f.comm_med = field(2), f.comm_share = field(3), f.tps = field(4);
+  f.sums = field(5), f.hashes = field(6), f.losses = field(7), f.peaks = field(8);
+  f.identical = std::all_of(f.hashes.begin(), f.hashes.end(),
+                            [&](double h) { return h == f.hashes[0] && h >= 0; });
+  return f;
+}
+
+// Every rank's time of every timed step, gathered on every rank: [rank][step].
+struct StepMatrix {
+  std::vector<std::vector<double>> total, comm, cpu;
+};
+
+StepMatrix GatherStepMatrix(const TimedSteps& timed) {
+  const int W = g_world->size(), n = static_cast<int>(timed.times.size());
+  std::vector<double> mine;
+  for (int i = 0; i < n; ++i) {
+    mine.insert(mine.end(), {timed.times[i].total(), timed.times[i].comm, timed.cpu_s[i]});
+  }
+  auto all = g_world->AllgatherDoubles(mine);
+  if (!all.ok()) Die(std::string(all.status().message()));
+  StepMatrix m;
+  m.total.assign(W, std::vector<double>(n));
+  m.comm = m.cpu = m.total;
+  for (int q = 0; q < W; ++q) {
+    for (int i = 0; i < n; ++i) {
+      const double* v = &(*all)[(static_cast<size_t>(q) * n + i) * 3];
+      m.total[q][i] = v[0];
+      m.comm[q][i] = v[1];
+      m.cpu[q][i] = v[2];
+    }
+  }
+  return m;
+}
+
+std::string CaseName(const Setup& s) {
+  return absl::StrCat("BM_DdpStep/", s.o.CaseName(), "/ranks:", g_world->size(), "/accum:", s.grad_accum);
+}
+
+void LogRankTable(const Setup& s, const RankFigures& f) {
+  Log0(absl::StrCat("\n== per-rank figures: ", CaseName(s), ", ", f.st.n, " timed steps after ", s.o.warmup_steps,
+                    " warm-up"));
+  Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
+                       "tokens/s", "loss", "peak GFLOP/s", "MFU"));
+  for (int q = 0; q < g_world->size(); ++q) {
+    Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %13.1f %10s", q, f.steps_med[q] * 1e3,
+                         f.comm_med[q] * 1e3, 100 * f.comm_share[q], f.tps[q], f.losses[q], f.peaks[q] / 1e9,
+                         accounting::FormatPercent(f.mfus[q])));
+  }
+}
+
+// MFU and all-reduce share across ranks; what the MFU divides.
+void LogRankSummary(const Setup& s, const RankFigures& f) {
+  const int W = g_world->size();
+  const double local_flops = s.flops.model_flops_per_step;
+  auto sm = SummariseRanks(f.mfus);
+  auto scs = SummariseRanks(f.comm_share);
+  auto scm = SummariseRanks(f.comm_med);
+  if (sm.ok()) {
+    Log0(absl::StrFormat("MFU per rank  min %s (rank %d) | median %s | max %s (rank %d) | mean %s",
+                         accounting::FormatPercent(sm->min), sm->argmin, accounting::FormatPercent(sm->median),
+                         accounting::FormatPercent(sm->max), sm->argmax, accounting::FormatPercent(sm->mean)));
+  }
+  if (scs.ok() && scm.ok()) {
+    Log0(absl::StrFormat("comm          all-reduce median %.3f ms per step (ranks' median; max %.3f ms); "
+                         "share of the step: min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%",
+                         scm->median * 1e3, scm->max * 1e3, 100 * scs->min, 100 * scs->median,
+                         100 * scs->max, 100 * scs->mean));
+    Log0("              (the all-reduce time includes waiting for slower ranks)");
+  }
+  Log0(absl::StrFormat("numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
+                       "(%s) = %.4g FLOPs per step",
+                       s.o.batch, s.grad_accum, s.o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
+  Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
+                       "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
+  auto inflated = InflatedMfu(local_flops * f.st.n, W, f.sums[0], s.peak.flops_per_s);
+  auto deflated = DeflatedMfu(local_flops * f.st.n, W, f.sums[0], s.peak.flops_per_s);
+  if (W > 1 && inflated.ok() && deflated.ok()) {
+    Log0(absl::StrFormat("not used      rank 0's global work / one peak = %s (x%d too high); local work / all %d "
+                         "peaks = %s (/%d too low)",
+                         accounting::FormatPercent(*inflated), W, W, accounting::FormatPercent(*deflated), W));
+  }
+}
+
+// Tokens/s of the whole job, the scaling against a 1-rank run, and whether the ranks agree.
+void LogThroughputAndScaling(const Setup& s, const RankFigures& f) {
+  const int W = g_world->size();
+  double mean_sum = 0;
+  for (double x : f.sums) mean_sum += x / W;
+  accounting::TokenCount num;
+  // Exact count: every rank trains B x accum x T tokens per step.
+  num.tokens = static_cast<double>(W) * s.o.batch * s.grad_accum * s.o.seq * f.st.n;
+  num.ranks = accounting::RankScope::kAllRanks;
+  num.world_size = W;
+  num.includes_grad_accum = s.grad_accum > 1;
+  accounting::TimedPhases den;
+  den.data = true;
+  den.optimizer = true;
+  den.logging = true;
+  auto tp = accounting::TrainingThroughput::Make(num, mean_sum, den);
+  if (tp.ok()) Log0(absl::StrCat("tokens/s      ", tp->ToString()));
+  if (W == 1) {
+    Log0(absl::StrFormat("baseline      1 rank: this is the non-DDP MFU (%s); give --baseline_mfu=%.6f to an "
+                         "N-rank run of the same config for its scaling loss",
+                         accounting::FormatPercent(f.mfus[0]), f.mfus[0]));
+  }
+  const double baseline = absl::GetFlag(FLAGS_baseline_mfu);
+  auto sm = SummariseRanks(f.mfus);
+  if (baseline > 0 && sm.ok()) {
+    auto ratio = ScalingRatio(sm->mean, baseline);
+    if (ratio.ok()) {
+      Log0(absl::StrFormat("scaling       mean MFU at %d ranks %s vs 1 rank %s: %.3f (scaling loss %.1f%%)", W,
+                           accounting::FormatPercent(sm->mean), accounting::FormatPercent(baseline), *ratio,
+                           100 * (1 - *ratio)));
+    }
+  }
+  Log0(f.identical ? "parameters    identical on every rank after the last step (hash of the bytes)"
+                   : "parameters    DIFFER across ranks after the last step: the all-reduce or the data split is wrong");
+}
+
+// --json_out: the per-rank figures.
+nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
+  const int W = g_world->size();
+  const StepOptions& o = s.o;
+  nlohmann::json j;
+  j["case"] = CaseName(s);
+  j["ranks"] = W;
+  j["device"] = o.device;
+  j["allreduce"] = s.reducer->name();
+  j["model"] = model::DescribeConfig(o.config);
+  j["batch_per_rank"] = o.batch;
+  j["seq"] = o.seq;
+  j["grad_accum"] = s.grad_accum;
+  j["timed_steps"] = f.st.n;
+  j["local_flops_per_step"] = s.flops.model_flops_per_step;
+  j["peak_flops_per_device"] = s.peak.flops_per_s;  // rank 0's; each rank's in per_rank
+  j["peak_source"] = s.peak.source;
+  j["peak_rule"] = s.peak_rule;
+  if (o.device == "cpu") {
+    const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+    j["threads_per_rank"] = o.threads;
+    j["cores"] = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
+  }
+  j["mfu_convention"] = "local work / (step seconds x one device's peak)";
+  j["per_rank"] = nlohmann::json::array();
+  for (int q = 0; q < W; ++q) {
+    j["per_rank"].push_back({{"rank", q}, {"mfu", f.mfus[q]}, {"step_ms_median", f.steps_med[q] * 1e3},
+                             {"comm_ms_median", f.comm_med[q] * 1e3}, {"comm_share", f.comm_share[q]},
+                             {"tokens_per_second", f.tps[q]}, {"loss", f.losses[q]},
+                             {"peak_flops", f.peaks[q]}});
+  }
+  if (auto sm = SummariseRanks(f.mfus); sm.ok()) {
+    j["mfu_summary"] = {{"min", sm->min}, {"median", sm->median}, {"max", sm->max}, {"mean", sm->mean}};
+  }
+  j["params_identical"] = f.identical;
+  return j;
+}
+
+std::string g_executable = "ddp_step";
+
+// --benchmark_out: one Google Benchmark iteration entry per timed step (harness/benchmark_json.h).
+// real_time is the slowest rank's step, cpu_time the largest process CPU time of a rank (all its
+// threads) in that step; the counters are over the ranks; verified = parameters identical.
+absl::StatusOr<nlohmann::json> BenchmarkJsonOf(const Setup& s, const RankFigures& f, const StepMatrix& m) {
+  const int W = g_world->size();
+  const int n = m.total.empty() ? 0 : static_cast<int>(m.total[0].size());
+  const double global_tokens = static_cast<double>(W) * s.o.tokens_per_step() * s.grad_accum;
+  std::vector<harness::BenchmarkEntry> entries;
+  for (int i = 0; i < n; ++i) {
+    harness::BenchmarkEntry e;
+    e.name = CaseName(s);
+    e.repetitions = n;
+    e.repetition_index = i;
+    e.time_unit = "ms";
+    double slowest = 0, cpu = 0, mfu_sum = 0, mfu_min = 1e300, share_sum = 0;
+    for (int q = 0; q < W; ++q) {
+      slowest = std::max(slowest, m.total[q][i]);
+      cpu = std::max(cpu, m.cpu[q][i]);
+      const double mfu = s.flops.model_flops_per_step / std::max(m.total[q][i] * f.peaks[q], 1e-30);
+      mfu_sum += mfu;
+      mfu_min = std::min(mfu_min, mfu);
+      share_sum += m.comm[q][i] / std::max(m.total[q][i], 1e-30);
+    }
+    e.real_time = slowest * 1e3;
+    e.cpu_time = cpu * 1e3;
+    e.counters = {{"mfu", mfu_sum / W},
+                  {"mfu_min", mfu_min},
+                  {"comm_share", share_sum / W},
+                  {"tokens_per_second", global_tokens / std::max(slowest, 1e-30)},
+                  {"flops_per_step", s.flops.model_flops_per_step * W},
+                  {"ranks", W},
+                  {"grad_accum", s.grad_accum},
+                  {"verified", f.identical ? 1.0 : 0.0}};
+    entries.push_back(std::move(e));
+  }
+  nlohmann::json context = harness::BenchmarkContext(g_executable);
+  context["mlbench_ddp_allreduce"] = s.reducer->name();
+  context["mlbench_ddp_peak_source"] = s.peak.source;
+  return harness::BenchmarkJson(context, entries);
+}
+
+// Rank 0 writes the files asked for; false when one could not be written.
+bool WriteOutputs(const Setup& s, const RankFigures& f, const StepMatrix& m) {
+  bool ok = true;
+  if (const std::string path = absl::GetFlag(FLAGS_json_out); !path.empty()) {
+    if (auto st = harness::WriteJsonFile("--json_out", path, RankJson(s, f)); !st.ok()) {
+      std::fprintf(stderr, "ddp_step: error: %s\n", std::string(st.message()).c_str());
+      ok = false;
+    } else {
+      Log0(absl::StrCat("json          ", path));
+    }
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_benchmark_out); !path.empty()) {
+    absl::StatusOr<nlohmann::json> j = BenchmarkJsonOf(s, f, m);
+    absl::Status st = j.ok() ? harness::WriteJsonFile("--benchmark_out", path, *j) : j.status();
+    if (!st.ok()) {
+      std::fprintf(stderr, "ddp_step: error: %s\n", std::string(st.message()).c_str());
+      ok = false;
+    } else {
+      Log0(absl::StrCat("benchmark     ", path, " (Google Benchmark JSON, one entry per timed step)"));
+    }
+  }
+  return ok;
+}
+
 int Run() {
   Setup s;
   if (auto st = Build(&s); !st.ok()) {
@@ -238,206 +564,32 @@ int Run() {
     std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(st.message()).c_str());
     return 2;
   }
-  const StepOptions& o = s.o;
-  const int W = g_world->size(), r = g_world->rank();
-  model::AdamWConfig opt;
-  opt.lr = static_cast<float>(o.lr);
-  opt.weight_decay = static_cast<float>(o.weight_decay);
-  opt.beta1 = static_cast<float>(o.beta1);
-  opt.beta2 = static_cast<float>(o.beta2);
-  DdpTrainer trainer(g_world, s.model.get(), s.reducer.get(), s.clock.get(), s.grad_accum, opt);
-  if (auto st = trainer.BroadcastParams(); !st.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(st.message()).c_str());
-    comm::MpiWorld::Abort(1);
-  }
-  auto next = [&](model::Batch* b) { return s.source->Next(b); };
-  const double local_flops = s.flops.model_flops_per_step;
-  std::vector<DdpStepTimes> timed;
-  const int total_steps = o.warmup_steps + o.steps;
-  for (int i = 1; i <= total_steps; ++i) {
-    if (i == absl::GetFlag(FLAGS_test_fail_step)) {
-      if (r == absl::GetFlag(FLAGS_test_exit_rank)) {
-        std::fprintf(stderr, "%s: --test_exit_rank: exiting at step %d\n", Prefix().c_str(), i);
-        std::fflush(stderr);
-        std::_Exit(7);
-      }
-      if (r == absl::GetFlag(FLAGS_test_hang_rank)) {
-        std::fprintf(stderr, "%s: --test_hang_rank: hanging at step %d\n", Prefix().c_str(), i);
-        std::fflush(stderr);
-        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-      }
-    }
-    auto t = trainer.Step(next);
-    if (!t.ok()) {
-      std::fprintf(stderr, "%s: error in step %d: %s\n", Prefix().c_str(), i, std::string(t.status().message()).c_str());
-      comm::MpiWorld::Abort(1);
-    }
-    const bool warm = i <= o.warmup_steps;
-    if (!warm) timed.push_back(*t);
-    auto mfu = PerRankMfu(local_flops, t->total(), s.peak.flops_per_s);
-    Log0(absl::StrFormat("step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm %8.2f ms (%4.1f%%) | mfu %s",
-                         warm ? i : i - o.warmup_steps, warm ? o.warmup_steps : o.steps, warm ? "warm-up" : "timed",
-                         t->loss, t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(),
-                         mfu.ok() ? accounting::FormatPercent(*mfu) : "n/a"));
-  }
-
-  // Per-rank figures over the timed steps.
-  std::vector<double> totals, comms;
-  for (const DdpStepTimes& t : timed) {
-    totals.push_back(t.total());
-    comms.push_back(t.comm);
-  }
-  SeriesStats st = Summarise(totals), sc = Summarise(comms);
-  auto mfu = PerRankMfu(local_flops * st.n, st.sum, s.peak.flops_per_s);
-  const double local_tokens = static_cast<double>(o.tokens_per_step()) * s.grad_accum * st.n;
-  auto hash = ParamsHash(s.model.get());
-  std::vector<double> mine = {mfu.ok() ? *mfu : 0,
-                              st.median,
-                              sc.median,
-                              sc.sum / std::max(st.sum, 1e-30),
-                              local_tokens / std::max(st.sum, 1e-30),
-                              st.sum,
-                              hash.ok() ? static_cast<double>(*hash >> 12) : -1,
-                              timed.empty() ? 0 : timed.back().loss,
-                              s.peak.flops_per_s};
-  constexpr int kF = 9;
-  auto all = g_world->AllgatherDoubles(mine);
-  if (!all.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(all.status().message()).c_str());
-    comm::MpiWorld::Abort(1);
-  }
-  auto field = [&](int k) {
-    std::vector<double> v(W);
-    for (int q = 0; q < W; ++q) v[q] = (*all)[q * kF + k];
-    return v;
-  };
-  std::vector<double> mfus = field(0), steps_med = field(1), comm_med = field(2), comm_share = field(3),
-                      tps = field(4), sums = field(5), hashes = field(6), losses = field(7),
-                      peaks = field(8);
-  bool identical = std::all_of(hashes.begin(), hashes.end(), [&](double h) { return h == hashes[0] && h >= 0; });
-  int rc = identical ? 0 : 1;
-  if (r == 0) {
-    Log0(absl::StrCat("\n== per-rank figures: BM_DdpStep/", o.CaseName(), "/ranks:", W, "/accum:", s.grad_accum, ", ",
-                      st.n, " timed steps after ", o.warmup_steps, " warm-up"));
-    Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
-                         "tokens/s", "loss", "peak GFLOP/s", "MFU"));
-    for (int q = 0; q < W; ++q) {
-      Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %13.1f %10s", q, steps_med[q] * 1e3,
-                           comm_med[q] * 1e3, 100 * comm_share[q], tps[q], losses[q], peaks[q] / 1e9,
-                           accounting::FormatPercent(mfus[q])));
-    }
-    auto sm = SummariseRanks(mfus);
-    auto scs = SummariseRanks(comm_share);
-    auto scm = SummariseRanks(comm_med);
-    if (sm.ok()) {
-      Log0(absl::StrFormat("MFU per rank  min %s (rank %d) | median %s | max %s (rank %d) | mean %s",
-                           accounting::FormatPercent(sm->min), sm->argmin, accounting::FormatPercent(sm->median),
-                           accounting::FormatPercent(sm->max), sm->argmax, accounting::FormatPercent(sm->mean)));
-    }
-    if (scs.ok() && scm.ok()) {
-      Log0(absl::StrFormat("comm          all-reduce median %.3f ms per step (ranks' median; max %.3f ms); "
-                           "share of the step: min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%",
-                           scm->median * 1e3, scm->max * 1e3, 100 * scs->min, 100 * scs->median,
-                           100 * scs->max, 100 * scs->mean));
-      Log0("              (the all-reduce time includes waiting for slower ranks)");
-    }
-    Log0(absl::StrFormat("numerator     LOCAL work per rank: B=%d x accum=%d x T=%d tokens x %.4g FLOPs/token "
-                         "(%s) = %.4g FLOPs per step",
-                         o.batch, s.grad_accum, o.seq, s.flops.model_flops_per_token, s.flops.Describe(), local_flops));
-    Log0(absl::StrFormat("denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
-                         "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s", s.peak.flops_per_s, s.peak.source));
-    double mean_sum = 0;
-    for (double x : sums) mean_sum += x / W;
-    auto inflated = InflatedMfu(local_flops * st.n, W, sums[0], s.peak.flops_per_s);
-    auto deflated = DeflatedMfu(local_flops * st.n, W, sums[0], s.peak.flops_per_s);
-    if (W > 1 && inflated.ok() && deflated.ok()) {
-      Log0(absl::StrFormat("not used      rank 0's global work / one peak = %s (x%d too high); local work / all %d "
-                           "peaks = %s (/%d too low)",
-                           accounting::FormatPercent(*inflated), W, W, accounting::FormatPercent(*deflated), W));
-    }
-    accounting::TokenCount num;
-    // Exact count: every rank trains B x accum x T tokens per step.
-    num.tokens = static_cast<double>(W) * o.batch * s.grad_accum * o.seq * st.n;
-    num.ranks = accounting::RankScope::kAllRanks;
-    num.world_size = W;
-    num.includes_grad_accum = s.grad_accum > 1;
-    accounting::TimedPhases den;
-    den.data = true;
-    den.optimizer = true;
-    den.logging = true;
-    auto tp = accounting::TrainingThroughput::Make(num, mean_sum, den);
-    if (tp.ok()) Log0(absl::StrCat("tokens/s      ", tp->ToString()));
-    const double baseline = absl::GetFlag(FLAGS_baseline_mfu);
-    if (W == 1) {
-      Log0(absl::StrFormat("baseline      1 rank: this is the non-DDP MFU (%s); give --baseline_mfu=%.6f to an "
-                           "N-rank run of the same config for its scaling loss",
-                           accounting::FormatPercent(mfus[0]), mfus[0]));
-    }
-    if (baseline > 0 && sm.ok()) {
-      auto ratio = ScalingRatio(sm->mean, baseline);
-      if (ratio.ok()) {
-        Log0(absl::StrFormat("scaling       mean MFU at %d ranks %s vs 1 rank %s: %.3f (scaling loss %.1f%%)", W,
-                             accounting::FormatPercent(sm->mean), accounting::FormatPercent(baseline), *ratio,
-                             100 * (1 - *ratio)));
-      }
-    }
-    Log0(identical ? "parameters    identical on every rank after the last step (hash of the bytes)"
-                   : "parameters    DIFFER across ranks after the last step: the all-reduce or the data split is wrong");
-    if (const std::string path = absl::GetFlag(FLAGS_json_out); !path.empty()) {
-      nlohmann::json j;
-      j["case"] = absl::StrCat("BM_DdpStep/", o.CaseName(), "/ranks:", W, "/accum:", s.grad_accum);
-      j["ranks"] = W;
-      j["device"] = o.device;
-      j["allreduce"] = s.reducer->name();
-      j["model"] = model::DescribeConfig(o.config);
-      j["batch_per_rank"] = o.batch;
-      j["seq"] = o.seq;
-      j["grad_accum"] = s.grad_accum;
-      j["timed_steps"] = st.n;
-      j["local_flops_per_step"] = local_flops;
-      j["peak_flops_per_device"] = s.peak.flops_per_s;  // rank 0's; each rank's in per_rank
-      j["peak_source"] = s.peak.source;
-      j["peak_rule"] = s.peak_rule;
-      if (o.device == "cpu") {
-        const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
-        j["threads_per_rank"] = o.threads;
-        j["cores"] = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
-      }
-      j["mfu_convention"] = "local work / (step seconds x one device's peak)";
-      j["per_rank"] = nlohmann::json::array();
-      for (int q = 0; q < W; ++q) {
-        j["per_rank"].push_back({{"rank", q}, {"mfu", mfus[q]}, {"step_ms_median", steps_med[q] * 1e3},
-                                 {"comm_ms_median", comm_med[q] * 1e3}, {"comm_share", comm_share[q]},
-                                 {"tokens_per_second", tps[q]}, {"loss", losses[q]},
-                                 {"peak_flops", peaks[q]}});
-      }
-      if (sm.ok()) j["mfu_summary"] = {{"min", sm->min}, {"median", sm->median}, {"max", sm->max}, {"mean", sm->mean}};
-      j["params_identical"] = identical;
-      if (auto wst = WriteJsonAtomically(path, j); !wst.ok()) {
-        std::fprintf(stderr, "ddp_step: error: %s\n", std::string(wst.message()).c_str());
-        rc = 1;
-      } else {
-        Log0(absl::StrCat("json          ", path));
-      }
-    }
+  const TimedSteps timed = Train(&s);
+  const RankFigures f = GatherRankFigures(s, timed);
+  const StepMatrix m = GatherStepMatrix(timed);
+  int rc = f.identical ? 0 : 1;
+  if (g_world->rank() == 0) {
+    LogRankTable(s, f);
+    LogRankSummary(s, f);
+    LogThroughputAndScaling(s, f);
+    if (!WriteOutputs(s, f, m)) rc = 1;
   }
   return rc;
 }
 
-}  // namespace
-}  // namespace macro
+constexpr char kUsage[] =
+    "ddp_step: data-parallel GPT-2 training with per-rank MFU.\n"
+    "  mpirun -np N ddp_step [gpt_step's flags] [--grad_accum=A] [--baseline_mfu=X]\n"
+    "         [--json_out=FILE] [--benchmark_out=FILE]\n"
+    "  bazel run //macro:ddp_step_mpirun -- -np N [flags]\n"
+    "Rank 0 prints each step and the per-rank table: MFU per rank (local work over one device's\n"
+    "peak), all-reduce time and share, tokens/s. --benchmark_out writes Google Benchmark JSON\n"
+    "(tools/gate and compare.py read it).\n"
+    "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"
+    "an output file could not be written; 2 bad input (the message names the flag).";
 
-int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "ddp_step: data-parallel GPT-2 training with per-rank MFU.\n"
-      "  mpirun -np N ddp_step [gpt_step's flags] [--grad_accum=A] [--baseline_mfu=X]");
-  absl::FlagsUsageConfig usage;  // --help lists the shared flags and ddp_step's own
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, macro::kStepFlagsFile) || absl::StrContains(file, "ddp_step_main");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  // --timeout_s is needed before MPI is up: read it from argv by hand, parse the rest after.
+// --timeout_s is needed before MPI is up: read from argv by hand (the rest is parsed after).
+absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {
   double timeout_s = 120;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -447,12 +599,29 @@ int main(int argc, char** argv) {
     timeout_s = std::strtod(text, &end);
     // NaN would disarm every comparison of the watchdog; garbage would read as 0 (no timeout).
     if (end == text || *end != '\0' || !std::isfinite(timeout_s)) {
-      std::fprintf(stderr, "ddp_step: error: --timeout_s=%s is not a finite number of seconds "
-                           "(allowed: > 0, or <= 0 for no timeout)\n", text);
-      return 2;
+      return absl::InvalidArgumentError(absl::StrCat("--timeout_s=", text, " is not a finite number of seconds "
+                                                     "(allowed: > 0, or <= 0 for no timeout)"));
     }
   }
-  auto world = comm::MpiWorld::Init(&argc, &argv, timeout_s);
+  return timeout_s;
+}
+
+}  // namespace
+}  // namespace macro
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(macro::kUsage);
+  if (harness::WantsHelp(argc, argv)) {
+    harness::PrintFlagsHelp(macro::kUsage);
+    return 0;
+  }
+  macro::g_executable = argv[0];
+  absl::StatusOr<double> timeout_s = macro::TimeoutFromArgv(argc, argv);
+  if (!timeout_s.ok()) {
+    std::fprintf(stderr, "ddp_step: error: %s\n", std::string(timeout_s.status().message()).c_str());
+    return 2;
+  }
+  auto world = comm::MpiWorld::Init(&argc, &argv, *timeout_s);
   if (!world.ok()) {
     std::fprintf(stderr, "ddp_step: error: %s\n", std::string(world.status().message()).c_str());
     return 2;

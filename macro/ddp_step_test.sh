@@ -4,12 +4,15 @@
 #     parameters identical on both ranks (also with gradient accumulation).
 #  2. ddp_step (when given): prints the per-rank table; a config that differs across ranks is an
 #     error on every rank; a rank that dies ends the job with an error within the timeout.
-# Args: EQUIVALENCE_BINARY [DDP_STEP_BINARY]
+#  3. ddp_step's --benchmark_out (Google Benchmark JSON) is accepted by the gate (when given):
+#     recorded as a baseline with --update, then gated against itself: exit 0.
+# Args: EQUIVALENCE_BINARY [DDP_STEP_BINARY [GATE_BINARY]]
 set -euo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none
 equiv=$(readlink -f "$1")
 step=${2:+$(readlink -f "$2")}
+gate=${3:+$(readlink -f "$3")}
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -23,7 +26,8 @@ cat "$tmp/equiv.log"
 common=(--preset=test-tiny --seq=16 --batch=2 --warmup_steps=1 --steps=3)
 
 echo "== ddp_step, 2 ranks: the per-rank table"
-timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --grad_accum=2 --json_out="$tmp/ddp.json" > "$tmp/run.log" 2>&1 \
+timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --grad_accum=2 --json_out="$tmp/ddp.json" \
+  --benchmark_out="$tmp/ddp_bm.json" > "$tmp/run.log" 2>&1 \
   || { cat "$tmp/run.log"; fail "2-rank run"; }
 cat "$tmp/run.log"
 grep -q "per-rank figures" "$tmp/run.log" || fail "no per-rank table"
@@ -33,6 +37,38 @@ grep -q "numerator     LOCAL work per rank" "$tmp/run.log" || fail "numerator no
 grep -q "ONE device's peak" "$tmp/run.log" || fail "denominator not stated"
 grep -q "identical on every rank" "$tmp/run.log" || fail "parameters not identical"
 grep -q '"params_identical": true' "$tmp/ddp.json" || fail "json"
+
+echo "== --benchmark_out: Google Benchmark JSON, one iteration entry per timed step"
+python3 - "$tmp/ddp_bm.json" <<'PY' || fail "benchmark JSON shape"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "mlbench_run_context" in j["context"] and "num_cpus" in j["context"], j["context"].keys()
+b = j["benchmarks"]
+assert len(b) == 3, len(b)  # --steps=3
+for i, e in enumerate(b):
+    assert e["name"] == "BM_DdpStep/test-tiny/cpu/fp32/B:2/T:16/ranks:2/accum:2", e["name"]
+    assert e["run_type"] == "iteration" and e["iterations"] == 1 and e["repetition_index"] == i, e
+    assert e["time_unit"] == "ms" and e["real_time"] > 0 and e["cpu_time"] > 0, e
+    assert e["verified"] == 1 and e["ranks"] == 2 and 0 < e["mfu_min"] <= e["mfu"] < 1, e
+    # tokens/s of the job: 2 ranks x B=2 x accum=2 x T=16 tokens over the slowest rank's step.
+    assert abs(e["tokens_per_second"] - 128 / (e["real_time"] / 1e3)) < 1e-6 * e["tokens_per_second"], e
+PY
+if [ -n "$gate" ]; then
+  echo "== the gate reads it: --update records a baseline, then the run gated against itself passes"
+  "$gate" --current="$tmp/ddp_bm.json" --update --baseline_dir="$tmp/baselines" > "$tmp/gate_update.log" 2>&1 \
+    || { cat "$tmp/gate_update.log"; fail "gate --update on ddp_step's JSON"; }
+  grep -q "1 case(s) recorded" "$tmp/gate_update.log" || { cat "$tmp/gate_update.log"; fail "gate recorded no case"; }
+  "$gate" --current="$tmp/ddp_bm.json" --baseline_dir="$tmp/baselines" > "$tmp/gate.log" 2>&1 \
+    || { cat "$tmp/gate.log"; fail "gate against its own baseline (rc $?)"; }
+  cat "$tmp/gate.log"
+  grep -q "BM_DdpStep/test-tiny" "$tmp/gate.log" || fail "the gate's table lacks the case"
+fi
+
+echo "== --help: exit 0 with the usage and ddp_step's flags"
+help=$("$step" --help) || fail "--help exited $?"
+grep -q "mpirun -np N ddp_step" <<<"$help" || fail "--help lacks the usage"
+grep -q -- "--benchmark_out" <<<"$help" || fail "--help lacks --benchmark_out"
+grep -q -- "--preset" <<<"$help" || fail "--help lacks the shared step flags"
 
 echo "== --timeout_s must be a finite number of seconds (NaN would disarm the watchdog)"
 set +e

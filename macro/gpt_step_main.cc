@@ -6,16 +6,11 @@
 // --benchmark_filter, --benchmark_repetitions, --benchmark_format=json and --benchmark_out work.
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -25,6 +20,7 @@
 #include "benchmark/benchmark.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
+#include "harness/flags_main.h"
 #include "macro/gpt_session.h"
 #include "macro/mfu_report.h"
 #include "macro/step_flags.h"
@@ -289,39 +285,19 @@ constexpr char kUsage[] =
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, bad token file, a failed or\n"
-    "non-finite step, a filter that selects nothing).";
-
-bool WantsHelp(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") ||
-        !std::strcmp(argv[i], "--helpfull")) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Our flags, sorted, with their defaults (Abseil's --help would list every library's flags).
-void PrintHelp() {
-  std::printf("%s\n\nFlags:\n", kUsage);
-  std::map<std::string, absl::CommandLineFlag*> mine;
-  for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::StrContains(flag->Filename(), kStepFlagsFile)) mine[std::string(name)] = flag;
-  }
-  for (const auto& [name, flag] : mine) {
-    std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
-                flag->Help().c_str());
-  }
-}
+    "non-finite step, a filter that selects nothing).\n"
+    "\n"
+    "Relative paths (--data, --ceilings, --profile_out, --benchmark_out) are relative to the\n"
+    "folder bazel run was started from; the start-up lines print the absolute path used.";
 
 }  // namespace
 }  // namespace macro
 
 int main(int argc, char** argv) {
   using namespace macro;
-  absl::SetProgramUsageMessage(kUsage);
-  if (WantsHelp(argc, argv)) {
-    PrintHelp();
+  // --help before benchmark::Initialize, which would answer it with its own flags only.
+  if (harness::WantsHelp(argc, argv)) {
+    harness::PrintFlagsHelp(kUsage);
     return 0;
   }
   for (int i = 1; i < argc; ++i) {
@@ -334,9 +310,10 @@ int main(int argc, char** argv) {
     if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false")) listing = true;
   }
   if (listing) g_log = stderr;  // stdout lists case names only
+  harness::ResolveBenchmarkOut("gpt_step", argc, argv);  // a relative --benchmark_out: the user's folder
   const std::string json_out = JsonOutPath(argc, argv);
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
-  absl::ParseCommandLine(argc, argv);  // unknown flags: an error naming them, exit 1
+  harness::ParseFlagsOrExit(argc, argv, kUsage);  // unknown flags: an error naming them, exit 1
 
 
   Run run;
@@ -348,6 +325,10 @@ int main(int argc, char** argv) {
   run.options = *options;
   g_run = &run;
   for (const std::string& c : run.options.choices) Log(absl::StrCat("gpt_step: ", c));
+  // Path flags, as resolved (relative ones against the folder bazel run was started from).
+  if (!run.options.data.empty()) Log(absl::StrCat("gpt_step: --data: reading ", run.options.data));
+  if (!run.options.ceilings.empty()) Log(absl::StrCat("gpt_step: --ceilings: reading ", run.options.ceilings));
+  if (run.options.profile) Log(absl::StrCat("gpt_step: --profile_out: writing ", run.options.profile_out));
 
   const StepOptions& o = run.options;
   std::vector<bool> modes;

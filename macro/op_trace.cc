@@ -7,7 +7,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "harness/stale_temp.h"
+#include "harness/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace macro {
@@ -73,21 +73,8 @@ absl::Status OpTrace::WriteChromeTrace(const std::string& path,
                       {"args", {{"self_us", s.self_us()}}}});
   }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
-  const std::string tmp = harness::TempPathFor(path);
-  {
-    std::ofstream f(tmp);
-    if (!f) return absl::InvalidArgumentError(absl::StrCat("--profile_out: cannot write '", path, "'"));
-    f << doc.dump() << "\n";
-    if (!f.good()) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat("--profile_out: write to '", tmp, "' failed"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat("--profile_out: cannot rename '", tmp, "' to '", path, "'"));
-  }
+  absl::Status st = harness::WriteFileAtomically(path, doc.dump() + "\n");
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat("--profile_out: ", st.message()));
   return absl::OkStatus();
 }
 

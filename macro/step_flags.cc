@@ -1,11 +1,13 @@
 // The flags gpt_step and ddp_step share (same names, defaults and meaning), read into
-// RawStepFlags for ResolveStepOptions.
+// RawStepFlags for ResolveStepOptions. Path flags (--data, --profile_out, --ceilings) come out
+// absolute, resolved where the user ran `bazel run` from (harness/user_path.h).
 #include "macro/step_flags.h"
 
 #include <cstdint>
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "harness/user_path.h"
 
 ABSL_FLAG(std::string, preset, "gpt2", "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
 ABSL_FLAG(int, layers, 0, "number of layers (0: the preset's)");
@@ -27,7 +29,7 @@ ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
 ABSL_FLAG(std::string, cpu_gemm, "", "CPU GEMM library: onednn or openblas (empty: onednn, the default; see the start-up line for the kernel each would run here)");
 ABSL_FLAG(int, threads, 0, "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS (0: every core; in ddp_step, the cores / ranks)");
 ABSL_FLAG(bool, profile, false, "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print the top ops");
-ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "Chrome trace file for --profile (Perfetto, chrome://tracing)");
+ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json", "Chrome trace file for --profile (Perfetto, chrome://tracing); relative to the folder bazel run was started from");
 ABSL_FLAG(std::string, ceilings, "", "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the measured peak");
 ABSL_FLAG(double, peak_flops, 0, "peak FLOP/s of ONE device to divide by (a GPU, or the whole CPU: a run on fewer threads than cores, e.g. a ddp_step rank, gets its share), overriding the datasheet or the measured CPU peak");
 ABSL_FLAG(std::string, attention, "full", "attention FLOPs convention: full (12·L·C·T, nanoGPT/PaLM) or causal (6·L·C·T, llm.c)");
@@ -50,7 +52,7 @@ RawStepFlags ReadStepFlags() {
   f.batch = absl::GetFlag(FLAGS_batch);
   f.bias = absl::GetFlag(FLAGS_bias);
   f.real_data = absl::GetFlag(FLAGS_real_data);
-  f.data = absl::GetFlag(FLAGS_data);
+  f.data = harness::UserPath(absl::GetFlag(FLAGS_data));
   f.compare_data = absl::GetFlag(FLAGS_compare_data);
   f.seed = absl::GetFlag(FLAGS_seed);
   f.device = absl::GetFlag(FLAGS_device);
@@ -60,8 +62,8 @@ RawStepFlags ReadStepFlags() {
   f.threads = absl::GetFlag(FLAGS_threads);
   f.cpu_gemm = absl::GetFlag(FLAGS_cpu_gemm);
   f.profile = absl::GetFlag(FLAGS_profile);
-  f.profile_out = absl::GetFlag(FLAGS_profile_out);
-  f.ceilings = absl::GetFlag(FLAGS_ceilings);
+  f.profile_out = harness::UserPath(absl::GetFlag(FLAGS_profile_out));
+  f.ceilings = harness::UserPath(absl::GetFlag(FLAGS_ceilings));
   f.peak_flops = absl::GetFlag(FLAGS_peak_flops);
   f.attention = absl::GetFlag(FLAGS_attention);
   f.lr = absl::GetFlag(FLAGS_lr);

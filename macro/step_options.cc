@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <tuple>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -22,46 +24,38 @@ constexpr char kMakeTokens[] =
     "make one with `bazel run //tools:make_tokens -- --random=1000000 --out=/tmp/train.bin` "
     "(random tokens) or `-- --in=FILE.txt --out=/tmp/train.bin` (bytes of a text)";
 
-}  // namespace
-
-std::string StepOptions::CaseName() const {
-  return absl::StrCat(config.name, "/", device, "/", accounting::DtypeName(dtype), "/B:", batch,
-                      "/T:", seq);
-}
-
-absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
-                                               const sysinfo::CudaInventory& cuda) {
-  StepOptions o;
-
-  // Device first: the other defaults depend on it.
+// Device first: the other defaults depend on it.
+absl::Status ResolveDevice(const RawStepFlags& f, const sysinfo::CudaInventory& cuda, StepOptions* o) {
   if (f.device == "auto") {
     if (cuda.available) {
-      o.device = "cuda";
-      o.choices.push_back(absl::StrCat("device: cuda (", cuda.devices[0].name, " found)"));
+      o->device = "cuda";
+      o->choices.push_back(absl::StrCat("device: cuda (", cuda.devices[0].name, " found)"));
     } else {
-      o.device = "cpu";
-      o.choices.push_back(absl::StrCat("device: cpu (no CUDA device: ", cuda.reason, ")"));
+      o->device = "cpu";
+      o->choices.push_back(absl::StrCat("device: cpu (no CUDA device: ", cuda.reason, ")"));
     }
   } else if (f.device == "cpu") {
-    o.device = "cpu";
+    o->device = "cpu";
   } else if (f.device == "cuda") {
     if (!cuda.available) {
       return FlagError("device", absl::StrCat("'cuda' asked for, but there is no CUDA device: ",
                                               cuda.reason, ". Use --device=cpu or --device=auto."));
     }
-    o.device = "cuda";
+    o->device = "cuda";
   } else {
     return FlagError("device", absl::StrCat("'", f.device, "' is not one of auto, cpu, cuda"));
   }
-  const bool gpu = o.device == "cuda";
+  return absl::OkStatus();
+}
 
-  // Model shape: preset, then per-field overrides.
+// Model shape: the preset, then per-field overrides.
+absl::Status ResolveModel(const RawStepFlags& f, StepOptions* o) {
   auto preset = model::GptPreset(f.preset);
   if (!preset.ok()) {
     return FlagError("preset", absl::StrCat("'", f.preset, "' is unknown; known presets: ",
                                             absl::StrJoin(model::GptPresetNames(), ", ")));
   }
-  o.config = *preset;
+  o->config = *preset;
   bool custom = false;
   auto override_int = [&](int value, int* field, const std::string& flag) -> absl::Status {
     if (value < 0) return FlagError(flag, absl::StrCat(value, " is negative; give a positive size (0: the preset's)"));
@@ -71,10 +65,10 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
     }
     return absl::OkStatus();
   };
-  for (auto [value, field, flag] : {std::tuple{f.layers, &o.config.layers, "layers"},
-                                    std::tuple{f.heads, &o.config.heads, "heads"},
-                                    std::tuple{f.width, &o.config.width, "width"},
-                                    std::tuple{f.block, &o.config.block, "block"}}) {
+  for (auto [value, field, flag] : {std::tuple{f.layers, &o->config.layers, "layers"},
+                                    std::tuple{f.heads, &o->config.heads, "heads"},
+                                    std::tuple{f.width, &o->config.width, "width"},
+                                    std::tuple{f.block, &o->config.block, "block"}}) {
     if (auto s = override_int(value, field, flag); !s.ok()) return s;
   }
   if (f.vocab < 0) return FlagError("vocab", absl::StrCat(f.vocab, " is negative; give a positive size (0: the preset's)"));
@@ -84,9 +78,9 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
   if (f.vocab > kMaxVocab) {
     return FlagError("vocab", absl::StrCat(f.vocab, " is out of range; allowed: 1 to ", kMaxVocab, " (0: the preset's)"));
   }
-  if (f.vocab > 0 && f.vocab != o.config.vocab) {
-    o.config.vocab = f.vocab;
-    o.config.padded_vocab = model::PadVocab(f.vocab);
+  if (f.vocab > 0 && f.vocab != o->config.vocab) {
+    o->config.vocab = f.vocab;
+    o->config.padded_vocab = model::PadVocab(f.vocab);
     custom = true;
   }
   if (!f.bias.empty()) {
@@ -94,82 +88,102 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
       return FlagError("bias", absl::StrCat("'", f.bias, "' is not true or false"));
     }
     bool b = f.bias == "true";
-    if (b != o.config.bias) custom = true;
-    o.config.bias = b;
+    if (b != o->config.bias) custom = true;
+    o->config.bias = b;
   }
-  if (custom) o.config.name = absl::StrCat(f.preset, "-custom");
-  if (o.config.width > 0 && o.config.heads > 0 && o.config.width % o.config.heads != 0) {
-    return FlagError("heads", absl::StrCat(o.config.heads, " does not divide --width=",
-                                           o.config.width, "; choose heads with width % heads == 0"));
+  if (custom) o->config.name = absl::StrCat(f.preset, "-custom");
+  if (o->config.width > 0 && o->config.heads > 0 && o->config.width % o->config.heads != 0) {
+    return FlagError("heads", absl::StrCat(o->config.heads, " does not divide --width=",
+                                           o->config.width, "; choose heads with width % heads == 0"));
   }
-  if (auto s = model::ValidateConfig(o.config); !s.ok()) {
+  if (auto s = model::ValidateConfig(o->config); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("model config: ", s.message()));
   }
 
-  // Batch and sequence.
+  return absl::OkStatus();
+}
+
+// Batch and sequence: defaults by device, bounded by the block size.
+absl::Status ResolveBatchAndSeq(const RawStepFlags& f, StepOptions* o) {
+  const bool gpu = o->device == "cuda";
   if (f.batch < 0) return FlagError("batch", absl::StrCat(f.batch, " is negative; give >= 1 (0: default)"));
   if (f.seq < 0) return FlagError("seq", absl::StrCat(f.seq, " is negative; give >= 1 (0: default)"));
   if (f.batch > 0) {
-    o.batch = f.batch;
+    o->batch = f.batch;
   } else {
-    o.batch = gpu ? 12 : 4;
-    o.choices.push_back(absl::StrCat("batch: ", o.batch, gpu ? " (bench.py's default)" : " (CPU default: a step in seconds, not minutes)"));
+    o->batch = gpu ? 12 : 4;
+    o->choices.push_back(absl::StrCat("batch: ", o->batch, gpu ? " (bench.py's default)" : " (CPU default: a step in seconds, not minutes)"));
   }
   if (f.seq > 0) {
-    o.seq = f.seq;
-    if (o.seq > o.config.block) {
-      return FlagError("seq", absl::StrCat(o.seq, " is longer than the block size ", o.config.block,
+    o->seq = f.seq;
+    if (o->seq > o->config.block) {
+      return FlagError("seq", absl::StrCat(o->seq, " is longer than the block size ", o->config.block,
                                            " (--block); use --seq <= --block"));
     }
   } else {
-    o.seq = gpu ? o.config.block : std::min(64, o.config.block);
-    o.choices.push_back(absl::StrCat("seq: ", o.seq, gpu ? " (the block size, as bench.py)" : " (CPU default)"));
+    o->seq = gpu ? o->config.block : std::min(64, o->config.block);
+    o->choices.push_back(absl::StrCat("seq: ", o->seq, gpu ? " (the block size, as bench.py)" : " (CPU default)"));
   }
-  if (auto s = model::ValidateRunShape(o.config, o.batch, o.seq); !s.ok()) {
+  if (auto s = model::ValidateRunShape(o->config, o->batch, o->seq); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("run shape: ", s.message()));
   }
 
-  // Precision.
+  return absl::OkStatus();
+}
+
+// Precision: by device and GPU generation when auto.
+absl::Status ResolveDtype(const RawStepFlags& f, const sysinfo::CudaInventory& cuda, StepOptions* o) {
+  const bool gpu = o->device == "cuda";
   if (f.dtype == "auto") {
     if (!gpu) {
-      o.dtype = accounting::Dtype::kFp32;
-      o.choices.push_back("dtype: fp32 (the CPU model computes in fp32)");
+      o->dtype = accounting::Dtype::kFp32;
+      o->choices.push_back("dtype: fp32 (the CPU model computes in fp32)");
     } else if (cuda.devices[0].cc_major >= 8) {
-      o.dtype = accounting::Dtype::kBf16;
-      o.choices.push_back("dtype: bf16 (mixed precision, fp32 master weights; as bench.py)");
+      o->dtype = accounting::Dtype::kBf16;
+      o->choices.push_back("dtype: bf16 (mixed precision, fp32 master weights; as bench.py)");
     } else {
-      o.dtype = accounting::Dtype::kFp16;
-      o.choices.push_back("dtype: fp16 (this GPU has no bf16 tensor cores)");
+      o->dtype = accounting::Dtype::kFp16;
+      o->choices.push_back("dtype: fp16 (this GPU has no bf16 tensor cores)");
     }
   } else {
     auto d = accounting::ParseDtype(f.dtype);
     if (!d.ok()) return FlagError("dtype", d.status().message());
-    o.dtype = *d;
-    if (!gpu && o.dtype != accounting::Dtype::kFp32) {
+    o->dtype = *d;
+    if (!gpu && o->dtype != accounting::Dtype::kFp32) {
       return FlagError("dtype", absl::StrCat("'", f.dtype, "' on the CPU: the CPU model runs fp32 only"));
     }
-    if (gpu && o.dtype != accounting::Dtype::kFp32 && o.dtype != accounting::Dtype::kBf16) {
+    if (gpu && o->dtype != accounting::Dtype::kFp32 && o->dtype != accounting::Dtype::kBf16) {
       return FlagError("dtype", absl::StrCat("'", f.dtype, "' on CUDA: the CUDA model runs fp32 or bf16"));
     }
   }
 
-  // Steps.
+  return absl::OkStatus();
+}
+
+// Warm-up and timed steps, threads.
+absl::Status ResolveSteps(const RawStepFlags& f, StepOptions* o) {
+  const bool gpu = o->device == "cuda";
   if (f.warmup_steps < -1) return FlagError("warmup_steps", absl::StrCat(f.warmup_steps, " is negative; give >= 0"));
   if (f.steps < -1 || f.steps == 0) return FlagError("steps", absl::StrCat(f.steps, " timed steps; give >= 1"));
-  o.warmup_steps = f.warmup_steps >= 0 ? f.warmup_steps : (gpu ? 10 : 3);
-  o.steps = f.steps >= 1 ? f.steps : (gpu ? 20 : 10);
+  o->warmup_steps = f.warmup_steps >= 0 ? f.warmup_steps : (gpu ? 10 : 3);
+  o->steps = f.steps >= 1 ? f.steps : (gpu ? 20 : 10);
   if (f.warmup_steps < 0 || f.steps < 0) {
-    o.choices.push_back(absl::StrCat("steps: ", o.warmup_steps, " warm-up + ", o.steps, " timed",
+    o->choices.push_back(absl::StrCat("steps: ", o->warmup_steps, " warm-up + ", o->steps, " timed",
                                      gpu ? " (bench.py's)" : " (CPU default: about half a minute for gpt2)"));
   }
   if (f.threads < 0) return FlagError("threads", absl::StrCat(f.threads, " is negative; give >= 1 (0: every core)"));
-  o.threads = f.threads;
+  o->threads = f.threads;
 
-  // CPU GEMM library.
+  return absl::OkStatus();
+}
+
+// The CPU model's GEMM library.
+absl::Status ResolveCpuGemm(const RawStepFlags& f, StepOptions* o) {
+  const bool gpu = o->device == "cuda";
   if (f.cpu_gemm.empty()) {
-    o.cpu_gemm = model::CpuGemmBackend::kOneDnn;
+    o->cpu_gemm = model::CpuGemmBackend::kOneDnn;
     if (!gpu) {
-      o.choices.push_back(
+      o->choices.push_back(
           "cpu_gemm: onednn (the default: oneDNN JIT-compiles its GEMM kernels for the widest ISA "
           "it finds on this CPU, while OpenBLAS runs the core it detects or the one "
           "OPENBLAS_CORETYPE names; --cpu_gemm=openblas for OpenBLAS)");
@@ -181,55 +195,67 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
       return FlagError("cpu_gemm", absl::StrCat("'", f.cpu_gemm, "' chooses the CPU model's GEMM "
                                                 "library; the CUDA model runs cuBLAS (use --device=cpu)"));
     }
-    o.cpu_gemm = *b;
+    o->cpu_gemm = *b;
   }
 
-  // Data.
-  o.real_data = f.real_data;
-  o.compare_data = f.compare_data;
-  o.data = f.data;
-  if (o.real_data || o.compare_data) {
-    if (o.data.empty()) {
+  return absl::OkStatus();
+}
+
+// Data: a token file or random batches; the profiler.
+absl::Status ResolveData(const RawStepFlags& f, StepOptions* o) {
+  o->real_data = f.real_data;
+  o->compare_data = f.compare_data;
+  o->data = f.data;
+  if (o->real_data || o->compare_data) {
+    if (o->data.empty()) {
       return FlagError("data", absl::StrCat("--real_data/--compare_data need a token file; ", kMakeTokens));
     }
-    if (!FileReadable(o.data)) {
-      return FlagError("data", absl::StrCat("'", o.data, "' does not exist or is not a readable file; ", kMakeTokens));
+    if (!FileReadable(o->data)) {
+      return FlagError("data", absl::StrCat("'", o->data, "' does not exist or is not a readable file; ", kMakeTokens));
     }
-  } else if (!o.data.empty()) {
-    if (!FileReadable(o.data)) {
-      return FlagError("data", absl::StrCat("'", o.data, "' does not exist or is not a readable file; ", kMakeTokens));
+  } else if (!o->data.empty()) {
+    if (!FileReadable(o->data)) {
+      return FlagError("data", absl::StrCat("'", o->data, "' does not exist or is not a readable file; ", kMakeTokens));
     }
-    o.real_data = true;  // giving a file means using it
-    o.choices.push_back("real_data: true (--data was given)");
+    o->real_data = true;  // giving a file means using it
+    o->choices.push_back("real_data: true (--data was given)");
   }
-  o.seed = f.seed;
+  o->seed = f.seed;
 
-  o.profile = f.profile;
-  o.profile_out = f.profile_out;
-  if (o.profile && o.profile_out.empty()) return FlagError("profile_out", "empty; give a file name for the trace");
+  o->profile = f.profile;
+  o->profile_out = f.profile_out;
+  if (o->profile && o->profile_out.empty()) return FlagError("profile_out", "empty; give a file name for the trace");
 
-  // Peak.
+  return absl::OkStatus();
+}
+
+// The peak (a flag or a ceilings file) and the attention FLOPs convention.
+absl::Status ResolvePeakAndAttention(const RawStepFlags& f, StepOptions* o) {
   if (f.peak_flops < 0) return FlagError("peak_flops", absl::StrCat(f.peak_flops, " is negative; give FLOP/s > 0"));
   if (f.peak_flops > 0 && !f.ceilings.empty()) {
     return FlagError("peak_flops", "give either --peak_flops or --ceilings, not both");
   }
-  o.peak_flops = f.peak_flops;
-  o.ceilings = f.ceilings;
-  if (!o.ceilings.empty() && !FileReadable(o.ceilings)) {
-    return FlagError("ceilings", absl::StrCat("'", o.ceilings, "' does not exist; write one with "
+  o->peak_flops = f.peak_flops;
+  o->ceilings = f.ceilings;
+  if (!o->ceilings.empty() && !FileReadable(o->ceilings)) {
+    return FlagError("ceilings", absl::StrCat("'", o->ceilings, "' does not exist; write one with "
                                               "`bazel run //micro:ceilings -- --ceilings_out=FILE`"));
   }
 
   if (f.attention == "full") {
-    o.convention = accounting::AttentionConvention::kFull;
+    o->convention = accounting::AttentionConvention::kFull;
   } else if (f.attention == "causal") {
-    o.convention = accounting::AttentionConvention::kCausalHalved;
+    o->convention = accounting::AttentionConvention::kCausalHalved;
   } else {
     return FlagError("attention", absl::StrCat("'", f.attention, "' is not full (12LCT, nanoGPT/PaLM) or causal (6LCT, llm.c)"));
   }
 
-  // Written so that NaN fails every test: a NaN or infinite rate would train on garbage and
-  // time it as if it were a step.
+  return absl::OkStatus();
+}
+
+// The optimizer. Written so that NaN fails every test: a NaN or infinite rate would train on
+// garbage and time it as if it were a step.
+absl::Status ResolveOptimizer(const RawStepFlags& f, StepOptions* o) {
   if (!(f.lr > 0 && f.lr <= 10)) {
     return FlagError("lr", absl::StrCat(f.lr, " is not a learning rate; allowed: 0 < lr <= 10 (finite)"));
   }
@@ -238,10 +264,33 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
   }
   if (!(f.beta1 >= 0 && f.beta1 < 1)) return FlagError("beta1", absl::StrCat(f.beta1, "; give 0 <= beta1 < 1"));
   if (!(f.beta2 >= 0 && f.beta2 < 1)) return FlagError("beta2", absl::StrCat(f.beta2, "; give 0 <= beta2 < 1"));
-  o.lr = f.lr;
-  o.weight_decay = f.weight_decay;
-  o.beta1 = f.beta1;
-  o.beta2 = f.beta2;
+  o->lr = f.lr;
+  o->weight_decay = f.weight_decay;
+  o->beta1 = f.beta1;
+  o->beta2 = f.beta2;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string StepOptions::CaseName() const {
+  return absl::StrCat(config.name, "/", device, "/", accounting::DtypeName(dtype), "/B:", batch,
+                      "/T:", seq);
+}
+
+absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f,
+                                               const sysinfo::CudaInventory& cuda) {
+  StepOptions o;
+  absl::Status s = ResolveDevice(f, cuda, &o);  // first: the other defaults depend on it
+  if (s.ok()) s = ResolveModel(f, &o);
+  if (s.ok()) s = ResolveBatchAndSeq(f, &o);
+  if (s.ok()) s = ResolveDtype(f, cuda, &o);
+  if (s.ok()) s = ResolveSteps(f, &o);
+  if (s.ok()) s = ResolveCpuGemm(f, &o);
+  if (s.ok()) s = ResolveData(f, &o);
+  if (s.ok()) s = ResolvePeakAndAttention(f, &o);
+  if (s.ok()) s = ResolveOptimizer(f, &o);
+  if (!s.ok()) return s;
   return o;
 }
 

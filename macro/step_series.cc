@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "harness/stale_temp.h"
+#include "harness/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace macro {
@@ -128,21 +128,8 @@ absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& l
       b["step_times_s"] = {{"warmup", r.warmup_s}, {"timed", r.timed_s}};
     }
   }
-  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    out << RestoreTokens(j.dump(2)) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::PermissionDeniedError(absl::StrCat("step times: cannot write '", tmp, "'"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat("step times: cannot rename '", tmp, "' to '", path, "'"));
-  }
+  absl::Status st = harness::WriteFileAtomically(path, RestoreTokens(j.dump(2)) + "\n");
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat("step times: ", st.message()));
   return absl::OkStatus();
 }
 

@@ -7,17 +7,9 @@
 #include "absl/strings/str_format.h"
 #include "accounting/dtype.h"
 #include "sysinfo/cpu_info.h"
+#include "sysinfo/utc_now.h"
 
 namespace micro {
-
-std::string NowIso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 namespace {
 
@@ -61,7 +53,7 @@ absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeak
   c.peak_flops[std::string(accounting::DtypeName(accounting::Dtype::kFp32))] = best->flops_per_s;
   c.bandwidth_bytes_per_s = stream.copy_bytes_per_s;
   c.method = method;
-  c.date = NowIso8601();
+  c.date = sysinfo::UtcNow();
   return c;
 }
 

@@ -33,9 +33,6 @@ struct CpuCeilingsResult {
   StreamResult stream;
 };
 
-// ISO 8601 UTC time, for Ceilings::date.
-std::string NowIso8601();
-
 // "AVX-512 FMA loop, 2 threads, 24 chains; STREAM copy 128 MiB x 2 arrays, best of 4": what
 // was measured and how, for Ceilings::method.
 std::string DescribeCpuMethod(const CpuCeilingsResult& r);

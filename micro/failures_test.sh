@@ -3,7 +3,8 @@
 #  - a filter that selects nothing, or is not a valid regex: exit 2, naming the filter;
 #  - a wrong result (sgemm replaced by one that writes 12345, through LD_PRELOAD): exit 2,
 #    naming the case and the failed check;
-#  - CUDA cases on a machine without a device: skipped, exit 0.
+#  - CUDA cases on a machine without a device: not registered (none listed; one line on stderr
+#    says how many and why); a filter selecting only them: exit 2 with that reason.
 # Usage: failures_test.sh MATMUL ELEMENTWISE CEILINGS BROKEN_SGEMM_SO
 set -uo pipefail
 MATMUL="$1" ELEMENTWISE="$2" CEILINGS="$3" BROKEN="$(cd "$(dirname "$4")" && pwd)/$(basename "$4")"
@@ -31,8 +32,23 @@ echo "ok: broken sgemm -> exit 2: $(grep -m1 'BM_Matmul/cpu/.*:' <<<"$out" | tai
 # The same binary is fine without it: the fixture, not the binary, broke the result.
 "$MATMUL" --benchmark_filter='BM_Matmul/cpu/.*fp32/M:256/K:256/N:256/' --benchmark_min_time=0.01 >/dev/null 2>&1 \
   || fail "matmul without the broken sgemm failed"
-# CUDA cases without a device are skips, not failures.
+# Without a usable CUDA device the CUDA cases are not registered: the list has none, stderr says
+# in one line how many were left out and why, and a filter that asks only for them fails with
+# that reason (so a GPU machine whose device is broken never passes a CUDA-only run).
 if ! nvidia-smi >/dev/null 2>&1; then
-  expect 0 "skipped as not applicable" "$MATMUL" --benchmark_filter='BM_Matmul/cuda/fp32/M:256/'
+  for bin in "$MATMUL" "$ELEMENTWISE" "$CEILINGS"; do
+    name="$(basename "$bin")"
+    out="$("$bin" --benchmark_list_tests 2>"$TEST_TMPDIR/err.txt")"; rc=$?
+    err="$(cat "$TEST_TMPDIR/err.txt")"
+    [[ $rc -eq 0 ]] || { echo "$err"; fail "$name --benchmark_list_tests exited $rc"; }
+    [[ -n "$out" ]] || fail "$name lists no case at all"
+    ! grep -qi "cuda" <<<"$out" || fail "$name lists a CUDA case without a device: $(grep -i -m1 cuda <<<"$out")"
+    [[ $(grep -c "CUDA case(s) not registered: no CUDA device: ." <<<"$err") -eq 1 ]] \
+      || { echo "$err"; fail "$name: stderr does not say once why the CUDA cases were left out"; }
+    echo "ok: $name lists $(wc -l <<<"$out") case(s), none CUDA: $(grep -m1 'not registered' <<<"$err")"
+  done
+  expect 2 "CUDA case(s) not registered: no CUDA device" "$MATMUL" --benchmark_filter='BM_Matmul/cuda/fp32/M:256/'
+  expect 2 "CUDA case(s) not registered: no CUDA device" "$ELEMENTWISE" --benchmark_filter=cuda
+  expect 2 "CUDA case(s) not registered: no CUDA device" "$CEILINGS" --benchmark_filter=cuda
 fi
 echo "PASS"

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "accounting/validate.h"
 #include "absl/strings/str_join.h"
 
 namespace model {
@@ -33,12 +34,6 @@ std::vector<GptConfig> Presets() {
   };
 }
 
-absl::Status Positive(const char* field, int64_t value) {
-  if (value >= 1) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, "=", value, " is invalid: must be >= 1"));
-}
-
 }  // namespace
 
 int PadVocab(int vocab, int multiple) {
@@ -62,9 +57,9 @@ std::vector<std::string> GptPresetNames() {
 }
 
 absl::Status ValidateConfig(const GptConfig& c) {
-  for (auto st : {Positive("layers", c.layers), Positive("heads", c.heads),
-                  Positive("width", c.width), Positive("vocab", c.vocab),
-                  Positive("padded_vocab", c.padded_vocab), Positive("block", c.block)}) {
+  for (auto st : {accounting::RequireAtLeastOne("layers", c.layers), accounting::RequireAtLeastOne("heads", c.heads),
+                  accounting::RequireAtLeastOne("width", c.width), accounting::RequireAtLeastOne("vocab", c.vocab),
+                  accounting::RequireAtLeastOne("padded_vocab", c.padded_vocab), accounting::RequireAtLeastOne("block", c.block)}) {
     if (!st.ok()) return st;
   }
   if (c.width % c.heads != 0) {

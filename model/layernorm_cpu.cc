@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/layernorm_math.h"
+
 namespace model {
 
 template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
                        int64_t B, int64_t T, int64_t C) {
-  const F eps = F(1e-5);
+  const F eps = F(kLayerNormEps);
   const int64_t BT = B * T;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < BT; ++r) {

@@ -1,12 +1,18 @@
 // //micro:allreduce — all-reduce bandwidth across message sizes: MPI_Allreduce on host memory
 // (CPU) or NCCL on device memory (one GPU per rank). Run under mpirun:
 //   mpirun -np N bazel-out/k8-opt/bin/micro/allreduce/allreduce [--device=cpu|cuda] [--max_bytes=...]
+//          [--benchmark_out=FILE]
 // Per size: the slowest rank's mean time per all-reduce (after warm-up), algbw = bytes / time and
 // busbw = algbw x 2(n-1)/n (nccl-tests). fp32 sum. The MPI result is checked (every element =
-// n(n+1)/2 when rank r contributes r+1); the NCCL one is not yet (said in the output).
+// n(n+1)/2 when rank r contributes r+1); the NCCL one is not yet (said in the output, and its
+// JSON entries carry no "verified" counter, so tools/gate calls them UNVERIFIED).
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,10 +20,15 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
+#include "harness/flags_main.h"
+#include "harness/benchmark_json.h"
 #include "micro/allreduce/allreduce_bw.h"
 
 ABSL_FLAG(std::string, device, "cpu", "cpu (MPI_Allreduce, host memory) or cuda (NCCL, one GPU per rank)");
@@ -26,127 +37,259 @@ ABSL_FLAG(int64_t, max_bytes, 16 << 20, "largest message, bytes; sizes double fr
 ABSL_FLAG(int, warmup, 5, "untimed all-reduces per size");
 ABSL_FLAG(int, iters, 20, "timed all-reduces per size");
 ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error");
+ABSL_FLAG(std::string, benchmark_out, "",
+          "rank 0 writes Google Benchmark JSON here: one iteration entry per size (real_time: the slowest "
+          "rank's time per all-reduce, us), the run context, counters bytes, algbw, busbw (bytes/s), verified "
+          "(MPI only); tools/gate and compare.py read it");
 
 namespace {
+
+constexpr char kUsage[] =
+    "allreduce: all-reduce bandwidth (algbw, busbw) across message sizes, fp32 sum.\n"
+    "  mpirun -np N allreduce [--device=cpu|cuda] [--min_bytes=1024] [--max_bytes=16777216]\n"
+    "         [--warmup=5] [--iters=20] [--benchmark_out=FILE]\n"
+    "busbw = algbw x 2(n-1)/n (nccl-tests). MPI results are verified; NCCL ones are not yet.\n"
+    "Exit status: 0 success (or NCCL unusable: skipped, said on stdout); 1 a wrong MPI result or an\n"
+    "output file not written; 2 bad input (the message names the flag).";
+
+comm::MpiWorld* g_world = nullptr;
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-int Fail(const std::string& msg) {
+double ProcessCpuSeconds() {
+  timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+[[noreturn]] void Fail(const std::string& msg) {
   std::fprintf(stderr, "allreduce: error: %s\n", msg.c_str());
   comm::MpiWorld::Abort(1);
+}
+
+struct Options {
+  std::string device;
+  int64_t min_bytes = 0, max_bytes = 0;
+  int warmup = 0, iters = 0;
+  bool cuda() const { return device == "cuda"; }
+};
+
+// The flags, or "" and the error naming the flag.
+Options ReadOptions(std::string* bad) {
+  Options o;
+  o.device = absl::GetFlag(FLAGS_device);
+  o.min_bytes = absl::GetFlag(FLAGS_min_bytes), o.max_bytes = absl::GetFlag(FLAGS_max_bytes);
+  o.warmup = absl::GetFlag(FLAGS_warmup), o.iters = absl::GetFlag(FLAGS_iters);
+  if (o.device != "cpu" && o.device != "cuda") {
+    *bad = absl::StrCat("--device=", o.device, " is invalid: cpu or cuda");
+  } else if (o.min_bytes < 4 || o.min_bytes % 4) {
+    *bad = absl::StrCat("--min_bytes=", o.min_bytes, " is invalid: a multiple of 4, >= 4");
+  } else if (o.max_bytes < o.min_bytes) {
+    *bad = absl::StrCat("--max_bytes=", o.max_bytes, " is invalid: must be >= --min_bytes");
+  } else if (o.iters < 1 || o.warmup < 0) {
+    *bad = absl::StrCat("--iters=", o.iters, " / --warmup=", o.warmup, " invalid: iters >= 1, warmup >= 0");
+  }
+  return o;
+}
+
+// An NCCL communicator over every rank, or "" in *skip_reason when some rank cannot use NCCL
+// (every rank gets the same answer).
+void* InitNccl(std::string* skip_reason) {
+  const int W = g_world->size(), r = g_world->rank();
+  std::string problem;
+  int n = 0;
+  if (!comm::nccl::Available()) problem = "built without the CUDA toolkit (no NCCL)";
+  else if (std::string e = comm::nccl::DeviceCount(&n); !e.empty()) problem = absl::StrCat("no CUDA device: ", e);
+  else if (g_world->local_rank() >= n) problem = absl::StrCat("local rank ", g_world->local_rank(), " but only ", n, " GPU(s)");
+  auto all = g_world->AllgatherStrings(problem);
+  if (!all.ok()) Fail(std::string(all.status().message()));
+  for (int q = 0; q < W; ++q) {
+    if (!(*all)[q].empty()) {
+      *skip_reason = absl::StrCat("rank ", q, " cannot use NCCL: ", (*all)[q]);
+      return nullptr;
+    }
+  }
+  std::string id(comm::nccl::kUniqueIdBytes, '\0');
+  if (r == 0) {
+    if (std::string e = comm::nccl::GetUniqueId(&id); !e.empty()) Fail(e);
+  }
+  if (auto s = g_world->BroadcastBytes(id.data(), id.size()); !s.ok()) Fail(std::string(s.message()));
+  void* comm = nullptr;
+  if (std::string e = comm::nccl::CommInit(id, r, W, g_world->local_rank(), &comm); !e.empty()) Fail(e);
+  return comm;
+}
+
+// One message size, measured on every rank.
+struct SizeResult {
+  int64_t bytes = 0;
+  double slowest_s = 0;  // the slowest rank's mean seconds per all-reduce
+  double cpu_s = 0;      // the largest process CPU seconds per all-reduce of a rank
+  micro::AllreduceBw bw;
+  bool all_verified = false;  // MPI only
+};
+
+// This rank's buffer for one size: host memory (MPI) or device memory (NCCL), each element r+1.
+struct Buffer {
+  std::vector<float> host;
+  float* dev = nullptr;
+  ~Buffer() {
+    if (dev != nullptr) comm::nccl::DeviceFree(dev);
+  }
+};
+
+// After w warm-up sums starting from r+1 every element is S * W^(w-1), S = W(W+1)/2.
+bool WarmupResultRight(const std::vector<float>& host, int warmup) {
+  const int W = g_world->size();
+  if (warmup == 0) return true;
+  double expect = W * (W + 1) / 2.0;
+  for (int i = 1; i < warmup; ++i) expect *= W;
+  return std::all_of(host.begin(), host.end(), [&](float x) { return std::abs(x - expect) <= 1e-6 * expect; });
+}
+
+SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
+  const int W = g_world->size(), r = g_world->rank();
+  const int64_t n = bytes / 4;
+  Buffer buf;
+  if (o.cuda()) {
+    if (std::string e = comm::nccl::DeviceAlloc(n, static_cast<float>(r + 1), &buf.dev); !e.empty()) Fail(e);
+  } else {
+    buf.host.assign(n, static_cast<float>(r + 1));
+  }
+  auto once = [&]() {
+    if (o.cuda()) {
+      if (std::string e = comm::nccl::AllReduceSumScale(comm, buf.dev, n, 1.0f); !e.empty()) Fail(e);
+      return;
+    }
+    if (auto s = g_world->AllreduceSumFloats(buf.host.data(), n); !s.ok()) Fail(std::string(s.message()));
+  };
+  for (int i = 0; i < o.warmup; ++i) once();
+  bool verified = false;
+  if (!o.cuda()) {
+    verified = WarmupResultRight(buf.host, o.warmup);
+    std::fill(buf.host.begin(), buf.host.end(), 1e-3f);  // keep values small during timing
+  }
+  if (o.cuda()) {
+    if (std::string e = comm::nccl::Synchronize(); !e.empty()) Fail(e);
+  }
+  if (auto s = g_world->Barrier(); !s.ok()) Fail(std::string(s.message()));
+  const double t0 = Now(), c0 = ProcessCpuSeconds();
+  for (int i = 0; i < o.iters; ++i) once();
+  if (o.cuda()) {
+    if (std::string e = comm::nccl::Synchronize(); !e.empty()) Fail(e);
+  }
+  const double sec = (Now() - t0) / o.iters, cpu = (ProcessCpuSeconds() - c0) / o.iters;
+  auto all = g_world->AllgatherDoubles({sec, cpu, verified ? 1.0 : 0.0});
+  if (!all.ok()) Fail(std::string(all.status().message()));
+  SizeResult res;
+  res.bytes = bytes;
+  res.all_verified = true;
+  for (int q = 0; q < W; ++q) {
+    res.slowest_s = std::max(res.slowest_s, (*all)[3 * q]);
+    res.cpu_s = std::max(res.cpu_s, (*all)[3 * q + 1]);
+    res.all_verified = res.all_verified && (*all)[3 * q + 2] == 1.0;
+  }
+  auto bw = micro::AllreduceBandwidth(bytes, res.slowest_s, W);
+  if (!bw.ok()) Fail(std::string(bw.status().message()));
+  res.bw = *bw;
+  return res;
+}
+
+void PrintHeader(const Options& o) {
+  std::printf("allreduce: %d rank(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x 2(n-1)/n (nccl-tests)\n",
+              g_world->size(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory", o.warmup, o.iters);
+  std::printf("%14s %12s %14s %14s %10s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified");
+}
+
+void PrintRow(const Options& o, const SizeResult& s) {
+  std::printf("%14lld %12.2f %14.3f %14.3f %10s\n", static_cast<long long>(s.bytes), s.slowest_s * 1e6,
+              s.bw.algbw / 1e9, s.bw.busbw / 1e9, o.cuda() ? "no" : (s.all_verified ? "yes" : "WRONG"));
+}
+
+std::string g_executable = "allreduce";
+
+// --benchmark_out: one Google Benchmark iteration entry per size (harness/benchmark_json.h).
+absl::Status WriteBenchmarkJson(const std::string& path, const Options& o, const std::vector<SizeResult>& sizes) {
+  std::vector<harness::BenchmarkEntry> entries;
+  for (const SizeResult& s : sizes) {
+    harness::BenchmarkEntry e;
+    e.name = absl::StrCat("BM_Allreduce/", o.cuda() ? "nccl" : "mpi", "/ranks:", g_world->size(), "/bytes:", s.bytes);
+    e.family_index = static_cast<int>(entries.size());
+    e.iterations = o.iters;
+    e.real_time = s.slowest_s * 1e6;
+    e.cpu_time = s.cpu_s * 1e6;
+    e.time_unit = "us";
+    e.counters = {{"bytes", static_cast<double>(s.bytes)},
+                  {"algbw", s.bw.algbw},
+                  {"busbw", s.bw.busbw},
+                  {"ranks", g_world->size()}};
+    if (!o.cuda()) e.counters["verified"] = s.all_verified ? 1 : 0;
+    entries.push_back(std::move(e));
+  }
+  absl::StatusOr<nlohmann::json> j = harness::BenchmarkJson(harness::BenchmarkContext(g_executable), entries);
+  if (!j.ok()) return j.status();
+  return harness::WriteJsonFile("--benchmark_out", path, *j);
+}
+
+// Every size from min_bytes, doubling; returns the exit status.
+int Run(const Options& o) {
+  const int r = g_world->rank();
+  void* comm = nullptr;
+  if (o.cuda()) {
+    std::string skip;
+    comm = InitNccl(&skip);
+    if (!skip.empty()) {
+      if (r == 0) std::printf("allreduce: skipped: %s\n", skip.c_str());
+      return 0;
+    }
+  }
+  if (r == 0) PrintHeader(o);
+  std::vector<SizeResult> sizes;
+  int rc = 0;
+  for (int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
+    sizes.push_back(MeasureSize(o, comm, bytes));
+    if (r == 0) PrintRow(o, sizes.back());
+    if (!o.cuda() && !sizes.back().all_verified) {
+      rc = 1;
+      break;
+    }
+  }
+  if (comm != nullptr) comm::nccl::CommDestroy(comm);
+  if (const std::string path = absl::GetFlag(FLAGS_benchmark_out); r == 0 && !path.empty()) {
+    if (absl::Status s = WriteBenchmarkJson(path, o, sizes); !s.ok()) {
+      std::fprintf(stderr, "allreduce: error: %s\n", std::string(s.message()).c_str());
+      rc = 1;
+    }
+  }
+  return rc;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(kUsage);
+  if (harness::WantsHelp(argc, argv)) {
+    harness::PrintFlagsHelp(kUsage);
+    return 0;
+  }
+  g_executable = argv[0];
   auto world_or = comm::MpiWorld::Init(&argc, &argv, 120);
   if (!world_or.ok()) {
     std::fprintf(stderr, "allreduce: error: %s\n", std::string(world_or.status().message()).c_str());
     return 2;
   }
-  comm::MpiWorld* world = *world_or;
+  g_world = *world_or;
   absl::ParseCommandLine(argc, argv);
-  world->set_timeout_s(absl::GetFlag(FLAGS_timeout_s));
-  const std::string device = absl::GetFlag(FLAGS_device);
-  const int64_t min_bytes = absl::GetFlag(FLAGS_min_bytes), max_bytes = absl::GetFlag(FLAGS_max_bytes);
-  const int warmup = absl::GetFlag(FLAGS_warmup), iters = absl::GetFlag(FLAGS_iters);
+  g_world->set_timeout_s(absl::GetFlag(FLAGS_timeout_s));
   std::string bad;
-  if (device != "cpu" && device != "cuda") bad = absl::StrCat("--device=", device, " is invalid: cpu or cuda");
-  else if (min_bytes < 4 || min_bytes % 4) bad = absl::StrCat("--min_bytes=", min_bytes, " is invalid: a multiple of 4, >= 4");
-  else if (max_bytes < min_bytes) bad = absl::StrCat("--max_bytes=", max_bytes, " is invalid: must be >= --min_bytes");
-  else if (iters < 1 || warmup < 0) bad = absl::StrCat("--iters=", iters, " / --warmup=", warmup, " invalid: iters >= 1, warmup >= 0");
+  const Options o = ReadOptions(&bad);
   if (!bad.empty()) {
-    if (world->rank() == 0) std::fprintf(stderr, "allreduce: error: %s\n", bad.c_str());
+    if (g_world->rank() == 0) std::fprintf(stderr, "allreduce: error: %s\n", bad.c_str());
     comm::MpiWorld::Finalize();
     return 2;
   }
-  const int W = world->size(), r = world->rank();
-  void* comm = nullptr;
-  if (device == "cuda") {
-    std::string problem;
-    int n = 0;
-    if (!comm::nccl::Available()) problem = "built without the CUDA toolkit (no NCCL)";
-    else if (std::string e = comm::nccl::DeviceCount(&n); !e.empty()) problem = absl::StrCat("no CUDA device: ", e);
-    else if (world->local_rank() >= n) problem = absl::StrCat("local rank ", world->local_rank(), " but only ", n, " GPU(s)");
-    auto all = world->AllgatherStrings(problem);
-    if (!all.ok()) return Fail(std::string(all.status().message()));
-    for (int q = 0; q < W; ++q) {
-      if (!(*all)[q].empty()) {
-        if (r == 0) std::printf("allreduce: skipped: rank %d cannot use NCCL: %s\n", q, (*all)[q].c_str());
-        comm::MpiWorld::Finalize();
-        return 0;
-      }
-    }
-    std::string id(comm::nccl::kUniqueIdBytes, '\0');
-    if (r == 0) {
-      if (std::string e = comm::nccl::GetUniqueId(&id); !e.empty()) return Fail(e);
-    }
-    if (auto s = world->BroadcastBytes(id.data(), id.size()); !s.ok()) return Fail(std::string(s.message()));
-    if (std::string e = comm::nccl::CommInit(id, r, W, world->local_rank(), &comm); !e.empty()) return Fail(e);
-  }
-  if (r == 0) {
-    std::printf("allreduce: %d rank(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x 2(n-1)/n (nccl-tests)\n",
-                W, device == "cuda" ? "NCCL on device memory" : "MPI_Allreduce on host memory", warmup, iters);
-    std::printf("%14s %12s %14s %14s %10s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified");
-  }
-  for (int64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
-    const int64_t n = bytes / 4;
-    std::vector<float> host;
-    float* dev = nullptr;
-    if (device == "cuda") {
-      if (std::string e = comm::nccl::DeviceAlloc(n, static_cast<float>(r + 1), &dev); !e.empty()) return Fail(e);
-    } else {
-      host.assign(n, static_cast<float>(r + 1));
-    }
-    auto once = [&]() -> std::string {
-      if (device == "cuda") return comm::nccl::AllReduceSumScale(comm, dev, n, 1.0f);
-      auto s = world->AllreduceSumFloats(host.data(), n);
-      return s.ok() ? "" : std::string(s.message());
-    };
-    for (int i = 0; i < warmup; ++i) {
-      if (std::string e = once(); !e.empty()) return Fail(e);
-    }
-    bool verified = false;
-    if (device == "cpu") {
-      // After warm-up w rounds of sums starting from r+1: S * W^(w-1) with S = W(W+1)/2.
-      double expect = W * (W + 1) / 2.0;
-      for (int i = 1; i < warmup; ++i) expect *= W;
-      verified = warmup == 0 || std::all_of(host.begin(), host.end(), [&](float x) { return std::abs(x - expect) <= 1e-6 * expect; });
-      std::fill(host.begin(), host.end(), 1e-3f);  // keep values small during timing
-    }
-    if (device == "cuda" && !comm::nccl::Synchronize().empty()) return Fail(comm::nccl::Synchronize());
-    if (auto s = world->Barrier(); !s.ok()) return Fail(std::string(s.message()));
-    const double t0 = Now();
-    for (int i = 0; i < iters; ++i) {
-      if (std::string e = once(); !e.empty()) return Fail(e);
-    }
-    if (device == "cuda") {
-      if (std::string e = comm::nccl::Synchronize(); !e.empty()) return Fail(e);
-    }
-    double sec = (Now() - t0) / iters;
-    auto all = world->AllgatherDoubles({sec, verified ? 1.0 : 0.0});
-    if (!all.ok()) return Fail(std::string(all.status().message()));
-    double slowest = 0;
-    bool all_verified = true;
-    for (int q = 0; q < W; ++q) {
-      slowest = std::max(slowest, (*all)[2 * q]);
-      all_verified = all_verified && (*all)[2 * q + 1] == 1.0;
-    }
-    auto bw = micro::AllreduceBandwidth(bytes, slowest, W);
-    if (!bw.ok()) return Fail(std::string(bw.status().message()));
-    if (r == 0) {
-      std::printf("%14lld %12.2f %14.3f %14.3f %10s\n", static_cast<long long>(bytes), slowest * 1e6,
-                  bw->algbw / 1e9, bw->busbw / 1e9, device == "cuda" ? "no" : (all_verified ? "yes" : "WRONG"));
-    }
-    if (dev != nullptr) comm::nccl::DeviceFree(dev);
-    if (device == "cpu" && !all_verified) {
-      comm::MpiWorld::Finalize();
-      return 1;
-    }
-  }
-  if (comm != nullptr) comm::nccl::CommDestroy(comm);
+  const int rc = Run(o);
   comm::MpiWorld::Finalize();
-  return 0;
+  return rc;
 }

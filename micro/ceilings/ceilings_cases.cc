@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,17 +14,17 @@
 #include "accounting/costs.h"
 #include "accounting/cpu_peak.h"
 #include "accounting/peaks.h"
-#include "micro/ceilings/copy_cuda.h"
 #include "measure/cpu_ceilings.h"
-#include "micro/matmul/matmul_check.h"
+#include "measure/random_fill.h"
+#include "micro/ceilings/copy_cuda.h"
+#include "micro/common/cuda_case.h"
+#include "micro/matmul/cuda_gemm_checked.h"
 #include "micro/matmul/matmul_cpu.h"
 #include "model/cpu_gemm_backend.h"
 #include "model/gpt_config.h"
 #include "model/step_gemms.h"
-#include "micro/common/cuda_device.h"
-#include "micro/matmul/matmul_cuda.h"
-#include "measure/random_fill.h"
 #include "sysinfo/cpu_info.h"
+#include "sysinfo/utc_now.h"
 
 namespace micro {
 namespace {
@@ -135,84 +137,42 @@ void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, Ce
 }
 
 void CudaCopyCase(benchmark::State& state, int64_t bytes, CeilingRecorder* rec) {
-  const std::string skip = CudaSkipReason();
-  if (!skip.empty()) {
-    state.SkipWithError(harness::SkipMessage(skip).c_str());
-    return;
-  }
-  std::string error;
-  const std::string device = CurrentCudaDeviceName(&error);
-  std::unique_ptr<CudaCopy> copy;
-  if (error.empty()) copy = CudaCopy::Create(bytes, &error);
-  if (error.empty()) error = copy->Verify();
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
   const double moved = 2.0 * static_cast<double>(bytes);  // read + write, as STREAM copy
-  double total = 0, best = 0;
-  for (auto _ : state) {
-    double dt = 0;
-    error = copy->TimeOnce(&dt);
-    if (!error.empty()) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    state.SetIterationTime(dt);
-    total += dt;
-    best = std::max(best, moved / dt);
-    rec->RecordCudaCopy(device, bytes, moved / dt);
-  }
-  SetCeilingCounters(state, "bytes", moved, total, best, accounting::DatasheetBandwidth(device), true);
-}
-
-CudaGemmType GemmType(Dtype d) {
-  switch (d) {
-    case Dtype::kTf32: return CudaGemmType::kTf32;
-    case Dtype::kBf16: return CudaGemmType::kBf16;
-    case Dtype::kFp16: return CudaGemmType::kFp16;
-    default: return CudaGemmType::kFp32;
-  }
+  double best = 0;
+  std::string device;
+  const std::optional<CudaCaseTiming> t = RunCudaCase(
+      state, CudaWarmUp::kNone,
+      [&](const std::string& name, std::string* error) {
+        device = name;
+        std::unique_ptr<CudaCopy> copy = CudaCopy::Create(bytes, error);
+        if (error->empty() && copy != nullptr) *error = copy->Verify();
+        if (!error->empty()) copy.reset();
+        return copy;
+      },
+      [&](double dt) {
+        best = std::max(best, moved / dt);
+        rec->RecordCudaCopy(device, bytes, moved / dt);
+      });
+  if (!t) return;
+  SetCeilingCounters(state, "bytes", moved, t->total_s, best, accounting::DatasheetBandwidth(t->device), true);
 }
 
 void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRecorder* rec) {
-  const std::string skip = CudaSkipReason();
-  if (!skip.empty()) {
-    state.SkipWithError(harness::SkipMessage(skip).c_str());
-    return;
-  }
-  std::string error;
-  const std::string device = CurrentCudaDeviceName(&error);
-  std::unique_ptr<CudaMatmul> mm;
-  if (error.empty()) mm = CudaMatmul::Create(GemmType(dtype), size, size, size, &error);
-  const auto entries = MatmulSampleEntries(size, size, 32);
-  std::vector<float> a_rows, b_cols, cs;
-  if (error.empty()) error = mm->RunAndGather(entries, &a_rows, &b_cols, &cs);
-  if (error.empty()) {
-    absl::Status ok = CheckMatmulSamples(dtype, size, entries, a_rows.data(), b_cols.data(), cs.data());
-    if (!ok.ok()) error = std::string(ok.message());
-  }
-  double warm = 0;
-  if (error.empty()) error = mm->TimeOnce(&warm);
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
   const double flops = accounting::MatmulFlops(size, size, size);
-  double total = 0, best = 0;
-  for (auto _ : state) {
-    double dt = 0;
-    error = mm->TimeOnce(&dt);
-    if (!error.empty()) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    state.SetIterationTime(dt);
-    total += dt;
-    best = std::max(best, flops / dt);
-    rec->RecordCudaGemm(device, std::string(accounting::DtypeName(dtype)), size, flops / dt);
-  }
-  SetCeilingCounters(state, "FLOP", flops, total, best, accounting::DatasheetPeak(device, dtype), false);
+  double best = 0;
+  std::string device;
+  const std::optional<CudaCaseTiming> t = RunCudaCase(
+      state, CudaWarmUp::kOnce,
+      [&](const std::string& name, std::string* error) {
+        device = name;
+        return CheckedCudaMatmul(dtype, size, size, size, 32, error);
+      },
+      [&](double dt) {
+        best = std::max(best, flops / dt);
+        rec->RecordCudaGemm(device, std::string(accounting::DtypeName(dtype)), size, flops / dt);
+      });
+  if (!t) return;
+  SetCeilingCounters(state, "FLOP", flops, t->total_s, best, accounting::DatasheetPeak(t->device, dtype), false);
 }
 
 // One GEMM of the CPU train step, through the model's own call on the chosen library.
@@ -337,18 +297,24 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CudaCeilings() const {
       "//micro:ceilings: cuBLAS GEMM M=N=K=%d per dtype (fp32 accumulate, L2 flushed, cudaEvent "
       "timing); cudaMemcpy device-to-device %.0f MiB, 2 x bytes counted; best of %d+ trials",
       gemm_size_, copy_bytes_ / 1048576.0, copy_trials_);
-  c.date = NowIso8601();
+  c.date = sysinfo::UtcNow();
   return c;
 }
 
-std::vector<std::string> RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recorder) {
-  std::vector<std::string> names;
+RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recorder) {
+  RegisteredCases cases;
   const bool quick = sizes == SizeSet::kQuick;
-  auto reg = [&](const std::string& name, auto fn) {
-    auto* b = benchmark::RegisterBenchmark(name.c_str(), fn);
+  auto options = [&](benchmark::internal::Benchmark* b) {
     b->UseManualTime()->Unit(benchmark::kMillisecond);
     if (quick) b->MinTime(0.01);
-    names.push_back(name);
+  };
+  auto reg = [&](const std::string& name, auto fn) {
+    options(benchmark::RegisterBenchmark(name.c_str(), fn));
+    cases.names.push_back(name);
+  };
+  // CUDA cases: only where a CUDA device is usable (cuda_case.h), else counted as left out.
+  auto reg_cuda = [&](const std::string& name, std::function<void(benchmark::State&)> fn) {
+    if (auto* b = RegisterCudaCase(&cases, name, std::move(fn))) options(b);
   };
   const double fma_seconds = quick ? 0.002 : 0.05;
   reg("BM_Ceiling/cpu/fma/avx2",
@@ -370,15 +336,15 @@ std::vector<std::string> RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecord
     }
   }
   const int64_t copy_bytes = quick ? int64_t{64} << 20 : int64_t{1} << 30;
-  reg(absl::StrCat("BM_Ceiling/cuda/copy_d2d/bytes:", copy_bytes),
-      [=](benchmark::State& st) { CudaCopyCase(st, copy_bytes, recorder); });
+  reg_cuda(absl::StrCat("BM_Ceiling/cuda/copy_d2d/bytes:", copy_bytes),
+           [=](benchmark::State& st) { CudaCopyCase(st, copy_bytes, recorder); });
   const int64_t gemm = quick ? 1024 : 8192;
   for (Dtype d : {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16}) {
-    reg(absl::StrCat("BM_Ceiling/cuda/gemm/", std::string(accounting::DtypeName(d)), "/M:", gemm, "/K:", gemm,
-                     "/N:", gemm),
-        [=](benchmark::State& st) { CudaGemmCase(st, d, gemm, recorder); });
+    reg_cuda(absl::StrCat("BM_Ceiling/cuda/gemm/", std::string(accounting::DtypeName(d)), "/M:", gemm, "/K:",
+                          gemm, "/N:", gemm),
+             [=](benchmark::State& st) { CudaGemmCase(st, d, gemm, recorder); });
   }
-  return names;
+  return cases;
 }
 
 absl::Status WriteRecordedCeilings(const CeilingRecorder& recorder, const MicroFlags& flags) {

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "accounting/ceilings.h"
 #include "micro/common/bench_common.h"
+#include "micro/common/cuda_case.h"
 #include "measure/fma_peak.h"
 #include "measure/stream.h"
 
@@ -62,8 +63,9 @@ class CeilingRecorder {
   std::map<std::string, double> cpu_gemm_flops_;
 };
 
-// Registers every case; returns their names (without the /manual_time suffix).
-std::vector<std::string> RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recorder);
+// Registers every case (the CUDA ones only where a CUDA device is usable: cuda_case.h); returns
+// their names (without the /manual_time suffix) and the CUDA cases left out.
+RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recorder);
 
 // Writes what the run measured: CPU ceilings to --ceilings_out, GPU ceilings to
 // --cuda_ceilings_out; when no CPU case ran and --cuda_ceilings_out is empty, the GPU ceilings

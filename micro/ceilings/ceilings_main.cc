@@ -18,9 +18,8 @@ int main(int argc, char** argv) {
     return rc;
   }
   static micro::CeilingRecorder recorder;
-  micro::RegisterCeilingsBenchmarks(flags.sizes, &recorder);
-  const std::string skip = micro::CudaSkipReason();
-  if (!skip.empty()) std::fprintf(stderr, "CUDA cases will be skipped: %s\n", skip.c_str());
+  const micro::RegisteredCases cases = micro::RegisterCeilingsBenchmarks(flags.sizes, &recorder);
+  micro::ReportLeftOutCases("ceilings", cases);
   const int rc = harness::RunSelectedBenchmarks("ceilings");
   benchmark::Shutdown();
   absl::Status s = micro::WriteRecordedCeilings(recorder, flags);

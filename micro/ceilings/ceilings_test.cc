@@ -10,7 +10,6 @@
 #include "absl/strings/match.h"
 #include "accounting/ceilings.h"
 #include "gtest/gtest.h"
-#include "harness/skip.h"
 #include "micro/ceilings/ceilings_cases.h"
 #include "micro/common/collecting_reporter.h"
 #include "measure/cpu_ceilings.h"
@@ -25,19 +24,19 @@ std::string TempPath(const std::string& name) {
 
 TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   static CeilingRecorder recorder;
-  const std::vector<std::string> names = RegisterCeilingsBenchmarks(SizeSet::kQuick, &recorder);
+  const RegisteredCases cases = RegisterCeilingsBenchmarks(SizeSet::kQuick, &recorder);
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
-  ASSERT_EQ(reporter.runs().size(), names.size());
+  ASSERT_EQ(reporter.runs().size(), cases.names.size());
+  // The CUDA cases (copy_d2d and 4 GEMM dtypes) are registered only with a usable device.
   const std::string no_cuda = CudaSkipReason();
+  EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : 5);
+  EXPECT_EQ(cases.left_out_reason, no_cuda);
   double best_fma = 0, best_copy = 0;
   for (const CollectedRun& run : reporter.runs()) {
     SCOPED_TRACE(run.name);
     const bool cuda = absl::StrContains(run.name, "/cuda/");
-    if (cuda && !no_cuda.empty()) {
-      EXPECT_EQ(run.error_message, harness::SkipMessage(no_cuda));
-      continue;
-    }
+    EXPECT_FALSE(cuda && !no_cuda.empty()) << "a CUDA case registered without a device";
     if (absl::StrContains(run.name, "avx512") && !FmaIsaSupported(FmaIsa::kAvx512)) {
       EXPECT_TRUE(run.error);
       continue;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -12,8 +13,10 @@
 #include "micro/common/build_flags.inc"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
+#include "harness/user_path.h"
 #include "measure/cpu_ceilings.h"
 #include "model/gemm_info.h"
+#include "sysinfo/build_info.h"
 #include "sysinfo/cpu_info.h"
 
 namespace micro {
@@ -29,17 +32,6 @@ bool FlagValue(const char* arg, const char* name, std::string* value) {
   return true;
 }
 
-std::string RunCommand(const std::string& cmd) {
-  FILE* f = popen(cmd.c_str(), "r");
-  if (f == nullptr) return "";
-  std::string out;
-  char buf[256];
-  while (std::fgets(buf, sizeof(buf), f) != nullptr) out += buf;
-  pclose(f);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** argv) {
@@ -49,16 +41,16 @@ absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** 
     const char* arg = argv[i];
     std::string v;
     if (FlagValue(arg, "ceilings", &v)) {
-      flags.ceilings = v;
+      flags.ceilings = harness::UserPath(v);
     } else if (FlagValue(arg, "cuda_ceilings", &v)) {
-      flags.cuda_ceilings = v;
+      flags.cuda_ceilings = harness::UserPath(v);
     } else if (FlagValue(arg, "ceilings_out", &v) || FlagValue(arg, "cuda_ceilings_out", &v)) {
       if (kind != BinaryKind::kCeilings) {
         return absl::InvalidArgumentError(
             absl::StrCat(arg, ": only //micro:ceilings writes ceilings; here use --ceilings=FILE "
                               "or --cuda_ceilings=FILE to read them"));
       }
-      (absl::StartsWith(arg, "--cuda") ? flags.cuda_ceilings_out : flags.ceilings_out) = v;
+      (absl::StartsWith(arg, "--cuda") ? flags.cuda_ceilings_out : flags.ceilings_out) = harness::UserPath(v);
     } else if (FlagValue(arg, "sizes", &v)) {
       if (v == "default") flags.sizes = SizeSet::kDefault;
       else if (v == "quick") flags.sizes = SizeSet::kQuick;
@@ -76,8 +68,44 @@ absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** 
 
 void SetHelpKind(BinaryKind kind) { g_help_kind = kind; }
 
+std::string BinaryName(BinaryKind kind) {
+  switch (kind) {
+    case BinaryKind::kMatmul: return "matmul";
+    case BinaryKind::kElementwise: return "elementwise";
+    case BinaryKind::kCeilings: return "ceilings";
+  }
+  return "micro";
+}
+
 void PrintMicroHelp() {
+  switch (g_help_kind) {
+    case BinaryKind::kMatmul:
+      std::printf("%s",
+          "matmul: C = A B across sizes: oneDNN and OpenBLAS sgemm on the CPU, cuBLAS (fp32, tf32,\n"
+          "bf16, fp16) on a CUDA device; GFLOP/s, % of peak and of the roofline per case.\n\n"
+          "Usage: bazel run //micro:matmul -- [flags]\n"
+          "Example: bazel run //micro:matmul -- --benchmark_filter='cpu/onednn/fp32/M:2048/'\n\n");
+      break;
+    case BinaryKind::kElementwise:
+      std::printf("%s",
+          "elementwise: the memory-bound ops of a transformer (scale, add, triad, gelu, adamw,\n"
+          "layernorm, softmax) on the CPU and a CUDA device; GB/s and % of the roofline per case.\n\n"
+          "Usage: bazel run //micro:elementwise -- [flags]\n"
+          "Example: bazel run //micro:elementwise -- --benchmark_filter='cpu/scale/N:16777216'\n\n");
+      break;
+    case BinaryKind::kCeilings:
+      std::printf("%s",
+          "ceilings: the machine's measured ceilings (CPU FMA peak, STREAM bandwidth, the train\n"
+          "step's GEMM rates; GPU copy bandwidth and large-GEMM rate) and the JSON file the other\n"
+          "benchmarks and gpt_step read with --ceilings.\n\n"
+          "Usage: bazel run //micro:ceilings -- [flags]\n"
+          "Example: bazel run //micro:ceilings -- --ceilings_out=ceilings.json\n\n");
+      break;
+  }
   std::printf("%s",
+      "CUDA cases are registered only when a CUDA device is usable (stderr says why not).\n"
+      "Relative paths (the FILE of the flags below, and --benchmark_out) are relative to the\n"
+      "folder bazel run was started from; the binary prints each as resolved on stderr.\n\n"
       "micro benchmark flags (besides Google Benchmark's, below):\n"
       "  --sizes=default|quick   quick: tiny sizes and a 0.01 s minimum time per case (what\n"
       "                          the cc_tests run); names then end in /min_time:0.010\n");
@@ -104,35 +132,18 @@ void PrintMicroHelp() {
   benchmark::PrintDefaultHelp();
 }
 
-std::string GitCommit() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  std::string dir = ws != nullptr ? ws : ".";
-  std::string out =
-      RunCommand(absl::StrCat("git -C '", dir, "' describe --always --dirty --abbrev=40 2>/dev/null"));
-  return out.empty() ? "unknown" : out;
-}
-
 void AddMicroContext() {
   harness::AddRunContext();
-#ifdef NDEBUG
-  benchmark::AddCustomContext("build_type", "release (NDEBUG)");
-#else
-  benchmark::AddCustomContext("build_type", "debug (assertions on, no NDEBUG)");
-#endif
-  benchmark::AddCustomContext("compilation_mode", MICRO_COMPILATION_MODE);
+  const sysinfo::BuildInfo build = sysinfo::GetBuildInfo();
+  benchmark::AddCustomContext("build_type", build.asserts ? "debug (assertions on, no NDEBUG)" : "release (NDEBUG)");
+  benchmark::AddCustomContext("compilation_mode", build.compilation_mode);
   // MICRO_COPTS are the BUILD file's flags; a command-line --copt (e.g. --config=portable)
   // can override -march, so the ISA the compiler actually targeted is added from its macros.
-  std::string isa = "no AVX2";
-#ifdef __AVX512F__
-  isa = "AVX-512F";
-#elif defined(__AVX2__)
-  isa = "AVX2";
-#endif
   benchmark::AddCustomContext(
       "compile_flags", absl::StrCat(MICRO_COPTS, " (+ command-line --copt; compiler targeted ",
-                                    isa, ")"));
-  benchmark::AddCustomContext("compiler", __VERSION__);
-  benchmark::AddCustomContext("commit", GitCommit());
+                                    build.target_isa, ")"));
+  benchmark::AddCustomContext("compiler", build.compiler);
+  benchmark::AddCustomContext("commit", build.commit);
   for (model::CpuGemmBackend b : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
     benchmark::AddCustomContext(absl::StrCat("gemm_", model::CpuGemmBackendName(b)),
                                 model::CpuGemmInfo(b).ToJson());
@@ -232,6 +243,14 @@ int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags) 
     return harness::kExitFailure;
   }
   *flags = *f;
+  const std::string name = BinaryName(kind);
+  for (const auto& [flag, path, verb] : {std::tuple{"ceilings", &flags->ceilings, "reading"},
+                                         std::tuple{"cuda_ceilings", &flags->cuda_ceilings, "reading"},
+                                         std::tuple{"ceilings_out", &flags->ceilings_out, "writing"},
+                                         std::tuple{"cuda_ceilings_out", &flags->cuda_ceilings_out, "writing"}}) {
+    if (!path->empty()) std::fprintf(stderr, "%s: --%s: %s %s\n", name.c_str(), flag, verb, path->c_str());
+  }
+  harness::ResolveBenchmarkOut(name, *argc, argv);
   SetHelpKind(kind);
   benchmark::Initialize(argc, argv, PrintMicroHelp);
   if (benchmark::ReportUnrecognizedArguments(*argc, argv)) return harness::kExitUsage;

@@ -44,17 +44,18 @@ struct MicroFlags {
 
 enum class BinaryKind { kMatmul, kElementwise, kCeilings };
 
-// Removes this binary's flags from argv (the rest goes to benchmark::Initialize). Errors name
+// Removes this binary's flags from argv (the rest goes to benchmark::Initialize). Paths come out
+// absolute (harness/user_path.h: relative to the folder bazel run was started from). Errors name
 // the flag, the value and what is allowed (e.g. --sizes=huge, or --ceilings_out on matmul).
 absl::StatusOr<MicroFlags> ExtractMicroFlags(BinaryKind kind, int* argc, char** argv);
 
-// Prints the usage of this binary's flags, then Google Benchmark's; for --help.
+// "matmul", "elementwise", "ceilings".
+std::string BinaryName(BinaryKind kind);
+
+// Prints what this binary does, an example, its own flags, then Google Benchmark's; for --help
+// (benchmark::Initialize prints it and exits 0).
 void SetHelpKind(BinaryKind kind);
 void PrintMicroHelp();
-
-// `git describe --always --dirty --abbrev=40` of BUILD_WORKSPACE_DIRECTORY (set by bazel run)
-// or the current directory; "unknown" outside a git checkout.
-std::string GitCommit();
 
 // Adds build_type (NDEBUG or not), compilation_mode, compile_flags, compiler, commit, the CPU
 // GEMM libraries (gemm_onednn, gemm_openblas: model/gemm_info.h's JSON: library, version,
@@ -97,7 +98,9 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
 // flag serves both. Errors: unreadable file; a GPU file given while --cuda_ceilings is too.
 absl::Status RouteCeilingsFiles(MicroFlags* flags);
 
-// benchmark::Initialize + our flags; returns 0 to go on, or an exit code (bad flags).
+// Our flags (each path printed on stderr as resolved), a relative --benchmark_out made absolute
+// (harness::ResolveBenchmarkOut), then benchmark::Initialize; returns 0 to go on, or an exit
+// code (bad flags).
 int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags);
 
 }  // namespace micro

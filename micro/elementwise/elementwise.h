@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "model/layernorm_math.h"
+
 namespace micro {
 
 enum class ElementwiseOp { kScale, kAdd, kTriad, kGelu, kLayerNorm, kSoftmax, kAdamW };
@@ -47,7 +49,7 @@ struct ElementwiseOpInfo {
 
 constexpr float kScaleFactor = 2.0f;   // scale: y = 2 x (the seed's x * 2)
 constexpr float kTriadScalar = 3.0f;   // triad: a = b + 3 c
-constexpr float kLayerNormEps = 1e-5f;
+using model::kLayerNormEps;  // 1e-5, as the model
 
 struct AdamWParams {
   float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.01f;

@@ -3,10 +3,12 @@
 
 #include <chrono>
 
+#include <memory>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
-#include "harness/skip.h"
+#include "micro/common/cuda_case.h"
 #include "micro/elementwise/elementwise_cuda.h"
-#include "micro/common/cuda_device.h"
 #include "sysinfo/cpu_info.h"
 
 namespace micro {
@@ -49,47 +51,34 @@ void CpuElementwiseCase(benchmark::State& state, ElementwiseProblem p, double fo
   state.counters["rotation_slices"] = benchmark::Counter(static_cast<double>(slices));
 }
 
-void CudaElementwiseCase(benchmark::State& state, ElementwiseProblem p, PeakProvider* peaks) {
-  const std::string skip = CudaSkipReason();
-  if (!skip.empty()) {
-    state.SkipWithError(harness::SkipMessage(skip).c_str());
-    return;
-  }
-  std::string error;
-  const std::string device = CurrentCudaDeviceName(&error);
-  std::unique_ptr<CudaElementwise> op;
-  if (error.empty()) op = CudaElementwise::Create(p, &error);
-  if (error.empty()) error = op->RunOnce();
+// The op created on the device, run once and compared with the host reference; nullptr with
+// *error set on failure.
+std::unique_ptr<CudaElementwise> CheckedCudaElementwise(const ElementwiseProblem& p, std::string* error) {
+  std::unique_ptr<CudaElementwise> op = CudaElementwise::Create(p, error);
+  if (!error->empty() || op == nullptr) return nullptr;
+  *error = op->RunOnce();
   HostElementwiseData got(p, 1), ref(p, 1);
-  if (error.empty() && (!got.ok() || !ref.ok())) error = "cannot allocate host copies for the check";
-  if (error.empty()) error = op->Download(got.Slice(0));
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  if (error->empty() && (!got.ok() || !ref.ok())) *error = "cannot allocate host copies for the check";
+  if (error->empty()) *error = op->Download(got.Slice(0));
+  if (!error->empty()) return nullptr;
   ref.Fill();  // the device filled slice 0 from the same seeds
   ReferenceElementwise(p, ref.Slice(0));
   const std::string diff = CompareElementwise(p, got.Slice(0), ref.Slice(0));
   if (!diff.empty()) {
-    state.SkipWithError(absl::StrCat("incorrect: ", diff).c_str());
-    return;
+    *error = absl::StrCat("incorrect: ", diff);
+    return nullptr;
   }
-  double warm = 0;
-  error = op->TimeOnce(&warm);
-  double total = 0;
-  for (auto _ : state) {
-    double dt = 0;
-    if (error.empty()) error = op->TimeOnce(&dt);
-    if (!error.empty()) {
-      state.SkipWithError(error.c_str());
-      break;
-    }
-    state.SetIterationTime(dt);
-    total += dt;
-  }
-  if (!error.empty()) return;
-  SetWorkCounters(state, peaks->Cuda(device, accounting::Dtype::kFp32), ElementwiseFlops(p),
-                  ElementwiseByteCount(p), total / state.iterations());
+  return op;
+}
+
+void CudaElementwiseCase(benchmark::State& state, ElementwiseProblem p, PeakProvider* peaks) {
+  const std::optional<CudaCaseTiming> t = RunCudaCase(
+      state, CudaWarmUp::kOnce,
+      [&](const std::string&, std::string* error) { return CheckedCudaElementwise(p, error); },
+      [](double) {});
+  if (!t) return;
+  SetWorkCounters(state, peaks->Cuda(t->device, accounting::Dtype::kFp32), ElementwiseFlops(p),
+                  ElementwiseByteCount(p), t->SecondsPerIteration());
   state.counters["elements"] = benchmark::Counter(static_cast<double>(p.n));
 }
 
@@ -121,9 +110,8 @@ double CpuRotationFootprint(SizeSet sizes) {
   return llc > 0 ? 4.0 * static_cast<double>(llc) : 256.0 * (1 << 20);
 }
 
-std::vector<std::string> RegisterElementwiseBenchmarks(SizeSet sizes,
-                                                       std::shared_ptr<PeakProvider> peaks) {
-  std::vector<std::string> names;
+RegisteredCases RegisterElementwiseBenchmarks(SizeSet sizes, std::shared_ptr<PeakProvider> peaks) {
+  RegisteredCases cases;
   PeakProvider* pp = peaks.get();
   static std::vector<std::shared_ptr<PeakProvider>>* keep =
       new std::vector<std::shared_ptr<PeakProvider>>();
@@ -138,22 +126,20 @@ std::vector<std::string> RegisterElementwiseBenchmarks(SizeSet sizes,
       });
       b->UseManualTime()->Unit(benchmark::kMicrosecond);
       if (sizes == SizeSet::kQuick) b->MinTime(0.01);
-      names.push_back(name);
+      cases.names.push_back(name);
     }
   }
   for (ElementwiseOp op : AllElementwiseOps()) {
     for (int64_t n : CudaElementwiseSizes(sizes)) {
       const ElementwiseProblem p = MakeElementwiseProblem(op, n);
-      const std::string name = ElementwiseCaseName("cuda", op, n);
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), [p, pp](benchmark::State& st) {
-        CudaElementwiseCase(st, p, pp);
-      });
+      auto* b = RegisterCudaCase(&cases, ElementwiseCaseName("cuda", op, n),
+                                 [p, pp](benchmark::State& st) { CudaElementwiseCase(st, p, pp); });
+      if (b == nullptr) continue;  // no usable CUDA device: counted as left out
       b->UseManualTime()->Unit(benchmark::kMicrosecond);
       if (sizes == SizeSet::kQuick) b->MinTime(0.01);
-      names.push_back(name);
     }
   }
-  return names;
+  return cases;
 }
 
 }  // namespace micro

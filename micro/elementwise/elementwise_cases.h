@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "micro/common/bench_common.h"
+#include "micro/common/cuda_case.h"
 #include "micro/elementwise/elementwise.h"
 
 namespace micro {
@@ -30,9 +31,9 @@ std::string ElementwiseCaseName(const char* device, ElementwiseOp op, int64_t re
 // Bytes of array memory one rotation spans on the CPU: 4 x LLC (256 MiB when unknown); quick: 8 MiB.
 double CpuRotationFootprint(SizeSet sizes);
 
-// Registers every case; returns their names (without the /manual_time suffix).
-std::vector<std::string> RegisterElementwiseBenchmarks(SizeSet sizes,
-                                                       std::shared_ptr<PeakProvider> peaks);
+// Registers every case (the CUDA ones only where a CUDA device is usable: cuda_case.h); returns
+// their names (without the /manual_time suffix) and the CUDA cases left out.
+RegisteredCases RegisterElementwiseBenchmarks(SizeSet sizes, std::shared_ptr<PeakProvider> peaks);
 
 }  // namespace micro
 

@@ -1,6 +1,7 @@
 // CpuElementwise: the OpenMP implementation of elementwise.h. Loops are written so GCC
-// vectorises them (`omp simd`, no calls in the inner loops): exp is a Cephes-style polynomial
-// (FastExp below, ~2 ulp) because glibc's expf/tanhf do not vectorise without -ffast-math.
+// vectorises them (`omp simd`, no calls in the inner loops): exp and tanh are the model's
+// polynomials (model/fast_math_cpu.h) because glibc's expf/tanhf do not vectorise without
+// -ffast-math.
 // Static schedules everywhere, matching the first touch of HostElementwiseData::Fill.
 #include <algorithm>
 #include <cmath>
@@ -8,44 +9,15 @@
 #include <cstring>
 
 #include "micro/elementwise/elementwise.h"
+#include "model/adamw_math.h"
+#include "model/fast_math_cpu.h"
+#include "model/gelu_math.h"
 
 namespace micro {
 namespace {
 
-// e^x for x in [-87.3, 88.7] (clamped): x = k ln2 + r, |r| <= ln2 / 2, e^r by the Cephes expf
-// polynomial, 2^k by building the exponent bits. Branch-free, so it vectorises.
-#pragma omp declare simd notinbranch
-inline float FastExp(float x) {
-  x = std::min(88.7f, std::max(-87.3f, x));
-  const float t = x * 1.44269504088896341f;
-  const float shifted = t + 12582912.0f;  // 1.5 * 2^23: rounds t to an integer in the mantissa
-  int32_t bits;
-  std::memcpy(&bits, &shifted, sizeof(bits));
-  const int32_t k = bits - 0x4B400000;
-  const float kf = shifted - 12582912.0f;
-  const float r = (x - kf * 0.693359375f) - kf * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float er = p * r * r + r + 1.0f;
-  const int32_t scale_bits = (k + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &scale_bits, sizeof(scale));
-  return er * scale;
-}
-
-#pragma omp declare simd notinbranch
-inline float GeluTanh(float x) {
-  const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-  const float u = k * (x + 0.044715f * x * x * x);
-  // tanh(u) = 1 - 2 / (e^{2u} + 1); clamp so e^{2u} stays finite (tanh(9) == 1 in fp32).
-  const float e = FastExp(2.0f * std::min(9.0f, std::max(-9.0f, u)));
-  const float th = 1.0f - 2.0f / (e + 1.0f);
-  return 0.5f * x * (1.0f + th);
-}
+// GeLU (tanh) with the model's vectorisable tanh: the same maths the CPU model runs.
+inline float GeluTanh(float x) { return model::gelu_from_tanh(x, model::tanh_fast(model::gelu_tanh_arg(x))); }
 
 void LayerNormRows(const ElementwiseProblem& p, const ElementwiseTensors& t) {
   const int64_t C = p.row;
@@ -82,7 +54,7 @@ void SoftmaxRows(const ElementwiseProblem& p, const ElementwiseTensors& t) {
     // exp and sum in separate loops: GCC does not vectorise a reduction around the exp.
     // The row (4 KiB for C = 1024) is in L1 for the second and third passes.
 #pragma omp simd
-    for (int64_t c = 0; c < C; ++c) y[c] = FastExp(x[c] - mx);
+    for (int64_t c = 0; c < C; ++c) y[c] = model::exp_fast(x[c] - mx);
     float sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int64_t c = 0; c < C; ++c) sum += y[c];
@@ -143,12 +115,7 @@ void CpuElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t) {
       float* __restrict v = t.big[3];
 #pragma omp parallel for simd schedule(static)
       for (int64_t i = 0; i < n; ++i) {
-        const float mi = a.beta1 * m[i] + (1.0f - a.beta1) * g[i];
-        const float vi = a.beta2 * v[i] + (1.0f - a.beta2) * g[i] * g[i];
-        const float mhat = mi / c1, vhat = vi / c2;
-        pp[i] -= a.lr * (mhat / (std::sqrt(vhat) + a.eps) + a.weight_decay * pp[i]);
-        m[i] = mi;
-        v[i] = vi;
+        model::adamw_update_one(&pp[i], &m[i], &v[i], g[i], a.lr, a.beta1, a.beta2, a.eps, a.weight_decay, c1, c2);
       }
       break;
     }

@@ -13,6 +13,9 @@
 #include "micro/common/cuda_util.cuh"
 #include "micro/elementwise/elementwise.h"
 #include "micro/elementwise/elementwise_cuda.h"
+#include "model/adamw_math.h"
+#include "model/cuda/warp_reduce.cuh"
+#include "model/gelu_math.h"
 
 namespace micro {
 namespace {
@@ -20,20 +23,11 @@ namespace {
 // ---- device math --------------------------------------------------------------------------
 
 __device__ __forceinline__ float GeluTanhDevice(float x) {
-  const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-  const float u = k * (x + 0.044715f * x * x * x);
-  return 0.5f * x * (1.0f + tanhf(u));
+  return model::gelu_from_tanh(x, tanhf(model::gelu_tanh_arg(x)));
 }
 
-__device__ __forceinline__ float WarpSum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-__device__ __forceinline__ float WarpMax(float v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
+using model::cuda::WarpMax;
+using model::cuda::WarpSum;
 
 struct AdamWScalars {
   float lr, beta1, beta2, eps, wd, c1, c2;  // c1, c2: bias corrections 1 - beta^step
@@ -41,10 +35,7 @@ struct AdamWScalars {
 
 __device__ __forceinline__ void AdamWOne(float& p, float g, float& m, float& v,
                                          const AdamWScalars& a) {
-  m = a.beta1 * m + (1.0f - a.beta1) * g;
-  v = a.beta2 * v + (1.0f - a.beta2) * g * g;
-  const float mhat = m / a.c1, vhat = v / a.c2;
-  p -= a.lr * (mhat / (sqrtf(vhat) + a.eps) + a.wd * p);
+  model::adamw_update_one(&p, &m, &v, g, a.lr, a.beta1, a.beta2, a.eps, a.wd, a.c1, a.c2);
 }
 
 // ---- kernels ------------------------------------------------------------------------------

@@ -18,10 +18,9 @@ int main(int argc, char** argv) {
       rc != 0) {
     return rc;
   }
-  micro::RegisterElementwiseBenchmarks(
+  const micro::RegisteredCases cases = micro::RegisterElementwiseBenchmarks(
       flags.sizes, std::make_shared<micro::PeakProvider>(flags.ceilings, flags.cuda_ceilings));
-  const std::string skip = micro::CudaSkipReason();
-  if (!skip.empty()) std::fprintf(stderr, "CUDA cases will be skipped: %s\n", skip.c_str());
+  micro::ReportLeftOutCases("elementwise", cases);
   const int rc = harness::RunSelectedBenchmarks("elementwise");
   benchmark::Shutdown();
   return rc;

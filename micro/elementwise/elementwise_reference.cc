@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "micro/elementwise/elementwise.h"
+#include "model/adamw_math.h"
 
 namespace micro {
 namespace {
@@ -69,13 +70,9 @@ void ReferenceElementwise(const ElementwiseProblem& p, const ElementwiseTensors&
       const double c1 = 1.0 - std::pow(double{a.beta1}, a.step);
       const double c2 = 1.0 - std::pow(double{a.beta2}, a.step);
       for (int64_t i = 0; i < n; ++i) {
-        const double g = t.big[1][i];
-        const double m = a.beta1 * double{t.big[2][i]} + (1.0 - a.beta1) * g;
-        const double v = a.beta2 * double{t.big[3][i]} + (1.0 - a.beta2) * g * g;
-        const double mhat = m / c1, vhat = v / c2;
-        const double p_old = t.big[0][i];
-        t.big[0][i] = static_cast<float>(
-            p_old - a.lr * (mhat / (std::sqrt(vhat) + a.eps) + a.weight_decay * p_old));
+        double p = t.big[0][i], m = t.big[2][i], v = t.big[3][i];
+        model::adamw_update_one<double>(&p, &m, &v, t.big[1][i], a.lr, a.beta1, a.beta2, a.eps, a.weight_decay, c1, c2);
+        t.big[0][i] = static_cast<float>(p);
         t.big[2][i] = static_cast<float>(m);
         t.big[3][i] = static_cast<float>(v);
       }

@@ -1,11 +1,10 @@
 // //micro:elementwise's cases, quick: every CPU case runs and carries its counters, with the
-// bytes and FLOPs that accounting/ gives; every CUDA case skips with the probe's reason (no
-// device) or carries them too.
+// bytes and FLOPs that accounting/ gives; CUDA cases are registered (and carry them too) only
+// with a usable device, else counted as left out with the probe's reason.
 #include <memory>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "harness/skip.h"
 #include "micro/common/collecting_reporter.h"
 #include "micro/elementwise/elementwise_cases.h"
 
@@ -17,25 +16,27 @@ TEST(ElementwiseBenchmarkTest, EveryCaseReportsItsCounters) {
   peak.flops_per_s = 1e11;
   peak.bytes_per_s = 1e10;
   peak.source = "test peak";
-  const std::vector<std::string> names =
+  const RegisteredCases cases =
       RegisterElementwiseBenchmarks(SizeSet::kQuick, std::make_shared<PeakProvider>(peak));
+  const std::vector<std::string>& names = cases.names;
 
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
   ASSERT_EQ(reporter.runs().size(), names.size());
 
+  // CUDA cases are registered only with a usable device; else counted, with the probe's reason.
   const std::string no_cuda = CudaSkipReason();
+  const int64_t cuda_cases =
+      static_cast<int64_t>(AllElementwiseOps().size() * CudaElementwiseSizes(SizeSet::kQuick).size());
+  EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : cuda_cases);
+  EXPECT_EQ(cases.left_out_reason, no_cuda);
   int cpu_cases = 0;
   for (size_t i = 0; i < names.size(); ++i) {
     const CollectedRun& run = reporter.runs()[i];
     SCOPED_TRACE(run.name);
     EXPECT_TRUE(absl::StartsWith(run.name, names[i]));
     const bool cuda = absl::StrContains(run.name, "/cuda/");
-    if (cuda && !no_cuda.empty()) {
-      EXPECT_TRUE(run.error);
-      EXPECT_EQ(run.error_message, harness::SkipMessage(no_cuda));
-      continue;
-    }
+    EXPECT_FALSE(cuda && !no_cuda.empty()) << "a CUDA case registered without a device";
     ASSERT_FALSE(run.error) << run.error_message;
     for (const char* c : {"FLOP/s", "bytes/s", "intensity", "verified", "elements"}) {
       ASSERT_TRUE(run.counters.count(c)) << c;

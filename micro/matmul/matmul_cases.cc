@@ -4,15 +4,15 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "harness/skip.h"
 #include "accounting/costs.h"
+#include "measure/random_fill.h"
+#include "micro/common/cuda_case.h"
+#include "micro/matmul/cuda_gemm_checked.h"
 #include "micro/matmul/matmul_check.h"
 #include "micro/matmul/matmul_cpu.h"
-#include "micro/common/cuda_device.h"
-#include "micro/matmul/matmul_cuda.h"
-#include "measure/random_fill.h"
 
 namespace micro {
 namespace {
@@ -82,54 +82,17 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
                   MatmulCpuKernel(library, s.m, s.k, s.n));
 }
 
-CudaGemmType GemmType(Dtype d) {
-  switch (d) {
-    case Dtype::kTf32: return CudaGemmType::kTf32;
-    case Dtype::kBf16: return CudaGemmType::kBf16;
-    case Dtype::kFp16: return CudaGemmType::kFp16;
-    default: return CudaGemmType::kFp32;
-  }
-}
-
 void CudaMatmulCase(benchmark::State& state, Dtype dtype, MatmulShape s, PeakProvider* peaks) {
-  const std::string skip = CudaSkipReason();
-  if (!skip.empty()) {
-    state.SkipWithError(harness::SkipMessage(skip).c_str());
-    return;
-  }
-  std::string error;
-  const std::string device = CurrentCudaDeviceName(&error);
-  std::unique_ptr<CudaMatmul> mm;
-  if (error.empty()) mm = CudaMatmul::Create(GemmType(dtype), s.m, s.k, s.n, &error);
-  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
-  std::vector<float> a_rows, b_cols, cs;
-  if (error.empty()) error = mm->RunAndGather(entries, &a_rows, &b_cols, &cs);
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
-  absl::Status ok = CheckMatmulSamples(dtype, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
-  if (!ok.ok()) {
-    state.SkipWithError(std::string(ok.message()).c_str());
-    return;
-  }
-  double warm = 0;
-  error = mm->TimeOnce(&warm);  // one untimed run after the check: cuBLAS heuristics, clocks
-  double total = 0;
-  for (auto _ : state) {
-    double dt = 0;
-    if (error.empty()) error = mm->TimeOnce(&dt);
-    if (!error.empty()) {
-      state.SkipWithError(error.c_str());
-      break;
-    }
-    state.SetIterationTime(dt);
-    total += dt;
-  }
-  if (!error.empty()) return;
-  SetWorkCounters(state, peaks->Cuda(device, dtype), accounting::MatmulFlops(s.m, s.k, s.n),
+  const std::optional<CudaCaseTiming> t = RunCudaCase(
+      state, CudaWarmUp::kOnce,
+      [&](const std::string&, std::string* error) {
+        return CheckedCudaMatmul(dtype, s.m, s.k, s.n, kSamples, error);
+      },
+      [](double) {});
+  if (!t) return;
+  SetWorkCounters(state, peaks->Cuda(t->device, dtype), accounting::MatmulFlops(s.m, s.k, s.n),
                   accounting::MatmulBytes(s.m, s.k, s.n, accounting::BytesPerElement(dtype)),
-                  total / state.iterations());
+                  t->SecondsPerIteration());
 }
 
 }  // namespace
@@ -169,9 +132,8 @@ std::string MatmulCaseName(const char* device, Dtype dtype, const MatmulShape& s
                       "/K:", s.k, "/N:", s.n);
 }
 
-std::vector<std::string> RegisterMatmulBenchmarks(SizeSet sizes,
-                                                  std::shared_ptr<PeakProvider> peaks) {
-  std::vector<std::string> names;
+RegisteredCases RegisterMatmulBenchmarks(SizeSet sizes, std::shared_ptr<PeakProvider> peaks) {
+  RegisteredCases cases;
   PeakProvider* p = peaks.get();
   // The provider must outlive the benchmarks: keep it alive for the process.
   static std::vector<std::shared_ptr<PeakProvider>>* keep = new std::vector<std::shared_ptr<PeakProvider>>();
@@ -184,21 +146,19 @@ std::vector<std::string> RegisterMatmulBenchmarks(SizeSet sizes,
       });
       b->UseManualTime()->Unit(benchmark::kMicrosecond);
       if (sizes == SizeSet::kQuick) b->MinTime(0.01);
-      names.push_back(name);
+      cases.names.push_back(name);
     }
   }
   for (Dtype d : CudaMatmulDtypes()) {
     for (const MatmulShape& s : CudaMatmulShapes(sizes)) {
-      const std::string name = MatmulCaseName("cuda", d, s);
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), [d, s, p](benchmark::State& st) {
-        CudaMatmulCase(st, d, s, p);
-      });
+      auto* b = RegisterCudaCase(&cases, MatmulCaseName("cuda", d, s),
+                                 [d, s, p](benchmark::State& st) { CudaMatmulCase(st, d, s, p); });
+      if (b == nullptr) continue;  // no usable CUDA device: counted as left out
       b->UseManualTime()->Unit(benchmark::kMicrosecond);
       if (sizes == SizeSet::kQuick) b->MinTime(0.01);
-      names.push_back(name);
     }
   }
-  return names;
+  return cases;
 }
 
 }  // namespace micro

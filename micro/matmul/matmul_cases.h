@@ -9,7 +9,8 @@
 // (batch 12 x 1024 tokens). GPT-2 (124M) shapes, K x N: 768 x 2304 (qkv), 768 x 768 (attention
 // projection), 768 x 3072 (MLP up), 3072 x 768 (MLP down), 768 x 50304 (lm head).
 // Each case checks a sample of its output against a double dot product before timing; CUDA
-// cases skip with the probe's reason when no device is usable. Timing is manual (steady clock
+// cases are registered only when the probe finds a usable device (else the binary says on
+// stderr how many were left out and why). Timing is manual (steady clock
 // per sgemm on CPU; cudaEvents after an L2 flush on CUDA), so names end in /manual_time.
 #ifndef MICRO_MATMUL_MATMUL_CASES_H_
 #define MICRO_MATMUL_MATMUL_CASES_H_
@@ -21,6 +22,7 @@
 
 #include "accounting/dtype.h"
 #include "micro/common/bench_common.h"
+#include "micro/common/cuda_case.h"
 #include "model/cpu_gemm_backend.h"
 
 namespace micro {
@@ -40,9 +42,9 @@ std::string CpuMatmulDevice(model::CpuGemmBackend library);
 // "BM_Matmul/cpu/onednn/fp32/M:2048/K:2048/N:2048" (device "cpu/onednn").
 std::string MatmulCaseName(const char* device, accounting::Dtype dtype, const MatmulShape& s);
 
-// Registers every case; returns their names (without the /manual_time suffix).
-std::vector<std::string> RegisterMatmulBenchmarks(SizeSet sizes,
-                                                  std::shared_ptr<PeakProvider> peaks);
+// Registers every case (the CUDA ones only where a CUDA device is usable: cuda_case.h); returns
+// their names (without the /manual_time suffix) and the CUDA cases left out.
+RegisteredCases RegisterMatmulBenchmarks(SizeSet sizes, std::shared_ptr<PeakProvider> peaks);
 
 }  // namespace micro
 

@@ -19,10 +19,9 @@ int main(int argc, char** argv) {
   if (int rc = micro::InitMicroBinary(micro::BinaryKind::kMatmul, &argc, argv, &flags); rc != 0) {
     return rc;
   }
-  micro::RegisterMatmulBenchmarks(
+  const micro::RegisteredCases cases = micro::RegisterMatmulBenchmarks(
       flags.sizes, std::make_shared<micro::PeakProvider>(flags.ceilings, flags.cuda_ceilings));
-  const std::string skip = micro::CudaSkipReason();
-  if (!skip.empty()) std::fprintf(stderr, "CUDA cases will be skipped: %s\n", skip.c_str());
+  micro::ReportLeftOutCases("matmul", cases);
   const int rc = harness::RunSelectedBenchmarks("matmul");
   benchmark::Shutdown();
   return rc;

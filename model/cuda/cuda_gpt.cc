@@ -96,6 +96,9 @@ class CudaGpt final : public CudaGptBase {
     }
   }
   void RefreshWeightCopy();
+  // Backward's steps: the loss, LM head and final LayerNorm; then one block, from the top.
+  void BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g);
+  void BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
   bool DecideGeluFusion();
   bool DecideResidualFusion();
   // out = residual + inp @ weight^T + bias: one GEMM with the residual as its C input, or the
@@ -316,23 +319,13 @@ void CudaGpt<S>::ZeroGrad() {
 }
 
 template <typename S>
-absl::Status CudaGpt<S>::Backward() {
-  if (!have_forward_) {
-    return absl::FailedPreconditionError(
-        "Backward needs a Forward first (each Forward allows one Backward)");
-  }
-  have_forward_ = false;
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+void CudaGpt<S>::BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g) {
+  const int64_t B = B_, T = T_, C = config_.width, L = config_.layers;
   const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
   GemmRunner* gemm = gemm_.get();
-  const ParamPointers<S> w = PointParams(layout_, Weights());
-  const ParamPointers<float> g = PointParams(layout_, Ptr<float>(CudaTensor::kGrads));
   S* dlogits = Act(CudaTensor::kLogits);
   S* dresidual = Act(CudaTensor::kDResidual);
   S* dbtc = Act(CudaTensor::kDBtc);
-  S* dfch = Act(CudaTensor::kDFch);
-  S* dqkv = Act(CudaTensor::kDQkv);
-
   {
     ScopedOp op(timer_, "crossentropy_softmax_backward");
     crossentropy_softmax_backward(dlogits, Ptr<float>(CudaTensor::kLse),
@@ -353,66 +346,89 @@ absl::Status CudaGpt<S>::Backward() {
                        Ptr<float>(CudaTensor::kLnfMean), Ptr<float>(CudaTensor::kLnfRstd), B, T,
                        C);
   }
-  for (int64_t l = L - 1; l >= 0; --l) {
-    S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
-    S* ln1 = Act(CudaTensor::kLn1, l);
-    S* atty = Act(CudaTensor::kAtty, l);
-    S* residual2 = Act(CudaTensor::kResidual2, l);
-    S* ln2 = Act(CudaTensor::kLn2, l);
-    S* fch = Act(CudaTensor::kFch, l);
-    S* fch_gelu = Act(CudaTensor::kFchGelu, l);
-    // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
-    {
-      ScopedOp op(timer_, "matmul_backward/fcproj");
-      matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual,
-                      fch_gelu, w.fcprojw + l * 4 * C * C,
-                      fuse_gelu_ ? fch : static_cast<const S*>(nullptr), B, T, 4 * C, C, gemm,
-                      tf32_, "fcproj.bwd");
-    }
-    if (!fuse_gelu_) {
-      ScopedOp op(timer_, "gelu_backward");
-      gelu_backward(dfch, fch, dfch, BT * 4 * C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_backward/fc");
-      matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2,
-                      w.fcw + l * 4 * C * C, static_cast<const S*>(nullptr), B, T, C, 4 * C,
-                      gemm, tf32_, "fc.bwd");
-    }
-    {
-      // dresidual becomes d(residual2).
-      ScopedOp op(timer_, "layernorm_backward");
-      layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2,
-                         w.ln2w + l * C, Ptr<float>(CudaTensor::kLn2Mean, l),
-                         Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_backward/attproj");
-      matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
-                      w.attprojw + l * C * C, static_cast<const S*>(nullptr), B, T, C, C, gemm,
-                      tf32_, "attproj.bwd");
-    }
-    {
-      ScopedOp op(timer_, "attention_backward");
-      attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt),
-                         Act(CudaTensor::kDVaccum), dbtc, Act(CudaTensor::kQkvr, l),
-                         Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
-                         options_.attention_block);
-    }
-    {
-      ScopedOp op(timer_, "matmul_backward/qkv");
-      matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1,
-                      w.qkvw + l * 3 * C * C, static_cast<const S*>(nullptr), B, T, C, 3 * C,
-                      gemm, tf32_, "qkv.bwd");
-    }
-    {
-      // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
-      ScopedOp op(timer_, "layernorm_backward");
-      layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual,
-                         w.ln1w + l * C, Ptr<float>(CudaTensor::kLn1Mean, l),
-                         Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
-    }
+}
+
+template <typename S>
+void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+  GemmRunner* gemm = gemm_.get();
+  S* dresidual = Act(CudaTensor::kDResidual);
+  S* dbtc = Act(CudaTensor::kDBtc);
+  S* dfch = Act(CudaTensor::kDFch);
+  S* dqkv = Act(CudaTensor::kDQkv);
+  S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
+  S* ln1 = Act(CudaTensor::kLn1, l);
+  S* atty = Act(CudaTensor::kAtty, l);
+  S* residual2 = Act(CudaTensor::kResidual2, l);
+  S* ln2 = Act(CudaTensor::kLn2, l);
+  S* fch = Act(CudaTensor::kFch, l);
+  S* fch_gelu = Act(CudaTensor::kFchGelu, l);
+  // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
+  {
+    ScopedOp op(timer_, "matmul_backward/fcproj");
+    matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual,
+                    fch_gelu, w.fcprojw + l * 4 * C * C,
+                    fuse_gelu_ ? fch : static_cast<const S*>(nullptr), B, T, 4 * C, C, gemm,
+                    tf32_, "fcproj.bwd");
   }
+  if (!fuse_gelu_) {
+    ScopedOp op(timer_, "gelu_backward");
+    gelu_backward(dfch, fch, dfch, BT * 4 * C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/fc");
+    matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2,
+                    w.fcw + l * 4 * C * C, static_cast<const S*>(nullptr), B, T, C, 4 * C,
+                    gemm, tf32_, "fc.bwd");
+  }
+  {
+    // dresidual becomes d(residual2).
+    ScopedOp op(timer_, "layernorm_backward");
+    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2,
+                       w.ln2w + l * C, Ptr<float>(CudaTensor::kLn2Mean, l),
+                       Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/attproj");
+    matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
+                    w.attprojw + l * C * C, static_cast<const S*>(nullptr), B, T, C, C, gemm,
+                    tf32_, "attproj.bwd");
+  }
+  {
+    ScopedOp op(timer_, "attention_backward");
+    attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt),
+                       Act(CudaTensor::kDVaccum), dbtc, Act(CudaTensor::kQkvr, l),
+                       Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
+                       options_.attention_block);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/qkv");
+    matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1,
+                    w.qkvw + l * 3 * C * C, static_cast<const S*>(nullptr), B, T, C, 3 * C,
+                    gemm, tf32_, "qkv.bwd");
+  }
+  {
+    // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
+    ScopedOp op(timer_, "layernorm_backward");
+    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual,
+                       w.ln1w + l * C, Ptr<float>(CudaTensor::kLn1Mean, l),
+                       Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
+  }
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::Backward() {
+  if (!have_forward_) {
+    return absl::FailedPreconditionError(
+        "Backward needs a Forward first (each Forward allows one Backward)");
+  }
+  have_forward_ = false;
+  const int64_t B = B_, T = T_, C = config_.width;
+  const ParamPointers<S> w = PointParams(layout_, Weights());
+  const ParamPointers<float> g = PointParams(layout_, Ptr<float>(CudaTensor::kGrads));
+  BackwardHead(w, g);
+  for (int64_t l = config_.layers - 1; l >= 0; --l) BackwardLayer(l, w, g);
+  S* dresidual = Act(CudaTensor::kDResidual);
   {
     ScopedOp op(timer_, "encoder_backward");
     encoder_backward(g.wte, g.wpe, dresidual, Ptr<int32_t>(CudaTensor::kInputs), B, T, C);

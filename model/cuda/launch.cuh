@@ -15,6 +15,7 @@
 #include <string>
 
 #include "model/cuda/launch_config.h"
+#include "model/cuda/warp_reduce.cuh"
 
 #ifndef MODEL_CUDA_LAUNCH
 #define MODEL_CUDA_LAUNCH(kernel, grid, block) kernel<<<(grid), (block)>>>
@@ -48,22 +49,9 @@ inline dim3 BlockOf(const LaunchDims& d) {
 }
 
 constexpr int kWarpSize = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
+constexpr unsigned kFullMask = kWarpFullMask;
 // Finite stand-in for -inf in max reductions: exp(kNegMax - m) is 0, never NaN.
 constexpr float kNegMax = -3.402823466e38f;
-
-// Sum / max over the 32 lanes of a warp; every lane gets the result. All lanes must call.
-__device__ __forceinline__ float WarpSum(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
-  return v;
-}
-
-__device__ __forceinline__ float WarpMax(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
-  }
-  return v;
-}
 
 // Sum over a 1-D block whose size is a multiple of 32 (at most 1024); every thread gets the
 // result. `scratch` is __shared__ float[32], free on entry and on return. All threads must call.

@@ -2,13 +2,13 @@
 #include "model/cuda/bf16.h"
 #include "model/cuda/cuda_check.cuh"
 #include "model/cuda/launch.cuh"
+#include "model/layernorm_math.h"
 #include "model/cuda/layernorm_cuda.h"
 
 namespace model {
 namespace cuda {
 namespace {
 
-constexpr float kLayerNormEps = 1e-5f;
 constexpr int kBlock = 256;
 
 // ----------------------------------------------------------------------------------------------

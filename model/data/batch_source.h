@@ -2,7 +2,7 @@
 //  - TokenFileBatchSource: B random windows of T+1 tokens from a memory-mapped token file,
 //    window starts drawn from a seeded RNG (nanoGPT's get_batch: start in [0, n - T)).
 //  - A fixed random batch: drawn once from a seed and returned on every call, so the data path
-//    costs nothing (a different task than real data, as the seeds warn).
+//    costs nothing (a different task than real data: its loss says nothing about learning).
 #ifndef MODEL_DATA_BATCH_SOURCE_H_
 #define MODEL_DATA_BATCH_SOURCE_H_
 

@@ -1,7 +1,7 @@
 // make_tokens: writes a nanoGPT token file (flat little-endian uint16 tokens, no header).
 //   bazel run //tools:make_tokens -- --in=FILE.txt --out=train.bin     byte-level tokens
 //   bazel run //tools:make_tokens -- --random=N --out=train.bin [--vocab=50257 --seed=1337]
-// Relative paths are taken from the directory bazel run was started in. The file is written to
+// Relative paths are taken from the directory bazel run was started in (harness/user_path.h). The file is written to
 // a temporary name and renamed, so a failure leaves nothing behind. Exit code 0 on success,
 // 1 with a message naming the problem otherwise.
 #include <cstdio>
@@ -9,8 +9,8 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
+#include "harness/flags_main.h"
+#include "harness/user_path.h"
 #include "model/data/token_writer.h"
 
 ABSL_FLAG(std::string, in, "", "text file to tokenise, one token per byte (0..255)");
@@ -21,13 +21,6 @@ ABSL_FLAG(std::string, out, "", "token file to write (e.g. train.bin)");
 
 namespace {
 
-// bazel run executes in the runfiles tree; resolve relative paths against the user's cwd.
-std::string UserPath(const std::string& path) {
-  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || wd == nullptr) return path;
-  return std::string(wd) + "/" + path;
-}
-
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "make_tokens: %s\n", msg.c_str());
   return 1;
@@ -36,10 +29,13 @@ int Fail(const std::string& msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "writes a nanoGPT uint16 token file: --in=FILE.txt --out=train.bin, or "
-      "--random=N --out=train.bin");
-  absl::ParseCommandLine(argc, argv);
+  harness::ParseFlagsOrExit(
+      argc, argv,
+      "make_tokens: writes a token file in nanoGPT's format (flat little-endian uint16, no header)\n"
+      "for gpt_step --data, from a text file (one token per byte) or random tokens.\n\n"
+      "Usage: make_tokens --in=FILE.txt --out=train.bin | --random=N --out=train.bin\n"
+      "Example: bazel run //tools:make_tokens -- --random=1000000 --out=train.bin\n"
+      "Relative paths are relative to the folder bazel run was started from.");
   const std::string in = absl::GetFlag(FLAGS_in);
   const int64_t random = absl::GetFlag(FLAGS_random);
   const std::string out = absl::GetFlag(FLAGS_out);
@@ -49,9 +45,9 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<std::vector<uint16_t>> tokens =
       in.empty() ? model::RandomTokens(random, absl::GetFlag(FLAGS_vocab), absl::GetFlag(FLAGS_seed))
-                 : model::ByteTokensFromFile(UserPath(in));
+                 : model::ByteTokensFromFile(harness::UserPath(in));
   if (!tokens.ok()) return Fail(std::string(tokens.status().message()));
-  const std::string path = UserPath(out);
+  const std::string path = harness::UserPath(out);
   if (absl::Status st = model::WriteTokenFile(path, *tokens); !st.ok()) {
     return Fail(std::string(st.message()));
   }

@@ -10,7 +10,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
-#include "harness/stale_temp.h"
+#include "harness/atomic_file.h"
 #include "model/data/rng.h"
 
 namespace model {
@@ -20,28 +20,10 @@ absl::Status WriteTokenFile(const std::string& path, absl::Span<const uint16_t> 
     return absl::InvalidArgumentError(
         absl::StrCat("refusing to write '", path, "' with no tokens: a token file must hold >= 1"));
   }
-  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
-  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot write '", tmp, "': ", std::strerror(errno)));
-  }
   // The format is little-endian uint16; this host is little-endian (x86-64, aarch64).
-  const size_t written = std::fwrite(tokens.data(), sizeof(uint16_t), tokens.size(), f);
-  const bool closed = std::fclose(f) == 0;
-  if (written != tokens.size() || !closed) {
-    std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(absl::StrCat("writing '", tmp, "' failed (", written, " of ",
-                                                   tokens.size(), " tokens written)"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot rename '", tmp, "' to '", path, "': ", std::strerror(err)));
-  }
-  return absl::OkStatus();
+  return harness::WriteFileAtomically(path, [&](std::FILE* f) {
+    return std::fwrite(tokens.data(), sizeof(uint16_t), tokens.size(), f) == tokens.size();
+  });
 }
 
 absl::StatusOr<std::vector<uint16_t>> ByteTokensFromFile(const std::string& text_path) {

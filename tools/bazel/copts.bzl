@@ -14,5 +14,3 @@ COPTS = [
 # Loops the CPU model and the elementwise benchmarks parallelise.
 OPENMP_COPTS = ["-fopenmp"]
 OPENMP_LINKOPTS = ["-fopenmp"]
-
-TEST_COPTS = COPTS

@@ -38,6 +38,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "harness/exit_codes.h"
+#include "harness/flags_main.h"
+#include "harness/user_path.h"
 #include "harness/skip.h"
 #include "tools/bench/bench_ab.h"
 #include "tools/bench/bench_binaries.h"
@@ -254,12 +256,12 @@ absl::StatusOr<bench::BaseRevision> AddBaseTargets(std::vector<bench::Target>* t
     base = bench::BaseRevision{};
     base->rev = absl::StrCat("prebuilt binaries in ", prebuilt);
     base->sha = "unknown (prebuilt)";
-    base->runfiles_root = gate::UserPath(prebuilt);
+    base->runfiles_root = harness::UserPath(prebuilt);
   } else {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     std::string cache = absl::GetFlag(FLAGS_against_cache);
     if (cache.empty()) cache = bench::DefaultAbCacheDir();
-    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), gate::UserPath(cache),
+    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), harness::UserPath(cache),
                                       absl::GetFlag(FLAGS_against_bazel_args));
   }
   if (!base.ok()) return base.status();
@@ -296,14 +298,74 @@ nlohmann::json RunDescription(const Settings& st, const std::vector<bench::Targe
   return m;
 }
 
+// Says what will run, and sets the CPU share other processes may use and the progress line.
+void PlanRounds(size_t selected, bool ab, const std::optional<bench::BaseRevision>& base, Settings* settings) {
+  Settings& st = *settings;
+  std::fprintf(stderr, "bench: %zu case(s)%s, %d round(s)%s, min_time %s, threads %s, suite '%s'\n", selected,
+               absl::GetFlag(FLAGS_calibration) ? " + calibration" : "", st.repetitions,
+               ab ? absl::StrCat(" of A/B against ", base->rev, " (", base->sha.substr(0, 12), ")").c_str() : "",
+               st.min_time > 0 ? absl::StrCat(st.min_time, " s").c_str() : "default",
+               st.threads > 0 ? std::to_string(st.threads).c_str() : "as the environment says", st.suite.c_str());
+  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  const long used = st.threads > 0 ? std::min<long>(st.threads, cpus) : cpus;
+  st.options.idle_share = static_cast<double>(cpus - used) / cpus;
+  const int repetitions = st.repetitions;
+  st.options.progress = [repetitions, ab](int round, const bench::Target& t, double secs, double foreign,
+                                          double contention, int attempts) {
+    std::fprintf(stderr,
+                 "bench: round %d/%d %s %-28s %3zu case(s) %6.1f s  others used %3.0f%% of the CPU "
+                 "(contention %3.0f%%)%s\n",
+                 round + 1, repetitions, ab ? (t.side == bench::kBaseSide ? "[base]   " : "[current]") : "",
+                 t.binary.label.c_str(), t.cases.size(), secs, 100 * foreign, 100 * contention,
+                 attempts > 1 ? absl::StrCat(" (", attempts, " attempts)").c_str() : "");
+  };
+}
+
+// Writes the run (one file, or both sides of an A/B run) and prints its summary.
+int WriteResults(const Settings& st, const std::vector<bench::Target>& targets, nlohmann::json merged,
+                 const std::string& out, const std::optional<bench::BaseRevision>& base) {
+  nlohmann::json m = RunDescription(st, targets);
+  if (!base) {
+    merged["context"]["mlbench"] = m;
+    if (absl::Status s = gate::WriteFileAtomically(out, merged.dump(2) + "\n"); !s.ok()) return Fail(s);
+    PrintSummary(merged);
+    std::fprintf(stderr, "bench: wrote %s (%zu results; commit %s, %s build)\n", out.c_str(),
+                 merged["benchmarks"].size(), m["commit"].get<std::string>().c_str(),
+                 m["build_type"].get<std::string>().c_str());
+    return harness::kExitOk;
+  }
+  auto [current, base_run] = SplitSides(std::move(merged));
+  const std::string base_out = BaseFileName(out);
+  m["ab"] = {{"against", base->rev}, {"base_commit", base->sha}, {"current_commit", m["commit"]},
+             {"base_file", base_out}, {"current_file", out}, {"base_build_seconds", base->build_seconds}};
+  current["context"]["mlbench"] = m;
+  nlohmann::json mb = m;
+  mb["commit"] = base->sha;
+  mb["run_context"]["build"]["commit"] = base->sha;  // the binaries' machine is the same; the code is REV's
+  base_run["context"]["mlbench"] = mb;
+  if (absl::Status s = gate::WriteFileAtomically(base_out, base_run.dump(2) + "\n"); !s.ok()) return Fail(s);
+  if (absl::Status s = gate::WriteFileAtomically(out, current.dump(2) + "\n"); !s.ok()) return Fail(s);
+  std::fprintf(stderr, "bench: current side (%s):\n", m["commit"].get<std::string>().c_str());
+  PrintSummary(current);
+  std::fprintf(stderr, "bench: base side (%s, %s):\n", base->rev.c_str(), base->sha.c_str());
+  PrintSummary(base_run);
+  std::fprintf(stderr, "bench: wrote %s and %s; compare them with\n  bazel run //tools:gate -- --current=%s --against=%s\n",
+               out.c_str(), base_out.c_str(), out.c_str(), base_out.c_str());
+  return harness::kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(absl::StrCat(
-      "bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] [--quick] "
-      "[--against=REV]\n",
+  std::vector<char*> rest = harness::ParseFlagsOrExit(argc, argv, absl::StrCat(
+      "bench: runs the cases of every benchmark binary (or those --filter selects) in interleaved\n"
+      "rounds and merges them into one JSON for //tools:gate.\n\n"
+      "Usage: bazel run //tools:bench -- [--filter=REGEX] [--list] [--out=FILE] [--repetitions=N] [--quick] "
+      "[--against=REV]\n"
+      "Example: bazel run //tools:bench -- --quick --repetitions=9 --out=run.json\n"
+      "Relative paths (--out, --against_cache, --against_runfiles) are relative to the folder bazel run\n"
+      "was started from.\n",
       harness::kExitCodesHelp));
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     return Fail(absl::InvalidArgumentError(
         absl::StrCat("unexpected argument '", rest[1], "' (flags are --name=value; see --help)")));
@@ -312,7 +374,7 @@ int main(int argc, char** argv) {
   if (!settings.ok()) return Fail(settings.status());
   Settings& st = *settings;
   SetThreadEnvironment(st.threads);
-  const std::string out = gate::UserPath(absl::GetFlag(FLAGS_out));
+  const std::string out = harness::UserPath(absl::GetFlag(FLAGS_out));
   // Fail before the long run, not after it, when the result could not be written.
   if (!absl::GetFlag(FLAGS_list)) {
     if (absl::Status s = gate::CheckWritable(out); !s.ok()) return Fail(s);
@@ -344,23 +406,7 @@ int main(int argc, char** argv) {
     st.options.alternate_sides = true;
   }
 
-  std::fprintf(stderr, "bench: %zu case(s)%s, %d round(s)%s, min_time %s, threads %s, suite '%s'\n", selected,
-               absl::GetFlag(FLAGS_calibration) ? " + calibration" : "", st.repetitions,
-               ab ? absl::StrCat(" of A/B against ", base->rev, " (", base->sha.substr(0, 12), ")").c_str() : "",
-               st.min_time > 0 ? absl::StrCat(st.min_time, " s").c_str() : "default",
-               st.threads > 0 ? std::to_string(st.threads).c_str() : "as the environment says", st.suite.c_str());
-  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  const long used = st.threads > 0 ? std::min<long>(st.threads, cpus) : cpus;
-  st.options.idle_share = static_cast<double>(cpus - used) / cpus;
-  st.options.progress = [&](int round, const bench::Target& t, double secs, double foreign, double contention,
-                            int attempts) {
-    std::fprintf(stderr,
-                 "bench: round %d/%d %s %-28s %3zu case(s) %6.1f s  others used %3.0f%% of the CPU "
-                 "(contention %3.0f%%)%s\n",
-                 round + 1, st.repetitions, ab ? (t.side == bench::kBaseSide ? "[base]   " : "[current]") : "",
-                 t.binary.label.c_str(), t.cases.size(), secs, 100 * foreign, 100 * contention,
-                 attempts > 1 ? absl::StrCat(" (", attempts, " attempts)").c_str() : "");
-  };
+  PlanRounds(selected, ab, base, &st);
   absl::StatusOr<nlohmann::json> merged = bench::RunRounds(*targets, st.options);
   if (!merged.ok()) return Fail(merged.status());
   if (std::vector<std::string> broken = BrokenEntries(*merged); !broken.empty()) {
@@ -370,32 +416,5 @@ int main(int argc, char** argv) {
     return harness::kExitFailure;
   }
 
-  nlohmann::json m = RunDescription(st, *targets);
-  if (!ab) {
-    (*merged)["context"]["mlbench"] = m;
-    if (absl::Status s = gate::WriteFileAtomically(out, merged->dump(2) + "\n"); !s.ok()) return Fail(s);
-    PrintSummary(*merged);
-    std::fprintf(stderr, "bench: wrote %s (%zu results; commit %s, %s build)\n", out.c_str(),
-                 (*merged)["benchmarks"].size(), m["commit"].get<std::string>().c_str(),
-                 m["build_type"].get<std::string>().c_str());
-    return harness::kExitOk;
-  }
-  auto [current, base_run] = SplitSides(*std::move(merged));
-  const std::string base_out = BaseFileName(out);
-  m["ab"] = {{"against", base->rev}, {"base_commit", base->sha}, {"current_commit", m["commit"]},
-             {"base_file", base_out}, {"current_file", out}, {"base_build_seconds", base->build_seconds}};
-  current["context"]["mlbench"] = m;
-  nlohmann::json mb = m;
-  mb["commit"] = base->sha;
-  mb["run_context"]["build"]["commit"] = base->sha;  // the binaries' machine is the same; the code is REV's
-  base_run["context"]["mlbench"] = mb;
-  if (absl::Status s = gate::WriteFileAtomically(base_out, base_run.dump(2) + "\n"); !s.ok()) return Fail(s);
-  if (absl::Status s = gate::WriteFileAtomically(out, current.dump(2) + "\n"); !s.ok()) return Fail(s);
-  std::fprintf(stderr, "bench: current side (%s):\n", m["commit"].get<std::string>().c_str());
-  PrintSummary(current);
-  std::fprintf(stderr, "bench: base side (%s, %s):\n", base->rev.c_str(), base->sha.c_str());
-  PrintSummary(base_run);
-  std::fprintf(stderr, "bench: wrote %s and %s; compare them with\n  bazel run //tools:gate -- --current=%s --against=%s\n",
-               out.c_str(), base_out.c_str(), out.c_str(), base_out.c_str());
-  return harness::kExitOk;
+  return WriteResults(st, *targets, *std::move(merged), out, base);
 }

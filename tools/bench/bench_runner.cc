@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "harness/subprocess.h"
+#include "harness/user_path.h"
 #include "tools/gate/gate_io.h"
 
 namespace bench {
@@ -82,7 +83,7 @@ absl::StatusOr<std::string> LocateBinary(const std::string& runfiles_path, const
   if (!argv0.empty()) candidates.push_back(under(absl::StrCat(argv0, ".runfiles").c_str()));
   if (const char* t = std::getenv("TEST_SRCDIR"); t != nullptr && *t) candidates.push_back(under(t));
   candidates.push_back(runfiles_path);  // `bazel run` starts in <runfiles>/mlbench
-  candidates.push_back(gate::UserPath(runfiles_path));
+  candidates.push_back(harness::UserPath(runfiles_path));
   for (const std::string& c : candidates) {
     if (IsExecutableFile(c)) {
       // The runfiles tree is a tree of symlinks that another bazel command may rebuild while

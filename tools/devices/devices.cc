@@ -14,7 +14,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::printf("usage: devices\n  Prints the CPU (model, cores, AVX2/AVX-512/FMA, clock, caches),\n"
+      std::printf("devices: describes this machine.\n\nUsage: devices (no flags)\n"
+                  "Example: bazel run //tools:devices\n\n"
+                  "  Prints the CPU (model, cores, AVX2/AVX-512/FMA, clock, caches),\n"
                   "  the CPU GEMM libraries (oneDNN, OpenBLAS: version, kernel or ISA, how chosen)\n"
                   "  and each CUDA device (name, SMs, memory, clocks, compute capability),\n"
                   "  or 'no CUDA device: <reason>'. Exits 0 either way.\n");

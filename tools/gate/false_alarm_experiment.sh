@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# False-alarm experiment for tools/gate (issue 8): record a baseline of the quick suite on this
+# False-alarm experiment for tools/gate: record a baseline of the quick suite on this
 # machine, then run the same suite RUNS times (default 10) on unchanged code and gate each run
 # against that baseline. A run that reports any REGRESSED case is a false alarm. Each run is
 # gated three ways: with the default options (the CI gate), with --normalize (divide by the

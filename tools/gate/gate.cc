@@ -31,6 +31,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "harness/exit_codes.h"
+#include "harness/flags_main.h"
+#include "harness/user_path.h"
 #include "sysinfo/utc_now.h"
 #include "tools/gate/gate_baseline.h"
 #include "tools/gate/gate_compare.h"
@@ -236,7 +238,7 @@ void WriteSummary(const std::string& current_path, const gate::ReportHeader& hea
   summary = summary.empty() ? (absl::EndsWith(current_path, ".json")
                                    ? current_path.substr(0, current_path.size() - 5) + ".gate.md"
                                    : current_path + ".gate.md")
-                            : gate::UserPath(summary);
+                            : harness::UserPath(summary);
   if (absl::Status s = gate::WriteFileAtomically(summary, gate::FormatMarkdown(header, cmp, is_time)); !s.ok()) {
     std::fprintf(stderr, "gate: warning: summary not written: %s\n", std::string(s.message()).c_str());
   } else {
@@ -294,11 +296,15 @@ int NoBaseline(const gate::MachineKey& key, const std::string& suite, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(absl::StrCat(
-      "bazel run //tools:gate -- --current=FILE [--baseline_dir=tools/gate/baselines] [--update] "
-      "[--threshold=0.05] [--metric=real_time] | --current=FILE --against=FILE.base.json\n",
+  std::vector<char*> rest = harness::ParseFlagsOrExit(argc, argv, absl::StrCat(
+      "gate: judges a benchmark run (JSON from //tools:bench) against this machine's stored baseline,\n"
+      "or the two sides of an A/B run, and fails on a regression.\n\n"
+      "Usage: bazel run //tools:gate -- --current=FILE [--baseline_dir=tools/gate/baselines] [--update] "
+      "[--threshold=0.05] [--metric=real_time] | --current=FILE --against=FILE.base.json\n"
+      "Example: bazel run //tools:gate -- --current=run.json\n"
+      "Relative paths (--current, --against, --baseline, --summary) are relative to the folder bazel run\n"
+      "was started from; --baseline_dir to the repository.\n",
       harness::kExitCodesHelp));
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     return BadInput(absl::InvalidArgumentError(
         absl::StrCat("unexpected argument '", rest[1], "' (flags are --name=value; see --help)")));
@@ -309,7 +315,8 @@ int main(int argc, char** argv) {
   absl::StatusOr<gate::CompareOptions> options = OptionsFromFlags();
   if (!options.ok()) return BadInput(options.status());
 
-  const std::string current_path = gate::UserPath(absl::GetFlag(FLAGS_current));
+  const std::string current_path = harness::UserPath(absl::GetFlag(FLAGS_current));
+  std::fprintf(stderr, "gate: --current: reading %s\n", current_path.c_str());
   absl::StatusOr<gate::Run> current = gate::LoadRun(current_path);
   if (!current.ok()) return BadInput(current.status());
   if (absl::Status s = gate::RequireResults(*current); !s.ok()) return BadInput(s);
@@ -323,7 +330,7 @@ int main(int argc, char** argv) {
   gate::Run baseline;
   bool baseline_exists = false;
   if (options->paired) {
-    baseline_path = gate::UserPath(absl::GetFlag(FLAGS_against));
+    baseline_path = harness::UserPath(absl::GetFlag(FLAGS_against));
     absl::StatusOr<gate::Run> base = LoadAgainst(baseline_path, *key);
     if (!base.ok()) return BadInput(base.status());
     baseline = *std::move(base);
@@ -338,7 +345,7 @@ int main(int argc, char** argv) {
       }
       baseline_path = absl::StrCat(baseline_dir, "/", key->FileName(suite));
     } else {
-      baseline_path = gate::UserPath(baseline_path);
+      baseline_path = harness::UserPath(baseline_path);
     }
     absl::StatusOr<nlohmann::json> bj = gate::ReadJsonFile(baseline_path);
     if (bj.ok()) {

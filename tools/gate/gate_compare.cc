@@ -241,23 +241,35 @@ struct Test {
   bool exact = false;
 };
 
-// Unpaired: Mann-Whitney U over the two runs' repetitions; change = ratio of the medians.
-absl::StatusOr<Test> UnpairedTest(const std::vector<double>& c, const std::vector<double>& b,
-                                  const Metric& metric, CaseResult* r) {
-  r->change = r->baseline_median != 0 ? r->current_median / r->baseline_median - 1.0 : 0.0;
+// Both one-sided p-values of a test: `worse` is larger values for a lower-is-better metric,
+// smaller ones for a higher-is-better one; `change` is the relative change (current vs baseline).
+// `test(alternative)` runs the test one way (a stats:: result with p_value and exact).
+template <typename OneSided>
+absl::StatusOr<Test> BothWays(const Metric& metric, double change, OneSided test) {
   Test t;
-  // "worse" is slower (larger) for lower-is-better metrics, smaller for higher-is-better.
-  t.worse_by = metric.higher_is_better ? -r->change : r->change;
+  t.worse_by = metric.higher_is_better ? -change : change;
   const stats::Alternative worse = metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
   const stats::Alternative better = metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
-  absl::StatusOr<stats::MannWhitneyResult> pw = stats::MannWhitneyU(c, b, worse);
-  absl::StatusOr<stats::MannWhitneyResult> pb = stats::MannWhitneyU(c, b, better);
+  auto pw = test(worse);
   if (!pw.ok()) return pw.status();
+  auto pb = test(better);
   if (!pb.ok()) return pb.status();
   t.p_worse = pw->p_value;
   t.p_better = pb->p_value;
   t.exact = pw->exact;
   return t;
+}
+
+absl::StatusOr<Test> RankSumTest(const std::vector<double>& c, const std::vector<double>& b, const Metric& metric,
+                                 double change) {
+  return BothWays(metric, change, [&](stats::Alternative a) { return stats::MannWhitneyU(c, b, a); });
+}
+
+// Unpaired: Mann-Whitney U over the two runs' repetitions; change = ratio of the medians.
+absl::StatusOr<Test> UnpairedTest(const std::vector<double>& c, const std::vector<double>& b,
+                                  const Metric& metric, CaseResult* r) {
+  r->change = r->baseline_median != 0 ? r->current_median / r->baseline_median - 1.0 : 0.0;
+  return RankSumTest(c, b, metric, r->change);
 }
 
 // Paired (A/B rounds run side by side, matched by repetition_index): the change is the median
@@ -289,28 +301,8 @@ absl::StatusOr<Test> PairedTest(const std::vector<nlohmann::json>& cur_entries, 
   }
   r->n_current = r->n_baseline = static_cast<int>(d.size());
   r->change = std::exp(*stats::Median(d)) - 1.0;
-  Test t;
-  t.worse_by = metric.higher_is_better ? -r->change : r->change;
-  const stats::Alternative worse = metric.higher_is_better ? stats::Alternative::kLess : stats::Alternative::kGreater;
-  const stats::Alternative better = metric.higher_is_better ? stats::Alternative::kGreater : stats::Alternative::kLess;
-  if (options.paired_test == CompareOptions::PairedTest::kRankSum) {
-    absl::StatusOr<stats::MannWhitneyResult> pw = stats::MannWhitneyU(cp, bp, worse);
-    absl::StatusOr<stats::MannWhitneyResult> pb = stats::MannWhitneyU(cp, bp, better);
-    if (!pw.ok()) return pw.status();
-    if (!pb.ok()) return pb.status();
-    t.p_worse = pw->p_value;
-    t.p_better = pb->p_value;
-    t.exact = pw->exact;
-    return t;
-  }
-  absl::StatusOr<stats::SignedRankResult> pw = stats::WilcoxonSignedRank(d, worse);
-  absl::StatusOr<stats::SignedRankResult> pb = stats::WilcoxonSignedRank(d, better);
-  if (!pw.ok()) return pw.status();
-  if (!pb.ok()) return pb.status();
-  t.p_worse = pw->p_value;
-  t.p_better = pb->p_value;
-  t.exact = pw->exact;
-  return t;
+  if (options.paired_test == CompareOptions::PairedTest::kRankSum) return RankSumTest(cp, bp, metric, r->change);
+  return BothWays(metric, r->change, [&](stats::Alternative a) { return stats::WilcoxonSignedRank(d, a); });
 }
 
 struct Pending {
@@ -375,98 +367,94 @@ void AddRunWarnings(const Run& baseline, const Run& current, const CompareOption
   }
 }
 
-}  // namespace
-
-absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, const CompareOptions& options) {
-  if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
-  Comparison cmp;
+// One case of the current run into cmp->cases: SKIPPED, UNVERIFIED, NEW, or compared (its
+// test into `pending`, decided once every case's p is known); into cmp->not_compared when it
+// lacks the metric.
+absl::Status CompareCase(const std::string& name, const Run& baseline, const Run& current,
+                         const CompareOptions& options, Comparison* cmp, std::vector<Pending>* pending,
+                         bool* few_reps) {
   const Metric& metric = options.metric;
-  if (absl::Status s = Calibrate(baseline, current, options, &cmp); !s.ok()) return s;
-
-  std::vector<Pending> pending;
-  bool few_reps = false;
-  for (const std::string& name : current.order) {
-    if (IsCalibration(name)) continue;
-    const std::vector<nlohmann::json>& cur = current.cases.at(name);
-    CaseResult r;
-    r.name = name;
-    r.n_current = static_cast<int>(cur.size());
-    if (std::optional<std::string> why = SkipReason(cur)) {
-      r.status = CaseStatus::kSkipped;
-      r.note = *why;
-      cmp.cases.push_back(r);
-      continue;
-    }
-    if (std::optional<std::string> why = UnverifiedReason(cur, options.require_verified)) {
-      r.status = CaseStatus::kUnverified;
-      r.note = *why;
-      cmp.cases.push_back(r);
-      continue;
-    }
-    absl::StatusOr<std::vector<double>> c = MetricSamples(cur, metric);
-    if (absl::IsNotFound(c.status())) {
-      cmp.not_compared.push_back(name);
-      continue;
-    }
-    if (!c.ok()) return c.status();
-    if (cmp.normalized) {
-      for (double& v : *c) v = metric.higher_is_better ? v * cmp.calibration_factor : v / cmp.calibration_factor;
-    }
-    r.current_median = *stats::Median(*c);
-
-    auto base_it = baseline.cases.find(name);
-    if (base_it == baseline.cases.end()) {
-      r.status = CaseStatus::kNew;
-      cmp.cases.push_back(r);
-      continue;
-    }
-    const std::vector<nlohmann::json>& base = base_it->second;
-    r.n_baseline = static_cast<int>(base.size());
-    if (UnverifiedReason(base, options.require_verified)) {
-      r.status = CaseStatus::kNew;
-      r.note = "the baseline's entry is unverified";
-      cmp.cases.push_back(r);
-      continue;
-    }
-    absl::StatusOr<std::vector<double>> b = MetricSamples(base, metric);
-    if (!b.ok()) {
-      r.status = CaseStatus::kNew;
-      r.note = absl::StrCat("the baseline has no '", metric.name, "'");
-      cmp.cases.push_back(r);
-      continue;
-    }
-    r.baseline_median = *stats::Median(*b);
-    r.min_effect = MinEffect(*b, r.baseline_median, options);
-    absl::StatusOr<Test> t = options.paired ? PairedTest(cur, *c, base, *b, options, &r)
-                                            : UnpairedTest(*c, *b, metric, &r);
-    if (!t.ok()) return t.status();
-    r.exact = t->exact;
-    r.status = CaseStatus::kSame;  // decided below, once every case's p is known
-    pending.push_back({cmp.cases.size(), *t});
-    if (r.min_effect > options.threshold) {
-      r.note = absl::StrFormat("needs %.1f%% (baseline IQR)", 100 * r.min_effect);
-    }
-    if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
-      few_reps = true;
-      absl::StrAppend(&r.note, r.note.empty() ? "" : "; ", "only ", r.n_baseline, " vs ", r.n_current,
-                      options.paired ? " paired rounds" : " repetitions", " (want >= ", kMinRepetitions, ")");
-    }
-    cmp.cases.push_back(r);
+  const std::vector<nlohmann::json>& cur = current.cases.at(name);
+  CaseResult r;
+  r.name = name;
+  r.n_current = static_cast<int>(cur.size());
+  auto done = [&](CaseStatus status, std::string note) {
+    r.status = status;
+    r.note = std::move(note);
+    cmp->cases.push_back(r);
+    return absl::OkStatus();
+  };
+  if (std::optional<std::string> why = SkipReason(cur)) return done(CaseStatus::kSkipped, *why);
+  if (std::optional<std::string> why = UnverifiedReason(cur, options.require_verified)) {
+    return done(CaseStatus::kUnverified, *why);
   }
-  Decide(pending, options, &cmp);
+  absl::StatusOr<std::vector<double>> c = MetricSamples(cur, metric);
+  if (absl::IsNotFound(c.status())) {
+    cmp->not_compared.push_back(name);
+    return absl::OkStatus();
+  }
+  if (!c.ok()) return c.status();
+  if (cmp->normalized) {
+    for (double& v : *c) v = metric.higher_is_better ? v * cmp->calibration_factor : v / cmp->calibration_factor;
+  }
+  r.current_median = *stats::Median(*c);
 
+  auto base_it = baseline.cases.find(name);
+  if (base_it == baseline.cases.end()) return done(CaseStatus::kNew, "");
+  const std::vector<nlohmann::json>& base = base_it->second;
+  r.n_baseline = static_cast<int>(base.size());
+  if (UnverifiedReason(base, options.require_verified)) {
+    return done(CaseStatus::kNew, "the baseline's entry is unverified");
+  }
+  absl::StatusOr<std::vector<double>> b = MetricSamples(base, metric);
+  if (!b.ok()) return done(CaseStatus::kNew, absl::StrCat("the baseline has no '", metric.name, "'"));
+  r.baseline_median = *stats::Median(*b);
+  r.min_effect = MinEffect(*b, r.baseline_median, options);
+  absl::StatusOr<Test> t = options.paired ? PairedTest(cur, *c, base, *b, options, &r)
+                                          : UnpairedTest(*c, *b, metric, &r);
+  if (!t.ok()) return t.status();
+  r.exact = t->exact;
+  pending->push_back({cmp->cases.size(), *t});
+  std::string note;
+  if (r.min_effect > options.threshold) note = absl::StrFormat("needs %.1f%% (baseline IQR)", 100 * r.min_effect);
+  if (r.n_current < kMinRepetitions || r.n_baseline < kMinRepetitions) {
+    *few_reps = true;
+    absl::StrAppend(&note, note.empty() ? "" : "; ", "only ", r.n_baseline, " vs ", r.n_current,
+                    options.paired ? " paired rounds" : " repetitions", " (want >= ", kMinRepetitions, ")");
+  }
+  return done(CaseStatus::kSame, note);  // SAME until Decide
+}
+
+// The baseline's cases the current run lacks: MISSING, with the baseline's median.
+void AddMissingCases(const Run& baseline, const Run& current, const CompareOptions& options, Comparison* cmp) {
   for (const std::string& name : baseline.order) {
     if (IsCalibration(name) || current.cases.count(name)) continue;
     CaseResult r;
     r.name = name;
     r.status = CaseStatus::kMissing;
     r.n_baseline = static_cast<int>(baseline.cases.at(name).size());
-    if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), metric); b.ok()) {
+    if (absl::StatusOr<std::vector<double>> b = MetricSamples(baseline.cases.at(name), options.metric); b.ok()) {
       r.baseline_median = *stats::Median(*b);
       r.min_effect = MinEffect(*b, r.baseline_median, options);
     }
-    cmp.cases.push_back(r);
+    cmp->cases.push_back(r);
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Comparison> Compare(const Run& baseline, const Run& current, const CompareOptions& options) {
+  if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
+  Comparison cmp;
+  if (absl::Status s = Calibrate(baseline, current, options, &cmp); !s.ok()) return s;
+  std::vector<Pending> pending;
+  bool few_reps = false;
+  for (const std::string& name : current.order) {
+    if (IsCalibration(name)) continue;
+    if (absl::Status s = CompareCase(name, baseline, current, options, &cmp, &pending, &few_reps); !s.ok()) return s;
+  }
+  Decide(pending, options, &cmp);
+  AddMissingCases(baseline, current, options, &cmp);
   AddRunWarnings(baseline, current, options, few_reps, &cmp);
   return cmp;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Detection experiment for tools/gate (issue 8): a case built to run 25% slower must be
+# Detection experiment for tools/gate: a case built to run 25% slower must be
 # reported REGRESSED in at least 9 of 10 runs. The case is BM_Fake/cpu/axpy of the test
 # fixture (tools/bench/testdata/fake_bench.cc): real CPU work whose size the test-only variable
 # MLBENCH_FAKE_SLOWDOWN scales (1.25 = 25% more work per iteration). The baseline is recorded

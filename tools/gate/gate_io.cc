@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "harness/stale_temp.h"
+#include "harness/atomic_file.h"
 
 namespace gate {
 
@@ -62,32 +62,6 @@ absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {
   return ParseJson(*text, absl::StrCat("'", path, "'"));
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  harness::RemoveStaleTempFiles(path);  // left by a writer that was killed
-  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create '", tmp, "': ", std::strerror(errno)));
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = fsync(fileno(f)) == 0 && ok;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return absl::DataLossError(absl::StrCat("cannot write '", tmp, "': ", std::strerror(err)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot rename '", tmp, "' to '", path, "': ", std::strerror(err)));
-  }
-  return absl::OkStatus();
-}
-
 namespace {
 std::string Against(const char* env, const std::string& path) {
   if (path.empty() || path[0] == '/') return path;
@@ -134,8 +108,6 @@ absl::Status CheckWritable(const std::string& path) {
   }
   return absl::OkStatus();
 }
-
-std::string UserPath(const std::string& path) { return Against("BUILD_WORKING_DIRECTORY", path); }
 
 std::string WorkspacePath(const std::string& path) {
   return Against("BUILD_WORKSPACE_DIRECTORY", path);

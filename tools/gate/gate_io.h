@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "harness/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace gate {
@@ -21,8 +22,8 @@ absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::str
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 
-// Writes through "<path>.tmp.<pid>" in the same folder, flushes, then renames over `path`.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text);
+// Temp file, fsync, rename (harness/atomic_file.h).
+using harness::WriteFileAtomically;
 
 // Fails, saying why, when `path` could not be written: its folder is missing or not writable,
 // or it names a folder or a read-only file. For checking an output flag before a long run.
@@ -32,10 +33,7 @@ absl::Status CheckWritable(const std::string& path);
 // else in single quotes. For commands printed for people to copy, and for /bin/sh -c.
 std::string ShellQuote(const std::string& s);
 
-// Resolves a path a user typed: absolute as is; relative against BUILD_WORKING_DIRECTORY when
-// `bazel run` set it (the folder the user ran bazel from), else the working directory.
-std::string UserPath(const std::string& path);
-
+// (A path the user typed goes through harness::UserPath, harness/user_path.h.)
 // Resolves a path inside the repository (e.g. the default tools/gate/baselines): against
 // BUILD_WORKSPACE_DIRECTORY when set, else the working directory.
 std::string WorkspacePath(const std::string& path);

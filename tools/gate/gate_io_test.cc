@@ -59,14 +59,12 @@ TEST(GateIoTest, AtomicWriteReplacesAndLeavesNoTemporary) {
   EXPECT_FALSE(WriteFileAtomically(TmpDir() + "/no/such/dir/x.json", "x").ok());
 }
 
-TEST(GateIoTest, UserPathsResolveAgainstBazelWorkingDirectory) {
-  setenv("BUILD_WORKING_DIRECTORY", "/home/u/src", 1);
+TEST(GateIoTest, WorkspacePathsResolveAgainstBazelWorkspaceDirectory) {
   setenv("BUILD_WORKSPACE_DIRECTORY", "/repo", 1);
-  EXPECT_EQ(UserPath("out.json"), "/home/u/src/out.json");
-  EXPECT_EQ(UserPath("/abs.json"), "/abs.json");
   EXPECT_EQ(WorkspacePath("tools/gate/baselines"), "/repo/tools/gate/baselines");
-  unsetenv("BUILD_WORKING_DIRECTORY");
-  EXPECT_EQ(UserPath("out.json"), "out.json");
+  EXPECT_EQ(WorkspacePath("/abs"), "/abs");
+  unsetenv("BUILD_WORKSPACE_DIRECTORY");
+  EXPECT_EQ(WorkspacePath("tools/gate/baselines"), "tools/gate/baselines");
 }
 
 }  // namespace

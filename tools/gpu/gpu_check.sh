@@ -11,7 +11,9 @@
 # whole check inside one 600 s device command: a step whose own limit would overrun it is not
 # started and is marked SKIPPED. Verdicts: PASS only when the step ran and did its work;
 #   FAIL     non-zero exit, or a run that did nothing: a gtest that skipped (GTEST_SKIP), a
-#            benchmark whose cases were skipped (SkipWithError), no JSON written, no CUDA device;
+#            benchmark whose cases were skipped (SkipWithError) or not registered (a micro
+#            binary registers no CUDA case without a usable device, and says why), no JSON
+#            written, no CUDA device;
 #   TIMEOUT  the step's own limit;
 #   SKIPPED  not in the bundle, no compute-sanitizer, or the deadline.
 # Every verdict other than PASS carries its reason. Exit status 0 only when every step passed.
@@ -38,13 +40,17 @@ check_gtest() {
   fi
 }
 # Google Benchmark JSON (--benchmark_out): at least one case, and none skipped with an error.
+# LOG (optional, the step's output): a micro binary that found no usable CUDA device does not
+# register its CUDA cases and says so on stderr ("N CUDA case(s) not registered: no CUDA
+# device: <reason>"); that line is the reason a CUDA-only step selected nothing.
 check_bench_json() {
-  local json="$1"
-  [[ -s "$json" ]] || { echo "no benchmark JSON written ($(basename "$json"))"; return; }
+  local json="$1" log="${2:-}" left=""
+  [[ -n "$log" && -f "$log" ]] && left="$(grep -m1 -o '[0-9]* CUDA case(s) not registered: .*' "$log")"
+  [[ -s "$json" ]] || { echo "no benchmark JSON written ($(basename "$json"))${left:+: $left}"; return; }
   local runs errs msg
   runs=$(grep -c '"run_name":' "$json")
   errs=$(grep -c '"error_occurred": true' "$json")
-  if (( runs == 0 )); then echo "no case ran (the filter matched nothing)"; return; fi
+  if (( runs == 0 )); then echo "no case ran (the filter matched nothing)${left:+: $left}"; return; fi
   if (( errs > 0 )); then
     msg=$(grep -m1 '"error_message":' "$json" | sed 's/.*"error_message": "\(.*\)",\{0,1\}$/\1/; s/^skipped: //')
     # A skip (harness/skip.h: "skipped: <reason>") or an error: either way the step did not

@@ -47,7 +47,12 @@ done
 [[ "$(grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT) ' "$summary" | awk 'NR<=2{print $2}' | tr '\n' ' ')" == "devices gpt_step " ]] \
   || fail "gpt_step must run right after devices"
 grep -Eq "^FAIL +model_cuda_.* skipped [0-9]+ test\(s\): no CUDA device" "$summary" || fail "a skipped gtest must FAIL with its reason"
-grep -Eq "^FAIL +micro_matmul .*all [0-9]+ case\(s\) skipped: no CUDA device" "$summary" || fail "skipped benchmark cases must FAIL with their reason"
+# The micro binaries register no CUDA case without a usable device: each CUDA-only step fails
+# (it selects nothing, exit 2) and its verdict names the reason the binary gave.
+for s in micro_matmul micro_elementwise micro_ceilings; do
+  grep -Eq "^FAIL +$s .*exit 2; .*[0-9]+ CUDA case\(s\) not registered: no CUDA device: ." "$summary" \
+    || fail "$s must FAIL (exit 2) naming the CUDA cases left out and why"
+done
 
 echo "== 2. a step that would overrun the deadline is SKIPPED"
 set +e
@@ -69,6 +74,12 @@ why="$(check_gtest "$tmp/gtest_pass.log")"
 [[ -n "$(check_gtest "$tmp/gtest_none.log")" ]] || fail "check_gtest accepts a run with no test"
 "$tmp/bundle/bin/micro_matmul" --benchmark_filter='cpu/.*fp32/M:64/K:64/N:64/' --benchmark_min_time=0.01 \
   --benchmark_out="$tmp/cpu.json" --benchmark_out_format=json > "$tmp/cpu.log" 2>&1 || { cat "$tmp/cpu.log"; fail "CPU matmul case"; }
-why="$(check_bench_json "$tmp/cpu.json")"
+why="$(check_bench_json "$tmp/cpu.json" "$tmp/cpu.log")"
 [[ -z "$why" ]] || fail "check_bench_json rejects CPU cases that ran: $why"
+# A run that left its CUDA cases out: the JSON is empty, and the reason comes from the log.
+: > "$tmp/none.json"
+echo "matmul: 56 CUDA case(s) not registered: no CUDA device: test reason" > "$tmp/none.log"
+why="$(check_bench_json "$tmp/none.json" "$tmp/none.log")"
+[[ "$why" == *"56 CUDA case(s) not registered: no CUDA device: test reason"* ]] \
+  || fail "check_bench_json does not name the cases left out: $why"
 echo "gpu_check_selftest: PASS ($(( $(date +%s) - start ))s)"

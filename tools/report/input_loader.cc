@@ -204,6 +204,243 @@ std::string QuoteNonFiniteTokens(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The run's "context" object, key by key; an MFU breakdown in it goes to data->breakdowns.
+void ReadContext(const Json& ctx, const std::string& path, RunData* data) {
+  for (auto it = ctx.begin(); it != ctx.end(); ++it) {
+    if (it.key() == "mfu_breakdown") {
+      Json parsed = it.value();
+      if (parsed.is_string()) {
+        try {
+          parsed = Json::parse(parsed.get<std::string>());
+        } catch (const Json::parse_error&) {
+          data->problems.push_back(absl::StrCat(path, ": context mfu_breakdown is not JSON text"));
+          continue;
+        }
+      }
+      if (auto b = ReadBreakdown(parsed, absl::StrCat(path, " (context)"), &data->problems)) {
+        b->file = path;
+        CheckBreakdownSum(*b, absl::StrCat(path, " (context)"), &data->problems);
+        data->breakdowns.push_back(std::move(*b));
+      }
+      continue;
+    }
+    if (it.key() == "mlbench_run_context" && it.value().is_string()) {
+      // sysinfo/run_context.h: the whole run context as JSON text; shown key by key.
+      Json parsed = Json::parse(it.value().get<std::string>(), nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_object()) {
+        AddContextObject(parsed, "run_context.", data);
+        continue;
+      }
+    }
+    if (it.value().is_object()) {
+      AddContextObject(it.value(), it.key() + ".", data);
+    } else {
+      AddContext(it.key(), Flatten(it.value()), data);
+    }
+  }
+}
+
+// The entry's name, kind, label, error and time (from a time-like aggregate only).
+Entry ReadEntryFields(const Json& b, const std::string& path) {
+  Entry e;
+  e.file = path;
+  e.name = b.contains("run_name") && b["run_name"].is_string() ? b["run_name"].get<std::string>()
+                                                               : b["name"].get<std::string>();
+  e.aggregate = b.value("run_type", "iteration") == "aggregate";
+  e.aggregate_name = b.contains("aggregate_name") && b["aggregate_name"].is_string()
+                         ? b["aggregate_name"].get<std::string>()
+                         : "";
+  if (b.contains("label") && b["label"].is_string()) e.label = b["label"].get<std::string>();
+  if (b.value("error_occurred", false)) {
+    e.error = b.contains("error_message") && b["error_message"].is_string()
+                  ? b["error_message"].get<std::string>()
+                  : "error (no message)";
+  }
+  const bool time_aggregate = e.aggregate_name.empty() || e.aggregate_name == "mean" ||
+                              e.aggregate_name == "median";  // not stddev, cv
+  if (b.contains("real_time") && time_aggregate) {
+    auto t = NumberOf(b["real_time"]);
+    const double unit = UnitSeconds(b.value("time_unit", "ns"));
+    if (t && unit > 0) e.seconds = *t * unit;
+  }
+  return e;
+}
+
+// The entry's numeric counters into e->counters; those named mfu_breakdown_* into *breakdown.
+void ReadEntryCounters(const Json& b, Entry* e, MfuBreakdown* breakdown) {
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    const std::string& key = it.key();
+    if (NonCounterKeys().count(key) || absl::StartsWith(key, "mlbench_")) continue;
+    auto v = NumberOf(it.value());
+    if (!v) continue;
+    if (absl::StartsWith(key, kBreakdownPrefix)) {
+      breakdown->parts.push_back({key.substr(sizeof(kBreakdownPrefix) - 1), *v});
+      continue;
+    }
+    e->counters.push_back({key, *v});
+  }
+}
+
+// "step_times_s": {"warmup": [...], "timed": [...]} into data->steps, or a problem.
+void ReadStepTimes(const Json& st, const std::string& case_name, const std::string& where, RunData* data) {
+  StepSeries s;
+  s.case_name = case_name;
+  bool ok = st.is_object();
+  for (const char* part : {"warmup", "timed"}) {
+    if (!ok || !st.contains(part)) continue;
+    if (!st[part].is_array()) {
+      ok = false;
+      break;
+    }
+    for (const Json& x : st[part]) {
+      auto v = NumberOf(x);
+      (std::string(part) == "warmup" ? s.warmup_s : s.timed_s).push_back(v ? *v : kNaN);
+    }
+  }
+  if (ok && !s.timed_s.empty()) {
+    data->steps.push_back(std::move(s));
+  } else {
+    data->problems.push_back(absl::StrCat(
+        where, ": step_times_s is not {\"warmup\": [seconds...], \"timed\": [seconds...]} "
+               "with at least one timed step; no step chart for it"));
+  }
+}
+
+// One entry of "benchmarks" (with a name); its breakdowns and step times go to *data.
+Entry ReadEntry(const Json& b, const std::string& path, RunData* data) {
+  Entry e = ReadEntryFields(b, path);
+  MfuBreakdown counter_breakdown;
+  ReadEntryCounters(b, &e, &counter_breakdown);
+  const std::string where = absl::StrCat(path, " ", StripRunSuffixes(e.name));
+  if (!counter_breakdown.parts.empty() && !e.aggregate) {
+    counter_breakdown.case_name = e.name;
+    counter_breakdown.file = path;
+    CheckBreakdownSum(counter_breakdown, where, &data->problems);
+    data->breakdowns.push_back(std::move(counter_breakdown));
+  }
+  if (b.contains("mfu_breakdown") && !e.aggregate) {
+    if (auto mb = ReadBreakdown(b["mfu_breakdown"], where, &data->problems)) {
+      mb->case_name = e.name;
+      mb->file = path;
+      CheckBreakdownSum(*mb, where, &data->problems);
+      data->breakdowns.push_back(std::move(*mb));
+    }
+  }
+  if (b.contains("step_times_s") && !e.aggregate) ReadStepTimes(b["step_times_s"], e.name, where, data);
+  return e;
+}
+
+// The entries a case is made of: its repetitions, or else its median (or mean) aggregate.
+std::vector<const Entry*> EntriesToUse(const std::vector<const Entry*>& all) {
+  std::vector<const Entry*> use;
+  for (const Entry* e : all) {
+    if (!e->aggregate) use.push_back(e);
+  }
+  if (!use.empty()) return use;
+  for (const char* agg : {"median", "mean"}) {
+    for (const Entry* e : all) {
+      if (e->aggregate_name == agg) use.push_back(e);
+    }
+    if (!use.empty()) break;
+  }
+  return use;
+}
+
+// One case from its entries: files, error, label, median time and median counters.
+Case FoldCase(const std::string& name, const std::vector<const Entry*>& use, RunData* data) {
+  Case c;
+  c.name = name;
+  c.family = FamilyOf(name);
+  c.repetitions = static_cast<int>(use.size());
+  std::vector<std::string> files;
+  std::vector<double> times;
+  std::map<std::string, std::vector<double>> values;
+  for (const Entry* e : use) {
+    if (std::find(files.begin(), files.end(), e->file) == files.end()) files.push_back(e->file);
+    if (!e->error.empty()) c.error = e->error;
+    if (!e->label.empty()) c.label = e->label;
+    if (e->seconds && std::isfinite(*e->seconds) && e->error.empty()) times.push_back(*e->seconds);
+    for (const auto& [k, v] : e->counters) values[k].push_back(v);
+  }
+  c.file = absl::StrJoin(files, ", ");
+  if (!times.empty()) c.seconds = Median(times);
+  for (const auto& [k, vs] : values) {
+    std::vector<double> finite;
+    for (double v : vs) {
+      if (std::isfinite(v)) finite.push_back(v);
+    }
+    c.counters[k] = finite.empty() ? (vs.empty() ? kNaN : vs.front()) : Median(finite);
+    if (finite.size() < vs.size()) {
+      data->problems.push_back(absl::StrCat(StripRunSuffixes(name), ": counter '", k, "' is ",
+                                            finite.empty() ? "not finite (NaN or infinite)"
+                                                           : "not finite in some repetitions",
+                                            " in ", c.file));
+    }
+  }
+  // A "verified" of 0 in any repetition fails the case (tools/gate's convention).
+  if (values.count("verified")) {
+    double v = 1;
+    for (double x : values["verified"]) v = std::min(v, std::isfinite(x) ? x : 0.0);
+    c.counters["verified"] = v;
+  }
+  return c;
+}
+
+// What the charts will lack: cases without counters or bytes, cases that did not run (one line
+// per reason: a machine without a GPU skips many alike), files without counters.
+void NoteWhatChartsLack(const std::vector<Entry>& entries, RunData* data) {
+  std::set<std::string> files_with_counters;
+  for (const Entry& e : entries) {
+    if (!e.counters.empty()) files_with_counters.insert(e.file);
+  }
+  std::map<std::string, std::vector<std::string>> not_run;
+  std::vector<std::string> not_run_order;
+  for (const Case& c : data->cases) {
+    if (!c.error.empty()) {
+      if (!not_run.count(c.error)) not_run_order.push_back(c.error);
+      not_run[c.error].push_back(StripRunSuffixes(c.name));
+      continue;
+    }
+    if (c.family.rfind("calibration", 0) == 0) continue;
+    const bool flops = c.FlopsPerSecond().has_value();
+    const bool bytes = c.BytesPerSecond().has_value();
+    if (!flops && !bytes && c.counters.empty()) {
+      data->problems.push_back(absl::StrCat(StripRunSuffixes(c.name),
+                                            ": no counters (no FLOP/s, no bytes/s): only its time is shown"));
+    } else if (flops && !bytes) {
+      data->problems.push_back(absl::StrCat(StripRunSuffixes(c.name),
+                                            ": no bytes counter (bytes/s), so its intensity is unknown "
+                                            "and it is not a point on the roofline"));
+    }
+  }
+  for (const std::string& reason : not_run_order) {
+    const std::vector<std::string>& names = not_run[reason];
+    // harness/skip.h: "skipped: <why>" is a case not applicable here, not a failure.
+    const bool skip = reason.rfind("skipped: ", 0) == 0;
+    const std::string what = skip ? absl::StrCat("skipped: ", reason.substr(9))
+                                  : absl::StrCat("did not run: ", reason);
+    if (names.size() == 1) {
+      data->problems.push_back(absl::StrCat(names[0], ": ", what));
+      continue;
+    }
+    std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
+    data->problems.push_back(absl::StrCat(names.size(), " cases ", what, " (",
+                                          absl::StrJoin(shown, ", "),
+                                          names.size() > 3 ? absl::StrCat(" and ", names.size() - 3, " more") : "",
+                                          ")"));
+  }
+  for (const std::string& f : data->files) {
+    if (!files_with_counters.count(f)) {
+      data->problems.push_back(absl::StrCat(f, ": no case has counters (FLOP/s, bytes/s, ...): "
+                                               "nothing from it can go on the roofline"));
+    }
+  }
+}
+
+}  // namespace
+
 RunLoader::RunLoader() : entries_(std::make_unique<std::vector<Entry>>()) {}
 RunLoader::~RunLoader() = default;
 
@@ -233,39 +470,7 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
   }
   data_.files.push_back(path);
   if (j.contains("context") && j["context"].is_object()) {
-    const Json& ctx = j["context"];
-    for (auto it = ctx.begin(); it != ctx.end(); ++it) {
-      if (it.key() == "mfu_breakdown") {
-        Json parsed = it.value();
-        if (parsed.is_string()) {
-          try {
-            parsed = Json::parse(parsed.get<std::string>());
-          } catch (const Json::parse_error&) {
-            data_.problems.push_back(absl::StrCat(path, ": context mfu_breakdown is not JSON text"));
-            continue;
-          }
-        }
-        if (auto b = ReadBreakdown(parsed, absl::StrCat(path, " (context)"), &data_.problems)) {
-          b->file = path;
-          CheckBreakdownSum(*b, absl::StrCat(path, " (context)"), &data_.problems);
-          data_.breakdowns.push_back(std::move(*b));
-        }
-        continue;
-      }
-      if (it.key() == "mlbench_run_context" && it.value().is_string()) {
-        // sysinfo/run_context.h: the whole run context as JSON text; shown key by key.
-        Json parsed = Json::parse(it.value().get<std::string>(), nullptr, /*allow_exceptions=*/false);
-        if (parsed.is_object()) {
-          AddContextObject(parsed, "run_context.", &data_);
-          continue;
-        }
-      }
-      if (it.value().is_object()) {
-        AddContextObject(it.value(), it.key() + ".", &data_);
-      } else {
-        AddContext(it.key(), Flatten(it.value()), &data_);
-      }
-    }
+    ReadContext(j["context"], path, &data_);
   } else {
     data_.problems.push_back(absl::StrCat(path, ": no \"context\" object: the machine is unknown"));
   }
@@ -279,79 +484,7 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
       data_.problems.push_back(absl::StrCat(path, ": benchmarks[", index - 1, "] has no \"name\"; skipped"));
       continue;
     }
-    Entry e;
-    e.file = path;
-    e.name = b.contains("run_name") && b["run_name"].is_string() ? b["run_name"].get<std::string>()
-                                                                 : b["name"].get<std::string>();
-    e.aggregate = b.value("run_type", "iteration") == "aggregate";
-    e.aggregate_name = b.contains("aggregate_name") && b["aggregate_name"].is_string()
-                           ? b["aggregate_name"].get<std::string>()
-                           : "";
-    if (b.contains("label") && b["label"].is_string()) e.label = b["label"].get<std::string>();
-    if (b.value("error_occurred", false)) {
-      e.error = b.contains("error_message") && b["error_message"].is_string()
-                    ? b["error_message"].get<std::string>()
-                    : "error (no message)";
-    }
-    const bool time_aggregate = e.aggregate_name.empty() || e.aggregate_name == "mean" ||
-                                e.aggregate_name == "median";  // not stddev, cv
-    if (b.contains("real_time") && time_aggregate) {
-      auto t = NumberOf(b["real_time"]);
-      const double unit = UnitSeconds(b.value("time_unit", "ns"));
-      if (t && unit > 0) e.seconds = *t * unit;
-    }
-    MfuBreakdown counter_breakdown;
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      const std::string& key = it.key();
-      if (NonCounterKeys().count(key) || absl::StartsWith(key, "mlbench_")) continue;
-      auto v = NumberOf(it.value());
-      if (!v) continue;
-      if (absl::StartsWith(key, kBreakdownPrefix)) {
-        counter_breakdown.parts.push_back({key.substr(sizeof(kBreakdownPrefix) - 1), *v});
-        continue;
-      }
-      e.counters.push_back({key, *v});
-    }
-    const std::string where = absl::StrCat(path, " ", StripRunSuffixes(e.name));
-    if (!counter_breakdown.parts.empty() && !e.aggregate) {
-      counter_breakdown.case_name = e.name;
-      counter_breakdown.file = path;
-      CheckBreakdownSum(counter_breakdown, where, &data_.problems);
-      data_.breakdowns.push_back(std::move(counter_breakdown));
-    }
-    if (b.contains("mfu_breakdown") && !e.aggregate) {
-      if (auto mb = ReadBreakdown(b["mfu_breakdown"], where, &data_.problems)) {
-        mb->case_name = e.name;
-        mb->file = path;
-        CheckBreakdownSum(*mb, where, &data_.problems);
-        data_.breakdowns.push_back(std::move(*mb));
-      }
-    }
-    if (b.contains("step_times_s") && !e.aggregate) {
-      const Json& st = b["step_times_s"];
-      StepSeries s;
-      s.case_name = e.name;
-      bool ok = st.is_object();
-      for (const char* part : {"warmup", "timed"}) {
-        if (!ok || !st.contains(part)) continue;
-        if (!st[part].is_array()) {
-          ok = false;
-          break;
-        }
-        for (const Json& x : st[part]) {
-          auto v = NumberOf(x);
-          (std::string(part) == "warmup" ? s.warmup_s : s.timed_s).push_back(v ? *v : kNaN);
-        }
-      }
-      if (ok && !s.timed_s.empty()) {
-        data_.steps.push_back(std::move(s));
-      } else {
-        data_.problems.push_back(absl::StrCat(
-            where, ": step_times_s is not {\"warmup\": [seconds...], \"timed\": [seconds...]} "
-                   "with at least one timed step; no step chart for it"));
-      }
-    }
-    entries_->push_back(std::move(e));
+    entries_->push_back(ReadEntry(b, path, &data_));
   }
   return absl::OkStatus();
 }
@@ -365,110 +498,11 @@ RunData RunLoader::Finish() {
     by_name[e.name].push_back(&e);
   }
   for (const std::string& name : order) {
-    std::vector<const Entry*> all = by_name[name];
-    std::vector<const Entry*> use;
-    for (const Entry* e : all) {
-      if (!e->aggregate) use.push_back(e);
-    }
-    if (use.empty()) {
-      for (const char* agg : {"median", "mean"}) {
-        for (const Entry* e : all) {
-          if (e->aggregate_name == agg) use.push_back(e);
-        }
-        if (!use.empty()) break;
-      }
-    }
+    const std::vector<const Entry*> use = EntriesToUse(by_name[name]);
     if (use.empty()) continue;  // only spread aggregates (stddev, cv): nothing to show
-    Case c;
-    c.name = name;
-    c.family = FamilyOf(name);
-    c.repetitions = static_cast<int>(use.size());
-    std::vector<std::string> files;
-    std::vector<double> times;
-    std::map<std::string, std::vector<double>> values;
-    std::vector<std::string> counter_order;
-    for (const Entry* e : use) {
-      if (std::find(files.begin(), files.end(), e->file) == files.end()) files.push_back(e->file);
-      if (!e->error.empty()) c.error = e->error;
-      if (!e->label.empty()) c.label = e->label;
-      if (e->seconds && std::isfinite(*e->seconds) && e->error.empty()) times.push_back(*e->seconds);
-      for (const auto& [k, v] : e->counters) {
-        if (!values.count(k)) counter_order.push_back(k);
-        values[k].push_back(v);
-      }
-    }
-    c.file = absl::StrJoin(files, ", ");
-    if (!times.empty()) c.seconds = Median(times);
-    for (const auto& [k, vs] : values) {
-      std::vector<double> finite;
-      for (double v : vs) {
-        if (std::isfinite(v)) finite.push_back(v);
-      }
-      c.counters[k] = finite.empty() ? (vs.empty() ? kNaN : vs.front()) : Median(finite);
-      if (finite.size() < vs.size()) {
-        data_.problems.push_back(absl::StrCat(StripRunSuffixes(name), ": counter '", k, "' is ",
-                                              finite.empty() ? "not finite (NaN or infinite)"
-                                                             : "not finite in some repetitions",
-                                              " in ", c.file));
-      }
-    }
-    // A "verified" of 0 in any repetition fails the case (tools/gate's convention).
-    if (values.count("verified")) {
-      double v = 1;
-      for (double x : values["verified"]) v = std::min(v, std::isfinite(x) ? x : 0.0);
-      c.counters["verified"] = v;
-    }
-    data_.cases.push_back(std::move(c));
+    data_.cases.push_back(FoldCase(name, use, &data_));
   }
-
-  // What the charts will lack.
-  std::set<std::string> files_with_counters;
-  for (const Entry& e : *entries_) {
-    if (!e.counters.empty()) files_with_counters.insert(e.file);
-  }
-  // Cases that did not run, one line per reason (a machine without a GPU skips many alike).
-  std::map<std::string, std::vector<std::string>> not_run;
-  std::vector<std::string> not_run_order;
-  for (const Case& c : data_.cases) {
-    if (!c.error.empty()) {
-      if (!not_run.count(c.error)) not_run_order.push_back(c.error);
-      not_run[c.error].push_back(StripRunSuffixes(c.name));
-      continue;
-    }
-    if (c.family.rfind("calibration", 0) == 0) continue;
-    const bool flops = c.FlopsPerSecond().has_value();
-    const bool bytes = c.BytesPerSecond().has_value();
-    if (!flops && !bytes && c.counters.empty()) {
-      data_.problems.push_back(absl::StrCat(StripRunSuffixes(c.name),
-                                            ": no counters (no FLOP/s, no bytes/s): only its time is shown"));
-    } else if (flops && !bytes) {
-      data_.problems.push_back(absl::StrCat(StripRunSuffixes(c.name),
-                                            ": no bytes counter (bytes/s), so its intensity is unknown "
-                                            "and it is not a point on the roofline"));
-    }
-  }
-  for (const std::string& reason : not_run_order) {
-    const std::vector<std::string>& names = not_run[reason];
-    // harness/skip.h: "skipped: <why>" is a case not applicable here, not a failure.
-    const bool skip = reason.rfind("skipped: ", 0) == 0;
-    const std::string what = skip ? absl::StrCat("skipped: ", reason.substr(9))
-                                  : absl::StrCat("did not run: ", reason);
-    if (names.size() == 1) {
-      data_.problems.push_back(absl::StrCat(names[0], ": ", what));
-      continue;
-    }
-    std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
-    data_.problems.push_back(absl::StrCat(names.size(), " cases ", what, " (",
-                                          absl::StrJoin(shown, ", "),
-                                          names.size() > 3 ? absl::StrCat(" and ", names.size() - 3, " more") : "",
-                                          ")"));
-  }
-  for (const std::string& f : data_.files) {
-    if (!files_with_counters.count(f)) {
-      data_.problems.push_back(absl::StrCat(f, ": no case has counters (FLOP/s, bytes/s, ...): "
-                                               "nothing from it can go on the roofline"));
-    }
-  }
+  NoteWhatChartsLack(*entries_, &data_);
   return std::move(data_);
 }
 

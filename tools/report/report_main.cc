@@ -6,7 +6,6 @@
 //
 // Exit status: 0 when the report was written (problems in the input are listed on the page
 // and on stderr), 2 on bad usage or an input that cannot be read at all.
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "accounting/ceilings.h"
+#include "harness/user_path.h"
 #include "tools/report/gate_summary.h"
 #include "tools/report/input_loader.h"
 #include "tools/report/report.h"
@@ -27,8 +27,9 @@ namespace {
 constexpr char kUsage[] =
     "report: the roofline and friends of benchmark runs, as SVG files and one HTML page.\n"
     "\n"
-    "  bazel run //tools:report -- --in=RUN.json [--in=MORE.json ...] [--ceilings=FILE]\n"
-    "                              [--gate=SUMMARY.md] [--note=TEXT] --out=DIR\n"
+    "Usage: bazel run //tools:report -- --in=RUN.json [--in=MORE.json ...] [--ceilings=FILE]\n"
+    "                                   [--gate=SUMMARY.md] [--note=TEXT] --out=DIR\n"
+    "Example: bazel run //tools:report -- --in=matmul.json --out=report\n"
     "\n"
     "  --in=FILE        Google Benchmark JSON: --benchmark_out of //micro:matmul, //micro:elementwise,\n"
     "                   //micro:ceilings, //macro:gpt_step, or //tools:bench --out. Repeatable.\n"
@@ -40,7 +41,8 @@ constexpr char kUsage[] =
     "  --out=DIR        folder for index.html, roofline.svg, matmul_sweep.svg, steps.svg,\n"
     "                   mfu_breakdown.svg (created if missing; files written via temp + rename).\n"
     "\n"
-    "Relative paths are relative to the folder bazel run was started from.\n";
+    "Relative paths are relative to the folder bazel run was started from.\n"
+    "Exit status: 0 the report was written; 2 bad usage or an input that cannot be read.\n";
 
 bool Value(const char* arg, const char* name, std::string* out) {
   const std::string prefix = absl::StrCat("--", name, "=");
@@ -57,14 +59,8 @@ int Usage(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `bazel run` starts us in the runfiles tree: work from the folder the user ran bazel in, so
-  // relative paths mean what they typed and the page shows them as typed.
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY"); wd != nullptr && *wd != '\0') {
-    if (chdir(wd) != 0) {
-      std::fprintf(stderr, "report: cannot change to BUILD_WORKING_DIRECTORY '%s'\n", wd);
-      return 2;
-    }
-  }
+  // `bazel run` starts us in the runfiles tree: every path flag is resolved against the folder
+  // the user ran bazel in (harness/user_path.h); the page's command line shows them as typed.
   std::vector<std::string> inputs;
   std::string ceilings_path, gate_path, out, note;
   std::vector<std::string> given;
@@ -77,18 +73,18 @@ int main(int argc, char** argv) {
     }
     if (Value(a, "in", &v)) {
       if (v.empty()) return Usage("--in= is empty: give a JSON file");
-      inputs.push_back(v);
+      inputs.push_back(harness::UserPath(v));
     } else if (Value(a, "ceilings", &v)) {
       if (v.empty()) return Usage("--ceilings= is empty: give a ceilings JSON file or leave the flag out");
-      ceilings_path = v;
+      ceilings_path = harness::UserPath(v);
     } else if (Value(a, "gate", &v)) {
       if (v.empty()) return Usage("--gate= is empty: give tools/gate's summary file or leave the flag out");
-      gate_path = v;
+      gate_path = harness::UserPath(v);
     } else if (Value(a, "note", &v)) {
       note = v;
     } else if (Value(a, "out", &v)) {
       if (v.empty()) return Usage("--out= is empty: give the folder to write to");
-      out = v;
+      out = harness::UserPath(v);
     } else {
       return Usage(absl::StrCat("unknown argument '", a, "' (allowed: --in, --ceilings, --gate, --note, --out, --help)"));
     }

@@ -26,11 +26,8 @@ struct SweepPoint {
   bool cube = false;
 };
 
-}  // namespace
-
-SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
-                           const std::map<std::string, std::string>& colours) {
-  SweepChart chart;
+// Every matmul case with a positive FLOP/s, at its (equivalent) size.
+std::vector<SweepPoint> CollectSweepPoints(const RunData& data) {
   std::vector<SweepPoint> pts;
   for (const Case& c : data.cases) {
     if (!c.error.empty()) continue;
@@ -46,6 +43,60 @@ SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
     p.cube = d->m == d->k && d->k == d->n;
     pts.push_back(p);
   }
+  return pts;
+}
+
+std::string FamilyColour(const std::map<std::string, std::string>& colours, const std::string& family) {
+  auto it = colours.find(family);
+  return it == colours.end() ? "#7f7f7f" : it->second;
+}
+
+// The peak lines (dashed), each with its label.
+void DrawPeakLines(const std::vector<const Roof*>& peaks, const PlotRect& plot, const LinearScale& sy, SvgWriter* svg,
+                   LabelLayout* labels) {
+  for (const Roof* r : peaks) {
+    const double y = sy(r->peak_flops / 1e9);
+    svg->Line(plot.x, y, plot.right(), y, {{"stroke", "#1f2933"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "7 4"}});
+    const std::string text = absl::StrCat(r->dtype.empty() ? "" : r->dtype + " ", "peak ",
+                                          FormatSi(r->peak_flops, "FLOP/s"), " (", r->kind, ")");
+    svg->Text(plot.x + 8, y - 6, text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}));
+    labels->AddBox({plot.x + 8, y - 18, plot.x + 8 + TextWidth(text, 12), y - 2});
+  }
+}
+
+// One family: its cubes joined by a line (filled points), other shapes hollow and labelled.
+void DrawFamily(const std::vector<SweepPoint>& pts, const std::string& fam, const std::string& colour,
+                const LogScale& sx, const LinearScale& sy, SvgWriter* svg, LabelLayout* labels) {
+  std::vector<SweepPoint> cubes;
+  for (const SweepPoint& p : pts) {
+    if (p.family == fam && p.cube) cubes.push_back(p);
+  }
+  std::sort(cubes.begin(), cubes.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.size < b.size; });
+  std::vector<std::pair<double, double>> line;
+  for (const SweepPoint& p : cubes) line.push_back({sx(p.size), sy(p.gflops)});
+  svg->Polyline(line, {{"stroke", colour}, {"stroke-width", "2"}});
+  for (const SweepPoint& p : pts) {
+    if (p.family != fam) continue;
+    const std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n",
+                                         absl::StrFormat("%.1f GFLOP/s", p.gflops));
+    if (p.cube) {
+      svg->Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}}, tip);
+      continue;
+    }
+    svg->Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", "#ffffff"}, {"stroke", colour}, {"stroke-width", "2"}}, tip);
+    const std::string label = ShortLabel(p.case_name);
+    if (auto spot = labels->Place(sx(p.size), sy(p.gflops), 5, label)) {
+      svg->Text(spot->x, spot->y, label, WithHalo({{"font-size", "10.5"}, {"fill", kMutedInk}}), spot->anchor);
+    }
+  }
+}
+
+}  // namespace
+
+SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
+                           const std::map<std::string, std::string>& colours) {
+  SweepChart chart;
+  const std::vector<SweepPoint> pts = CollectSweepPoints(data);
   chart.points = static_cast<int>(pts.size());
   if (pts.empty()) return chart;
 
@@ -76,56 +127,21 @@ SweepChart DrawMatmulSweep(const RunData& data, const RoofChoice& roofs,
   DrawFrameAndAxisTitles(&svg, plot, "Matrix size (M = K = N, or the cube root of M x K x N)", "GFLOP/s");
 
   LabelLayout labels(plot, 10.5);
-  // Peak lines.
-  for (const Roof* r : peaks) {
-    const double y = sy(r->peak_flops / 1e9);
-    svg.Line(plot.x, y, plot.right(), y, {{"stroke", "#1f2933"}, {"stroke-width", "1.6"}, {"stroke-dasharray", "7 4"}});
-    const std::string text = absl::StrCat(r->dtype.empty() ? "" : r->dtype + " ", "peak ",
-                                          FormatSi(r->peak_flops, "FLOP/s"), " (", r->kind, ")");
-    svg.Text(plot.x + 8, y - 6, text, WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}));
-    labels.AddBox({plot.x + 8, y - 18, plot.x + 8 + TextWidth(text, 12), y - 2});
-  }
-
+  DrawPeakLines(peaks, plot, sy, &svg, &labels);
   std::vector<std::string> families;
   for (const SweepPoint& p : pts) families.push_back(p.family);
-  std::vector<std::string> order = FamilyOrder(families);
+  const std::vector<std::string> order = FamilyOrder(families);
   for (const SweepPoint& p : pts) labels.AddObstacle(sx(p.size), sy(p.gflops), 5);
-  for (const std::string& fam : order) {
-    auto it = colours.find(fam);
-    const std::string colour = it == colours.end() ? "#7f7f7f" : it->second;
-    std::vector<SweepPoint> cubes;
-    for (const SweepPoint& p : pts) {
-      if (p.family == fam && p.cube) cubes.push_back(p);
-    }
-    std::sort(cubes.begin(), cubes.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.size < b.size; });
-    std::vector<std::pair<double, double>> line;
-    for (const SweepPoint& p : cubes) line.push_back({sx(p.size), sy(p.gflops)});
-    svg.Polyline(line, {{"stroke", colour}, {"stroke-width", "2"}});
-    for (const SweepPoint& p : pts) {
-      if (p.family != fam) continue;
-      const std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n",
-                                           absl::StrFormat("%.1f GFLOP/s", p.gflops));
-      if (p.cube) {
-        svg.Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", colour}, {"stroke", "#ffffff"}, {"stroke-width", "1"}}, tip);
-      } else {
-        svg.Circle(sx(p.size), sy(p.gflops), 4.5, {{"fill", "#ffffff"}, {"stroke", colour}, {"stroke-width", "2"}}, tip);
-        const std::string label = ShortLabel(p.case_name);
-        if (auto spot = labels.Place(sx(p.size), sy(p.gflops), 5, label)) {
-          svg.Text(spot->x, spot->y, label, WithHalo({{"font-size", "10.5"}, {"fill", kMutedInk}}), spot->anchor);
-        }
-      }
-    }
-  }
+  for (const std::string& fam : order) DrawFamily(pts, fam, FamilyColour(colours, fam), sx, sy, &svg, &labels);
 
   // Legend.
   double lx = plot.right() + 26, ly = plot.y + 8;
   svg.Text(lx, ly, "Library / dtype", {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", kInk}});
   ly += 20;
   for (const std::string& fam : order) {
-    auto it = colours.find(fam);
     int n = 0;
     for (const SweepPoint& p : pts) n += p.family == fam;
-    DrawLegendEntry(&svg, lx, ly, it == colours.end() ? "#7f7f7f" : it->second, absl::StrCat(fam, " (", n, ")"));
+    DrawLegendEntry(&svg, lx, ly, FamilyColour(colours, fam), absl::StrCat(fam, " (", n, ")"));
     ly += 19;
   }
   chart.svg = svg.Finish();

@@ -1,9 +1,10 @@
-#include "harness/stale_temp.h"
+#include "harness/atomic_file.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -41,11 +42,11 @@ std::string TestDir(const std::string& name) {
   return dir;
 }
 
-TEST(StaleTempTest, TempPathForNamesThisProcess) {
+TEST(AtomicFileTest, TempPathForNamesThisProcess) {
   EXPECT_EQ(TempPathFor("/x/out.json"), "/x/out.json.tmp." + std::to_string(getpid()));
 }
 
-TEST(StaleTempTest, RemovesOnlyDeadWritersFilesOfThisPath) {
+TEST(AtomicFileTest, RemovesOnlyDeadWritersFilesOfThisPath) {
   const std::string dir = TestDir("stale");
   const std::string out = dir + "/train.bin";
   const std::string dead = out + ".tmp." + std::to_string(DeadPid());
@@ -65,7 +66,7 @@ TEST(StaleTempTest, RemovesOnlyDeadWritersFilesOfThisPath) {
   EXPECT_EQ(RemoveStaleTempFiles(out), 0);
 }
 
-TEST(StaleTempTest, RelativePathAndMissingFolder) {
+TEST(AtomicFileTest, RelativePathAndMissingFolder) {
   const std::string dir = TestDir("relative");
   ASSERT_EQ(chdir(dir.c_str()), 0);
   const std::string dead = "out.json.tmp." + std::to_string(DeadPid());
@@ -73,6 +74,50 @@ TEST(StaleTempTest, RelativePathAndMissingFolder) {
   EXPECT_EQ(RemoveStaleTempFiles("out.json"), 1);
   EXPECT_FALSE(Exists(dead));
   EXPECT_EQ(RemoveStaleTempFiles("/no/such/folder/out.json"), 0);
+}
+
+std::string Read(const std::string& p) {
+  std::FILE* f = std::fopen(p.c_str(), "rb");
+  if (f == nullptr) return "<missing>";
+  std::string s;
+  char buf[256];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+TEST(AtomicFileTest, WritesWholeAndCleansUpAStaleTempFile) {
+  const std::string dir = TestDir("write");
+  const std::string out = dir + "/out.json";
+  const std::string dead = out + ".tmp." + std::to_string(DeadPid());
+  Touch(dead);
+  ASSERT_TRUE(WriteFileAtomically(out, "{\"a\": 1}\n").ok());
+  EXPECT_EQ(Read(out), "{\"a\": 1}\n");
+  EXPECT_FALSE(Exists(dead));
+  EXPECT_FALSE(Exists(TempPathFor(out)));
+}
+
+TEST(AtomicFileTest, AFailedWriteKeepsTheOldFileAndNoTemp) {
+  const std::string dir = TestDir("failed");
+  const std::string out = dir + "/out.json";
+  ASSERT_TRUE(WriteFileAtomically(out, "old").ok());
+  absl::Status st = WriteFileAtomically(out, [](std::FILE* f) {
+    std::fputs("half", f);
+    errno = ENOSPC;
+    return false;
+  });
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(st.message().find("No space left"), absl::string_view::npos) << st;
+  EXPECT_EQ(Read(out), "old");
+  EXPECT_FALSE(Exists(TempPathFor(out)));
+}
+
+TEST(AtomicFileTest, AnUncreatableFileNamesItsTempPathAndReason) {
+  absl::Status st = WriteFileAtomically("/no/such/folder/out.json", "x");
+  EXPECT_EQ(st.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(st.message().find("cannot create '/no/such/folder/out.json.tmp."), absl::string_view::npos) << st;
+  EXPECT_NE(st.message().find("No such file or directory"), absl::string_view::npos) << st;
 }
 
 }  // namespace

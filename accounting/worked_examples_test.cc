@@ -1,7 +1,7 @@
 // Worked examples of the project's accounting formulas (PaLM's MFU and 6N + 12LCT, nanoGPT's
 // estimate_mfu, the roofline paper's ridge point and bandwidth bound), reproduced with this library.
-// Each test quotes the seed's inputs and its printed answer; the figures the seeds round
-// (e.g. A100 bandwidth 2.0 TB/s) are used as the seeds use them, and the registry's own
+// Each test quotes the example's inputs and its printed answer; the figures the examples round
+// (e.g. A100 bandwidth 2.0 TB/s) are used as rounded there, and the registry's own
 // datasheet figures are checked against them separately (peaks_test.cc).
 #include <cmath>
 
@@ -17,13 +17,13 @@
 namespace accounting {
 namespace {
 
-// Seed 001, GPU_SPECS: A100 bf16 312e12, 2.0e12 B/s; H100 bf16 989.5e12.
+// Datasheet figures as the examples round them: A100 bf16 312e12, 2.0e12 B/s; H100 bf16 989.5e12.
 constexpr double kA100Bf16 = 312e12;
-constexpr double kA100SeedBandwidth = 2.0e12;
+constexpr double kA100RoundedBandwidth = 2.0e12;
 constexpr double kH100Bf16 = 989.5e12;
 
 // A plain triple loop that reports each multiply-add it performs as 2 FLOPs, as a FLOP counter
-// on real ops would (seed 001 uses PyTorch's FlopCounterMode). a: (m, k), b: (k, n), c: (m, n).
+// on real ops would (PyTorch's FlopCounterMode does). a: (m, k), b: (k, n), c: (m, n).
 void CountedMatmul(int m, int k, int n, const float* a, const float* b, float* c) {
   double multiply_adds = 0;
   for (int i = 0; i < m; ++i) {
@@ -39,7 +39,7 @@ void CountedMatmul(int m, int k, int n, const float* a, const float* b, float* c
   CountFlops(2 * multiply_adds, "matmul-loop");  // one multiply-add = 2 FLOPs
 }
 
-TEST(Seed001, MatmulFlopsAre2mknAndMatchACounter) {
+TEST(ComputeAccounting, MatmulFlopsAre2mknAndMatchACounter) {
   struct Case { int m, k, n; double expected; };
   for (Case c : {Case{16, 32, 8, 8192}, Case{128, 256, 512, 33554432}, Case{1000, 3, 7, 42000}}) {
     EXPECT_EQ(MatmulFlops(c.m, c.k, c.n), c.expected);
@@ -54,30 +54,30 @@ TEST(Seed001, MatmulFlopsAre2mknAndMatchACounter) {
   }
 }
 
-TEST(Seed001, ElementwiseTimesTwoIsAnEighthFlopPerByte) {
+TEST(ComputeAccounting, ElementwiseTimesTwoIsAnEighthFlopPerByte) {
   const int64_t n = int64_t{1} << 24;
   const double bytes = ElementwiseBytes(n, /*inputs=*/1, /*outputs=*/1, /*bytes_per_el=*/4);
   EXPECT_EQ(bytes, 2.0 * n * 4);
   EXPECT_DOUBLE_EQ(ArithmeticIntensity(/*flops=*/n, bytes), 1.0 / 8);
 }
 
-TEST(Seed003, A100RidgeIs156AndIntensity2TopsOutAt4Tflops) {
-  RooflineResult r = Roofline(kA100Bf16, kA100SeedBandwidth, /*flops=*/2e9, /*bytes=*/1e9);
+TEST(RooflineAndMfu, A100RidgeIs156AndIntensity2TopsOutAt4Tflops) {
+  RooflineResult r = Roofline(kA100Bf16, kA100RoundedBandwidth, /*flops=*/2e9, /*bytes=*/1e9);
   EXPECT_DOUBLE_EQ(r.ridge, 156);
   EXPECT_DOUBLE_EQ(r.intensity, 2);
   EXPECT_DOUBLE_EQ(r.attainable_flops_per_s, 4e12);
   EXPECT_TRUE(r.memory_bound);
 }
 
-TEST(Seed003, SevenBOnEightA100At12000TokensIs20Point2Percent) {
+TEST(RooflineAndMfu, SevenBOnEightA100At12000TokensIs20Point2Percent) {
   absl::StatusOr<double> mfu = MfuFromThroughput(7e9, 12000, 8, kA100Bf16);
   ASSERT_TRUE(mfu.ok()) << mfu.status();
-  EXPECT_NEAR(*mfu, 0.202, 0.0005);  // seed prints "MFU = 20.2%"
+  EXPECT_NEAR(*mfu, 0.202, 0.0005);  // the example prints "MFU = 20.2%"
   EXPECT_EQ(FormatPercent(*mfu, 1), "20.2%");
-  EXPECT_EQ(RateMfu(*mfu).name, "low");  // seed: "偏低" (low)
+  EXPECT_EQ(RateMfu(*mfu).name, "low");  // the example: "low"
 }
 
-TEST(Seed003, SevenBOneTrillionTokensOn64A100Takes54Or97Days) {
+TEST(RooflineAndMfu, SevenBOneTrillionTokensOn64A100Takes54Or97Days) {
   absl::StatusOr<double> at45 = TrainingDays(7e9, 1e12, 64, kA100Bf16, 0.45);
   absl::StatusOr<double> at25 = TrainingDays(7e9, 1e12, 64, kA100Bf16, 0.25);
   ASSERT_TRUE(at45.ok() && at25.ok());
@@ -88,20 +88,20 @@ TEST(Seed003, SevenBOneTrillionTokensOn64A100Takes54Or97Days) {
   EXPECT_EQ(std::lround(*at25 - *at45), 43);  // "差了 43 天的机时"
 }
 
-TEST(Seed001, Gpt3SixNDIs3Point15e23) {
+TEST(ComputeAccounting, Gpt3SixNDIs3Point15e23) {
   absl::StatusOr<double> flops = TrainingFlops(175e9, 300e9);
   ASSERT_TRUE(flops.ok());
   EXPECT_DOUBLE_EQ(*flops, 3.15e23);
 }
 
-TEST(Seed001, SeventyBFifteenTrillionTokensOn1024H100At50Percent) {
+TEST(ComputeAccounting, SeventyBFifteenTrillionTokensOn1024H100At50Percent) {
   absl::StatusOr<double> days = TrainingDays(70e9, 15e12, 1024, kH100Bf16, 0.5);
   ASSERT_TRUE(days.ok());
-  // 6.3e24 / (1024 * 989.5e12 * 0.5) = 1.2435e7 s; the seed prints "约 144 天".
+  // 6.3e24 / (1024 * 989.5e12 * 0.5) = 1.2435e7 s; the example prints "about 144 days".
   EXPECT_EQ(std::lround(*days), 144);
 }
 
-TEST(Seed001, EightH100ForTwoWeeksTrains1BAnd7B) {
+TEST(ComputeAccounting, EightH100ForTwoWeeksTrains1BAnd7B) {
   absl::StatusOr<double> budget = FlopBudget(8, kH100Bf16, 14 * kSecondsPerDay);
   ASSERT_TRUE(budget.ok());
   EXPECT_NEAR(*budget, 9.58e21, 0.01e21);  // "{budget:.2e}" = 9.58e+21
@@ -112,7 +112,7 @@ TEST(Seed001, EightH100ForTwoWeeksTrains1BAnd7B) {
   EXPECT_EQ(std::lround(*tokens_7b / 1e9), 114);  // 114B tokens
 }
 
-TEST(Seed001, OnePointFiveBAt40000TokensOnOneH100) {
+TEST(ComputeAccounting, OnePointFiveBAt40000TokensOnOneH100) {
   absl::StatusOr<double> mfu = MfuFromThroughput(1.5e9, 40000, 1, kH100Bf16);
   ASSERT_TRUE(mfu.ok());
   EXPECT_EQ(FormatPercent(*mfu, 0), "36%");  // "MFU = {mfu:.0%}"
@@ -120,8 +120,8 @@ TEST(Seed001, OnePointFiveBAt40000TokensOnOneH100) {
   EXPECT_EQ(RateMfu(*mfu).name, "fair");
 }
 
-TEST(Seed003, SevenBBf16DecodeOnA100IsAbout143TokensPerSecond) {
-  absl::StatusOr<double> bound = DecodeTokensPerSecondBound(7e9, 2, kA100SeedBandwidth);
+TEST(RooflineAndMfu, SevenBBf16DecodeOnA100IsAbout143TokensPerSecond) {
+  absl::StatusOr<double> bound = DecodeTokensPerSecondBound(7e9, 2, kA100RoundedBandwidth);
   ASSERT_TRUE(bound.ok());
   EXPECT_EQ(std::lround(*bound), 143);  // "2000 / 14 ≈ 143 tokens/秒"
   // With the registry's datasheet bandwidth (2039 GB/s for the 80GB SXM4) it is ~146.

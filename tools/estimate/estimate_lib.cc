@@ -1,0 +1,647 @@
+// //tools:estimate's flag table, parsing and commands; see estimate_lib.h.
+#include "tools/estimate/estimate_lib.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "accounting/ceilings.h"
+#include "accounting/costs.h"
+#include "accounting/dtype.h"
+#include "accounting/estimates.h"
+#include "accounting/gpt_flops.h"
+#include "accounting/mfu.h"
+#include "accounting/mfu_rating.h"
+#include "accounting/peaks.h"
+#include "accounting/roofline.h"
+
+namespace estimate {
+namespace {
+
+using accounting::Peak;
+
+constexpr char kMfu[] = "mfu", kTrainTime[] = "train-time", kDecodeBound[] = "decode-bound",
+               kRoofline[] = "roofline", kGpt[] = "gpt";
+
+}  // namespace
+
+// ---- the tables ----
+
+const std::vector<FlagSpec>& FlagTable() {
+  using T = FlagType;
+  static const auto* table = new std::vector<FlagSpec>{
+      {"params", T::kNumber, "", "model parameters N (e.g. 7e9)", {kMfu, kTrainTime, kDecodeBound}},
+      {"tokens_per_second", T::kNumber, "", "measured training tokens/s, all devices together", {kMfu}},
+      {"devices", T::kInteger, "", "number of devices (GPUs), an integer >= 1", {kMfu, kTrainTime}},
+      {"tokens", T::kNumber, "", "training tokens D", {kTrainTime}},
+      {"mfu", T::kNumber, "", "MFU as a fraction in (0, 1] (0.45 for 45%)", {kTrainTime}},
+      {"bytes_per_param", T::kNumber, "", "bytes per parameter (bf16: 2, int8: 1)", {kDecodeBound}},
+      {"flops", T::kNumber, "", "FLOPs the kernel does", {kRoofline}},
+      {"bytes", T::kNumber, "", "bytes the kernel moves", {kRoofline}},
+      {"gpu", T::kText, "",
+       "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
+       {kMfu, kTrainTime, kDecodeBound, kRoofline}},
+      {"dtype", T::kText, "bf16", "dtype of the peak: fp32, tf32, bf16, fp16, fp8", {kMfu, kTrainTime, kRoofline}},
+      {"peak_flops", T::kNumber, "", "peak FLOP/s of one device (instead of --gpu)", {kMfu, kTrainTime, kRoofline}},
+      {"bandwidth", T::kNumber, "", "memory bandwidth, bytes/s (instead of --gpu)", {kDecodeBound, kRoofline}},
+      {"ceilings", T::kText, "",
+       "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
+       {kMfu, kTrainTime, kDecodeBound, kRoofline}},
+      {"layers", T::kInteger, "", "transformer layers L", {kGpt}},
+      {"heads", T::kInteger, "", "attention heads H (must divide --width)", {kGpt}},
+      {"width", T::kInteger, "", "embedding width C", {kGpt}},
+      {"vocab", T::kInteger, "", "vocabulary size V", {kGpt}},
+      {"block", T::kInteger, "", "block size T (position table length)", {kGpt}},
+      {"seq", T::kInteger, "", "tokens per sequence actually run, 1..block (default: --block)", {kGpt}},
+      {"batch", T::kInteger, "", "sequences per step (default 1)", {kGpt}},
+      {"bias", T::kBool, "true", "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)", {kGpt}},
+  };
+  return *table;
+}
+
+const FlagSpec* FindFlag(const std::string& name) {
+  for (const FlagSpec& f : FlagTable()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const std::vector<CommandSpec>& Commands() {
+  static const auto* commands = new std::vector<CommandSpec>{
+      {kMfu,
+       "mfu --params=N --tokens_per_second=X --devices=G (--gpu=NAME [--dtype=bf16] | "
+       "--peak_flops=F | --ceilings=FILE [--dtype=bf16])",
+       "MFU = 6 * N * tokens/s / (devices * peak per device), and its rating band.\n"
+       "6N FLOPs per token: the attention term is not included (use `gpt` for it)."},
+      {kTrainTime,
+       "train-time --params=N --tokens=D --devices=G --mfu=M (--gpu=NAME [--dtype=bf16] | "
+       "--peak_flops=F | --ceilings=FILE [--dtype=bf16])",
+       "Training days = 6 * N * D / (devices * peak per device * MFU), MFU in (0, 1]."},
+      {kDecodeBound,
+       "decode-bound --params=N --bytes_per_param=B (--gpu=NAME | --bandwidth=BYTES_PER_S | "
+       "--ceilings=FILE)",
+       "Upper bound on single-request decode speed: bandwidth / (N * bytes per param) tokens/s\n"
+       "(every weight read once per token; KV cache and activations ignored)."},
+      {kRoofline,
+       "roofline --flops=F --bytes=B (--gpu=NAME [--dtype=bf16] | --peak_flops=F --bandwidth=W | "
+       "--ceilings=FILE [--dtype=bf16])",
+       "Intensity = F / B, ridge = peak / bandwidth, bound = intensity * bandwidth,\n"
+       "attainable = min(peak, bound); memory-bound when intensity < ridge."},
+      {kGpt,
+       "gpt --layers=L --heads=H --width=C --vocab=V --block=T [--seq=T'] [--batch=B] "
+       "[--bias=true|false]",
+       "GPT-2 layout, tied LM head. Parameter count with and without position embeddings;\n"
+       "training FLOPs per token, per sequence and per step = 6N + attention term (N without\n"
+       "wpe), in both conventions: full 12*L*C*T (PaLM, nanoGPT) and causal-halved 6*L*C*T\n"
+       "(llm.c); forward only = 2N + attention/3. T is --seq (crop) when given."},
+  };
+  return *commands;
+}
+
+const CommandSpec* FindCommand(const std::string& name) {
+  for (const CommandSpec& c : Commands()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> CommandFlags(const std::string& command) {
+  std::vector<std::string> names;
+  for (const FlagSpec& f : FlagTable()) {
+    for (const std::string& c : f.commands) {
+      if (c == command) names.push_back(f.name);
+    }
+  }
+  return names;
+}
+
+// ---- help ----
+
+namespace {
+
+const char* TypeHint(FlagType t) {
+  switch (t) {
+    case FlagType::kNumber: return "number";
+    case FlagType::kInteger: return "integer";
+    case FlagType::kBool: return "true|false";
+    case FlagType::kText: return "text";
+  }
+  return "";
+}
+
+bool TakesFlag(const std::string& command, const std::string& flag) {
+  const FlagSpec* f = FindFlag(flag);
+  if (f == nullptr) return false;
+  for (const std::string& c : f->commands) {
+    if (c == command) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string GeneralHelp() {
+  std::string s = "usage: estimate <command> [flags]   (bazel run //tools:estimate -- <command> ...)\ncommands:\n";
+  for (const CommandSpec& c : Commands()) absl::StrAppend(&s, "  ", c.synopsis, "\n");
+  absl::StrAppend(&s,
+                  "`estimate <command> --help` describes one command and its flags. Numbers accept\n"
+                  "scientific notation (7e9). Each command ends with one line `result: key=value ...`.\n"
+                  "Exit status: 0 success; 2 bad input (the message names the flag).\n");
+  return s;
+}
+
+std::string CommandHelp(const std::string& command) {
+  const CommandSpec* c = FindCommand(command);
+  if (c == nullptr) return GeneralHelp();
+  std::string s = absl::StrCat("usage: estimate ", c->synopsis, "\n\n", c->what, "\n\nflags:\n");
+  for (const FlagSpec& f : FlagTable()) {
+    if (!TakesFlag(command, f.name)) continue;
+    absl::StrAppendFormat(&s, "  --%-18s %s (%s%s)\n", f.name, f.help, TypeHint(f.type),
+                          f.default_value.empty() ? "" : absl::StrCat(", default ", f.default_value));
+  }
+  absl::StrAppend(&s, "\nAn unknown --gpu is an error; give --peak_flops or --ceilings instead.\n");
+  return s;
+}
+
+// ---- parsing ----
+
+namespace {
+
+absl::Status UnknownFlag(const std::string& command, const std::string& name) {
+  const FlagSpec* negated = absl::StartsWith(name, "no") ? FindFlag(name.substr(2)) : nullptr;
+  const bool known = FindFlag(name) != nullptr || (negated != nullptr && negated->type == FlagType::kBool);
+  const std::string why = known ? "is not used by this command" : "is not a flag of estimate";
+  return absl::InvalidArgumentError(absl::StrCat("flag --", name, " ", why, " (its flags: --",
+                                                 absl::StrJoin(CommandFlags(command), ", --"), ")"));
+}
+
+absl::StatusOr<std::string> ParseBool(const std::string& name, const std::string& value) {
+  if (value == "true" || value == "1" || value == "yes") return std::string("true");
+  if (value == "false" || value == "0" || value == "no") return std::string("false");
+  return absl::InvalidArgumentError(absl::StrCat("--", name, "=", value, " is invalid: true or false"));
+}
+
+}  // namespace
+
+absl::StatusOr<FlagValues> ParseFlags(const std::string& command, const std::vector<std::string>& args) {
+  FlagValues values;
+  for (const FlagSpec& f : FlagTable()) {
+    if (TakesFlag(command, f.name) && !f.default_value.empty()) values[f.name] = f.default_value;
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      if (i + 1 < args.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args[i + 1], "' (flags are --name=value)"));
+      }
+      break;
+    }
+    const size_t start = a.find_first_not_of('-');
+    if (start == 0 || start > 2 || start == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", a, "' (flags are --name=value)"));
+    }
+    const size_t eq = a.find('=');
+    std::string name = a.substr(start, eq == std::string::npos ? std::string::npos : eq - start);
+    const bool has_value = eq != std::string::npos;
+    std::string value = has_value ? a.substr(eq + 1) : "";
+    if (!TakesFlag(command, name) && absl::StartsWith(name, "no") && !has_value) {
+      const FlagSpec* f = FindFlag(name.substr(2));
+      if (f != nullptr && f->type == FlagType::kBool && TakesFlag(command, f->name)) {
+        values[f->name] = "false";  // --nobias
+        continue;
+      }
+    }
+    if (!TakesFlag(command, name)) return UnknownFlag(command, name);
+    const FlagSpec& spec = *FindFlag(name);
+    if (spec.type == FlagType::kBool) {
+      absl::StatusOr<std::string> b = ParseBool(name, has_value ? value : "true");
+      if (!b.ok()) return b.status();
+      values[name] = *b;
+      continue;
+    }
+    if (!has_value) {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value (--", name, "=VALUE)"));
+      }
+      value = args[++i];
+    }
+    values[name] = value;
+  }
+  return values;
+}
+
+// ---- flag values ----
+
+namespace {
+
+std::string Get(const FlagValues& v, const std::string& name) {
+  auto it = v.find(name);
+  return it == v.end() ? "" : it->second;
+}
+
+absl::Status FlagError(const std::string& flag, const std::string& value, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", value, " is invalid: ", why));
+}
+
+absl::Status Required(const std::string& name) {
+  const FlagSpec* f = FindFlag(name);
+  return absl::InvalidArgumentError(absl::StrCat("--", name, " is required (", f ? f->help : "", ")"));
+}
+
+// A required, positive, finite number.
+absl::StatusOr<double> Positive(const FlagValues& v, const std::string& name) {
+  const std::string raw = Get(v, name);
+  if (raw.empty()) return Required(name);
+  double x = 0;
+  if (!absl::SimpleAtod(raw, &x) || !std::isfinite(x)) return FlagError(name, raw, "not a finite number");
+  if (!(x > 0)) return FlagError(name, raw, "must be > 0");
+  return x;
+}
+
+// A required positive integer <= max (scientific notation allowed: 1e3).
+absl::StatusOr<int64_t> PositiveInt(const FlagValues& v, const std::string& name, int64_t max) {
+  const std::string raw = Get(v, name);
+  if (raw.empty()) return Required(name);
+  double x = 0;
+  if (!absl::SimpleAtod(raw, &x) || !std::isfinite(x) || x < 1 || x != std::floor(x)) {
+    return FlagError(name, raw, "must be an integer >= 1");
+  }
+  if (x > static_cast<double>(max)) return FlagError(name, raw, absl::StrCat("must be <= ", max));
+  return static_cast<int64_t>(x);
+}
+
+// Compact number for messages: 7e+09 -> "7e+09", 12000 -> "12000".
+std::string Num(double v) { return absl::StrFormat("%.6g", v); }
+// For result lines: values without spaces.
+std::string Token(const std::string& s) { return absl::StrReplaceAll(s, {{" ", "_"}}); }
+
+// ---- the peak ----
+
+// The peak FLOP/s (and bandwidth) from exactly one of --gpu, --peak_flops (--bandwidth),
+// --ceilings. need_flops: the command divides by a FLOP peak; need_bandwidth: by a bandwidth.
+struct PeakNeed {
+  bool flops = false, bandwidth = false;
+  bool bandwidth_flag = false;  // --bandwidth is one of the command's flags
+};
+
+struct ResolvedPeak {
+  Peak peak;
+  std::string kind;   // "datasheet", "flag", "measured"
+  std::string label;  // for the result line: gpu name, "flag" or the ceilings path
+};
+
+std::string PeakOptions(PeakNeed need) {
+  std::string options = need.flops ? "--gpu=NAME [--dtype=bf16], --peak_flops=F" : "--gpu=NAME";
+  if (need.flops && need.bandwidth) options += " --bandwidth=W";
+  if (!need.flops) options += ", --bandwidth=BYTES_PER_S";
+  return options + " or --ceilings=FILE";
+}
+
+absl::Status Prefixed(const std::string& prefix, const absl::Status& s) {
+  return absl::InvalidArgumentError(absl::StrCat(prefix, std::string(s.message())));
+}
+
+absl::StatusOr<ResolvedPeak> PeakFromGpu(const std::string& gpu, accounting::Dtype dtype, PeakNeed need) {
+  absl::StatusOr<Peak> p = need.flops ? accounting::DatasheetPeak(gpu, dtype) : accounting::DatasheetBandwidth(gpu);
+  if (!p.ok()) return Prefixed("--gpu: ", p.status());
+  ResolvedPeak r;
+  r.peak = *p;
+  r.kind = "datasheet";
+  absl::StatusOr<const accounting::DatasheetEntry*> e = accounting::FindDatasheetEntry(gpu);
+  r.label = e.ok() ? Token((*e)->name) : Token(gpu);
+  return r;
+}
+
+absl::StatusOr<ResolvedPeak> PeakFromCeilings(const std::string& path, accounting::Dtype dtype, PeakNeed need) {
+  absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(path);
+  if (!c.ok()) return Prefixed("--ceilings: ", c.status());
+  ResolvedPeak r;
+  if (need.flops) {
+    absl::StatusOr<Peak> p = accounting::MeasuredPeak(*c, dtype, path);
+    if (!p.ok()) return Prefixed("--ceilings: ", p.status());
+    r.peak = *p;
+  } else {
+    r.peak.bytes_per_s = c->bandwidth_bytes_per_s;
+    r.peak.source = absl::StrCat("measured: ", path, " (", c->machine, "; ", c->method, "; ", c->date, ")");
+  }
+  if (need.bandwidth && !(r.peak.bytes_per_s > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("--ceilings: '", path, "' has no bandwidth_bytes_per_s"));
+  }
+  r.kind = "measured";
+  r.label = Token(path);
+  return r;
+}
+
+absl::StatusOr<ResolvedPeak> PeakFromFlags(const FlagValues& v, PeakNeed need) {
+  ResolvedPeak r;
+  std::vector<std::string> given;
+  if (need.flops) {
+    absl::StatusOr<double> f = Positive(v, "peak_flops");
+    if (!f.ok()) return f.status();
+    r.peak.flops_per_s = *f;
+    given.push_back("--peak_flops=" + Get(v, "peak_flops"));
+  } else if (!Get(v, "peak_flops").empty()) {
+    return absl::InvalidArgumentError("--peak_flops is not used by this command");
+  }
+  if (need.bandwidth) {
+    absl::StatusOr<double> b = Positive(v, "bandwidth");
+    if (!b.ok()) return b.status();
+    r.peak.bytes_per_s = *b;
+    given.push_back("--bandwidth=" + Get(v, "bandwidth"));
+  } else if (!Get(v, "bandwidth").empty()) {
+    return absl::InvalidArgumentError("--bandwidth is not used by this command");
+  }
+  r.peak.source = absl::StrCat("flag: ", absl::StrJoin(given, " "));
+  r.kind = "flag";
+  r.label = "flag";
+  return r;
+}
+
+absl::StatusOr<ResolvedPeak> ResolvePeak(const FlagValues& v, PeakNeed need) {
+  const std::string gpu = Get(v, "gpu"), ceilings = Get(v, "ceilings");
+  const bool by_flags = !Get(v, "peak_flops").empty() || (need.bandwidth_flag && !Get(v, "bandwidth").empty());
+  const int sources = (!gpu.empty()) + by_flags + (!ceilings.empty());
+  if (sources == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("a peak is required: give ", PeakOptions(need)));
+  }
+  if (sources > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("give only one source of the peak (", PeakOptions(need), "), not several"));
+  }
+  const std::string dtype_name = Get(v, "dtype").empty() ? "bf16" : Get(v, "dtype");
+  absl::StatusOr<accounting::Dtype> dtype = accounting::ParseDtype(dtype_name);
+  if (!dtype.ok()) return Prefixed("--dtype: ", dtype.status());
+  if (!gpu.empty()) return PeakFromGpu(gpu, *dtype, need);
+  if (!ceilings.empty()) return PeakFromCeilings(ceilings, *dtype, need);
+  return PeakFromFlags(v, need);
+}
+
+// ---- commands ----
+
+absl::StatusOr<std::string> RunMfu(const FlagValues& v) {
+  absl::StatusOr<double> params = Positive(v, "params");
+  if (!params.ok()) return params.status();
+  absl::StatusOr<double> tps = Positive(v, "tokens_per_second");
+  if (!tps.ok()) return tps.status();
+  absl::StatusOr<int64_t> devices = PositiveInt(v, "devices", 1 << 24);
+  if (!devices.ok()) return devices.status();
+  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {/*flops=*/true, /*bandwidth=*/false, /*bandwidth_flag=*/false});
+  if (!peak.ok()) return peak.status();
+  absl::StatusOr<double> mfu =
+      accounting::MfuFromThroughput(*params, *tps, static_cast<int>(*devices), peak->peak.flops_per_s);
+  if (!mfu.ok()) return mfu.status();
+  // An MFU outside (0, 1] is not a result: the inputs claim more model FLOP/s than the peak
+  // (or overflow it), which points at a wrong parameter count, throughput or peak.
+  if (!(std::isfinite(*mfu) && *mfu > 0 && *mfu <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MFU = 6 x --params x --tokens_per_second / (devices x peak) = ", Num(*mfu),
+        " is outside (0, 1]: 6 x ", Num(*params), " x ", Num(*tps), " FLOP/s is more than the peak ",
+        Num(*devices * peak->peak.flops_per_s), " FLOP/s; check the parameter count, the throughput and the peak"));
+  }
+  const accounting::MfuBand& band = accounting::RateMfu(*mfu);
+  const double model_flops_per_s = 6 * *params * *tps;
+  std::string out;
+  absl::StrAppendFormat(&out, "MFU: %s  [%s]\n", accounting::FormatPercent(*mfu), band.advice);
+  absl::StrAppendFormat(&out, "  model FLOP/s: 6 * N * tokens/s = 6 * %s * %s = %s (6N per token; attention term not included)\n",
+                        Num(*params), Num(*tps), Num(model_flops_per_s));
+  absl::StrAppendFormat(&out, "  peak: %d device(s) x %s FLOP/s = %s FLOP/s\n", *devices,
+                        Num(peak->peak.flops_per_s), Num(*devices * peak->peak.flops_per_s));
+  absl::StrAppendFormat(&out, "  peak source: %s\n", peak->peak.source);
+  absl::StrAppendFormat(&out,
+                        "result: mfu=%.6g percent=%.4g band=%s params=%s tokens_per_second=%s devices=%d "
+                        "peak_flops=%s dtype=%s peak_kind=%s peak=%s convention=6N\n",
+                        *mfu, *mfu * 100, band.name, Num(*params), Num(*tps), *devices,
+                        Num(peak->peak.flops_per_s), Get(v, "dtype"), peak->kind, peak->label);
+  return out;
+}
+
+absl::StatusOr<double> MfuFraction(const FlagValues& v) {
+  const std::string raw = Get(v, "mfu");
+  if (raw.empty()) return absl::InvalidArgumentError("--mfu is required (a fraction in (0, 1], 0.45 for 45%)");
+  double mfu = 0;
+  if (!absl::SimpleAtod(raw, &mfu) || !(mfu > 0 && mfu <= 1)) {
+    return FlagError("mfu", raw, "must be a fraction in (0, 1] (0.45 for 45%)");
+  }
+  return mfu;
+}
+
+absl::StatusOr<std::string> RunTrainTime(const FlagValues& v) {
+  absl::StatusOr<double> params = Positive(v, "params");
+  if (!params.ok()) return params.status();
+  absl::StatusOr<double> tokens = Positive(v, "tokens");
+  if (!tokens.ok()) return tokens.status();
+  absl::StatusOr<int64_t> devices = PositiveInt(v, "devices", 1 << 24);
+  if (!devices.ok()) return devices.status();
+  absl::StatusOr<double> mfu = MfuFraction(v);
+  if (!mfu.ok()) return mfu.status();
+  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, false, false});
+  if (!peak.ok()) return peak.status();
+  absl::StatusOr<double> seconds = accounting::TrainingSeconds(
+      *params, *tokens, static_cast<int>(*devices), peak->peak.flops_per_s, *mfu);
+  if (!seconds.ok()) return seconds.status();
+  const double flops = 6 * *params * *tokens;
+  const double days = *seconds / accounting::kSecondsPerDay;
+  std::string out;
+  absl::StrAppendFormat(&out, "training time: %.1f days (%.3g s, %.1f hours)\n", days, *seconds, *seconds / 3600);
+  absl::StrAppendFormat(&out, "  work: 6 * N * D = 6 * %s * %s = %s FLOPs (attention term not included)\n",
+                        Num(*params), Num(*tokens), Num(flops));
+  absl::StrAppendFormat(&out, "  rate: %d device(s) x %s FLOP/s x MFU %s = %s FLOP/s\n", *devices,
+                        Num(peak->peak.flops_per_s), accounting::FormatPercent(*mfu, 1),
+                        Num(*devices * peak->peak.flops_per_s * *mfu));
+  absl::StrAppendFormat(&out, "  peak source: %s\n", peak->peak.source);
+  absl::StrAppendFormat(&out,
+                        "result: days=%.6g seconds=%.6g flops=%s params=%s tokens=%s devices=%d mfu=%s "
+                        "peak_flops=%s dtype=%s peak_kind=%s peak=%s\n",
+                        days, *seconds, Num(flops), Num(*params), Num(*tokens), *devices, Num(*mfu),
+                        Num(peak->peak.flops_per_s), Get(v, "dtype"), peak->kind, peak->label);
+  return out;
+}
+
+absl::StatusOr<std::string> RunDecodeBound(const FlagValues& v) {
+  absl::StatusOr<double> params = Positive(v, "params");
+  if (!params.ok()) return params.status();
+  absl::StatusOr<double> bpp = Positive(v, "bytes_per_param");
+  if (!bpp.ok()) return bpp.status();
+  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {/*flops=*/false, /*bandwidth=*/true, /*bandwidth_flag=*/true});
+  if (!peak.ok()) return peak.status();
+  absl::StatusOr<double> bound = accounting::DecodeTokensPerSecondBound(*params, *bpp, peak->peak.bytes_per_s);
+  if (!bound.ok()) return bound.status();
+  const double model_bytes = *params * *bpp;
+  std::string out;
+  absl::StrAppendFormat(&out, "decode upper bound: %.1f tokens/s per request (batch 1)\n", *bound);
+  absl::StrAppendFormat(&out, "  bandwidth / model bytes = %s B/s / (%s params x %s B) = %s / %s\n",
+                        Num(peak->peak.bytes_per_s), Num(*params), Num(*bpp), Num(peak->peak.bytes_per_s),
+                        Num(model_bytes));
+  absl::StrAppend(&out, "  every weight is read once per token; KV cache and activations ignored\n");
+  absl::StrAppendFormat(&out, "  bandwidth source: %s\n", peak->peak.source);
+  absl::StrAppendFormat(&out,
+                        "result: tokens_per_second=%.6g params=%s bytes_per_param=%s model_bytes=%s "
+                        "bandwidth=%s peak_kind=%s peak=%s\n",
+                        *bound, Num(*params), Num(*bpp), Num(model_bytes), Num(peak->peak.bytes_per_s),
+                        peak->kind, peak->label);
+  return out;
+}
+
+absl::StatusOr<std::string> RunRoofline(const FlagValues& v) {
+  absl::StatusOr<double> flops = Positive(v, "flops");
+  if (!flops.ok()) return flops.status();
+  absl::StatusOr<double> bytes = Positive(v, "bytes");
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, true, true});
+  if (!peak.ok()) return peak.status();
+  const accounting::RooflineResult r =
+      accounting::Roofline(peak->peak.flops_per_s, peak->peak.bytes_per_s, *flops, *bytes);
+  const char* bound = r.memory_bound ? "memory" : "compute";
+  std::string out;
+  absl::StrAppendFormat(&out, "intensity:  %.4g FLOP/byte (%s FLOPs / %s bytes)\n", r.intensity, Num(*flops),
+                        Num(*bytes));
+  absl::StrAppendFormat(&out, "ridge:      %.4g FLOP/byte (peak %s FLOP/s / bandwidth %s B/s)\n", r.ridge,
+                        Num(peak->peak.flops_per_s), Num(peak->peak.bytes_per_s));
+  absl::StrAppendFormat(&out, "bound:      %.4g FLOP/s (intensity x bandwidth)\n", r.bound_flops_per_s);
+  absl::StrAppendFormat(&out, "attainable: %.4g FLOP/s = min(peak, bound): %s-bound\n", r.attainable_flops_per_s,
+                        bound);
+  absl::StrAppendFormat(&out, "  peak source: %s\n", peak->peak.source);
+  absl::StrAppendFormat(&out,
+                        "result: intensity=%.6g ridge=%.6g bound_flops_per_s=%.6g attainable_flops_per_s=%.6g "
+                        "bound=%s peak_flops=%s bandwidth=%s dtype=%s peak_kind=%s peak=%s\n",
+                        r.intensity, r.ridge, r.bound_flops_per_s, r.attainable_flops_per_s, bound,
+                        Num(peak->peak.flops_per_s), Num(peak->peak.bytes_per_s), Get(v, "dtype"), peak->kind,
+                        peak->label);
+  return out;
+}
+
+struct GptRun {
+  accounting::GptShape shape;
+  int64_t seq = 0, batch = 1;
+};
+
+absl::StatusOr<GptRun> GptRunFromFlags(const FlagValues& v) {
+  GptRun g;
+  accounting::GptShape& s = g.shape;
+  constexpr int64_t kMax = int64_t{1} << 24;
+  for (auto [name, out] : {std::pair{"layers", &s.layers}, std::pair{"heads", &s.heads},
+                           std::pair{"width", &s.width}, std::pair{"vocab", &s.vocab},
+                           std::pair{"block", &s.block}}) {
+    absl::StatusOr<int64_t> x = PositiveInt(v, name, kMax);
+    if (!x.ok()) return x.status();
+    *out = *x;
+  }
+  s.bias = Get(v, "bias") != "false";
+  if (s.width % s.heads != 0) {
+    return FlagError("heads", Get(v, "heads"), absl::StrCat("does not divide --width=", s.width));
+  }
+  g.seq = s.block;
+  if (!Get(v, "seq").empty()) {
+    absl::StatusOr<int64_t> x = PositiveInt(v, "seq", kMax);
+    if (!x.ok()) return x.status();
+    if (*x > s.block) return FlagError("seq", Get(v, "seq"), absl::StrCat("must be <= --block=", s.block));
+    g.seq = *x;
+  }
+  if (!Get(v, "batch").empty()) {
+    absl::StatusOr<int64_t> x = PositiveInt(v, "batch", kMax);
+    if (!x.ok()) return x.status();
+    g.batch = *x;
+  }
+  return g;
+}
+
+// One attention convention's FLOPs: printed lines, and the keys appended to `result`.
+absl::Status AppendConvention(const GptRun& g, int64_t n, accounting::AttentionConvention conv, std::string* out,
+                              std::string* result) {
+  absl::StatusOr<accounting::StepFlops> f = accounting::GptStepFlops(g.shape, g.seq, g.batch, 1, conv);
+  if (!f.ok()) return f.status();
+  const double fwd = accounting::ForwardFlopsPerToken(g.shape, g.seq, conv);
+  const std::string& name = accounting::ConventionName(conv);
+  absl::StrAppendFormat(out, "attention %s (6N + %s):\n", name, accounting::ConventionFormula(conv));
+  absl::StrAppendFormat(out, "  train FLOPs per token:    %.6g  (6N = %.6g, attention = %.6g)\n",
+                        f->model_flops_per_token, 6.0 * n, accounting::AttentionTrainFlopsPerToken(g.shape, g.seq, conv));
+  absl::StrAppendFormat(out, "  train FLOPs per sequence: %.6g\n", f->model_flops_per_sequence);
+  absl::StrAppendFormat(out, "  train FLOPs per step:     %.6g  (%d tokens)\n", f->model_flops_per_step, f->tokens);
+  absl::StrAppendFormat(out, "  forward FLOPs per token:  %.6g  (2N + attention/3)\n", fwd);
+  const std::string key = absl::StrReplaceAll(name, {{"-", "_"}});
+  absl::StrAppend(result, " train_flops_per_token_", key, "=", Num(f->model_flops_per_token),
+                  " train_flops_per_step_", key, "=", Num(f->model_flops_per_step),
+                  " forward_flops_per_token_", key, "=", Num(fwd));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RunGpt(const FlagValues& v) {
+  absl::StatusOr<GptRun> g = GptRunFromFlags(v);
+  if (!g.ok()) return g.status();
+  const accounting::GptShape& s = g->shape;
+  const int64_t n_all = accounting::GptParamCount(s, true);
+  const int64_t n = accounting::GptParamCount(s, false);
+  std::string out;
+  absl::StrAppendFormat(&out, "GPT: L=%d H=%d C=%d V=%d block=%d bias=%s; T=%d%s, batch=%d\n", s.layers, s.heads,
+                        s.width, s.vocab, s.block, s.bias ? "true" : "false", g->seq,
+                        g->seq < s.block ? " (cropped)" : "", g->batch);
+  absl::StrAppendFormat(&out, "parameters: %d with position embeddings, %d without (N, used for FLOPs)\n", n_all, n);
+  std::string result = absl::StrCat("result: params=", n_all, " params_without_wpe=", n, " seq=", g->seq,
+                                    " batch=", g->batch, " tokens_per_step=", g->batch * g->seq);
+  for (auto conv : {accounting::AttentionConvention::kFull, accounting::AttentionConvention::kCausalHalved}) {
+    if (absl::Status st = AppendConvention(*g, n, conv, &out, &result); !st.ok()) return st;
+  }
+  absl::StrAppend(&out, result, "\n");
+  return out;
+}
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "--help" || a == "-h" || a == "--helpfull" || a == "-help") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RunCommand(const std::string& command, const FlagValues& flags) {
+  if (command == kMfu) return RunMfu(flags);
+  if (command == kTrainTime) return RunTrainTime(flags);
+  if (command == kDecodeBound) return RunDecodeBound(flags);
+  if (command == kRoofline) return RunRoofline(flags);
+  if (command == kGpt) return RunGpt(flags);
+  return absl::InvalidArgumentError(absl::StrCat("unknown command '", command, "'"));
+}
+
+Outcome Main(const std::vector<std::string>& args) {
+  Outcome o;
+  if (args.empty()) {
+    o.err = GeneralHelp();
+    o.exit_code = kUsageError;
+    return o;
+  }
+  const std::string& name = args[0];
+  if (name == "--help" || name == "-h" || name == "help" || name == "--helpfull") {
+    o.out = GeneralHelp();
+    return o;
+  }
+  if (FindCommand(name) == nullptr) {
+    o.err = absl::StrCat("estimate: unknown command '", name, "'\n", GeneralHelp());
+    o.exit_code = kUsageError;
+    return o;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (WantsHelp(rest)) {
+    o.out = CommandHelp(name);
+    return o;
+  }
+  absl::StatusOr<FlagValues> flags = ParseFlags(name, rest);
+  absl::StatusOr<std::string> report = flags.ok() ? RunCommand(name, *flags) : flags.status();
+  if (!report.ok()) {
+    o.err = absl::StrCat("estimate ", name, ": ", report.status().message(), "\n");
+    o.exit_code = kUsageError;
+    return o;
+  }
+  o.out = *report;
+  return o;
+}
+
+}  // namespace estimate
