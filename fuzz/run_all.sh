@@ -47,7 +47,8 @@ for t in "${targets[@]}"; do
   log="$work/$t.log"
   # The first folder receives what the run finds; the seeds are read, never written.
   # -timeout: one input taking 10 s is a hang; detect_leaks off as in the asan config.
-  if ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+  # TMPDIR: a target's scratch files (fuzz_util.h ScratchDir) stay under $work, even after a crash.
+  if TMPDIR="$work" ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     "$bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
       -artifact_prefix="$work/$t." "$work/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
