@@ -23,6 +23,10 @@ std::string TempPathFor(const std::string& path);
 // ignored (an unreadable folder is the writer's error to report). Returns how many it removed.
 int RemoveStaleTempFiles(const std::string& path);
 
+// Fails, saying why, when `path` could not be written: its folder is missing or not writable,
+// or it names a folder or a read-only file. For checking an output flag before a long run.
+absl::Status CheckWritable(const std::string& path);
+
 // Removes stale temporary files of `path`, writes `contents` to TempPathFor(path), fsyncs it and
 // renames it over `path`. On failure the temporary file is removed and `path` is untouched;
 // the error names the file and the system's reason ("cannot write '/x/y.tmp.12': No space left").

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/atomic_file.h"
 
 namespace macro {
 namespace {
@@ -238,6 +239,10 @@ absl::Status ResolveData(const RawStepFlags& f, StepOptions* o) {
   o->profile_out = f.profile_out;
   if (o->profile && o->profile_out.empty())
     return FlagError("profile_out", "empty; give a file name for the trace");
+  if (o->profile) {  // checked now, not after the run
+    if (absl::Status w = harness::CheckWritable(o->profile_out); !w.ok())
+      return FlagError("profile_out", w.message());
+  }
 
   return absl::OkStatus();
 }

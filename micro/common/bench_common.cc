@@ -1,6 +1,9 @@
 // Flags, context, peaks and counters shared by the micro benchmarks (bench_common.h).
 #include "micro/common/bench_common.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "accounting/costs.h"
 #include "accounting/roofline.h"
+#include "harness/atomic_file.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "harness/user_path.h"
@@ -244,6 +248,15 @@ absl::Status RouteCeilingsFiles(MicroFlags* flags) {
 int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags) {
   absl::StatusOr<MicroFlags> f = ExtractMicroFlags(kind, argc, argv);
   absl::Status routed = f.ok() ? RouteCeilingsFiles(&*f) : f.status();
+  // Outputs checked before any case runs, not after the measurements.
+  for (const auto& [flag, path] :
+       {std::pair<const char*, std::string>{"--ceilings_out", f.ok() ? f->ceilings_out : ""},
+        {"--cuda_ceilings_out", f.ok() ? f->cuda_ceilings_out : ""}}) {
+    if (!routed.ok() || path.empty()) continue;
+    if (absl::Status w = harness::CheckWritable(path); !w.ok()) {
+      routed = absl::InvalidArgumentError(absl::StrCat(flag, ": ", w.message()));
+    }
+  }
   if (!routed.ok()) {
     std::fprintf(stderr, "%s: %s\n", argv[0], std::string(routed.message()).c_str());
     return harness::kExitFailure;

@@ -83,34 +83,6 @@ std::string ShellQuote(const std::string& s) {
   return q + "'";
 }
 
-absl::Status CheckWritable(const std::string& path) {
-  if (path.empty()) return absl::InvalidArgumentError("the output path is empty");
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot write '", path, "': its folder '", dir, "' does not exist"));
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': '", dir, "' is not a folder"));
-  }
-  if (access(dir.c_str(), W_OK) != 0) {
-    return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "': folder '", dir,
-                                                    "' is not writable (", std::strerror(errno), ")"));
-  }
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': it is a folder"));
-    }
-    if (access(path.c_str(), W_OK) != 0) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot write '", path, "': the file is not writable (", std::strerror(errno), ")"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 std::string WorkspacePath(const std::string& path) { return Against("BUILD_WORKSPACE_DIRECTORY", path); }
 
 }  // namespace gate

@@ -25,9 +25,7 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 // Temp file, fsync, rename (harness/atomic_file.h).
 using harness::WriteFileAtomically;
 
-// Fails, saying why, when `path` could not be written: its folder is missing or not writable,
-// or it names a folder or a read-only file. For checking an output flag before a long run.
-absl::Status CheckWritable(const std::string& path);
+using harness::CheckWritable;
 
 // `s` as one shell word: as is when it holds only safe characters (letters, digits, /._-=:+,),
 // else in single quotes. For commands printed for people to copy, and for /bin/sh -c.
