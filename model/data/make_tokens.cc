@@ -9,6 +9,8 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "harness/atomic_file.h"
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
 #include "model/data/token_writer.h"
@@ -43,11 +45,14 @@ int main(int argc, char** argv) {
   if (in.empty() == (random == 0)) {
     return Fail("give exactly one of --in=FILE.txt or --random=N (N >= 1)");
   }
+  const std::string path = harness::UserPath(out);
+  // Checked before the tokens are made (a large --in takes a while), not after.
+  if (absl::Status w = harness::CheckWritable(path); !w.ok())
+    return Fail(absl::StrCat("--out: ", w.message()));
   absl::StatusOr<std::vector<uint16_t>> tokens =
       in.empty() ? model::RandomTokens(random, absl::GetFlag(FLAGS_vocab), absl::GetFlag(FLAGS_seed))
                  : model::ByteTokensFromFile(harness::UserPath(in));
   if (!tokens.ok()) return Fail(std::string(tokens.status().message()));
-  const std::string path = harness::UserPath(out);
   if (absl::Status st = model::WriteTokenFile(path, *tokens); !st.ok()) {
     return Fail(std::string(st.message()));
   }
