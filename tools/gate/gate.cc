@@ -306,6 +306,34 @@ int NoBaseline(const gate::MachineKey& key, const std::string& suite, const std:
 
 }  // namespace
 
+// The stored baseline for `key` (--baseline, else its file in baseline_dir): true and *baseline
+// when there is one, false when there is none yet, an error when it cannot be used.
+absl::StatusOr<bool> LoadStoredBaseline(const std::string& baseline_dir, const gate::MachineKey& key,
+                                        const std::string& suite, std::string* baseline_path,
+                                        gate::Run* baseline) {
+  *baseline_path = absl::GetFlag(FLAGS_baseline);
+  if (baseline_path->empty()) {
+    if (!IsDirectory(baseline_dir) && !absl::GetFlag(FLAGS_update)) {
+      return absl::NotFoundError(absl::StrCat("the baseline folder '", baseline_dir,
+                                              "' does not exist (a typo in --baseline_dir? "
+                                              "--update creates it and records a first baseline)"));
+    }
+    *baseline_path = absl::StrCat(baseline_dir, "/", key.FileName(suite));
+  } else {
+    *baseline_path = harness::UserPath(*baseline_path);
+  }
+  absl::StatusOr<nlohmann::json> bj = gate::ReadJsonFile(*baseline_path);
+  if (bj.ok()) {
+    if (absl::Status s = gate::ValidateBaseline(*bj, key, *baseline_path); !s.ok()) return s;
+    absl::StatusOr<gate::Run> b = gate::ParseRun(*bj, *baseline_path);
+    if (!b.ok()) return b.status();
+    *baseline = *std::move(b);
+    return true;
+  }
+  if (!absl::IsNotFound(bj.status()) || !absl::GetFlag(FLAGS_baseline).empty()) return bj.status();
+  return false;
+}
+
 int main(int argc, char** argv) {
   std::vector<char*> rest = harness::ParseFlagsOrExit(
       argc, argv,
@@ -351,28 +379,9 @@ int main(int argc, char** argv) {
     baseline = *std::move(base);
     baseline_exists = true;
   } else {
-    baseline_path = absl::GetFlag(FLAGS_baseline);
-    if (baseline_path.empty()) {
-      if (!IsDirectory(baseline_dir) && !absl::GetFlag(FLAGS_update)) {
-        return BadInput(
-            absl::NotFoundError(absl::StrCat("the baseline folder '", baseline_dir,
-                                             "' does not exist (a typo in --baseline_dir? "
-                                             "--update creates it and records a first baseline)")));
-      }
-      baseline_path = absl::StrCat(baseline_dir, "/", key->FileName(suite));
-    } else {
-      baseline_path = harness::UserPath(baseline_path);
-    }
-    absl::StatusOr<nlohmann::json> bj = gate::ReadJsonFile(baseline_path);
-    if (bj.ok()) {
-      if (absl::Status s = gate::ValidateBaseline(*bj, *key, baseline_path); !s.ok()) return BadInput(s);
-      absl::StatusOr<gate::Run> b = gate::ParseRun(*bj, baseline_path);
-      if (!b.ok()) return BadInput(b.status());
-      baseline = *std::move(b);
-      baseline_exists = true;
-    } else if (!absl::IsNotFound(bj.status()) || !absl::GetFlag(FLAGS_baseline).empty()) {
-      return BadInput(bj.status());
-    }
+    absl::StatusOr<bool> found = LoadStoredBaseline(baseline_dir, *key, suite, &baseline_path, &baseline);
+    if (!found.ok()) return BadInput(found.status());
+    baseline_exists = *found;
   }
 
   absl::StatusOr<gate::Comparison> cmp = gate::Compare(baseline, *current, *options);

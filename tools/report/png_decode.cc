@@ -24,6 +24,66 @@ int Paeth(int a, int b, int c) {
   return pb <= pc ? b : c;
 }
 
+// raw: (height, 1 + width * channels), each row its filter byte then the filtered bytes;
+// returns the (height, width * channels) pixels.
+absl::StatusOr<std::vector<uint8_t>> Unfilter(const std::vector<uint8_t>& raw, int width, int height,
+                                              int channels) {
+  const size_t stride = static_cast<size_t>(width) * channels;
+  std::vector<uint8_t> pixels(stride * height);
+  for (int y = 0; y < height; ++y) {
+    const uint8_t filter = raw[y * (stride + 1)];
+    const uint8_t* in = &raw[y * (stride + 1) + 1];
+    uint8_t* out = &pixels[y * stride];
+    const uint8_t* up = y > 0 ? &pixels[(y - 1) * stride] : nullptr;
+    for (size_t i = 0; i < stride; ++i) {
+      const int a = i >= static_cast<size_t>(channels) ? out[i - channels] : 0;
+      const int b = up ? up[i] : 0;
+      const int c = (up && i >= static_cast<size_t>(channels)) ? up[i - channels] : 0;
+      int v = in[i];
+      switch (filter) {
+        case 0:
+          break;
+        case 1:
+          v += a;
+          break;
+        case 2:
+          v += b;
+          break;
+        case 3:
+          v += (a + b) / 2;
+          break;
+        case 4:
+          v += Paeth(a, b, c);
+          break;
+        default:
+          return absl::InvalidArgumentError(absl::StrCat("PNG row ", y, " has filter type ", int{filter}));
+      }
+      out[i] = static_cast<uint8_t>(v & 0xff);
+    }
+  }
+  return pixels;
+}
+
+// pixels: (height, width * channels), grey/grey+alpha/RGB/RGBA; img->rgb: the same over white.
+void CompositeOverWhite(const std::vector<uint8_t>& pixels, int channels, Image* image) {
+  Image& img = *image;
+  img.rgb.resize(static_cast<size_t>(img.width) * img.height * 3);
+  for (size_t p = 0; p < static_cast<size_t>(img.width) * img.height; ++p) {
+    const uint8_t* px = &pixels[p * channels];
+    int r, g, b, alpha = 255;
+    if (channels <= 2)
+      r = g = b = px[0];
+    else
+      r = px[0], g = px[1], b = px[2];
+    if (channels == 2) alpha = px[1];
+    if (channels == 4) alpha = px[3];
+    auto over_white = [alpha](int v) { return (v * alpha + 255 * (255 - alpha) + 127) / 255; };
+    img.rgb[p * 3] = static_cast<uint8_t>(over_white(r));
+    img.rgb[p * 3 + 1] = static_cast<uint8_t>(over_white(g));
+    img.rgb[p * 3 + 2] = static_cast<uint8_t>(over_white(b));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Image> DecodePng(const std::string& bytes) {
@@ -86,53 +146,9 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
     return absl::InvalidArgumentError(absl::StrCat("PNG image data does not inflate to ", raw.size(),
                                                    " bytes (zlib code ", rc, ", got ", raw_len, ")"));
   }
-  std::vector<uint8_t> pixels(stride * img.height);
-  for (int y = 0; y < img.height; ++y) {
-    const uint8_t filter = raw[y * (stride + 1)];
-    const uint8_t* in = &raw[y * (stride + 1) + 1];
-    uint8_t* out = &pixels[y * stride];
-    const uint8_t* up = y > 0 ? &pixels[(y - 1) * stride] : nullptr;
-    for (size_t i = 0; i < stride; ++i) {
-      const int a = i >= static_cast<size_t>(channels) ? out[i - channels] : 0;
-      const int b = up ? up[i] : 0;
-      const int c = (up && i >= static_cast<size_t>(channels)) ? up[i - channels] : 0;
-      int v = in[i];
-      switch (filter) {
-        case 0:
-          break;
-        case 1:
-          v += a;
-          break;
-        case 2:
-          v += b;
-          break;
-        case 3:
-          v += (a + b) / 2;
-          break;
-        case 4:
-          v += Paeth(a, b, c);
-          break;
-        default:
-          return absl::InvalidArgumentError(absl::StrCat("PNG row ", y, " has filter type ", int{filter}));
-      }
-      out[i] = static_cast<uint8_t>(v & 0xff);
-    }
-  }
-  img.rgb.resize(static_cast<size_t>(img.width) * img.height * 3);
-  for (size_t p = 0; p < static_cast<size_t>(img.width) * img.height; ++p) {
-    const uint8_t* px = &pixels[p * channels];
-    int r, g, b, alpha = 255;
-    if (channels <= 2)
-      r = g = b = px[0];
-    else
-      r = px[0], g = px[1], b = px[2];
-    if (channels == 2) alpha = px[1];
-    if (channels == 4) alpha = px[3];
-    auto over_white = [alpha](int v) { return (v * alpha + 255 * (255 - alpha) + 127) / 255; };
-    img.rgb[p * 3] = static_cast<uint8_t>(over_white(r));
-    img.rgb[p * 3 + 1] = static_cast<uint8_t>(over_white(g));
-    img.rgb[p * 3 + 2] = static_cast<uint8_t>(over_white(b));
-  }
+  absl::StatusOr<std::vector<uint8_t>> pixels = Unfilter(raw, img.width, img.height, channels);
+  if (!pixels.ok()) return pixels.status();
+  CompositeOverWhite(*pixels, channels, &img);
   return img;
 }
 
