@@ -44,6 +44,20 @@ class GptDecoder {
   virtual void SetOpTimer(OpTimer* timer) = 0;
 };
 
+// The greedy choice per stream: logits (B, Vp) on the host, argmax over the first V entries of
+// each row (the padding columns never win). Shared by the CPU and CUDA decoders.
+inline void ArgmaxRows(const float* logits, int64_t B, int64_t V, int64_t Vp, std::vector<int32_t>* next) {
+  next->resize(B);
+  for (int64_t b = 0; b < B; ++b) {
+    const float* row = logits + b * Vp;
+    int64_t best = 0;
+    for (int64_t v = 1; v < V; ++v) {
+      if (row[v] > row[best]) best = v;
+    }
+    (*next)[b] = static_cast<int32_t>(best);
+  }
+}
+
 }  // namespace model
 
 #endif  // MODEL_GPT_DECODER_H_

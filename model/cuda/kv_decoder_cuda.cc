@@ -279,16 +279,7 @@ template <typename S>
 absl::Status KvDecoder<S>::Greedy(std::vector<int32_t>* next) {
   std::vector<float> logits;
   if (auto st = CopyLogitsToHost(&logits); !st.ok()) return st;
-  const int64_t V = config_.vocab, Vp = config_.padded_vocab;
-  next->resize(B_);
-  for (int64_t b = 0; b < B_; ++b) {
-    const float* row = logits.data() + b * Vp;
-    int64_t best = 0;
-    for (int64_t v = 1; v < V; ++v) {
-      if (row[v] > row[best]) best = v;
-    }
-    (*next)[b] = static_cast<int32_t>(best);
-  }
+  ArgmaxRows(logits.data(), B_, config_.vocab, config_.padded_vocab, next);
   return absl::OkStatus();
 }
 
