@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
+#include "harness/atomic_file.h"
 #include "harness/exit_codes.h"
 #include "harness/skip.h"
 #include "harness/user_path.h"
@@ -20,9 +22,12 @@ std::string& LeftOutNote() {
 
 }  // namespace
 
-std::string ResolveBenchmarkOut(const std::string& binary, int argc, char** argv) {
+absl::StatusOr<std::string> ResolveBenchmarkOut(const std::string& binary, int argc, char** argv) {
   const std::string path = RewritePathFlag(argc, argv, "benchmark_out");
-  if (!path.empty()) std::fprintf(stderr, "%s: --benchmark_out: writing %s\n", binary.c_str(), path.c_str());
+  if (path.empty()) return path;
+  if (absl::Status w = CheckWritable(path); !w.ok())
+    return absl::Status(w.code(), absl::StrCat("--benchmark_out: ", w.message()));
+  std::fprintf(stderr, "%s: --benchmark_out: writing %s\n", binary.c_str(), path.c_str());
   return path;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
 
 namespace harness {
@@ -47,8 +48,10 @@ class OutcomeReporter : public benchmark::BenchmarkReporter {
 // Rewrites a relative --benchmark_out=FILE in argv to an absolute path in the folder `bazel run`
 // was started from (harness/user_path.h), before benchmark::Initialize reads it (Google
 // Benchmark would open it relative to the runfiles folder), and prints
-// "<binary>: --benchmark_out: writing <path>" on stderr. Returns the path, "" without the flag.
-std::string ResolveBenchmarkOut(const std::string& binary, int argc, char** argv);
+// "<binary>: --benchmark_out: writing <path>" on stderr. Returns the path, "" without the flag,
+// or an error naming the flag and why the file cannot be written (checked now, before any case
+// runs, not after the measurements).
+absl::StatusOr<std::string> ResolveBenchmarkOut(const std::string& binary, int argc, char** argv);
 
 // A note on cases this binary did not register (e.g. "80 CUDA case(s) not registered: no CUDA
 // device: <reason>"): RunSelectedBenchmarks repeats it when the filter selects nothing, so a

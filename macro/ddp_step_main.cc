@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -39,6 +40,7 @@
 #include "harness/atomic_file.h"
 #include "harness/benchmark_json.h"
 #include "harness/flags_main.h"
+#include "harness/user_path.h"
 #include "macro/ddp_accounting.h"
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
@@ -128,7 +130,23 @@ struct Setup {
   accounting::Peak peak;        // this rank's device's peak
   std::string peak_rule;        // which case of rank_peak.h applied
   accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
+  std::string json_out;         // --json_out, --benchmark_out: absolute (harness/user_path.h)
+  std::string benchmark_out;
 };
+
+// --json_out and --benchmark_out, resolved against the user's folder and checked writable before
+// the run: an unwritable path is an error now, not after the training steps.
+absl::Status ResolveOutputs(Setup* s) {
+  for (const auto& [flag, value, dest] :
+       {std::tuple{"--json_out", absl::GetFlag(FLAGS_json_out), &s->json_out},
+        std::tuple{"--benchmark_out", absl::GetFlag(FLAGS_benchmark_out), &s->benchmark_out}}) {
+    *dest = harness::UserPath(value);
+    if (dest->empty()) continue;
+    if (absl::Status w = harness::CheckWritable(*dest); !w.ok())
+      return absl::Status(w.code(), absl::StrCat(flag, ": ", w.message()));
+  }
+  return absl::OkStatus();
+}
 
 // CPU threads per rank when --threads is not given: the node's cores shared among its ranks,
 // no more than the CPUs the rank is bound to. Recorded in o->choices.
@@ -173,6 +191,8 @@ absl::Status Build(Setup* s) {
   } else if (s->grad_accum < 1) {
     local =
         absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));
+  } else if (g_world->rank() == 0) {
+    local = ResolveOutputs(s);  // rank 0 writes them
   }
   if (auto st = AllOk("flags", local); !st.ok()) return st;
   s->o = *options;
@@ -568,7 +588,7 @@ absl::StatusOr<nlohmann::json> BenchmarkJsonOf(const Setup& s, const RankFigures
 // Rank 0 writes the files asked for; false when one could not be written.
 bool WriteOutputs(const Setup& s, const RankFigures& f, const StepMatrix& m) {
   bool ok = true;
-  if (const std::string path = absl::GetFlag(FLAGS_json_out); !path.empty()) {
+  if (const std::string& path = s.json_out; !path.empty()) {
     if (auto st = harness::WriteJsonFile("--json_out", path, RankJson(s, f)); !st.ok()) {
       std::fprintf(stderr, "ddp_step: error: %s\n", std::string(st.message()).c_str());
       ok = false;
@@ -576,7 +596,7 @@ bool WriteOutputs(const Setup& s, const RankFigures& f, const StepMatrix& m) {
       Log0(absl::StrCat("json          ", path));
     }
   }
-  if (const std::string path = absl::GetFlag(FLAGS_benchmark_out); !path.empty()) {
+  if (const std::string& path = s.benchmark_out; !path.empty()) {
     absl::StatusOr<nlohmann::json> j = BenchmarkJsonOf(s, f, m);
     absl::Status st = j.ok() ? harness::WriteJsonFile("--benchmark_out", path, *j) : j.status();
     if (!st.ok()) {

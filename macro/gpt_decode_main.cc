@@ -293,6 +293,11 @@ int main(int argc, char** argv) {
       listing = true;
   }
   if (listing) g_log = stderr;
+  // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
+  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", argc, argv); !out.ok()) {
+    std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(out.status().message()).c_str());
+    return harness::kExitFailure;
+  }
   benchmark::Initialize(&argc, argv);
   RawDecodeFlags raw;
   raw.given = GivenFlags(argc, argv);

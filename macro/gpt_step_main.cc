@@ -314,7 +314,11 @@ int main(int argc, char** argv) {
       listing = true;
   }
   if (listing) g_log = stderr;                           // stdout lists case names only
-  harness::ResolveBenchmarkOut("gpt_step", argc, argv);  // a relative --benchmark_out: the user's folder
+  // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
+  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", argc, argv); !out.ok()) {
+    std::fprintf(stderr, "gpt_step: error: %s\n", std::string(out.status().message()).c_str());
+    return harness::kExitFailure;
+  }
   const std::string json_out = JsonOutPath(argc, argv);
   benchmark::Initialize(&argc, argv);             // takes the --benchmark_* flags
   harness::ParseFlagsOrExit(argc, argv, kUsage);  // unknown flags: an error naming them, exit 1

@@ -6,12 +6,14 @@
 #   make_tokens --out=train.bin, then gpt_step --data=train.bin (the same file),
 #   ceilings --ceilings_out=c.json --benchmark_out=ceil.json, then gpt_step --ceilings=c.json,
 #   gpt_step --profile --profile_out=trace.json --benchmark_out=step.json,
-#   report --in=step.json --out=report.
-# Usage: user_paths_test.sh MAKE_TOKENS GPT_STEP CEILINGS REPORT
+#   report --in=step.json --out=report,
+#   gpt_decode --benchmark_out=decode.json, ddp_step --json_out=ranks.json --benchmark_out=ddp.json.
+# Usage: user_paths_test.sh MAKE_TOKENS GPT_STEP CEILINGS REPORT GPT_DECODE DDP_STEP
 set -uo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 MAKE_TOKENS="$(abs "$1")" STEP="$(abs "$2")" CEILINGS="$(abs "$3")" REPORT="$(abs "$4")"
+DECODE="$(abs "$5")" DDP="$(abs "$6")"
 USER_DIR="$TEST_TMPDIR/user folder"  # a space, as in a real home folder
 START="$TEST_TMPDIR/start"           # where the binaries start, as bazel's runfiles folder
 mkdir -p "$USER_DIR" "$START"
@@ -53,6 +55,18 @@ grep -q '"step_times_s"' "$USER_DIR/step.json" || fail "step.json lacks the step
 run report.log "$REPORT" --in=step.json --in=ceil.json --ceilings=c.json --out=report
 [[ -s "$USER_DIR/report/index.html" ]] || fail "report --out=report not in the user's folder"
 says report.log "$USER_DIR/report/"
+
+run decode.log "$DECODE" --preset=test-tiny --batch=2 --warmup_steps=0 --steps=1 --device=cpu --threads=1 --prompt=2 --generate=2 --benchmark_out=decode.json \
+  --benchmark_out_format=json
+[[ -s "$USER_DIR/decode.json" ]] || fail "gpt_decode --benchmark_out=decode.json not in the user's folder"
+says decode.log "gpt_decode: --benchmark_out: writing $USER_DIR/decode.json"
+
+# ddp_step as one rank (MPI's singleton start, no mpirun).
+run ddp.log "$DDP" "${TINY[@]}" --json_out=ranks.json --benchmark_out=ddp.json
+for f in ranks.json ddp.json; do
+  [[ -s "$USER_DIR/$f" ]] || fail "ddp_step: $f not in the user's folder"
+  says ddp.log "$USER_DIR/$f"
+done
 
 # Nothing was written where the binaries started.
 leftover="$(find "$START" -mindepth 1 | head -5)"
