@@ -3,9 +3,8 @@
 // with a usable device, else counted as left out with the probe's reason.
 #include <memory>
 
-#include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "micro/common/collecting_reporter.h"
+#include "micro/common/case_checks.h"
 #include "micro/elementwise/elementwise_cases.h"
 
 namespace micro {
@@ -18,43 +17,25 @@ TEST(ElementwiseBenchmarkTest, EveryCaseReportsItsCounters) {
   peak.source = "test peak";
   const RegisteredCases cases =
       RegisterElementwiseBenchmarks(SizeSet::kQuick, std::make_shared<PeakProvider>(peak));
-  const std::vector<std::string>& names = cases.names;
-
-  CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
-  ASSERT_EQ(reporter.runs().size(), names.size());
-
-  // CUDA cases are registered only with a usable device; else counted, with the probe's reason.
-  const std::string no_cuda = CudaSkipReason();
   const int64_t cuda_cases =
       static_cast<int64_t>(AllElementwiseOps().size() * CudaElementwiseSizes(SizeSet::kQuick).size());
-  EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : cuda_cases);
-  EXPECT_EQ(cases.left_out_reason, no_cuda);
   int cpu_cases = 0;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const CollectedRun& run = reporter.runs()[i];
-    SCOPED_TRACE(run.name);
-    EXPECT_TRUE(absl::StartsWith(run.name, names[i]));
-    const bool cuda = absl::StrContains(run.name, "/cuda/");
-    EXPECT_FALSE(cuda && !no_cuda.empty()) << "a CUDA case registered without a device";
-    ASSERT_FALSE(run.error) << run.error_message;
-    for (const char* c : {"FLOP/s", "bytes/s", "intensity", "verified", "elements"}) {
-      ASSERT_TRUE(run.counters.count(c)) << c;
-    }
-    EXPECT_GT(run.counters.at("bytes/s"), 0);
-    EXPECT_EQ(run.counters.at("verified"), 1);
-    if (cuda) continue;
-    ++cpu_cases;
-    // Far below the ridge (10 FLOP/byte): memory-bound, so the roofline bound is
-    // intensity x bandwidth and the fraction of it is bytes/s over the bandwidth.
-    EXPECT_EQ(run.counters.at("memory_bound"), 1);
-    EXPECT_NEAR(run.counters.at("pct_of_roofline"), 100 * run.counters.at("bytes/s") / 1e10,
-                1e-9 * run.counters.at("pct_of_roofline"));
-    EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e11,
-                1e-9 * run.counters.at("pct_of_peak"));
-    EXPECT_GE(run.counters.at("rotation_slices"), 1);
-    EXPECT_EQ(run.label, "peak: test peak");
-  }
+  ASSERT_NO_FATAL_FAILURE(RunCasesAndCheckCounters(
+      cases, cuda_cases, {"FLOP/s", "bytes/s", "intensity", "verified", "elements"},
+      [&](const CollectedRun& run, bool cuda) {
+        EXPECT_GT(run.counters.at("bytes/s"), 0);
+        if (cuda) return;
+        ++cpu_cases;
+        // Far below the ridge (10 FLOP/byte): memory-bound, so the roofline bound is
+        // intensity x bandwidth and the fraction of it is bytes/s over the bandwidth.
+        EXPECT_EQ(run.counters.at("memory_bound"), 1);
+        EXPECT_NEAR(run.counters.at("pct_of_roofline"), 100 * run.counters.at("bytes/s") / 1e10,
+                    1e-9 * run.counters.at("pct_of_roofline"));
+        EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e11,
+                    1e-9 * run.counters.at("pct_of_peak"));
+        EXPECT_GE(run.counters.at("rotation_slices"), 1);
+        EXPECT_EQ(run.label, "peak: test peak");
+      }));
   EXPECT_EQ(cpu_cases,
             static_cast<int>(AllElementwiseOps().size() * CpuElementwiseSizes(SizeSet::kQuick).size()));
 }

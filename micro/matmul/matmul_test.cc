@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "accounting/costs.h"
 #include "gtest/gtest.h"
-#include "micro/common/collecting_reporter.h"
+#include "micro/common/case_checks.h"
 #include "micro/matmul/matmul_cases.h"
 
 namespace micro {
@@ -20,55 +20,36 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
   peak.source = "test peak";
   const RegisteredCases cases =
       RegisterMatmulBenchmarks(SizeSet::kQuick, std::make_shared<PeakProvider>(peak));
-  const std::vector<std::string>& names = cases.names;
-
-  CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
-  ASSERT_EQ(reporter.runs().size(), names.size());
-
-  // CUDA cases are registered only with a usable device; else counted, with the probe's reason.
-  const std::string no_cuda = CudaSkipReason();
   const int64_t cuda_cases =
       static_cast<int64_t>(CudaMatmulDtypes().size() * CudaMatmulShapes(SizeSet::kQuick).size());
-  EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : cuda_cases);
-  EXPECT_EQ(cases.left_out_reason, no_cuda);
   int cpu_cases = 0;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const CollectedRun& run = reporter.runs()[i];
-    SCOPED_TRACE(run.name);
-    EXPECT_TRUE(absl::StartsWith(run.name, names[i]));
-    const bool cuda = absl::StrContains(run.name, "/cuda/");
-    EXPECT_FALSE(cuda && !no_cuda.empty()) << "a CUDA case registered without a device";
-    ASSERT_FALSE(run.error) << run.error_message;
-    cpu_cases += cuda ? 0 : 1;
-    for (const char* c : {"FLOP/s", "bytes/s", "intensity", "verified"}) {
-      ASSERT_TRUE(run.counters.count(c)) << c;
-    }
-    EXPECT_GT(run.counters.at("FLOP/s"), 0);
-    EXPECT_EQ(run.counters.at("verified"), 1);
-    // FLOP/s and bytes/s come from the same time: their ratio is the intensity.
-    EXPECT_NEAR(run.counters.at("FLOP/s") / run.counters.at("bytes/s"), run.counters.at("intensity"),
-                1e-9 * run.counters.at("intensity"));
-    if (!cuda) {
-      ASSERT_TRUE(run.counters.count("pct_of_peak"));
-      EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e12,
-                  1e-9 * run.counters.at("pct_of_peak"));
-      EXPECT_EQ(run.counters.at("peak_FLOP/s"), 1e12);
-      // The label names the kernel that ran, then the peak.
-      const bool onednn = absl::StrContains(run.name, "/cpu/onednn/");
-      EXPECT_TRUE(onednn || absl::StrContains(run.name, "/cpu/openblas/"));
-      EXPECT_TRUE(absl::StartsWith(run.label, onednn ? "oneDNN " : "OpenBLAS ")) << run.label;
-      EXPECT_TRUE(absl::StrContains(run.label, onednn ? "effective ISA " : " core ")) << run.label;
-      EXPECT_TRUE(absl::EndsWith(run.label, "; peak: test peak")) << run.label;
-      // Ridge 1e12 / 1e11 = 10 FLOP/byte: squares sit above it (bound = peak), the GPT
-      // shapes at B*T = 16 below it (bound = intensity x bandwidth).
-      const double intensity = run.counters.at("intensity");
-      const double bound = std::min(1e12, intensity * 1e11);
-      EXPECT_EQ(run.counters.at("memory_bound"), intensity < 10 ? 1 : 0);
-      EXPECT_NEAR(run.counters.at("pct_of_roofline"), 100 * run.counters.at("FLOP/s") / bound,
-                  1e-9 * run.counters.at("pct_of_roofline"));
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(RunCasesAndCheckCounters(
+      cases, cuda_cases, {"FLOP/s", "bytes/s", "intensity", "verified"},
+      [&](const CollectedRun& run, bool cuda) {
+        cpu_cases += cuda ? 0 : 1;
+        EXPECT_GT(run.counters.at("FLOP/s"), 0);
+        // FLOP/s and bytes/s come from the same time: their ratio is the intensity.
+        EXPECT_NEAR(run.counters.at("FLOP/s") / run.counters.at("bytes/s"), run.counters.at("intensity"),
+                    1e-9 * run.counters.at("intensity"));
+        if (cuda) return;
+        ASSERT_TRUE(run.counters.count("pct_of_peak"));
+        EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e12,
+                    1e-9 * run.counters.at("pct_of_peak"));
+        EXPECT_EQ(run.counters.at("peak_FLOP/s"), 1e12);
+        // The label names the kernel that ran, then the peak.
+        const bool onednn = absl::StrContains(run.name, "/cpu/onednn/");
+        EXPECT_TRUE(onednn || absl::StrContains(run.name, "/cpu/openblas/"));
+        EXPECT_TRUE(absl::StartsWith(run.label, onednn ? "oneDNN " : "OpenBLAS ")) << run.label;
+        EXPECT_TRUE(absl::StrContains(run.label, onednn ? "effective ISA " : " core ")) << run.label;
+        EXPECT_TRUE(absl::EndsWith(run.label, "; peak: test peak")) << run.label;
+        // Ridge 1e12 / 1e11 = 10 FLOP/byte: squares sit above it (bound = peak), the GPT
+        // shapes at B*T = 16 below it (bound = intensity x bandwidth).
+        const double intensity = run.counters.at("intensity");
+        const double bound = std::min(1e12, intensity * 1e11);
+        EXPECT_EQ(run.counters.at("memory_bound"), intensity < 10 ? 1 : 0);
+        EXPECT_NEAR(run.counters.at("pct_of_roofline"), 100 * run.counters.at("FLOP/s") / bound,
+                    1e-9 * run.counters.at("pct_of_roofline"));
+      }));
   // One family per library.
   EXPECT_EQ(cpu_cases, 2 * static_cast<int>(CpuMatmulShapes(SizeSet::kQuick).size()));
 }

@@ -1,0 +1,39 @@
+#include "micro/common/case_checks.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "micro/common/bench_common.h"
+
+namespace micro {
+
+void RunCasesAndCheckCounters(const RegisteredCases& cases, int64_t cuda_cases,
+                              const std::vector<const char*>& counters,
+                              const std::function<void(const CollectedRun& run, bool cuda)>& check) {
+  const std::vector<std::string>& names = cases.names;
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, ".*");
+  ASSERT_EQ(reporter.runs().size(), names.size());
+
+  // CUDA cases are registered only with a usable device; else counted, with the probe's reason.
+  const std::string no_cuda = CudaSkipReason();
+  EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : cuda_cases);
+  EXPECT_EQ(cases.left_out_reason, no_cuda);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const CollectedRun& run = reporter.runs()[i];
+    SCOPED_TRACE(run.name);
+    EXPECT_TRUE(absl::StartsWith(run.name, names[i]));
+    const bool cuda = absl::StrContains(run.name, "/cuda/");
+    EXPECT_FALSE(cuda && !no_cuda.empty()) << "a CUDA case registered without a device";
+    ASSERT_FALSE(run.error) << run.error_message;
+    for (const char* c : counters) {
+      ASSERT_TRUE(run.counters.count(c)) << c;
+    }
+    EXPECT_EQ(run.counters.at("verified"), 1);
+    check(run, cuda);
+    if (::testing::Test::HasFatalFailure()) return;  // an ASSERT in `check` stops the run too
+  }
+}
+
+}  // namespace micro
