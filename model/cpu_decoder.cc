@@ -95,28 +95,8 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
   return d;
 }
 
-absl::Status CpuDecoder::CheckTokens(absl::Span<const int32_t> tokens, size_t want) const {
-  if (tokens.size() != want) {
-    return absl::InvalidArgumentError(absl::StrCat(tokens.size(), " tokens given, ", want, " expected"));
-  }
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i] < 0 || tokens[i] >= config_.vocab) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("token ", tokens[i], " at index ", i, " is outside [0, vocab=", config_.vocab, ")"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
-  if (pos_ != 0) {
-    return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", pos_, ": Reset first"));
-  }
-  if (P < 1 || P > max_prompt_) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
-  }
-  if (auto st = CheckTokens(tokens, static_cast<size_t>(B_) * P); !st.ok()) return st;
+  if (auto st = CheckPrefillInput(tokens, P, B_, pos_, max_prompt_, config_.vocab); !st.ok()) return st;
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
   {
@@ -128,11 +108,7 @@ absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
 }
 
 absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
-  if (pos_ >= max_positions_) {
-    return absl::OutOfRangeError(
-        absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
-  }
-  if (auto st = CheckTokens(tokens, static_cast<size_t>(B_)); !st.ok()) return st;
+  if (auto st = CheckStepInput(tokens, B_, pos_, max_positions_, config_.vocab); !st.ok()) return st;
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
   const int64_t C = config_.width;

@@ -60,7 +60,6 @@ class CpuDecoder final : public GptDecoder {
   // Runs the layers over `T` new tokens per stream whose embeddings are in x_, at positions
   // pos_ .. pos_ + T - 1, then the logits of each stream's last one.
   void Forward(int T);
-  absl::Status CheckTokens(absl::Span<const int32_t> tokens, size_t want) const;
 
   GptConfig config_;
   ParamLayout layout_;

@@ -13,6 +13,7 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_gpt.h"
 #include "model/data/rng.h"
+#include "model/full_forward_logits.h"
 #include "model/kv_attention_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
@@ -31,27 +32,6 @@ std::vector<int32_t> RandomTokens(int n, int vocab, uint64_t seed) {
     x = static_cast<int32_t>(s % static_cast<uint64_t>(vocab));
   }
   return t;
-}
-
-// The training model's logits (B, Vp) at the last of T positions, for streams seq (B, T).
-std::vector<float> FullForwardLastLogits(const GptConfig& config, const std::vector<float>& params,
-                                         const std::vector<int32_t>& seq, int B, int T) {
-  auto m = CpuGpt<float>::Create(config, B, T);
-  EXPECT_TRUE(m.ok()) << m.status();
-  std::copy(params.begin(), params.end(), (*m)->params());
-  Batch batch;
-  batch.B = B;
-  batch.T = T;
-  batch.inputs = seq;
-  batch.targets.assign(seq.size(), 0);
-  EXPECT_TRUE((*m)->Forward(batch).ok());
-  const int64_t Vp = config.padded_vocab;
-  std::vector<float> out(static_cast<size_t>(B) * Vp);
-  for (int b = 0; b < B; ++b) {
-    const float* row = (*m)->logits() + (static_cast<int64_t>(b) * T + T - 1) * Vp;
-    std::copy(row, row + Vp, out.begin() + b * Vp);
-  }
-  return out;
 }
 
 // max |a - b| / max |b| over the real vocabulary of every stream.

@@ -58,6 +58,14 @@ inline void ArgmaxRows(const float* logits, int64_t B, int64_t V, int64_t Vp, st
   }
 }
 
+// The input checks every decoder makes, with the errors it returns: Prefill's (after Reset,
+// 1 <= P <= max_prompt, B * P tokens) and Step's (position < max_positions, B tokens); every
+// token in [0, vocab).
+absl::Status CheckPrefillInput(absl::Span<const int32_t> tokens, int P, int B, int position, int max_prompt,
+                               int vocab);
+absl::Status CheckStepInput(absl::Span<const int32_t> tokens, int B, int position, int max_positions,
+                            int vocab);
+
 }  // namespace model
 
 #endif  // MODEL_GPT_DECODER_H_

@@ -1,4 +1,5 @@
-// MakeCudaDecoder: checks, the current device, then the KV decoder on a cuBLASLt runner.
+// MakeCudaDecoder: the checks (cuda_decoder_args.cc), the current device, then the KV decoder
+// on a cuBLASLt runner.
 #include "model/cuda/cuda_decoder.h"
 
 #include "absl/strings/str_cat.h"
@@ -14,11 +15,7 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
                                                             absl::Span<const float> params, int B,
                                                             int max_prompt, int max_positions,
                                                             accounting::Dtype dtype) {
-  if (dtype != accounting::Dtype::kFp32 && dtype != accounting::Dtype::kBf16) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("dtype ", accounting::DtypeName(dtype), ": the CUDA decoder runs fp32 or bf16"));
-  }
-  if (auto st = ValidateRunShape(config, B, max_positions); !st.ok()) return st;
+  if (auto st = CheckCudaDecoderArgs(config, B, max_positions, dtype); !st.ok()) return st;
   int device = 0;
   int64_t free_bytes = 0, total_bytes = 0;
   std::string error = cuda::DeviceGet(&device);

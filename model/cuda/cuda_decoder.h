@@ -32,6 +32,10 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
                                                             int max_prompt, int max_positions,
                                                             accounting::Dtype dtype);
 
+// The checks MakeCudaDecoder makes before it looks for a device (the dtype, then the shape), in
+// every build: OK, or InvalidArgument naming the value.
+absl::Status CheckCudaDecoderArgs(const GptConfig& config, int B, int max_positions, accounting::Dtype dtype);
+
 }  // namespace model
 
 #endif  // MODEL_CUDA_CUDA_DECODER_H_

@@ -81,7 +81,6 @@ class KvDecoder final : public GptDecoder {
   void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
 
  private:
-  absl::Status CheckTokens(absl::Span<const int32_t> tokens, size_t want) const;
   void Forward(int T);
 
   GptConfig config_;
@@ -141,28 +140,8 @@ absl::Status KvDecoder<S>::Init(absl::Span<const float> params) {
 }
 
 template <typename S>
-absl::Status KvDecoder<S>::CheckTokens(absl::Span<const int32_t> tokens, size_t want) const {
-  if (tokens.size() != want) {
-    return absl::InvalidArgumentError(absl::StrCat(tokens.size(), " tokens given, ", want, " expected"));
-  }
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i] < 0 || tokens[i] >= config_.vocab) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("token ", tokens[i], " at index ", i, " is outside [0, vocab=", config_.vocab, ")"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-template <typename S>
 absl::Status KvDecoder<S>::Prefill(absl::Span<const int32_t> tokens, int P) {
-  if (pos_ != 0)
-    return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", pos_, ": Reset first"));
-  if (P < 1 || P > max_prompt_) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt_, "]"));
-  }
-  if (auto st = CheckTokens(tokens, static_cast<size_t>(B_) * P); !st.ok()) return st;
+  if (auto st = CheckPrefillInput(tokens, P, B_, pos_, max_prompt_, config_.vocab); !st.ok()) return st;
   CopyToDevice(tokens_, tokens.data(), static_cast<int64_t>(tokens.size()) * 4);
   const ParamPointers<S> w = PointParams(layout_, weights_);
   {
@@ -175,11 +154,7 @@ absl::Status KvDecoder<S>::Prefill(absl::Span<const int32_t> tokens, int P) {
 
 template <typename S>
 absl::Status KvDecoder<S>::Step(absl::Span<const int32_t> tokens) {
-  if (pos_ >= max_positions_) {
-    return absl::OutOfRangeError(
-        absl::StrCat("the cache is full: ", pos_, " of ", max_positions_, " positions"));
-  }
-  if (auto st = CheckTokens(tokens, static_cast<size_t>(B_)); !st.ok()) return st;
+  if (auto st = CheckStepInput(tokens, B_, pos_, max_positions_, config_.vocab); !st.ok()) return st;
   CopyToDevice(tokens_, tokens.data(), static_cast<int64_t>(tokens.size()) * 4);
   const ParamPointers<S> w = PointParams(layout_, weights_);
   {

@@ -18,6 +18,7 @@
 #include "model/cuda/kv_attention_cuda.h"
 #include "model/cuda/test_backend.h"
 #include "model/data/rng.h"
+#include "model/full_forward_logits.h"
 #include "model/kv_attention_cpu.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
@@ -53,26 +54,6 @@ std::vector<float> Params(const GptConfig& c, uint64_t seed) {
   return p;
 }
 
-// The training model's logits (B, V) at the last of T positions (padding dropped).
-std::vector<float> FullForwardLast(const GptConfig& c, const std::vector<float>& params,
-                                   const std::vector<int32_t>& seq, int B, int T) {
-  auto m = CpuGpt<float>::Create(c, B, T);
-  EXPECT_TRUE(m.ok()) << m.status();
-  std::copy(params.begin(), params.end(), (*m)->params());
-  Batch batch;
-  batch.B = B;
-  batch.T = T;
-  batch.inputs = seq;
-  batch.targets.assign(seq.size(), 0);
-  EXPECT_TRUE((*m)->Forward(batch).ok());
-  std::vector<float> out;
-  for (int b = 0; b < B; ++b) {
-    const float* row = (*m)->logits() + (static_cast<int64_t>(b) * T + T - 1) * c.padded_vocab;
-    out.insert(out.end(), row, row + c.vocab);
-  }
-  return out;
-}
-
 std::vector<float> DropPadding(const std::vector<float>& logits, const GptConfig& c, int B) {
   std::vector<float> out;
   for (int b = 0; b < B; ++b) {
@@ -102,7 +83,7 @@ void DecodeMatchesFullForward(CudaPrecision precision) {
     std::vector<float> got;
     ASSERT_TRUE((*d)->CopyLogitsToHost(&got).ok());
     ASSERT_EQ(got.size(), static_cast<size_t>(s.B) * c.padded_vocab);
-    const std::vector<float> want = FullForwardLast(c, params, prefix(t), s.B, t);
+    const std::vector<float> want = DropPadding(FullForwardLastLogits(c, params, prefix(t), s.B, t), c, s.B);
     const std::vector<float> mine = DropPadding(got, c, s.B);
     if (precision == CudaPrecision::kFp32) {
       EXPECT_LT(MaxRelErr(mine, want), 1e-4) << what << " at length " << t;

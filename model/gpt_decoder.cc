@@ -1,0 +1,44 @@
+#include "model/gpt_decoder.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace model {
+namespace {
+
+absl::Status CheckTokens(absl::Span<const int32_t> tokens, size_t want, int vocab) {
+  if (tokens.size() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(tokens.size(), " tokens given, ", want, " expected"));
+  }
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] < 0 || tokens[i] >= vocab) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("token ", tokens[i], " at index ", i, " is outside [0, vocab=", vocab, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckPrefillInput(absl::Span<const int32_t> tokens, int P, int B, int position, int max_prompt,
+                               int vocab) {
+  if (position != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("Prefill at position ", position, ": Reset first"));
+  }
+  if (P < 1 || P > max_prompt) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("prompt of ", P, " tokens: must be in [1, ", max_prompt, "]"));
+  }
+  return CheckTokens(tokens, static_cast<size_t>(B) * P, vocab);
+}
+
+absl::Status CheckStepInput(absl::Span<const int32_t> tokens, int B, int position, int max_positions,
+                            int vocab) {
+  if (position >= max_positions) {
+    return absl::OutOfRangeError(
+        absl::StrCat("the cache is full: ", position, " of ", max_positions, " positions"));
+  }
+  return CheckTokens(tokens, static_cast<size_t>(B), vocab);
+}
+
+}  // namespace model
