@@ -16,13 +16,6 @@
 namespace model {
 namespace {
 
-std::vector<float> Random(int64_t n, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<float> v(n);
-  for (auto& x : v) x = static_cast<float>(rng.Normal());
-  return v;
-}
-
 // C = alpha op(A) op(B) + bias + beta C in double, row-major with leading dimensions.
 std::vector<double> Reference(const OneDnnGemmShape& s, const std::vector<float>& A,
                               const std::vector<float>& B, const float* bias, const std::vector<float>& C0) {
@@ -97,10 +90,10 @@ TEST(OneDnnSgemm, MatchesDoubleReference) {
     s.alpha = c.alpha;
     s.beta = c.beta;
     s.bias = c.bias;
-    const auto A = Random((c.ta ? c.K : c.M) * s.lda, seed++);
-    const auto B = Random((c.tb ? c.N : c.K) * s.ldb, seed++);
-    const auto bias = Random(c.N, seed++);
-    auto C = Random(c.M * s.ldc, seed++);
+    const auto A = RandomNormals((c.ta ? c.K : c.M) * s.lda, seed++);
+    const auto B = RandomNormals((c.tb ? c.N : c.K) * s.ldb, seed++);
+    const auto bias = RandomNormals(c.N, seed++);
+    auto C = RandomNormals(c.M * s.ldc, seed++);
     const auto want = Reference(s, A, B, c.bias ? bias.data() : nullptr, C);
     OneDnnSgemm(s, A.data(), B.data(), c.bias ? bias.data() : nullptr, C.data());
     SCOPED_TRACE(testing::Message() << "M=" << c.M << " N=" << c.N << " K=" << c.K << " ta=" << c.ta
@@ -117,7 +110,7 @@ TEST(OneDnnSgemm, CreatesOnePrimitivePerShape) {
   s.lda = 29;
   s.ldb = 23;
   s.ldc = 23;
-  const auto A = Random(19 * 29, 5), B = Random(29 * 23, 6);
+  const auto A = RandomNormals(19 * 29, 5), B = RandomNormals(29 * 23, 6);
   std::vector<float> C(19 * 23);
   const int64_t before = OneDnnCachedPrimitives();
   for (int i = 0; i < 3; ++i) OneDnnSgemm(s, A.data(), B.data(), nullptr, C.data());
@@ -130,7 +123,7 @@ TEST(OneDnnSgemm, CreatesOnePrimitivePerShape) {
 TEST(OneDnnSgemm, RunsConcurrentlyInsideAParallelRegion) {
   // As attention does: one small GEMM per (batch, head), each on its own thread.
   const int64_t H = 8, T = 24, hs = 16;
-  const auto q = Random(H * T * hs, 7), k = Random(H * T * hs, 8);
+  const auto q = RandomNormals(H * T * hs, 7), k = RandomNormals(H * T * hs, 8);
   std::vector<float> out(H * T * T, 0);
 #pragma omp parallel for schedule(static)
   for (int64_t h = 0; h < H; ++h) {
@@ -194,7 +187,7 @@ TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
 
 TEST(CpuGemm, BothBackendsAgree) {
   const int64_t M = 40, N = 70, K = 130;
-  const auto A = Random(K * M, 9), B = Random(N * K, 10);
+  const auto A = RandomNormals(K * M, 9), B = RandomNormals(N * K, 10);
   std::vector<std::vector<float>> results;
   for (CpuGemmBackend b : {CpuGemmBackend::kOneDnn, CpuGemmBackend::kOpenBlas}) {
     ScopedCpuGemmBackend scope(b);

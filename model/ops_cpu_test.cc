@@ -14,16 +14,9 @@
 namespace model {
 namespace {
 
-std::vector<float> Random(int64_t n, uint64_t seed, double scale = 1.0) {
-  Rng rng(seed);
-  std::vector<float> v(n);
-  for (auto& x : v) x = static_cast<float>(scale * rng.Normal());
-  return v;
-}
-
 TEST(MatmulCpu, ForwardMatchesLoopsAndCountsFlops) {
   const int64_t B = 2, T = 5, C = 7, OC = 9;
-  auto inp = Random(B * T * C, 1), w = Random(OC * C, 2), bias = Random(OC, 3);
+  auto inp = RandomNormals(B * T * C, 1), w = RandomNormals(OC * C, 2), bias = RandomNormals(OC, 3);
   std::vector<float> out(B * T * OC);
   accounting::FlopCounter counter;
   {
@@ -43,7 +36,7 @@ TEST(MatmulCpu, ForwardMatchesLoopsAndCountsFlops) {
 
 TEST(MatmulCpu, BackwardOverwritesDinpAndAccumulatesWeights) {
   const int64_t B = 1, T = 4, C = 3, OC = 5;
-  auto inp = Random(B * T * C, 4), w = Random(OC * C, 5), dout = Random(B * T * OC, 6);
+  auto inp = RandomNormals(B * T * C, 4), w = RandomNormals(OC * C, 5), dout = RandomNormals(B * T * OC, 6);
   std::vector<float> dinp(B * T * C, 100.0f), dw(OC * C, 1.0f), db(OC, 2.0f);
   accounting::FlopCounter counter;
   {
@@ -73,7 +66,7 @@ TEST(MatmulCpu, BackwardOverwritesDinpAndAccumulatesWeights) {
 
 TEST(AttentionCpu, ForwardMatchesCausalLoopsAndCountsFullTxT) {
   const int64_t B = 2, T = 6, C = 8, NH = 2, hs = C / NH;
-  auto qkv = Random(B * T * 3 * C, 7);
+  auto qkv = RandomNormals(B * T * 3 * C, 7);
   std::vector<float> out(B * T * C), att(B * NH * T * T);
   accounting::FlopCounter counter;
   {
@@ -114,7 +107,7 @@ TEST(AttentionCpu, ForwardMatchesCausalLoopsAndCountsFullTxT) {
 
 TEST(CrossEntropyCpu, LossAndInPlaceGradientIgnorePaddedColumns) {
   const int64_t B = 2, T = 3, V = 10, Vp = 16;
-  auto logits = Random(B * T * Vp, 8, 3.0);
+  auto logits = RandomNormals(B * T * Vp, 8, 3.0);
   for (int64_t r = 0; r < B * T; ++r) {
     for (int64_t i = V; i < Vp; ++i) logits[r * Vp + i] = 1000.0f;  // must not matter
   }
@@ -144,7 +137,7 @@ TEST(CrossEntropyCpu, LossAndInPlaceGradientIgnorePaddedColumns) {
 
 TEST(LayerNormCpu, NormalisesRows) {
   const int64_t B = 1, T = 3, C = 32;
-  auto inp = Random(B * T * C, 9, 5.0);
+  auto inp = RandomNormals(B * T * C, 9, 5.0);
   std::vector<float> w(C, 1.0f), b(C, 0.0f), out(B * T * C), mean(B * T), rstd(B * T);
   layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), B, T, C);
   for (int64_t r = 0; r < B * T; ++r) {

@@ -15,13 +15,6 @@ namespace model {
 namespace cuda {
 namespace {
 
-std::vector<float> Random(int64_t n, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<float> v(n);
-  for (auto& x : v) x = static_cast<float>(rng.Normal());
-  return v;
-}
-
 void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tol,
                  const char* what) {
   ASSERT_EQ(got.size(), want.size());
@@ -37,7 +30,8 @@ void RunRef(const GemmCall& call) {
 
 TEST(GemmSpec, LinearForwardWithBiasAndResidualMatchesCpu) {
   const int64_t B = 2, T = 3, C = 5, OC = 7, R = B * T;
-  auto inp = Random(R * C, 1), w = Random(OC * C, 2), bias = Random(OC, 3), res = Random(R * OC, 4);
+  auto inp = RandomNormals(R * C, 1), w = RandomNormals(OC * C, 2), bias = RandomNormals(OC, 3),
+       res = RandomNormals(R * OC, 4);
   std::vector<float> want(R * OC);
   matmul_forward(want.data(), inp.data(), w.data(), bias.data(), B, T, C, OC);
   for (int64_t i = 0; i < R * OC; ++i) want[i] += res[i];
@@ -54,7 +48,7 @@ TEST(GemmSpec, LinearForwardWithBiasAndResidualMatchesCpu) {
 
 TEST(GemmSpec, LinearForwardGeluAuxKeepsTheInput) {
   const int64_t R = 4, C = 6, OC = 8;
-  auto inp = Random(R * C, 5), w = Random(OC * C, 6), bias = Random(OC, 7);
+  auto inp = RandomNormals(R * C, 5), w = RandomNormals(OC * C, 6), bias = RandomNormals(OC, 7);
   std::vector<float> pre(R * OC);
   matmul_forward(pre.data(), inp.data(), w.data(), bias.data(), 1, R, C, OC);
   std::vector<float> out(R * OC), aux(R * OC);
@@ -68,7 +62,7 @@ TEST(GemmSpec, LinearForwardGeluAuxKeepsTheInput) {
 
 TEST(GemmSpec, LinearBackwardMatchesCpu) {
   const int64_t B = 1, T = 6, C = 5, OC = 4, R = B * T;
-  auto inp = Random(R * C, 8), w = Random(OC * C, 9), dout = Random(R * OC, 10);
+  auto inp = RandomNormals(R * C, 8), w = RandomNormals(OC * C, 9), dout = RandomNormals(R * OC, 10);
   std::vector<float> want_dinp(R * C), want_dw(OC * C, 0.5f);
   matmul_backward(want_dinp.data(), want_dw.data(), static_cast<float*>(nullptr), dout.data(), inp.data(),
                   w.data(), B, T, C, OC);
@@ -79,7 +73,7 @@ TEST(GemmSpec, LinearBackwardMatchesCpu) {
   ExpectClose(dinp, want_dinp, 1e-5, "dinp");
   ExpectClose(dw, want_dw, 1e-5, "dweight (accumulated onto 0.5)");
   // The DGELU epilogue multiplies by gelu'(aux).
-  auto aux = Random(R * C, 11);
+  auto aux = RandomNormals(R * C, 11);
   RunRef(LinearBackwardInput(dinp.data(), dout.data(), w.data(), aux.data(), R, C, OC, StorageType::kFp32,
                              false));
   for (int64_t i = 0; i < R * C; ++i) want_dinp[i] *= gelu_tanh_grad(aux[i]);
@@ -88,7 +82,7 @@ TEST(GemmSpec, LinearBackwardMatchesCpu) {
 
 TEST(GemmSpec, AttentionProductsMatchLoops) {
   const int64_t N = 3, T = 5, hs = 4;
-  auto x = Random(N * T * hs, 12), y = Random(N * T * hs, 13), p = Random(N * T * T, 14);
+  auto x = RandomNormals(N * T * hs, 12), y = RandomNormals(N * T * hs, 13), p = RandomNormals(N * T * T, 14);
   const float alpha = 0.5f;
   std::vector<float> scores(N * T * T), prod(N * T * hs), prod_t(N * T * hs);
   RunRef(AttentionScores(scores.data(), x.data(), y.data(), N, T, hs, alpha, StorageType::kFp32, false));
@@ -120,7 +114,7 @@ TEST(GemmSpec, AttentionProductsMatchLoops) {
 
 TEST(GemmSpec, Bf16StorageRoundsOnceIntoTheOutput) {
   const int64_t R = 8, C = 16, OC = 8;
-  auto inp = Random(R * C, 15), w = Random(OC * C, 16);
+  auto inp = RandomNormals(R * C, 15), w = RandomNormals(OC * C, 16);
   std::vector<Bf16> inp16(R * C), w16(OC * C), out16(R * OC);
   for (int64_t i = 0; i < R * C; ++i) inp16[i] = FloatToBf16(inp[i]);
   for (int64_t i = 0; i < OC * C; ++i) w16[i] = FloatToBf16(w[i]);

@@ -49,13 +49,6 @@ const bool kOneCpuThread = [] {
   return true;
 }();
 
-std::vector<float> Random(int64_t n, uint64_t seed, double scale = 1.0) {
-  Rng rng(seed);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = static_cast<float>(scale * rng.Normal());
-  return v;
-}
-
 std::vector<int32_t> RandomTokens(int64_t n, int32_t vocab, uint64_t seed) {
   Rng rng(seed);
   std::vector<int32_t> v(static_cast<size_t>(n));
@@ -91,7 +84,7 @@ template <typename S>
 void EncoderMatchesCpu() {
   const Shape s = Shapes();
   const int64_t BT = s.B * s.T;
-  auto wte = Quantized<S>(Random(s.Vp * s.C, 1)), wpe = Quantized<S>(Random(s.T * s.C, 2));
+  auto wte = Quantized<S>(RandomNormals(s.Vp * s.C, 1)), wpe = Quantized<S>(RandomNormals(s.T * s.C, 2));
   auto tokens = RandomTokens(BT, static_cast<int32_t>(s.V), 3);
   tokens[1] = tokens[0];  // a repeated token: two scatter-adds into one row
   std::vector<float> want(BT * s.C);
@@ -101,7 +94,7 @@ void EncoderMatchesCpu() {
   encoder_forward(d_out.get(), d_tok.get(), d_wte.get(), d_wpe.get(), s.B, s.T, s.C);
   EXPECT_LE(MaxRelErr(Host(d_out), want), Tol<S>(1e-6, 4e-3));
 
-  auto dout = Quantized<S>(Random(BT * s.C, 4));
+  auto dout = Quantized<S>(RandomNormals(BT * s.C, 4));
   std::vector<float> dwte(s.Vp * s.C, 0.25f), dwpe(s.T * s.C, -0.5f);
   ::model::encoder_backward(dwte.data(), dwpe.data(), dout.data(), tokens.data(), s.B, s.T, s.C);
   DeviceBuffer<float> g_wte(std::vector<float>(s.Vp * s.C, 0.25f));
@@ -116,9 +109,9 @@ template <typename S>
 void LayerNormMatchesCpu() {
   const Shape s = Shapes();
   const int64_t BT = s.B * s.T, C = s.C;
-  auto inp = Quantized<S>(Random(BT * C, 5, 2.0));
+  auto inp = Quantized<S>(RandomNormals(BT * C, 5, 2.0));
   for (int64_t i = 0; i < BT * C; ++i) inp[i] = RoundThrough<S>(inp[i] + 0.3f);  // mean != 0
-  auto w = Quantized<S>(Random(C, 6)), b = Quantized<S>(Random(C, 7));
+  auto w = Quantized<S>(RandomNormals(C, 6)), b = Quantized<S>(RandomNormals(C, 7));
   std::vector<float> out(BT * C), mean(BT), rstd(BT);
   ::model::layernorm_forward(out.data(), mean.data(), rstd.data(), inp.data(), w.data(), b.data(), s.B, s.T,
                              C);
@@ -130,8 +123,8 @@ void LayerNormMatchesCpu() {
   EXPECT_LE(MaxRelErr(d_rstd.Download(), rstd), 1e-5);
 
   // Backward accumulates into dinp, dweight and dbias.
-  auto dout = Quantized<S>(Random(BT * C, 8));
-  auto dinp0 = Quantized<S>(Random(BT * C, 9, 0.1));
+  auto dout = Quantized<S>(RandomNormals(BT * C, 8));
+  auto dinp0 = Quantized<S>(RandomNormals(BT * C, 9, 0.1));
   std::vector<float> dinp = dinp0, dw(C, 1.0f), db(C, -1.0f);
   ::model::layernorm_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(),
                               mean.data(), rstd.data(), s.B, s.T, C);
@@ -154,7 +147,7 @@ template <typename S>
 void GeluAndResidualMatchCpu() {
   const Shape s = Shapes();
   const int64_t N = s.B * s.T * 4 * s.C + 3;  // not a multiple of the block
-  auto x = Quantized<S>(Random(N, 10, 2.0)), y = Quantized<S>(Random(N, 11));
+  auto x = Quantized<S>(RandomNormals(N, 10, 2.0)), y = Quantized<S>(RandomNormals(N, 11));
   std::vector<float> out(N), dinp(N), sum(N);
   ::model::gelu_forward(out.data(), x.data(), N);
   ::model::gelu_backward(dinp.data(), x.data(), y.data(), N);
@@ -173,7 +166,7 @@ template <typename S>
 void BiasBackwardMatchesCpu() {
   // Enough rows for several row ranges meeting with atomicAdd.
   const int64_t R = test::IsEmulated() ? 520 : 4096, OC = test::IsEmulated() ? 40 : 3 * 768;
-  auto dout = Quantized<S>(Random(R * OC, 12));
+  auto dout = Quantized<S>(RandomNormals(R * OC, 12));
   std::vector<float> want(OC, 0.5f);
   for (int64_t r = 0; r < R; ++r) {
     for (int64_t o = 0; o < OC; ++o) want[o] += dout[r * OC + o];
@@ -187,7 +180,7 @@ void BiasBackwardMatchesCpu() {
 template <typename S>
 void CrossEntropyMatchesCpu(Shape s) {
   const int64_t BT = s.B * s.T;
-  auto logits = Quantized<S>(Random(BT * s.Vp, 13, 3.0));
+  auto logits = Quantized<S>(RandomNormals(BT * s.Vp, 13, 3.0));
   auto targets = RandomTokens(BT, static_cast<int32_t>(s.V), 14);
   std::vector<float> losses(BT), lse(BT);
   ::model::crossentropy_forward(losses.data(), lse.data(), logits.data(), targets.data(), s.B, s.T, s.V,
@@ -234,7 +227,7 @@ template <typename S>
 void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
   const int64_t B = s.B, T = s.T, C = s.C, NH = s.NH, BT = B * T, hs = C / NH;
   const int64_t Tb = AttentionBlock(T, block);
-  auto qkv = Quantized<S>(Random(BT * 3 * C, 15));
+  auto qkv = Quantized<S>(RandomNormals(BT * 3 * C, 15));
   std::vector<float> out(BT * C), att(B * NH * T * T);
   ::model::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
@@ -263,7 +256,7 @@ void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
   EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_qk"), issued);
   EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_av"), issued);
 
-  auto dout = Quantized<S>(Random(BT * C, 16));
+  auto dout = Quantized<S>(RandomNormals(BT * C, 16));
   std::vector<float> dinp(BT * 3 * C), datt(B * NH * T * T);
   ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
   DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * 3 * C), d_dqkvr(3 * BT * C), d_datt(B * NH * T * T),
@@ -315,8 +308,8 @@ template <typename S>
 void MatmulMatchesCpu() {
   const Shape s = Shapes();
   const int64_t B = s.B, T = s.T, C = s.C, OC = 4 * s.C, BT = B * T;
-  auto inp = Quantized<S>(Random(BT * C, 17)), w = Quantized<S>(Random(OC * C, 18, 0.1)),
-       bias = Quantized<S>(Random(OC, 19)), res = Quantized<S>(Random(BT * OC, 20));
+  auto inp = Quantized<S>(RandomNormals(BT * C, 17)), w = Quantized<S>(RandomNormals(OC * C, 18, 0.1)),
+       bias = Quantized<S>(RandomNormals(OC, 19)), res = Quantized<S>(RandomNormals(BT * OC, 20));
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
   DeviceBuffer<S> d_inp = Dev<S>(inp), d_w = Dev<S>(w), d_bias = Dev<S>(bias), d_res = Dev<S>(res),
                   d_out(BT * OC), d_aux(BT * OC);
@@ -354,7 +347,7 @@ void MatmulMatchesCpu() {
   }
 
   // Backward: dinp overwritten, dweight and dbias accumulated, FLOPs as the CPU's.
-  auto dout = Quantized<S>(Random(BT * OC, 21));
+  auto dout = Quantized<S>(RandomNormals(BT * OC, 21));
   std::vector<float> dinp(BT * C), dw(OC * C, 0.5f), db(OC, 0.25f);
   cpu.Reset();
   gpu.Reset();
@@ -380,7 +373,8 @@ void MatmulMatchesCpu() {
 TEST(OpsTest, AdamWMatchesCpuAndWritesTheBf16Copy) {
   SKIP_WITHOUT_DEVICE();
   const int64_t n = test::IsEmulated() ? 3000 : 1 << 22;
-  auto p = Random(n, 22), g = Random(n, 23), m = Random(n, 24, 0.1), v = Random(n, 25);
+  auto p = RandomNormals(n, 22), g = RandomNormals(n, 23), m = RandomNormals(n, 24, 0.1),
+       v = RandomNormals(n, 25);
   for (auto& x : v) x = x * x;  // second moments are >= 0
   DeviceBuffer<float> d_p(p), d_g(g), d_m(m), d_v(v);
   DeviceBuffer<Bf16> d_copy(n);
@@ -398,7 +392,7 @@ TEST(OpsTest, AdamWMatchesCpuAndWritesTheBf16Copy) {
 
 TEST(OpsTest, ConvertToBf16RoundsToNearestEven) {
   SKIP_WITHOUT_DEVICE();
-  auto x = Random(test::IsEmulated() ? 1000 : 1 << 20, 26, 100.0);
+  auto x = RandomNormals(test::IsEmulated() ? 1000 : 1 << 20, 26, 100.0);
   DeviceBuffer<float> d_x(x);
   DeviceBuffer<Bf16> d_y(x.size());
   convert_to_bf16(d_y.get(), d_x.get(), static_cast<int64_t>(x.size()));

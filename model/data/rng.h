@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace model {
 
@@ -83,6 +84,15 @@ class Rng {
   double spare_ = 0;
   bool has_spare_ = false;
 };
+
+// n values drawn from a normal distribution with mean 0 and standard deviation `scale` (test
+// inputs, weights of a given spread).
+inline std::vector<float> RandomNormals(int64_t n, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = static_cast<float>(scale * rng.Normal());
+  return v;
+}
 
 }  // namespace model
 
