@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cpu_model.h"
-#include "model/data/batch_source.h"
+#include "model/train_setup.h"
 
 namespace model {
 namespace {
@@ -19,24 +18,26 @@ TrainRun Train(uint64_t seed) {
   const GptConfig c = *GptPreset("test-mini");
   const int B = 2, T = 32;
   TrainRun r;
-  auto m = MakeCpuModel(c, B, T, seed);
-  EXPECT_TRUE(m.ok());
-  auto src = MakeFixedRandomBatchSource(B, T, c.vocab, 11);
-  Batch batch;
-  EXPECT_TRUE((*src)->Next(&batch).ok());
+  auto setup = MakeModelAndBatch(c, B, T, seed, 11);
+  if (!setup.ok()) {
+    ADD_FAILURE() << setup.status();
+    return r;
+  }
+  GptModel& m = *setup->model;
+  const Batch& batch = setup->batch;
   AdamWConfig opt;
   for (int step = 1; step <= 3; ++step) {
-    EXPECT_TRUE((*m)->Forward(batch).ok());
-    r.losses.push_back((*m)->loss());
+    EXPECT_TRUE(m.Forward(batch).ok());
+    r.losses.push_back(m.loss());
     if (step == 3) {
-      EXPECT_TRUE((*m)->CopyLogitsToHost(&r.logits).ok());
+      EXPECT_TRUE(m.CopyLogitsToHost(&r.logits).ok());
     }
-    (*m)->ZeroGrad();
-    EXPECT_TRUE((*m)->Backward().ok());
-    EXPECT_TRUE((*m)->Update(opt, step).ok());
+    m.ZeroGrad();
+    EXPECT_TRUE(m.Backward().ok());
+    EXPECT_TRUE(m.Update(opt, step).ok());
   }
-  EXPECT_TRUE((*m)->CopyParamsToHost(&r.params).ok());
-  EXPECT_TRUE((*m)->CopyGradsToHost(&r.grads).ok());
+  EXPECT_TRUE(m.CopyParamsToHost(&r.params).ok());
+  EXPECT_TRUE(m.CopyGradsToHost(&r.grads).ok());
   return r;
 }
 

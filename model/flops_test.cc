@@ -15,9 +15,8 @@
 #include "accounting/flop_counter.h"
 #include "accounting/gpt_flops.h"
 #include "gtest/gtest.h"
-#include "model/cpu_model.h"
-#include "model/data/batch_source.h"
 #include "model/param_layout.h"
+#include "model/train_setup.h"
 
 namespace model {
 namespace {
@@ -38,18 +37,13 @@ TEST(Flops, OneStepMatchesSixNPlusAttention) {
   const GptConfig c = CountConfig();
   const int B = 2, T = 32;
   const double tokens = B * T;
-  auto m = MakeCpuModel(c, B, T, 1);
-  ASSERT_TRUE(m.ok());
-  auto src = MakeFixedRandomBatchSource(B, T, c.vocab, 2);
-  Batch batch;
-  ASSERT_TRUE((*src)->Next(&batch).ok());
+  auto setup = MakeModelAndBatch(c, B, T, 1, 2);
+  ASSERT_TRUE(setup.ok()) << setup.status();
 
   accounting::FlopCounter counter;
   {
     accounting::ScopedFlopCounter scope(&counter);
-    ASSERT_TRUE((*m)->Forward(batch).ok());
-    (*m)->ZeroGrad();
-    ASSERT_TRUE((*m)->Backward().ok());
+    ASSERT_TRUE(ForwardBackward(*setup->model, setup->batch).ok());
   }
   const accounting::GptShape shape = ToGptShape(c);
   const double formula =

@@ -6,8 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "model/cpu_gemm_backend.h"
-#include "model/cpu_model.h"
-#include "model/data/batch_source.h"
+#include "model/train_setup.h"
 
 namespace model {
 namespace {
@@ -22,23 +21,25 @@ TrainRun Train(CpuGemmBackend backend) {
   const GptConfig c = *GptPreset("test-mini");
   const int B = 2, T = 32;
   TrainRun r;
-  auto m = MakeCpuModel(c, B, T, 5);
-  EXPECT_TRUE(m.ok());
-  auto src = MakeFixedRandomBatchSource(B, T, c.vocab, 11);
-  Batch batch;
-  EXPECT_TRUE((*src)->Next(&batch).ok());
+  auto setup = MakeModelAndBatch(c, B, T, 5, 11);
+  if (!setup.ok()) {
+    ADD_FAILURE() << setup.status();
+    return r;
+  }
+  GptModel& m = *setup->model;
+  const Batch& batch = setup->batch;
   AdamWConfig opt;
   for (int step = 1; step <= 3; ++step) {
-    EXPECT_TRUE((*m)->Forward(batch).ok());
-    r.losses.push_back((*m)->loss());
-    (*m)->ZeroGrad();
-    EXPECT_TRUE((*m)->Backward().ok());
+    EXPECT_TRUE(m.Forward(batch).ok());
+    r.losses.push_back(m.loss());
+    m.ZeroGrad();
+    EXPECT_TRUE(m.Backward().ok());
     if (step == 1) {
-      EXPECT_TRUE((*m)->CopyGradsToHost(&r.first_grads).ok());
+      EXPECT_TRUE(m.CopyGradsToHost(&r.first_grads).ok());
     }
-    EXPECT_TRUE((*m)->Update(opt, step).ok());
+    EXPECT_TRUE(m.Update(opt, step).ok());
   }
-  EXPECT_TRUE((*m)->CopyParamsToHost(&r.params).ok());
+  EXPECT_TRUE(m.CopyParamsToHost(&r.params).ok());
   return r;
 }
 

@@ -4,8 +4,7 @@
 #include <cstdio>
 
 #include "gtest/gtest.h"
-#include "model/cpu_model.h"
-#include "model/data/batch_source.h"
+#include "model/train_setup.h"
 
 namespace model {
 namespace {
@@ -13,11 +12,10 @@ namespace {
 TEST(Overfit, OneBatchLossFallsBelowTenthOfLnVocab) {
   const GptConfig c = *GptPreset("test-tiny");  // V = 60: ln V = 4.09
   const int B = 4, T = 16;
-  auto m = MakeCpuModel(c, B, T, 1337);
-  ASSERT_TRUE(m.ok()) << m.status();
-  auto src = MakeFixedRandomBatchSource(B, T, c.vocab, 3);
-  Batch batch;
-  ASSERT_TRUE((*src)->Next(&batch).ok());
+  auto setup = MakeModelAndBatch(c, B, T, 1337, 3);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  GptModel& m = *setup->model;
+  const Batch& batch = setup->batch;
   AdamWConfig opt;
   opt.lr = 1e-2f;
   opt.weight_decay = 0.0f;
@@ -26,13 +24,13 @@ TEST(Overfit, OneBatchLossFallsBelowTenthOfLnVocab) {
   float first = 0, loss = 0;
   int step = 1;
   for (; step <= kMaxSteps; ++step) {
-    ASSERT_TRUE((*m)->Forward(batch).ok());
-    loss = (*m)->loss();
+    ASSERT_TRUE(m.Forward(batch).ok());
+    loss = m.loss();
     if (step == 1) first = loss;
     if (loss < 0.1 * ln_v) break;
-    (*m)->ZeroGrad();
-    ASSERT_TRUE((*m)->Backward().ok());
-    ASSERT_TRUE((*m)->Update(opt, step).ok());
+    m.ZeroGrad();
+    ASSERT_TRUE(m.Backward().ok());
+    ASSERT_TRUE(m.Update(opt, step).ok());
   }
   std::printf("loss %.4f at step 1 (ln V = %.4f), %.4f at step %d\n", first, ln_v, loss, step);
   // GPT-2 init gives near-uniform predictions: the first loss is ln V within a few percent.

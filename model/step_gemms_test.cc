@@ -6,8 +6,7 @@
 
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
-#include "model/cpu_model.h"
-#include "model/data/batch_source.h"
+#include "model/train_setup.h"
 
 namespace model {
 namespace {
@@ -15,17 +14,12 @@ namespace {
 TEST(StepGemms, MatchTheLinearFlopsOfARealStep) {
   const GptConfig c = *GptPreset("test-mini");
   const int B = 2, T = 16;
-  auto m = MakeCpuModel(c, B, T, 3);
-  ASSERT_TRUE(m.ok());
-  auto src = MakeFixedRandomBatchSource(B, T, c.vocab, 4);
-  Batch batch;
-  ASSERT_TRUE((*src)->Next(&batch).ok());
+  auto setup = MakeModelAndBatch(c, B, T, 3, 4);
+  ASSERT_TRUE(setup.ok()) << setup.status();
   accounting::FlopCounter counter;
   {
     accounting::ScopedFlopCounter scope(&counter);
-    ASSERT_TRUE((*m)->Forward(batch).ok());
-    (*m)->ZeroGrad();
-    ASSERT_TRUE((*m)->Backward().ok());
+    ASSERT_TRUE(ForwardBackward(*setup->model, setup->batch).ok());
   }
   double linear = 0;
   for (const auto& [tag, flops] : counter.by_tag()) {
