@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "harness/atomic_file.h"
+#include "harness/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace macro {
@@ -28,36 +29,17 @@ constexpr const char* kTokens[][2] = {{"-Infinity", "\"__mlbench_-Infinity__\""}
                                       {"NaN", "\"__mlbench_NaN__\""}};
 
 std::string ProtectTokens(const std::string& text) {
-  std::string out;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size())
-        out += text[++i];
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      continue;
-    }
-    bool replaced = false;
-    for (const auto& t : kTokens) {
-      const size_t n = std::strlen(t[0]);
-      if (text.compare(i, n, t[0]) == 0) {
-        out += t[1];
-        i += n - 1;
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += c;
-  }
-  return out;
+  return harness::RewriteOutsideJsonStrings(
+      text, [](const std::string& text, size_t i, std::string* out) -> size_t {
+        for (const auto& t : kTokens) {
+          const size_t n = std::strlen(t[0]);
+          if (text.compare(i, n, t[0]) == 0) {
+            *out += t[1];
+            return n;
+          }
+        }
+        return 0;
+      });
 }
 
 std::string RestoreTokens(std::string text) {

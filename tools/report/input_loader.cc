@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "harness/json_text.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/family.h"
 
@@ -167,46 +168,26 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 std::string QuoteNonFiniteTokens(const std::string& text) {
-  std::string out;
-  out.reserve(text.size() + 16);
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[++i];
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      continue;
-    }
-    bool replaced = false;
-    for (const char* token : {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"}) {
-      const size_t n = std::char_traits<char>::length(token);
-      if (text.compare(i, n, token) != 0) continue;
-      const bool letter_after = i + n < text.size() && std::isalnum(static_cast<unsigned char>(text[i + n]));
-      if (letter_after) continue;
-      std::string t = token;
-      if (absl::EqualsIgnoreCase(t, "nan") || absl::EqualsIgnoreCase(t, "-nan"))
-        t = "NaN";
-      else if (t == "inf")
-        t = "Infinity";
-      else if (t == "-inf")
-        t = "-Infinity";
-      absl::StrAppend(&out, "\"", t, "\"");
-      i += n - 1;
-      replaced = true;
-      break;
-    }
-    if (!replaced) out += c;
-  }
-  return out;
+  return harness::RewriteOutsideJsonStrings(
+      text, [](const std::string& text, size_t i, std::string* out) -> size_t {
+        for (const char* token : {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"}) {
+          const size_t n = std::char_traits<char>::length(token);
+          if (text.compare(i, n, token) != 0) continue;
+          const bool letter_after =
+              i + n < text.size() && std::isalnum(static_cast<unsigned char>(text[i + n]));
+          if (letter_after) continue;
+          std::string t = token;
+          if (absl::EqualsIgnoreCase(t, "nan") || absl::EqualsIgnoreCase(t, "-nan"))
+            t = "NaN";
+          else if (t == "inf")
+            t = "Infinity";
+          else if (t == "-inf")
+            t = "-Infinity";
+          absl::StrAppend(out, "\"", t, "\"");
+          return n;
+        }
+        return 0;
+      });
 }
 
 namespace {
