@@ -28,20 +28,10 @@ BENCH_ARGS="${BENCH_ARGS:---quick --repetitions=9}"
 GATE_ARGS="${GATE_ARGS:-}"
 case "$BENCH_ARGS" in *--repetitions=*) ;; *) BENCH_ARGS="$BENCH_ARGS --repetitions=9" ;; esac
 
-bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null 2>&1
-rm -rf "$OUT"
-mkdir -p "$OUT/baselines"
+. gate/experiment_snapshot.sh
+snapshot_binaries "$OUT"
 BASELINES="${BASELINE_DIR:-$OUT/baselines}"
 case "$BASELINES" in /*) ;; *) BASELINES="$PWD/$BASELINES" ;; esac
-export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
-unset RUNFILES_DIR
-# Snapshot the binaries (symlinks resolved), so that rebuilds in this checkout during the
-# experiment cannot change the code under test.
-SNAP="$OUT/snapshot"
-mkdir -p "$SNAP"
-BIN="$(bazel info bazel-bin 2>/dev/null)"  # not the bazel-bin link: another config may own it
-cp -L "$BIN/tools/bench/bench" "$BIN/tools/gate/gate" "$BIN/tools/bench/testdata/fake_bench" "$SNAP/"
-cp -rL "$BIN/tools/bench/bench.runfiles" "$SNAP/bench.runfiles"
 
 AB="${AB:-}"
 if [ -n "$AB" ]; then

@@ -22,18 +22,8 @@ SLOWDOWN="${3:-1.25}"
 GATE_ARGS="${GATE_ARGS:-}"
 CASE="BM_Fake/cpu/axpy/N:262144"
 
-bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null 2>&1
-rm -rf "$OUT"
-mkdir -p "$OUT/baselines"
-export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
-unset RUNFILES_DIR
-# Snapshot the binaries (symlinks resolved), so that rebuilds in this checkout during the
-# experiment cannot change the code under test.
-SNAP="$OUT/snapshot"
-mkdir -p "$SNAP"
-BIN="$(bazel info bazel-bin 2>/dev/null)"  # not the bazel-bin link: another config may own it
-cp -L "$BIN/tools/bench/bench" "$BIN/tools/gate/gate" "$BIN/tools/bench/testdata/fake_bench" "$SNAP/"
-cp -rL "$BIN/tools/bench/bench.runfiles" "$SNAP/bench.runfiles"
+. gate/experiment_snapshot.sh
+snapshot_binaries "$OUT"
 BENCH_ARGS="--binaries=$SNAP/fake_bench --filter=cpu/(axpy|tokens) --quick --repetitions=${REPS:-9} --suite=detection"
 
 AB="${AB:-}"
