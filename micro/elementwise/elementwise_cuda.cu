@@ -39,68 +39,61 @@ __device__ __forceinline__ void AdamWOne(float& p, float g, float& m, float& v, 
 
 // ---- kernels ------------------------------------------------------------------------------
 
-// x, y: (n,). y = s x.
-__global__ void ScaleKernel(float* __restrict__ y, const float* __restrict__ x, float s, int64_t n) {
+// The grid-stride loops of the pointwise kernels, over float4 with a scalar tail: y = op(x)
+// and z = op(x, y), element by element over n.
+template <typename Op>
+__device__ __forceinline__ void Pointwise(float* __restrict__ y, const float* __restrict__ x, int64_t n,
+                                          Op op) {
   const int64_t n4 = n / 4;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const float4* x4 = reinterpret_cast<const float4*>(x);
   float4* y4 = reinterpret_cast<float4*>(y);
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n4; i += stride) {
-    float4 v = x4[i];
-    y4[i] = make_float4(s * v.x, s * v.y, s * v.z, s * v.w);
+    const float4 v = x4[i];
+    y4[i] = make_float4(op(v.x), op(v.y), op(v.z), op(v.w));
   }
   for (int64_t i = 4 * n4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-    y[i] = s * x[i];
+    y[i] = op(x[i]);
   }
 }
 
-// x, y, z: (n,). z = x + y.
-__global__ void AddKernel(float* __restrict__ z, const float* __restrict__ x, const float* __restrict__ y,
-                          int64_t n) {
+template <typename Op>
+__device__ __forceinline__ void Pointwise(float* __restrict__ z, const float* __restrict__ x,
+                                          const float* __restrict__ y, int64_t n, Op op) {
   const int64_t n4 = n / 4;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const float4* x4 = reinterpret_cast<const float4*>(x);
   const float4* y4 = reinterpret_cast<const float4*>(y);
   float4* z4 = reinterpret_cast<float4*>(z);
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n4; i += stride) {
-    float4 a = x4[i], b = y4[i];
-    z4[i] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    const float4 a = x4[i], b = y4[i];
+    z4[i] = make_float4(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w));
   }
   for (int64_t i = 4 * n4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-    z[i] = x[i] + y[i];
+    z[i] = op(x[i], y[i]);
   }
+}
+
+// x, y: (n,). y = s x.
+__global__ void ScaleKernel(float* __restrict__ y, const float* __restrict__ x, float s, int64_t n) {
+  Pointwise(y, x, n, [s](float v) { return s * v; });
+}
+
+// x, y, z: (n,). z = x + y.
+__global__ void AddKernel(float* __restrict__ z, const float* __restrict__ x, const float* __restrict__ y,
+                          int64_t n) {
+  Pointwise(z, x, y, n, [](float a, float b) { return a + b; });
 }
 
 // a, b, c: (n,). a = b + s c.
 __global__ void TriadKernel(float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
                             float s, int64_t n) {
-  const int64_t n4 = n / 4;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const float4* b4 = reinterpret_cast<const float4*>(b);
-  const float4* c4 = reinterpret_cast<const float4*>(c);
-  float4* a4 = reinterpret_cast<float4*>(a);
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n4; i += stride) {
-    float4 u = b4[i], v = c4[i];
-    a4[i] = make_float4(u.x + s * v.x, u.y + s * v.y, u.z + s * v.z, u.w + s * v.w);
-  }
-  for (int64_t i = 4 * n4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-    a[i] = b[i] + s * c[i];
-  }
+  Pointwise(a, b, c, n, [s](float u, float v) { return u + s * v; });
 }
 
 // x, y: (n,). y = gelu(x), tanh form.
 __global__ void GeluKernel(float* __restrict__ y, const float* __restrict__ x, int64_t n) {
-  const int64_t n4 = n / 4;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const float4* x4 = reinterpret_cast<const float4*>(x);
-  float4* y4 = reinterpret_cast<float4*>(y);
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n4; i += stride) {
-    float4 v = x4[i];
-    y4[i] = make_float4(GeluTanhDevice(v.x), GeluTanhDevice(v.y), GeluTanhDevice(v.z), GeluTanhDevice(v.w));
-  }
-  for (int64_t i = 4 * n4 + blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-    y[i] = GeluTanhDevice(x[i]);
-  }
+  Pointwise(y, x, n, [](float v) { return GeluTanhDevice(v); });
 }
 
 // p, g, m, v: (n,). One AdamW step in place on p, m, v.

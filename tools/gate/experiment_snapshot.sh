@@ -8,7 +8,7 @@
 # expect outside `bazel run`.
 snapshot_binaries() {
   local out="$1"
-  bazel build //tools:bench //tools:gate //tools:testdata/fake_bench >/dev/null 2>&1
+  bazel build //tools:bench //tools:gate //tools/bench:testdata/fake_bench >/dev/null 2>&1
   rm -rf "$out"
   mkdir -p "$out/baselines"
   export BUILD_WORKSPACE_DIRECTORY="$PWD" BUILD_WORKING_DIRECTORY="$PWD"
