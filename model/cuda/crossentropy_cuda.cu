@@ -13,23 +13,41 @@ constexpr int kBlock = 512;
 // ----------------------------------------------------------------------------------------------
 // kernels
 
-// One block per row: each thread keeps an online (max, sum of exp) over a strided part of the
-// row, the block merges them exactly. (Scalar accesses: for rows not 16-byte aligned.)
+// The end of both forward kernels: the block merges the threads' (max, sum of exp) of row `row`
+// (x: its logits) exactly, and thread 0 writes its log-sum-exp and loss.
 template <typename S>
-__global__ void crossentropy_forward_kernel(float* losses, float* lse, const S* logits,
-                                            const int32_t* targets, int64_t V, int64_t Vp) {
+__device__ __forceinline__ void FinishForwardRow(MaxSum acc, float* losses, float* lse, const S* x,
+                                                 const int32_t* targets, int64_t row) {
   __shared__ float scratch_m[32];
   __shared__ float scratch_s[32];
-  const int64_t row = blockIdx.x;
-  const S* x = logits + row * Vp;
-  MaxSum acc{kNegMax, 0.0f};
-  for (int64_t i = threadIdx.x; i < V; i += blockDim.x) OnlineAdd(acc, ToFloat(x[i]));
   const MaxSum total = BlockMaxSum(acc, scratch_m, scratch_s);
   if (threadIdx.x == 0) {
     const float l = total.m + logf(total.s);
     lse[row] = l;
     losses[row] = l - ToFloat(x[targets[row]]);
   }
+}
+
+// The gradient of the loss scaled by dloss at entry i of a row with logit x and log-sum-exp l:
+// softmax minus the one-hot target; 0 in the padding (i >= V).
+__device__ __forceinline__ float CrossEntropyGrad(float x, int64_t i, float l, int64_t target, float dloss,
+                                                  int64_t V) {
+  if (i >= V) return 0.0f;
+  float g = expf(x - l) * dloss;
+  if (i == target) g -= dloss;
+  return g;
+}
+
+// One block per row: each thread keeps an online (max, sum of exp) over a strided part of the
+// row, the block merges them exactly. (Scalar accesses: for rows not 16-byte aligned.)
+template <typename S>
+__global__ void crossentropy_forward_kernel(float* losses, float* lse, const S* logits,
+                                            const int32_t* targets, int64_t V, int64_t Vp) {
+  const int64_t row = blockIdx.x;
+  const S* x = logits + row * Vp;
+  MaxSum acc{kNegMax, 0.0f};
+  for (int64_t i = threadIdx.x; i < V; i += blockDim.x) OnlineAdd(acc, ToFloat(x[i]));
+  FinishForwardRow(acc, losses, lse, x, targets, row);
 }
 
 // One block per row, in place: softmax from the saved log-sum-exp, minus the one-hot target.
@@ -41,12 +59,7 @@ __global__ void crossentropy_softmax_backward_kernel(S* logits, const float* lse
   const float l = lse[row];
   const int64_t target = targets[row];
   for (int64_t i = threadIdx.x; i < Vp; i += blockDim.x) {
-    float g = 0.0f;
-    if (i < V) {
-      g = expf(ToFloat(x[i]) - l) * dloss;
-      if (i == target) g -= dloss;
-    }
-    x[i] = FromFloat<S>(g);
+    x[i] = FromFloat<S>(CrossEntropyGrad(ToFloat(x[i]), i, l, target, dloss, V));
   }
 }
 
@@ -55,8 +68,6 @@ template <typename S>
 __global__ void crossentropy_forward_vec_kernel(float* losses, float* lse, const S* logits,
                                                 const int32_t* targets, int64_t V, int64_t Vp) {
   constexpr int W = kVec<S>;
-  __shared__ float scratch_m[32];
-  __shared__ float scratch_s[32];
   const int64_t row = blockIdx.x;
   const S* x = logits + row * Vp;
   MaxSum acc{kNegMax, 0.0f};
@@ -66,12 +77,7 @@ __global__ void crossentropy_forward_vec_kernel(float* losses, float* lse, const
       if (c * W + e < V) OnlineAdd(acc, ToFloat(v.e[e]));
     }
   }
-  const MaxSum total = BlockMaxSum(acc, scratch_m, scratch_s);
-  if (threadIdx.x == 0) {
-    const float l = total.m + logf(total.s);
-    lse[row] = l;
-    losses[row] = l - ToFloat(x[targets[row]]);
-  }
+  FinishForwardRow(acc, losses, lse, x, targets, row);
 }
 
 template <typename S>
@@ -85,13 +91,7 @@ __global__ void crossentropy_softmax_backward_vec_kernel(S* logits, const float*
   for (int64_t c = threadIdx.x; c * W < Vp; c += blockDim.x) {
     Vec<S> v = LoadVec(x + c * W);
     for (int e = 0; e < W; ++e) {
-      const int64_t i = c * W + e;
-      float g = 0.0f;
-      if (i < V) {
-        g = expf(ToFloat(v.e[e]) - l) * dloss;
-        if (i == target) g -= dloss;
-      }
-      v.e[e] = FromFloat<S>(g);
+      v.e[e] = FromFloat<S>(CrossEntropyGrad(ToFloat(v.e[e]), c * W + e, l, target, dloss, V));
     }
     StoreVec(x + c * W, v);
   }
