@@ -63,17 +63,8 @@ CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int 
 
 absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config, const float* params,
                                                                int B, int max_prompt, int max_positions) {
-  if (auto st = ValidateConfig(config); !st.ok()) return st;
+  if (auto st = CheckDecoderShape(config, B, max_prompt, max_positions); !st.ok()) return st;
   if (params == nullptr) return absl::InvalidArgumentError("params is null");
-  if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
-  if (max_positions < 1 || max_positions > config.block) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_positions=", max_positions, ": must be in [1, block=", config.block, "]"));
-  }
-  if (max_prompt < 1 || max_prompt > max_positions) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_prompt=", max_prompt, ": must be in [1, max_positions=", max_positions, "]"));
-  }
   std::unique_ptr<CpuDecoder> d(new CpuDecoder(config, params, B, max_prompt, max_positions));
   const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
   const int64_t rows = static_cast<int64_t>(B) * max_prompt;

@@ -20,6 +20,20 @@ absl::Status CheckTokens(absl::Span<const int32_t> tokens, size_t want, int voca
 
 }  // namespace
 
+absl::Status CheckDecoderShape(const GptConfig& config, int B, int max_prompt, int max_positions) {
+  if (auto st = ValidateConfig(config); !st.ok()) return st;
+  if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
+  if (max_positions < 1 || max_positions > config.block) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_positions=", max_positions, ": must be in [1, block=", config.block, "]"));
+  }
+  if (max_prompt < 1 || max_prompt > max_positions) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_prompt=", max_prompt, ": must be in [1, max_positions=", max_positions, "]"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPrefillInput(absl::Span<const int32_t> tokens, int P, int B, int position, int max_prompt,
                                int vocab) {
   if (position != 0) {

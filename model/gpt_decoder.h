@@ -58,6 +58,10 @@ inline void ArgmaxRows(const float* logits, int64_t B, int64_t V, int64_t Vp, st
   }
 }
 
+// The shape checks every decoder's factory makes: a valid config, B >= 1 streams,
+// 1 <= max_positions <= block and 1 <= max_prompt <= max_positions; errors name the value.
+absl::Status CheckDecoderShape(const GptConfig& config, int B, int max_prompt, int max_positions);
+
 // The input checks every decoder makes, with the errors it returns: Prefill's (after Reset,
 // 1 <= P <= max_prompt, B * P tokens) and Step's (position < max_positions, B tokens); every
 // token in [0, vocab).

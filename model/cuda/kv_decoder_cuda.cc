@@ -265,16 +265,7 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> CreateKvDecoder(const GptConfig& con
                                                             int max_prompt, int max_positions,
                                                             CudaPrecision precision,
                                                             std::unique_ptr<GemmRunner> gemm) {
-  if (auto st = ValidateConfig(config); !st.ok()) return st;
-  if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
-  if (max_positions < 1 || max_positions > config.block) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_positions=", max_positions, ": must be in [1, block=", config.block, "]"));
-  }
-  if (max_prompt < 1 || max_prompt > max_positions) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_prompt=", max_prompt, ": must be in [1, max_positions=", max_positions, "]"));
-  }
+  if (auto st = CheckDecoderShape(config, B, max_prompt, max_positions); !st.ok()) return st;
   if (gemm == nullptr) return absl::InvalidArgumentError("no GEMM runner");
   if (precision == CudaPrecision::kBf16) {
     auto d = std::make_unique<KvDecoder<Bf16>>(config, B, max_prompt, max_positions, std::move(gemm));
