@@ -2,30 +2,10 @@
 #include "macro/gpt_decode_options.h"
 
 #include "gtest/gtest.h"
+#include "macro/options_test_util.h"
 
 namespace macro {
 namespace {
-
-sysinfo::CudaInventory NoGpu() {
-  sysinfo::CudaInventory inv;
-  inv.reason = "CUDA driver version is insufficient";
-  return inv;
-}
-
-sysinfo::CudaInventory OneGpu(int cc_major) {
-  sysinfo::CudaInventory inv;
-  inv.available = true;
-  sysinfo::CudaDevice d;
-  d.name = "NVIDIA H200";
-  d.cc_major = cc_major;
-  inv.devices.push_back(d);
-  return inv;
-}
-
-void ExpectErrorNames(const absl::StatusOr<DecodeOptions>& o, const std::string& text) {
-  ASSERT_FALSE(o.ok()) << "expected an error naming " << text;
-  EXPECT_NE(o.status().message().find(text), std::string::npos) << o.status().message();
-}
 
 bool HasChoice(const DecodeOptions& o, const std::string& prefix) {
   for (const std::string& c : o.choices) {

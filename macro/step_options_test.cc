@@ -8,30 +8,10 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "macro/options_test_util.h"
 
 namespace macro {
 namespace {
-
-sysinfo::CudaInventory NoGpu() {
-  sysinfo::CudaInventory inv;
-  inv.reason = "CUDA driver version is insufficient";
-  return inv;
-}
-
-sysinfo::CudaInventory OneGpu(int cc_major) {
-  sysinfo::CudaInventory inv;
-  inv.available = true;
-  sysinfo::CudaDevice d;
-  d.name = "NVIDIA H200";
-  d.cc_major = cc_major;
-  inv.devices.push_back(d);
-  return inv;
-}
-
-void ExpectErrorNames(const absl::StatusOr<StepOptions>& o, const std::string& flag) {
-  ASSERT_FALSE(o.ok()) << "expected an error naming " << flag;
-  EXPECT_NE(o.status().message().find(flag), std::string::npos) << o.status().message();
-}
 
 TEST(StepOptionsTest, CpuDefaults) {
   auto o = ResolveStepOptions(RawStepFlags{}, NoGpu());
