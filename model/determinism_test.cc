@@ -15,29 +15,20 @@ struct TrainRun {
 };
 
 TrainRun Train(uint64_t seed) {
-  const GptConfig c = *GptPreset("test-mini");
-  const int B = 2, T = 32;
   TrainRun r;
-  auto setup = MakeModelAndBatch(c, B, T, seed, 11);
-  if (!setup.ok()) {
-    ADD_FAILURE() << setup.status();
+  StepHooks hooks;
+  hooks.after_forward = [&r](int step, GptModel& m) {
+    if (step == 3) EXPECT_TRUE(m.CopyLogitsToHost(&r.logits).ok());
+  };
+  auto t = TrainOnFixedBatch(*GptPreset("test-mini"), /*B=*/2, /*T=*/32, seed, /*batch_seed=*/11, /*steps=*/3,
+                             hooks);
+  if (!t.ok()) {
+    ADD_FAILURE() << t.status();
     return r;
   }
-  GptModel& m = *setup->model;
-  const Batch& batch = setup->batch;
-  AdamWConfig opt;
-  for (int step = 1; step <= 3; ++step) {
-    EXPECT_TRUE(m.Forward(batch).ok());
-    r.losses.push_back(m.loss());
-    if (step == 3) {
-      EXPECT_TRUE(m.CopyLogitsToHost(&r.logits).ok());
-    }
-    m.ZeroGrad();
-    EXPECT_TRUE(m.Backward().ok());
-    EXPECT_TRUE(m.Update(opt, step).ok());
-  }
-  EXPECT_TRUE(m.CopyParamsToHost(&r.params).ok());
-  EXPECT_TRUE(m.CopyGradsToHost(&r.grads).ok());
+  r.losses = t->losses;
+  EXPECT_TRUE(t->model->CopyParamsToHost(&r.params).ok());
+  EXPECT_TRUE(t->model->CopyGradsToHost(&r.grads).ok());
   return r;
 }
 

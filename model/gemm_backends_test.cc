@@ -18,28 +18,19 @@ struct TrainRun {
 
 TrainRun Train(CpuGemmBackend backend) {
   ScopedCpuGemmBackend scope(backend);
-  const GptConfig c = *GptPreset("test-mini");
-  const int B = 2, T = 32;
   TrainRun r;
-  auto setup = MakeModelAndBatch(c, B, T, 5, 11);
-  if (!setup.ok()) {
-    ADD_FAILURE() << setup.status();
+  StepHooks hooks;
+  hooks.after_backward = [&r](int step, GptModel& m) {
+    if (step == 1) EXPECT_TRUE(m.CopyGradsToHost(&r.first_grads).ok());
+  };
+  auto t = TrainOnFixedBatch(*GptPreset("test-mini"), /*B=*/2, /*T=*/32, /*seed=*/5, /*batch_seed=*/11,
+                             /*steps=*/3, hooks);
+  if (!t.ok()) {
+    ADD_FAILURE() << t.status();
     return r;
   }
-  GptModel& m = *setup->model;
-  const Batch& batch = setup->batch;
-  AdamWConfig opt;
-  for (int step = 1; step <= 3; ++step) {
-    EXPECT_TRUE(m.Forward(batch).ok());
-    r.losses.push_back(m.loss());
-    m.ZeroGrad();
-    EXPECT_TRUE(m.Backward().ok());
-    if (step == 1) {
-      EXPECT_TRUE(m.CopyGradsToHost(&r.first_grads).ok());
-    }
-    EXPECT_TRUE(m.Update(opt, step).ok());
-  }
-  EXPECT_TRUE(m.CopyParamsToHost(&r.params).ok());
+  r.losses.assign(t->losses.begin(), t->losses.end());
+  EXPECT_TRUE(t->model->CopyParamsToHost(&r.params).ok());
   return r;
 }
 

@@ -23,4 +23,24 @@ absl::Status ForwardBackward(GptModel& model, const Batch& batch) {
   return model.Backward();
 }
 
+absl::StatusOr<TrainedModel> TrainOnFixedBatch(const GptConfig& config, int B, int T, uint64_t seed,
+                                               uint64_t batch_seed, int steps, const StepHooks& hooks) {
+  absl::StatusOr<ModelAndBatch> setup = MakeModelAndBatch(config, B, T, seed, batch_seed);
+  if (!setup.ok()) return setup.status();
+  GptModel& m = *setup->model;
+  TrainedModel r;
+  const AdamWConfig opt;
+  for (int step = 1; step <= steps; ++step) {
+    if (absl::Status st = m.Forward(setup->batch); !st.ok()) return st;
+    r.losses.push_back(m.loss());
+    if (hooks.after_forward) hooks.after_forward(step, m);
+    m.ZeroGrad();
+    if (absl::Status st = m.Backward(); !st.ok()) return st;
+    if (hooks.after_backward) hooks.after_backward(step, m);
+    if (absl::Status st = m.Update(opt, step); !st.ok()) return st;
+  }
+  r.model = std::move(setup->model);
+  return r;
+}
+
 }  // namespace model

@@ -1,10 +1,12 @@
-// For the CPU model's training tests: a model and the one fixed batch it trains on, and one
-// forward and backward pass over it.
+// For the CPU model's training tests: a model and the one fixed batch it trains on, one forward
+// and backward pass over it, and a few training steps on it.
 #ifndef MODEL_TRAIN_SETUP_H_
 #define MODEL_TRAIN_SETUP_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -26,6 +28,22 @@ absl::StatusOr<ModelAndBatch> MakeModelAndBatch(const GptConfig& config, int B, 
 
 // Forward over `batch`, ZeroGrad, Backward: one step's gradients, without the update.
 absl::Status ForwardBackward(GptModel& model, const Batch& batch);
+
+// What TrainOnFixedBatch calls at each step (1-based), each optional: after Forward (the logits
+// are readable until Backward) and after Backward (this step's gradients, before the update).
+struct StepHooks {
+  std::function<void(int step, GptModel&model)> after_forward, after_backward;
+};
+
+struct TrainedModel {
+  std::unique_ptr<GptModel> model;
+  std::vector<float> losses;  // of each step
+};
+
+// MakeModelAndBatch, then `steps` training steps with the default AdamW options on the one
+// batch: Forward, ZeroGrad, Backward, Update. The first error stops it.
+absl::StatusOr<TrainedModel> TrainOnFixedBatch(const GptConfig& config, int B, int T, uint64_t seed,
+                                               uint64_t batch_seed, int steps, const StepHooks& hooks = {});
 
 }  // namespace model
 
