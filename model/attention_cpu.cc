@@ -9,6 +9,18 @@
 #include "model/gemm_cpu.h"
 
 namespace model {
+namespace {
+
+// Head h of batch row b in the fused qkv activations (B, T, 3C) (or their gradient): the
+// head's q, k and v columns start C apart, and a row of them is 3C long.
+template <typename P>
+struct QkvHead {
+  QkvHead(P qkv, int64_t b, int64_t h, int64_t T, int64_t C, int64_t hs)
+      : q(qkv + b * T * 3 * C + h * hs), k(q + C), v(q + 2 * C) {}
+  P q, k, v;
+};
+
+}  // namespace
 
 template <typename F>
 void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64_t C, int64_t NH) {
@@ -21,12 +33,10 @@ void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64
 #pragma omp parallel for schedule(static)
   for (int64_t bh = 0; bh < B * NH; ++bh) {
     const int64_t b = bh / NH, h = bh % NH;
-    const F* q = inp + b * T * C3 + h * hs;
-    const F* k = q + C;
-    const F* v = q + 2 * C;
+    const QkvHead<const F*> in(inp, b, h, T, C, hs);
     F* a = att + bh * T * T;
     // scores (T, T) = scale * q (T, hs) @ k^T (hs, T)
-    cpu_gemm(false, true, T, T, hs, scale, q, C3, k, C3, F(0), a, T);
+    cpu_gemm(false, true, T, T, hs, scale, in.q, C3, in.k, C3, F(0), a, T);
     for (int64_t t = 0; t < T; ++t) {
       F* row = a + t * T;
       F maxval = row[0];
@@ -41,7 +51,7 @@ void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64
       for (int64_t j = t + 1; j < T; ++j) row[j] = 0;
     }
     // out (T, hs) = att (T, T) @ v (T, hs)
-    cpu_gemm(false, false, T, hs, T, F(1), a, T, v, C3, F(0), out + b * T * C + h * hs, C);
+    cpu_gemm(false, false, T, hs, T, F(1), a, T, in.v, C3, F(0), out + b * T * C + h * hs, C);
   }
 }
 
@@ -58,19 +68,15 @@ void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* 
 #pragma omp parallel for schedule(static)
   for (int64_t bh = 0; bh < B * NH; ++bh) {
     const int64_t b = bh / NH, h = bh % NH;
-    const F* q = inp + b * T * C3 + h * hs;
-    const F* k = q + C;
-    const F* v = q + 2 * C;
-    F* dq = dinp + b * T * C3 + h * hs;
-    F* dk = dq + C;
-    F* dv = dq + 2 * C;
+    const QkvHead<const F*> in(inp, b, h, T, C, hs);
+    const QkvHead<F*> d(dinp, b, h, T, C, hs);
     const F* a = att + bh * T * T;
     const F* dy = dout + b * T * C + h * hs;
     F* da = datt + bh * T * T;
     // datt (T, T) = dout (T, hs) @ v^T (hs, T)
-    cpu_gemm(false, true, T, T, hs, F(1), dy, C, v, C3, F(0), da, T);
+    cpu_gemm(false, true, T, T, hs, F(1), dy, C, in.v, C3, F(0), da, T);
     // dv (T, hs) = att^T (T, T) @ dout (T, hs)
-    cpu_gemm(true, false, T, hs, T, F(1), a, T, dy, C, F(0), dv, C3);
+    cpu_gemm(true, false, T, hs, T, F(1), a, T, dy, C, F(0), d.v, C3);
     // Softmax backward in place: dscores = att * (datt - sum_j att * datt), zero when masked.
     for (int64_t t = 0; t < T; ++t) {
       const F* arow = a + t * T;
@@ -81,8 +87,8 @@ void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* 
       for (int64_t j = t + 1; j < T; ++j) drow[j] = 0;
     }
     // dq (T, hs) = scale * dscores (T, T) @ k (T, hs); dk = scale * dscores^T @ q
-    cpu_gemm(false, false, T, hs, T, scale, da, T, k, C3, F(0), dq, C3);
-    cpu_gemm(true, false, T, hs, T, scale, da, T, q, C3, F(0), dk, C3);
+    cpu_gemm(false, false, T, hs, T, scale, da, T, in.k, C3, F(0), d.q, C3);
+    cpu_gemm(true, false, T, hs, T, scale, da, T, in.q, C3, F(0), d.k, C3);
   }
 }
 
