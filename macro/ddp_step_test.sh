@@ -15,6 +15,18 @@ step=${2:+$(readlink -f "$2")}
 gate=${3:+$(readlink -f "$3")}
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# run_job NAME MPIRUN_ARGS...: `timeout 60 mpirun MPIRUN_ARGS...` into $tmp/NAME.log, then shows
+# the log; sets rc (its exit status) and start (when it began). A failure does not stop the script.
+run_job() {
+  local name=$1
+  shift
+  start=$(date +%s)
+  set +e
+  timeout 60 mpirun "$@" > "$tmp/$name.log" 2>&1
+  rc=$?
+  set -e
+  cat "$tmp/$name.log"
+}
 
 echo "== equivalence: 2 ranks vs 1 rank over the combined batch"
 timeout 120 mpirun -np 2 --oversubscribe "$equiv" > "$tmp/equiv.log" 2>&1 || { cat "$tmp/equiv.log"; fail "equivalence test"; }
@@ -78,33 +90,19 @@ set -e
 grep -q -- "--timeout_s=nan is not a finite number" <<<"$msg" || fail "--timeout_s=nan: $msg"
 
 echo "== configs that differ across ranks: an error on every rank, at start"
-set +e
-timeout 60 mpirun -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3 > "$tmp/mismatch.log" 2>&1
-rc=$?
-set -e
-cat "$tmp/mismatch.log"
+run_job mismatch -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3
 [ $rc -ne 0 ] || fail "a config mismatch must fail"
 grep -q "configuration differs across ranks" "$tmp/mismatch.log" || fail "mismatch message"
 grep -q "rank 1: .*B:3" "$tmp/mismatch.log" || fail "mismatch must name rank 1's config"
 ! grep -q "step .*timed" "$tmp/mismatch.log" || fail "no step may run with a mismatch"
 
 echo "== a rank that dies: the job ends with an error"
-set +e
-start=$(date +%s)
-timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --test_exit_rank=1 --test_fail_step=2 --timeout_s=10 > "$tmp/die.log" 2>&1
-rc=$?
-set -e
-cat "$tmp/die.log"
+run_job die -np 2 --oversubscribe "$step" "${common[@]}" --test_exit_rank=1 --test_fail_step=2 --timeout_s=10
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a dead rank must end the job with an error (rc=$rc)"
 [ $(( $(date +%s) - start )) -lt 30 ] || fail "took too long after a rank died"
 
 echo "== a rank that hangs: the others exit after --timeout_s"
-set +e
-start=$(date +%s)
-timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --test_hang_rank=1 --test_fail_step=2 --timeout_s=2 > "$tmp/hang.log" 2>&1
-rc=$?
-set -e
-cat "$tmp/hang.log"
+run_job hang -np 2 --oversubscribe "$step" "${common[@]}" --test_hang_rank=1 --test_fail_step=2 --timeout_s=2
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a hung rank must end the job with an error (rc=$rc)"
 grep -q "did not finish within 2.0 s" "$tmp/hang.log" || fail "timeout message"
 [ $(( $(date +%s) - start )) -lt 30 ] || fail "hang not bounded by the timeout"
