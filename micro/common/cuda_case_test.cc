@@ -85,32 +85,29 @@ TEST(CudaCaseTest, NoWarmUpWhenAsked) {
   EXPECT_EQ(o.kernel_calls, 5);
 }
 
-TEST(CudaCaseTest, SetupErrorIsACaseError) {
-  Outcome o;
-  const CollectedRun run =
-      RunFake("BM_FakeSetup", "incorrect bf16 matmul at (3, 4)", -1, CudaWarmUp::kOnce, &o);
-  EXPECT_TRUE(run.error);
-  EXPECT_EQ(run.error_message, "incorrect bf16 matmul at (3, 4)");
-  EXPECT_FALSE(o.returned);
-  EXPECT_EQ(o.trials, 0);
-}
-
-TEST(CudaCaseTest, WarmUpErrorIsACaseError) {
-  Outcome o;
-  const CollectedRun run = RunFake("BM_FakeWarm", "", 0, CudaWarmUp::kOnce, &o);
-  EXPECT_TRUE(run.error);
-  EXPECT_EQ(run.error_message, "cudaEventSynchronize failed: fake");
-  EXPECT_FALSE(o.returned);
-  EXPECT_EQ(o.trials, 0);
-}
-
-TEST(CudaCaseTest, TimedRunErrorIsACaseError) {
-  Outcome o;
-  const CollectedRun run = RunFake("BM_FakeTimed", "", 3, CudaWarmUp::kOnce, &o);
-  EXPECT_TRUE(run.error);
-  EXPECT_EQ(run.error_message, "cudaEventSynchronize failed: fake");
-  EXPECT_FALSE(o.returned);
-  EXPECT_EQ(o.trials, 2);  // calls 1 and 2 were timed; call 3 failed
+// An error in the setup, the warm-up or a timed run: the case ends as that error, no timing.
+TEST(CudaCaseTest, AnyErrorIsACaseError) {
+  struct ErrorCase {
+    const char* name;
+    const char* setup_error;  // "" for none
+    int fail_at;              // the kernel call (0 = the warm-up) that fails, or -1
+    const char* message;      // the case's error
+    int trials;               // timed runs before the error
+  };
+  const ErrorCase kCases[] = {
+      {"BM_FakeSetup", "incorrect bf16 matmul at (3, 4)", -1, "incorrect bf16 matmul at (3, 4)", 0},
+      {"BM_FakeWarm", "", 0, "cudaEventSynchronize failed: fake", 0},
+      {"BM_FakeTimed", "", 3, "cudaEventSynchronize failed: fake", 2},  // calls 1, 2 timed; 3 failed
+  };
+  for (const ErrorCase& c : kCases) {
+    SCOPED_TRACE(c.name);
+    Outcome o;
+    const CollectedRun run = RunFake(c.name, c.setup_error, c.fail_at, CudaWarmUp::kOnce, &o);
+    EXPECT_TRUE(run.error);
+    EXPECT_EQ(run.error_message, c.message);
+    EXPECT_FALSE(o.returned);
+    EXPECT_EQ(o.trials, c.trials);
+  }
 }
 
 TEST(CudaCaseTest, RegistersOnlyWithAUsableDevice) {
