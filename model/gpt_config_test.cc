@@ -3,6 +3,8 @@
 #include "model/gpt_config.h"
 
 #include <cmath>
+#include <initializer_list>
+#include <string>
 
 #include "accounting/gpt_flops.h"
 #include "gtest/gtest.h"
@@ -45,35 +47,28 @@ TEST(GptConfig, PadVocab) {
   EXPECT_EQ(PadVocab(65), 128);
 }
 
+// `st` is an error whose message contains each of `texts`.
+void ExpectErrorContains(const absl::Status& st, std::initializer_list<const char*> texts) {
+  ASSERT_FALSE(st.ok());
+  for (const char* t : texts) EXPECT_NE(st.message().find(t), std::string::npos) << t << ": " << st;
+}
+
 TEST(GptConfig, ValidationNamesTheValueAndTheRange) {
   GptConfig c = *GptPreset("gpt2");
   c.heads = 7;
-  absl::Status st = ValidateConfig(c);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("heads=7"), std::string::npos) << st;
-  EXPECT_NE(st.message().find("width=768"), std::string::npos) << st;
+  ExpectErrorContains(ValidateConfig(c), {"heads=7", "width=768"});
 
   c = *GptPreset("gpt2");
   c.layers = 0;
-  st = ValidateConfig(c);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("layers=0"), std::string::npos) << st;
-  EXPECT_NE(st.message().find(">= 1"), std::string::npos) << st;
+  ExpectErrorContains(ValidateConfig(c), {"layers=0", ">= 1"});
 
   c = *GptPreset("gpt2");
   c.padded_vocab = 50000;
-  st = ValidateConfig(c);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("padded_vocab=50000"), std::string::npos) << st;
+  ExpectErrorContains(ValidateConfig(c), {"padded_vocab=50000"});
 
   c = *GptPreset("gpt2");
-  st = ValidateRunShape(c, 4, 2048);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("seq=2048"), std::string::npos) << st;
-  EXPECT_NE(st.message().find("[1, 1024]"), std::string::npos) << st;
-  st = ValidateRunShape(c, 0, 64);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("batch=0"), std::string::npos) << st;
+  ExpectErrorContains(ValidateRunShape(c, 4, 2048), {"seq=2048", "[1, 1024]"});
+  ExpectErrorContains(ValidateRunShape(c, 0, 64), {"batch=0"});
   EXPECT_TRUE(ValidateRunShape(c, 4, 1024).ok());
 }
 
