@@ -5,12 +5,32 @@ namespace model {
 namespace cuda {
 namespace {
 
-GemmSpec Base(StorageType type, bool tf32) {
-  GemmSpec s;
+// The column-major product every mapping starts from: D (m x n, ldc) = op(A) (m x k, lda)
+// op(B) (k x n, ldb), with C = D (read only when beta is set).
+struct Product {
+  bool trans_a, trans_b;
+  int64_t m, n, k, lda, ldb, ldc;
+};
+
+GemmCall Call(const Product& p, const void* a, const void* b, void* d, StorageType type, bool tf32) {
+  GemmCall call;
+  GemmSpec& s = call.spec;
   s.ab_type = type;
   s.cd_type = type;
   s.tf32 = tf32 && type == StorageType::kFp32;
-  return s;
+  s.trans_a = p.trans_a;
+  s.trans_b = p.trans_b;
+  s.m = p.m;
+  s.n = p.n;
+  s.k = p.k;
+  s.lda = p.lda;
+  s.ldb = p.ldb;
+  s.ldc = p.ldc;
+  call.ptrs.a = a;
+  call.ptrs.b = b;
+  call.ptrs.c = d;
+  call.ptrs.d = d;
+  return call;
 }
 
 }  // namespace
@@ -18,27 +38,17 @@ GemmSpec Base(StorageType type, bool tf32) {
 GemmCall LinearForward(void* out, const void* inp, const void* weight, const void* bias, const void* residual,
                        void* gelu_aux, int64_t R, int64_t C, int64_t OC, StorageType type, bool tf32) {
   // out^T (OC x R) = W (OC x C; stored as column-major C x OC) @ inp^T (C x R).
-  GemmCall call;
+  GemmCall call = Call({/*trans_a=*/true, /*trans_b=*/false, /*m=*/OC, /*n=*/R, /*k=*/C, /*lda=*/C, /*ldb=*/C,
+                        /*ldc=*/OC},
+                       weight, inp, out, type, tf32);
   GemmSpec& s = call.spec;
-  s = Base(type, tf32);
-  s.trans_a = true;
-  s.trans_b = false;
-  s.m = OC;
-  s.n = R;
-  s.k = C;
-  s.lda = C;
-  s.ldb = C;
-  s.ldc = OC;
   s.bias = bias != nullptr;
   if (residual != nullptr) s.beta = 1.0f;
   if (gelu_aux != nullptr) {
     s.epilogue = GemmEpilogue::kGeluAux;
     s.aux_ld = OC;
   }
-  call.ptrs.a = weight;
-  call.ptrs.b = inp;
-  call.ptrs.c = residual != nullptr ? residual : out;
-  call.ptrs.d = out;
+  if (residual != nullptr) call.ptrs.c = residual;
   call.ptrs.bias = bias;
   call.ptrs.aux = gelu_aux;
   return call;
@@ -47,23 +57,15 @@ GemmCall LinearForward(void* out, const void* inp, const void* weight, const voi
 GemmCall LinearBackwardInput(void* dinp, const void* dout, const void* weight, const void* dgelu_aux,
                              int64_t R, int64_t C, int64_t OC, StorageType type, bool tf32) {
   // dinp^T (C x R) = W^T (C x OC; W stored as column-major C x OC) @ dout^T (OC x R).
-  GemmCall call;
+  GemmCall call =
+      Call({/*trans_a=*/false, /*trans_b=*/false, /*m=*/C, /*n=*/R, /*k=*/OC, /*lda=*/C, /*ldb=*/OC,
+            /*ldc=*/C},
+           weight, dout, dinp, type, tf32);
   GemmSpec& s = call.spec;
-  s = Base(type, tf32);
-  s.m = C;
-  s.n = R;
-  s.k = OC;
-  s.lda = C;
-  s.ldb = OC;
-  s.ldc = C;
   if (dgelu_aux != nullptr) {
     s.epilogue = GemmEpilogue::kDGelu;
     s.aux_ld = C;
   }
-  call.ptrs.a = weight;
-  call.ptrs.b = dout;
-  call.ptrs.c = dinp;
-  call.ptrs.d = dinp;
   call.ptrs.aux = const_cast<void*>(dgelu_aux);
   return call;
 }
@@ -71,23 +73,12 @@ GemmCall LinearBackwardInput(void* dinp, const void* dout, const void* weight, c
 GemmCall LinearBackwardWeight(float* dweight, const void* dout, const void* inp, int64_t R, int64_t C,
                               int64_t OC, StorageType type, bool tf32) {
   // dW^T (C x OC) += inp^T (C x R) @ dout (R x OC; dout stored as column-major OC x R).
-  GemmCall call;
-  GemmSpec& s = call.spec;
-  s = Base(type, tf32);
-  s.cd_type = StorageType::kFp32;
-  s.trans_a = false;
-  s.trans_b = true;
-  s.m = C;
-  s.n = OC;
-  s.k = R;
-  s.lda = C;
-  s.ldb = OC;
-  s.ldc = C;
-  s.beta = 1.0f;
-  call.ptrs.a = inp;
-  call.ptrs.b = dout;
-  call.ptrs.c = dweight;
-  call.ptrs.d = dweight;
+  GemmCall call =
+      Call({/*trans_a=*/false, /*trans_b=*/true, /*m=*/C, /*n=*/OC, /*k=*/R, /*lda=*/C, /*ldb=*/OC,
+            /*ldc=*/C},
+           inp, dout, dweight, type, tf32);
+  call.spec.cd_type = StorageType::kFp32;
+  call.spec.beta = 1.0f;
   return call;
 }
 
@@ -96,26 +87,15 @@ GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t
                        StorageType type, bool tf32) {
   // d^T (cols x rows, ld): element (j, i) = sum_e y[j][e] x[i][e]: A = y (stored hs x cols)
   // transposed, B = x (stored hs x rows).
-  GemmCall call;
+  GemmCall call = Call({/*trans_a=*/true, /*trans_b=*/false, /*m=*/cols, /*n=*/rows, /*k=*/hs, /*lda=*/hs,
+                        /*ldb=*/hs, /*ldc=*/ld},
+                       y, x, d, type, tf32);
   GemmSpec& s = call.spec;
-  s = Base(type, tf32);
-  s.trans_a = true;
-  s.trans_b = false;
-  s.m = cols;
-  s.n = rows;
-  s.k = hs;
-  s.lda = hs;
-  s.ldb = hs;
-  s.ldc = ld;
   s.batch = N;
   s.stride_a = stride_xy;
   s.stride_b = stride_xy;
   s.stride_c = stride_p;
   s.alpha = alpha;
-  call.ptrs.a = y;
-  call.ptrs.b = x;
-  call.ptrs.c = d;
-  call.ptrs.d = d;
   return call;
 }
 
@@ -124,26 +104,15 @@ GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_
                         bool tf32) {
   // d^T (hs x rows): element (e, i) = sum_j y[j][e] p[i][j]: A = y (stored hs x k),
   // B = p (stored k x rows, ld: column i holds row i of p).
-  GemmCall call;
+  GemmCall call = Call({/*trans_a=*/false, /*trans_b=*/false, /*m=*/hs, /*n=*/rows, /*k=*/k, /*lda=*/hs,
+                        /*ldb=*/ld, /*ldc=*/hs},
+                       y, p, d, type, tf32);
   GemmSpec& s = call.spec;
-  s = Base(type, tf32);
-  s.trans_a = false;
-  s.trans_b = false;
-  s.m = hs;
-  s.n = rows;
-  s.k = k;
-  s.lda = hs;
-  s.ldb = ld;
-  s.ldc = hs;
   s.batch = N;
   s.stride_a = stride_xy;
   s.stride_b = stride_p;
   s.stride_c = stride_xy;
   s.alpha = alpha;
-  call.ptrs.a = y;
-  call.ptrs.b = p;
-  call.ptrs.c = d;
-  call.ptrs.d = d;
   return call;
 }
 
