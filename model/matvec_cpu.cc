@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 #include "accounting/flop_counter.h"
 
@@ -41,33 +42,23 @@ void Matvec(float* out, const float* inp, const float* weight, const float* bias
   }
 }
 
+// Matvec<M> for M = 1 .. kMatvecMaxRows, at index M - 1.
+using MatvecFn = void (*)(float*, const float*, const float*, const float*, int64_t, int64_t);
+constexpr MatvecFn kMatvecByRows[] = {Matvec<1>, Matvec<2>, Matvec<3>, Matvec<4>,
+                                      Matvec<5>, Matvec<6>, Matvec<7>, Matvec<8>};
+static_assert(std::size(kMatvecByRows) == kMatvecMaxRows, "one Matvec<M> per allowed row count");
+
 }  // namespace
 
 void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t M,
                     int64_t C, int64_t OC, std::string_view tag) {
   accounting::CountMatmul(M, C, OC, tag);
-  switch (M) {
-    case 1:
-      return Matvec<1>(out, inp, weight, bias, C, OC);
-    case 2:
-      return Matvec<2>(out, inp, weight, bias, C, OC);
-    case 3:
-      return Matvec<3>(out, inp, weight, bias, C, OC);
-    case 4:
-      return Matvec<4>(out, inp, weight, bias, C, OC);
-    case 5:
-      return Matvec<5>(out, inp, weight, bias, C, OC);
-    case 6:
-      return Matvec<6>(out, inp, weight, bias, C, OC);
-    case 7:
-      return Matvec<7>(out, inp, weight, bias, C, OC);
-    case 8:
-      return Matvec<8>(out, inp, weight, bias, C, OC);
-    default:
-      std::fprintf(stderr, "matvec_forward: M=%lld rows; allowed 1 to %lld\n", static_cast<long long>(M),
-                   static_cast<long long>(kMatvecMaxRows));
-      std::abort();
+  if (M < 1 || M > kMatvecMaxRows) {
+    std::fprintf(stderr, "matvec_forward: M=%lld rows; allowed 1 to %lld\n", static_cast<long long>(M),
+                 static_cast<long long>(kMatvecMaxRows));
+    std::abort();
   }
+  kMatvecByRows[M - 1](out, inp, weight, bias, C, OC);
 }
 
 }  // namespace model
