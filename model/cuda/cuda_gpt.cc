@@ -552,7 +552,9 @@ absl::Status CudaGpt<S>::CaptureCheckedStep(const Batch& batch, const AdamWConfi
   loss_ = check.loss_graph;
   have_loss_ = true;
   have_forward_ = false;
-  return CheckGraphAgreement(check);
+  absl::Status agree = CheckGraphAgreement(check);
+  if (!agree.ok()) graph_.reset();  // never replayed; a later TrainStep captures and checks again
+  return agree;
 }
 
 template <typename S>
