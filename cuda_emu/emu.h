@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "cuda_emu/capture.h"
+
 namespace emu {
 
 struct Dim3 {
@@ -63,7 +65,9 @@ void RunGrid(Dim3 grid, Dim3 block, const std::function<void()>& body);
 int64_t LaunchCount();
 
 // MODEL_CUDA_LAUNCH(kernel, grid, block)(args...) in emulation: converts the arguments to the
-// kernel's parameter types once, then runs the grid.
+// kernel's parameter types once, then runs the grid; while the thread is capturing (capture.h)
+// it records the launch with a copy of those parameters instead, as a captured kernel node
+// holds its arguments.
 template <typename... P>
 class Launcher {
  public:
@@ -71,6 +75,12 @@ class Launcher {
   template <typename... A>
   void operator()(A&&... args) const {
     std::tuple<P...> params(std::forward<A>(args)...);
+    if (Capturing()) {
+      Record([grid = grid_, block = block_, k = k_, params] {
+        RunGrid(grid, block, [&] { std::apply(k, params); });
+      });
+      return;
+    }
     RunGrid(grid_, block_, [&] { std::apply(k_, params); });
   }
 

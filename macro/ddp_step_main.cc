@@ -185,9 +185,10 @@ absl::Status Build(Setup* s) {
   s->grad_accum = absl::GetFlag(FLAGS_grad_accum);
   if (!options.ok()) {
     local = options.status();
-  } else if (options->compare_data || options->profile) {
-    local =
-        absl::InvalidArgumentError("--compare_data and --profile are gpt_step's; ddp_step does not run them");
+  } else if (options->compare_data || options->profile || options->cuda_graph) {
+    local = absl::InvalidArgumentError(
+        "--compare_data, --profile and --cuda_graph are gpt_step's; ddp_step does not run them (a graph "
+        "would have to hold the gradient all-reduce between backward and AdamW)");
   } else if (s->grad_accum < 1) {
     local =
         absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));

@@ -23,7 +23,7 @@ std::string DecodeOptions::CaseName(int batch) const {
 const std::vector<std::string>& TrainOnlyFlags() {
   static const std::vector<std::string>* flags = new std::vector<std::string>{
       "seq",       "real_data", "data",         "compare_data", "profile", "profile_out",
-      "attention", "lr",        "weight_decay", "beta1",        "beta2"};
+      "attention", "lr",        "weight_decay", "beta1",        "beta2",   "cuda_graph"};
   return *flags;
 }
 

@@ -113,21 +113,33 @@ absl::StatusOr<StepTimes> GptSession::Step(bool real_data) {
   clock_->Mark();
   if (auto s = source->Next(&batch_); !s.ok()) return s;
   clock_->Mark();
-  if (auto s = model_->Forward(batch_); !s.ok()) return s;
-  clock_->Mark();
-  model_->ZeroGrad();
-  if (auto s = model_->Backward(); !s.ok()) return s;
-  clock_->Mark();
-  if (auto s = model_->Update(opt, steps_done_ + 1); !s.ok()) return s;
+  if (o_.cuda_graph) {
+    // Warm-up step 1 runs uncaptured, step 2 captures and checks the graph, every later step
+    // is one replay (model/cuda/cuda_gpt.h, "CUDA graph").
+    if (auto s = model_->TrainStep(batch_, opt, steps_done_ + 1); !s.ok()) return s;
+  } else {
+    if (auto s = model_->Forward(batch_); !s.ok()) return s;
+    clock_->Mark();
+    model_->ZeroGrad();
+    if (auto s = model_->Backward(); !s.ok()) return s;
+    clock_->Mark();
+    if (auto s = model_->Update(opt, steps_done_ + 1); !s.ok()) return s;
+  }
   clock_->Mark();
   StepTimes t;
   t.loss = model_->loss();  // synchronises a device
   std::vector<double> sec = clock_->Seconds();
-  if (sec.size() != 4) return absl::InternalError("step clock returned the wrong number of intervals");
+  if (sec.size() != (o_.cuda_graph ? 2u : 4u)) {
+    return absl::InternalError("step clock returned the wrong number of intervals");
+  }
   t.data = sec[0];
-  t.forward = sec[1];
-  t.backward = sec[2];
-  t.optimizer = sec[3];
+  if (o_.cuda_graph) {
+    t.graph = sec[1];
+  } else {
+    t.forward = sec[1];
+    t.backward = sec[2];
+    t.optimizer = sec[3];
+  }
   if (scope) {
     scope.reset();
     counted_flops_ = counter.total();

@@ -4,6 +4,8 @@
 // A step is: fetch a batch (data), Forward (forward), ZeroGrad + Backward (backward), AdamW
 // (optimizer), then loss() which synchronises the device where there is one. Each phase is timed
 // on the device's own clock (macro/step_clock.h); the step's time is the sum of the phases.
+// With --cuda_graph the last three are one GptModel::TrainStep (graph): one graph replay once
+// captured, so they are timed as one phase.
 #ifndef MACRO_GPT_SESSION_H_
 #define MACRO_GPT_SESSION_H_
 
@@ -25,8 +27,9 @@ namespace macro {
 
 struct StepTimes {
   double data = 0, forward = 0, backward = 0, optimizer = 0;
+  double graph = 0;  // --cuda_graph: forward + backward + optimizer as one TrainStep (the others 0)
   float loss = 0;
-  double total() const { return data + forward + backward + optimizer; }
+  double total() const { return data + forward + backward + optimizer + graph; }
 };
 
 // A GEMM of the CPU step and the library's rate at its shape (gpt_step's MFU loss breakdown).

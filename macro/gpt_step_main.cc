@@ -176,13 +176,14 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
 void PrintSummary(const Run& run, const CaseResult& r) {
   const GptSession& s = *run.session;
   const StepOptions& o = run.options;
-  std::vector<double> totals, data, fwd, bwd, opt;
+  std::vector<double> totals, data, fwd, bwd, opt, graph;
   for (const StepTimes& t : r.steps) {
     totals.push_back(t.total());
     data.push_back(t.data);
     fwd.push_back(t.forward);
     bwd.push_back(t.backward);
     opt.push_back(t.optimizer);
+    graph.push_back(t.graph);
   }
   SeriesStats st = Summarise(totals);
   Log(absl::StrCat("\n== summary: BM_GptStep/", o.CaseName(), r.real_data ? "/data:real" : "", ", ", st.n,
@@ -217,8 +218,13 @@ void PrintSummary(const Run& run, const CaseResult& r) {
                    "  (FLOPs of the matmuls actually issued / time / peak; no recompute here)"));
   double sum = st.sum > 0 ? st.sum : 1;
   auto share = [&](const std::vector<double>& v) { return 100 * Summarise(v).sum / sum; };
-  Log(absl::StrFormat("time split    data %.1f%% | forward %.1f%% | backward %.1f%% | optimizer %.1f%%",
-                      share(data), share(fwd), share(bwd), share(opt)));
+  if (o.cuda_graph) {
+    Log(absl::StrFormat("time split    data %.1f%% | forward + backward + optimizer %.1f%% (one CUDA graph)",
+                        share(data), share(graph)));
+  } else {
+    Log(absl::StrFormat("time split    data %.1f%% | forward %.1f%% | backward %.1f%% | optimizer %.1f%%",
+                        share(data), share(fwd), share(bwd), share(opt)));
+  }
   Log(absl::StrCat("data          ", s.DescribeData(r.real_data)));
   if (mfu.ok()) {
     for (const std::string& line : MfuReportLines(s, r.steps, *mfu)) Log(line);
@@ -313,7 +319,7 @@ int main(int argc, char** argv) {
     if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false"))
       listing = true;
   }
-  if (listing) g_log = stderr;                           // stdout lists case names only
+  if (listing) g_log = stderr;  // stdout lists case names only
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
   if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", argc, argv); !out.ok()) {
     std::fprintf(stderr, "gpt_step: error: %s\n", std::string(out.status().message()).c_str());

@@ -44,7 +44,9 @@ absl::StatusOr<std::unique_ptr<model::GptModel>> MakeModel(const StepOptions& o,
     return absl::UnavailableError(absl::StrCat("--device=cuda: ", err));
   }
   *device_name = dev->name;
-  return model::MakeCudaModel(o.config, o.batch, o.seq, o.seed, o.dtype);
+  model::CudaModelOptions cuda_options;
+  cuda_options.cuda_graph = o.cuda_graph;
+  return model::MakeCudaModel(o.config, o.batch, o.seq, o.seed, o.dtype, cuda_options);
 }
 
 }  // namespace macro

@@ -2,8 +2,9 @@
 //
 // Mark() records a point in order; Seconds() waits for the marks and returns the intervals
 // between consecutive ones, then forgets them. On the CPU a mark is steady_clock::now(); on
-// CUDA it is a cudaEvent recorded on the legacy default stream, so the intervals are GPU time,
-// read only after the events complete (no host clock around asynchronous work).
+// CUDA it is a cudaEvent recorded on the CUDA model's stream (the per-thread default stream), so
+// the intervals are GPU time, read only after the events complete (no host clock around
+// asynchronous work).
 #ifndef MACRO_STEP_CLOCK_H_
 #define MACRO_STEP_CLOCK_H_
 

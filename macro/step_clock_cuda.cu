@@ -1,4 +1,7 @@
-// cudaEvent implementations of StepClock and TraceTimer, on the legacy default stream.
+// cudaEvent implementations of StepClock and TraceTimer, recorded on the stream the CUDA model
+// issues its work to: the calling thread's default stream, cudaStreamPerThread
+// (model/cuda/model_stream.cuh says why; the events must be on that stream to be ordered with
+// the model's kernels and graph launches).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -21,6 +24,9 @@
 namespace macro {
 namespace {
 
+// The CUDA model's stream (model::cuda::ModelStream(), not visible from here).
+const cudaStream_t kModelStream = cudaStreamPerThread;
+
 // Events are reused across steps: a pool grows to the largest number needed.
 class EventPool {
  public:
@@ -42,7 +48,7 @@ class EventPool {
 
 class CudaStepClock : public StepClock {
  public:
-  void Mark() override { MACRO_CUDA_CHECK(cudaEventRecord(pool_.Get(used_++), 0)); }
+  void Mark() override { MACRO_CUDA_CHECK(cudaEventRecord(pool_.Get(used_++), kModelStream)); }
   std::vector<double> Seconds() override {
     std::vector<double> out;
     if (used_ > 0) MACRO_CUDA_CHECK(cudaEventSynchronize(pool_.Get(used_ - 1)));
@@ -64,7 +70,7 @@ class CudaTraceTimer : public TraceTimer {
  public:
   CudaTraceTimer() {
     MACRO_CUDA_CHECK(cudaEventCreate(&origin_));
-    MACRO_CUDA_CHECK(cudaEventRecord(origin_, 0));
+    MACRO_CUDA_CHECK(cudaEventRecord(origin_, kModelStream));
   }
   ~CudaTraceTimer() override { cudaEventDestroy(origin_); }
   void Begin(std::string_view op) override { Record(true, op); }
@@ -90,7 +96,7 @@ class CudaTraceTimer : public TraceTimer {
   };
   void Record(bool begin, std::string_view op) {
     size_t i = marks_.size();
-    MACRO_CUDA_CHECK(cudaEventRecord(pool_.Get(i), 0));
+    MACRO_CUDA_CHECK(cudaEventRecord(pool_.Get(i), kModelStream));
     marks_.push_back({begin, std::string(op), i});
   }
   void Replay(OpTrace* t) {

@@ -54,6 +54,11 @@ ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
 ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay (2-D weights only)");
 ABSL_FLAG(double, beta1, 0.9, "AdamW beta1");
 ABSL_FLAG(double, beta2, 0.95, "AdamW beta2");
+ABSL_FLAG(
+    bool, cuda_graph, false,
+    "gpt_step on CUDA: capture forward, backward and AdamW as one CUDA graph at warm-up step 2 (checked "
+    "once against an uncaptured step) and replay it every step after; needs --warmup_steps >= 2, not "
+    "with --profile or --device=cpu (ddp_step: not supported)");
 
 namespace macro {
 
@@ -87,6 +92,7 @@ RawStepFlags ReadStepFlags() {
   f.weight_decay = absl::GetFlag(FLAGS_weight_decay);
   f.beta1 = absl::GetFlag(FLAGS_beta1);
   f.beta2 = absl::GetFlag(FLAGS_beta2);
+  f.cuda_graph = absl::GetFlag(FLAGS_cuda_graph);
   return f;
 }
 

@@ -296,6 +296,31 @@ absl::Status ResolveOptimizer(const RawStepFlags& f, StepOptions* o) {
   return absl::OkStatus();
 }
 
+// --cuda_graph: the CUDA model only, with two warm-up steps (the first runs uncaptured, the
+// second captures and checks the graph) so that every timed step is a replay.
+absl::Status ResolveCudaGraph(const RawStepFlags& f, StepOptions* o) {
+  o->cuda_graph = f.cuda_graph;
+  if (!o->cuda_graph) return absl::OkStatus();
+  if (o->device != "cuda") {
+    return FlagError("cuda_graph",
+                     absl::StrCat("captures the CUDA model's step; this run is on the ", o->device,
+                                  " (use --device=cuda, or leave --cuda_graph off)"));
+  }
+  if (o->warmup_steps < 2) {
+    return FlagError("cuda_graph", absl::StrCat("needs --warmup_steps >= 2 (got ", o->warmup_steps,
+                                                "): warm-up step 1 runs uncaptured, step 2 captures and "
+                                                "checks the graph, so that every timed step is a replay"));
+  }
+  if (o->profile) {
+    return FlagError("cuda_graph",
+                     "cannot be combined with --profile: a replayed graph has no op boundaries to time");
+  }
+  o->choices.push_back(
+      "cuda_graph: forward, backward and AdamW captured as one CUDA graph at warm-up step 2 (checked against "
+      "an uncaptured step), replayed every step after");
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string StepOptions::CaseName() const {
@@ -313,6 +338,7 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f, const sysi
   if (s.ok()) s = ResolveData(f, &o);
   if (s.ok()) s = ResolvePeakAndAttention(f, &o);
   if (s.ok()) s = ResolveOptimizer(f, &o);
+  if (s.ok()) s = ResolveCudaGraph(f, &o);
   if (!s.ok()) return s;
   return o;
 }

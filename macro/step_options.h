@@ -41,6 +41,7 @@ struct RawStepFlags {
   double peak_flops = 0;           // explicit peak, FLOP/s
   std::string attention = "full";  // full | causal
   double lr = 6e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95;
+  bool cuda_graph = false;  // gpt_step: the CUDA step as one captured graph
 };
 
 struct StepOptions {
@@ -61,6 +62,9 @@ struct StepOptions {
   double peak_flops = 0;
   accounting::AttentionConvention convention = accounting::AttentionConvention::kFull;
   double lr = 0, weight_decay = 0, beta1 = 0, beta2 = 0;
+  // CUDA only: forward, backward and AdamW captured as one CUDA graph at warm-up step 2 and
+  // replayed every step after (model/cuda/cuda_gpt.h, "CUDA graph"); needs >= 2 warm-up steps.
+  bool cuda_graph = false;
   // "device: cpu (no CUDA device: ...)", "batch: 4 (CPU default)", ...
   std::vector<std::string> choices;
 

@@ -145,6 +145,44 @@ TEST(StepOptionsTest, CpuGemmDefaultsToOneDnnAndSaysWhy) {
   ExpectErrorNames(ResolveStepOptions(f, OneGpu(9)), "--cpu_gemm");
 }
 
+TEST(StepOptionsTest, CudaGraphNeedsTheCudaModelTwoWarmupStepsAndNoProfile) {
+  RawStepFlags f;
+  auto o = ResolveStepOptions(f, OneGpu(9));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->cuda_graph);  // off unless asked for
+
+  f.cuda_graph = true;
+  o = ResolveStepOptions(f, OneGpu(9));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->cuda_graph);
+  bool explained = false;
+  for (const std::string& c : o->choices) explained |= c.rfind("cuda_graph: ", 0) == 0;
+  EXPECT_TRUE(explained);
+
+  // On the CPU (asked for, or chosen because there is no GPU) it is an error naming the flag.
+  f.device = "cpu";
+  o = ResolveStepOptions(f, OneGpu(9));
+  ExpectErrorNames(o, "--cuda_graph");
+  EXPECT_NE(o.status().message().find("cpu"), std::string::npos) << o.status();
+  f.device = "auto";
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--cuda_graph");
+
+  // Step 1 uncaptured, step 2 the capture: both must be warm-up steps.
+  f.warmup_steps = 1;
+  o = ResolveStepOptions(f, OneGpu(9));
+  ExpectErrorNames(o, "--cuda_graph");
+  EXPECT_NE(o.status().message().find("--warmup_steps >= 2"), std::string::npos) << o.status();
+  f.warmup_steps = 2;
+  EXPECT_TRUE(ResolveStepOptions(f, OneGpu(9)).ok());
+
+  // A replay has no op boundaries for --profile.
+  f.profile = true;
+  f.profile_out = testing::TempDir() + "/cuda_graph_trace.json";
+  o = ResolveStepOptions(f, OneGpu(9));
+  ExpectErrorNames(o, "--cuda_graph");
+  EXPECT_NE(o.status().message().find("--profile"), std::string::npos) << o.status();
+}
+
 TEST(StepOptionsTest, OverridesMakeACustomConfig) {
   RawStepFlags f;
   f.layers = 2;

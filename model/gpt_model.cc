@@ -1,4 +1,4 @@
-// Checks shared by every GptModel implementation.
+// Checks shared by every GptModel implementation, and the default TrainStep.
 #include "model/gpt_model.h"
 
 #include <cmath>
@@ -49,6 +49,13 @@ absl::Status ValidateBatch(const GptConfig& config, int B, int T, const Batch& b
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status GptModel::TrainStep(const Batch& batch, const AdamWConfig& opt, int step) {
+  if (auto st = Forward(batch); !st.ok()) return st;
+  ZeroGrad();
+  if (auto st = Backward(); !st.ok()) return st;
+  return Update(opt, step);
 }
 
 }  // namespace model

@@ -57,6 +57,10 @@ class GptModel {
   virtual absl::Status Backward() = 0;
   // AdamW on every parameter; step counts from 1 (bias correction).
   virtual absl::Status Update(const AdamWConfig& opt, int step) = 0;
+  // One whole training step without a gradient all-reduce: Forward, ZeroGrad, Backward, Update;
+  // loss() is then this step's. A model may run it as one unit (the CUDA model with
+  // CudaGptOptions::cuda_graph replays a captured CUDA graph); the default makes the four calls.
+  virtual absl::Status TrainStep(const Batch& batch, const AdamWConfig& opt, int step);
   virtual void Synchronize() = 0;  // no-op on the CPU
 
   virtual int64_t num_params() const = 0;

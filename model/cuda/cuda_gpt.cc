@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,7 @@
 #include "model/cuda/encoder_cuda.h"
 #include "model/cuda/gelu_cuda.h"
 #include "model/cuda/gemm_spec.h"
+#include "model/cuda/graph_check.h"
 #include "model/cuda/launch_config.h"
 #include "model/cuda/layernorm_cuda.h"
 #include "model/cuda/matmul_cuda.h"
@@ -68,6 +70,7 @@ class CudaGpt final : public CudaGptBase {
   void ZeroGrad() override;
   absl::Status Backward() override;
   absl::Status Update(const AdamWConfig& opt, int step) override;
+  absl::Status TrainStep(const Batch& batch, const AdamWConfig& opt, int step) override;
   void Synchronize() override { DeviceSynchronize(); }
   int64_t num_params() const override { return layout_.num_params(); }
   float* params_data() override { return Ptr<float>(CudaTensor::kParams); }
@@ -96,9 +99,22 @@ class CudaGpt final : public CudaGptBase {
     }
   }
   void RefreshWeightCopy();
+  // The step's inputs, written by the host (synchronous copies; never inside a capture).
+  void UploadBatch(const Batch& batch);
+  void UploadAdamWArgs(const AdamWConfig& opt, int step);
+  // The device work of each phase: launches, GEMMs and memsets only, so that a graph capture
+  // records all of it (no host synchronisation, no allocation, no step-dependent argument).
+  void ForwardKernels();
+  void ForwardLayer(int64_t l, const ParamPointers<S>& w);
+  void ZeroGradKernels();
+  void BackwardKernels();
+  void UpdateKernels();
   // Backward's steps: the loss, LM head and final LayerNorm; then one block, from the top.
   void BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g);
   void BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  // --cuda_graph (cuda_gpt.h): the capture with its one-time check, and the capture itself.
+  absl::Status CaptureCheckedStep(const Batch& batch, const AdamWConfig& opt, int step);
+  absl::Status CaptureStep();
   bool DecideGeluFusion();
   bool DecideResidualFusion();
   // out = residual + inp @ weight^T + bias: one GEMM with the residual as its C input, or the
@@ -121,6 +137,8 @@ class CudaGpt final : public CudaGptBase {
   bool have_loss_ = false;
   float loss_ = 0;
   OpTimer* timer_ = nullptr;
+  int64_t uncaptured_updates_ = 0;  // Update calls run (a capture needs one first)
+  DeviceGraphPtr graph_;            // the captured train step (options_.cuda_graph)
 };
 
 template <typename S>
@@ -200,76 +218,95 @@ void CudaGpt<S>::ProjectionWithResidual(S* out, const S* inp, const S* weight, c
 }
 
 template <typename S>
+void CudaGpt<S>::UploadBatch(const Batch& batch) {
+  const int64_t BT = int64_t{B_} * T_;
+  CopyToDevice(Ptr<int32_t>(CudaTensor::kInputs), batch.inputs.data(), BT * 4);
+  CopyToDevice(Ptr<int32_t>(CudaTensor::kTargets), batch.targets.data(), BT * 4);
+}
+
+template <typename S>
+void CudaGpt<S>::UploadAdamWArgs(const AdamWConfig& opt, int step) {
+  static_assert(sizeof(AdamWStepArgs) <= kAdamWArgsFloats * sizeof(float), "kAdamWArgs too small");
+  const AdamWStepArgs args = MakeAdamWStepArgs(opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay, step);
+  CopyToDevice(Ptr<float>(CudaTensor::kAdamWArgs), &args, sizeof(args));
+}
+
+template <typename S>
 absl::Status CudaGpt<S>::Forward(const Batch& batch) {
   if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
-  const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
-  GemmRunner* gemm = gemm_.get();
-  const ParamPointers<S> w = PointParams(layout_, Weights());
-  int32_t* inputs = Ptr<int32_t>(CudaTensor::kInputs);
-  int32_t* targets = Ptr<int32_t>(CudaTensor::kTargets);
-  CopyToDevice(inputs, batch.inputs.data(), BT * 4);
-  CopyToDevice(targets, batch.targets.data(), BT * 4);
+  UploadBatch(batch);
   have_loss_ = false;
+  ForwardKernels();
+  have_forward_ = true;
+  return absl::OkStatus();
+}
 
+template <typename S>
+void CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+  GemmRunner* gemm = gemm_.get();
+  S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
+  S* ln1 = Act(CudaTensor::kLn1, l);
+  S* qkv = Act(CudaTensor::kQkv);
+  S* atty = Act(CudaTensor::kAtty, l);
+  S* residual2 = Act(CudaTensor::kResidual2, l);
+  S* ln2 = Act(CudaTensor::kLn2, l);
+  S* fch = Act(CudaTensor::kFch, l);
+  S* fch_gelu = Act(CudaTensor::kFchGelu, l);
+  S* residual3 = Act(CudaTensor::kResidual3, l);
+  {
+    ScopedOp op(timer_, "layernorm_forward");
+    layernorm_forward(ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), residual,
+                      w.ln1w + l * C, Slice(w.ln1b, l * C), B, T, C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/qkv");
+    matmul_forward(qkv, ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C), static_cast<const S*>(nullptr),
+                   static_cast<S*>(nullptr), B, T, C, 3 * C, gemm, tf32_, "qkv");
+  }
+  {
+    ScopedOp op(timer_, "attention_forward");
+    attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum),
+                      qkv, B, T, C, NH, gemm, tf32_, options_.attention_block);
+  }
+  // residual2 = residual + atty @ attprojw^T + attprojb
+  ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C), residual, C, C,
+                         "matmul_forward/attproj", "attproj");
+  {
+    ScopedOp op(timer_, "layernorm_forward");
+    layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
+                      residual2, w.ln2w + l * C, Slice(w.ln2b, l * C), B, T, C);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/fc");
+    if (fuse_gelu_) {
+      // fch_gelu = gelu(ln2 @ fcw^T + fcb), and fch = its input, in one GEMM.
+      matmul_forward(fch_gelu, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
+                     static_cast<const S*>(nullptr), fch, B, T, C, 4 * C, gemm, tf32_, "fc");
+    } else {
+      matmul_forward(fch, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C), static_cast<const S*>(nullptr),
+                     static_cast<S*>(nullptr), B, T, C, 4 * C, gemm, tf32_, "fc");
+    }
+  }
+  if (!fuse_gelu_) {
+    ScopedOp op(timer_, "gelu_forward");
+    gelu_forward(fch_gelu, fch, BT * 4 * C);
+  }
+  // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
+  ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C), residual2,
+                         4 * C, C, "matmul_forward/fcproj", "fcproj");
+}
+
+template <typename S>
+void CudaGpt<S>::ForwardKernels() {
+  const int64_t B = B_, T = T_, C = config_.width, L = config_.layers;
+  const int64_t V = config_.vocab, Vp = config_.padded_vocab;
+  const ParamPointers<S> w = PointParams(layout_, Weights());
   {
     ScopedOp op(timer_, "encoder_forward");
-    encoder_forward(Act(CudaTensor::kEncoded), inputs, w.wte, w.wpe, B, T, C);
+    encoder_forward(Act(CudaTensor::kEncoded), Ptr<int32_t>(CudaTensor::kInputs), w.wte, w.wpe, B, T, C);
   }
-  for (int64_t l = 0; l < L; ++l) {
-    S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
-    S* ln1 = Act(CudaTensor::kLn1, l);
-    S* qkv = Act(CudaTensor::kQkv);
-    S* atty = Act(CudaTensor::kAtty, l);
-    S* residual2 = Act(CudaTensor::kResidual2, l);
-    S* ln2 = Act(CudaTensor::kLn2, l);
-    S* fch = Act(CudaTensor::kFch, l);
-    S* fch_gelu = Act(CudaTensor::kFchGelu, l);
-    S* residual3 = Act(CudaTensor::kResidual3, l);
-    {
-      ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l),
-                        residual, w.ln1w + l * C, Slice(w.ln1b, l * C), B, T, C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/qkv");
-      matmul_forward(qkv, ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C),
-                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 3 * C, gemm, tf32_,
-                     "qkv");
-    }
-    {
-      ScopedOp op(timer_, "attention_forward");
-      attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum),
-                        qkv, B, T, C, NH, gemm, tf32_, options_.attention_block);
-    }
-    // residual2 = residual + atty @ attprojw^T + attprojb
-    ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C), residual, C, C,
-                           "matmul_forward/attproj", "attproj");
-    {
-      ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
-                        residual2, w.ln2w + l * C, Slice(w.ln2b, l * C), B, T, C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/fc");
-      if (fuse_gelu_) {
-        // fch_gelu = gelu(ln2 @ fcw^T + fcb), and fch = its input, in one GEMM.
-        matmul_forward(fch_gelu, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
-                       static_cast<const S*>(nullptr), fch, B, T, C, 4 * C, gemm, tf32_, "fc");
-      } else {
-        matmul_forward(fch, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
-                       static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 4 * C, gemm, tf32_,
-                       "fc");
-      }
-    }
-    if (!fuse_gelu_) {
-      ScopedOp op(timer_, "gelu_forward");
-      gelu_forward(fch_gelu, fch, BT * 4 * C);
-    }
-    // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
-    ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C), residual2,
-                           4 * C, C, "matmul_forward/fcproj", "fcproj");
-  }
+  for (int64_t l = 0; l < L; ++l) ForwardLayer(l, w);
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
     ScopedOp op(timer_, "layernorm_forward");
@@ -279,16 +316,14 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");
     matmul_forward(Act(CudaTensor::kLogits), Act(CudaTensor::kLnf), w.lm_head, static_cast<const S*>(nullptr),
-                   static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, Vp, gemm, tf32_,
+                   static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, Vp, gemm_.get(), tf32_,
                    "lm_head");
   }
   {
     ScopedOp op(timer_, "crossentropy_forward");
     crossentropy_forward(Ptr<float>(CudaTensor::kLosses), Ptr<float>(CudaTensor::kLse),
-                         Act(CudaTensor::kLogits), targets, B, T, V, Vp);
+                         Act(CudaTensor::kLogits), Ptr<int32_t>(CudaTensor::kTargets), B, T, V, Vp);
   }
-  have_forward_ = true;
-  return absl::OkStatus();
 }
 
 template <typename S>
@@ -307,6 +342,11 @@ float CudaGpt<S>::loss() {
 
 template <typename S>
 void CudaGpt<S>::ZeroGrad() {
+  ZeroGradKernels();
+}
+
+template <typename S>
+void CudaGpt<S>::ZeroGradKernels() {
   ScopedOp op(timer_, "zero_grad");
   MemsetAsync(Ptr<float>(CudaTensor::kGrads), 0, layout_.num_params() * 4);
 }
@@ -406,6 +446,12 @@ absl::Status CudaGpt<S>::Backward() {
     return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
   }
   have_forward_ = false;
+  BackwardKernels();
+  return absl::OkStatus();
+}
+
+template <typename S>
+void CudaGpt<S>::BackwardKernels() {
   const int64_t B = B_, T = T_, C = config_.width;
   const ParamPointers<S> w = PointParams(layout_, Weights());
   const ParamPointers<float> g = PointParams(layout_, Ptr<float>(CudaTensor::kGrads));
@@ -416,7 +462,6 @@ absl::Status CudaGpt<S>::Backward() {
     ScopedOp op(timer_, "encoder_backward");
     encoder_backward(g.wte, g.wpe, dresidual, Ptr<int32_t>(CudaTensor::kInputs), B, T, C);
   }
-  return absl::OkStatus();
 }
 
 template <typename S>
@@ -425,16 +470,91 @@ absl::Status CudaGpt<S>::Update(const AdamWConfig& opt, int step) {
   if (step < 1) {
     return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
   }
+  UploadAdamWArgs(opt, step);
+  UpdateKernels();
+  ++uncaptured_updates_;
+  return absl::OkStatus();
+}
+
+template <typename S>
+void CudaGpt<S>::UpdateKernels() {
   ScopedOp op(timer_, "adamw_update");
   Bf16* copy = Ptr<Bf16>(CudaTensor::kParamsBf16);  // null in fp32 modes
+  const auto* args = reinterpret_cast<const AdamWStepArgs*>(Ptr<float>(CudaTensor::kAdamWArgs));
   for (const ParamTensorInfo& t : layout_.tensors()) {
     if (t.size == 0) continue;
     adamw_update(Ptr<float>(CudaTensor::kParams) + t.offset, copy == nullptr ? nullptr : copy + t.offset,
                  Ptr<float>(CudaTensor::kGrads) + t.offset, Ptr<float>(CudaTensor::kAdamM) + t.offset,
-                 Ptr<float>(CudaTensor::kAdamV) + t.offset, t.size, opt.lr, opt.beta1, opt.beta2, opt.eps,
-                 t.weight_decay ? opt.weight_decay : 0.0f, step);
+                 Ptr<float>(CudaTensor::kAdamV) + t.offset, t.size, args, t.weight_decay);
   }
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::TrainStep(const Batch& batch, const AdamWConfig& opt, int step) {
+  if (!options_.cuda_graph || uncaptured_updates_ == 0) return GptModel::TrainStep(batch, opt, step);
+  if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
+  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
+  if (step < 1) return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
+  if (graph_ == nullptr) return CaptureCheckedStep(batch, opt, step);
+  // Outside the graph: this step's tokens and AdamW arguments, where the graph's kernels read them.
+  UploadBatch(batch);
+  UploadAdamWArgs(opt, step);
+  LaunchGraph(*graph_);
+  have_forward_ = false;  // the graph's backward turned the logits into their gradient
+  have_loss_ = false;
   return absl::OkStatus();
+}
+
+// Records forward, zero-grad, backward and AdamW into graph_ (nothing runs). The op timer is off
+// meanwhile: its events would be captured too, and a replay has no op boundaries to time.
+template <typename S>
+absl::Status CudaGpt<S>::CaptureStep() {
+  if (std::string error = BeginGraphCapture(); !error.empty()) return absl::InternalError(error);
+  OpTimer* timer = std::exchange(timer_, nullptr);
+  ForwardKernels();
+  ZeroGradKernels();
+  BackwardKernels();
+  UpdateKernels();
+  timer_ = timer;
+  std::string error;
+  graph_ = EndGraphCapture(&error);
+  if (graph_ == nullptr) return absl::InternalError(absl::StrCat("--cuda_graph: ", error));
+  return absl::OkStatus();
+}
+
+// The capture step with its one-time check (cuda_gpt.h, graph_check.h). Host memory: the
+// parameters and both AdamW moments, 12 bytes per parameter, for the duration of this call.
+template <typename S>
+absl::Status CudaGpt<S>::CaptureCheckedStep(const Batch& batch, const AdamWConfig& opt, int step) {
+  const int64_t n = layout_.num_params();
+  const CudaTensor saved_ids[] = {CudaTensor::kParams, CudaTensor::kAdamM, CudaTensor::kAdamV};
+  std::vector<std::vector<float>> saved(3, std::vector<float>(static_cast<size_t>(n)));
+  for (int i = 0; i < 3; ++i) CopyToHost(saved[i].data(), Ptr<float>(saved_ids[i]), n * 4);
+
+  GraphCheck check;
+  if (auto st = GptModel::TrainStep(batch, opt, step); !st.ok()) return st;
+  check.loss_uncaptured = loss();
+  if (auto st = Forward(batch); !st.ok()) return st;
+  check.probe_uncaptured = loss();
+
+  for (int i = 0; i < 3; ++i) CopyToDevice(Ptr<float>(saved_ids[i]), saved[i].data(), n * 4);
+  RefreshWeightCopy();
+  UploadBatch(batch);
+  UploadAdamWArgs(opt, step);
+  if (auto st = CaptureStep(); !st.ok()) return st;
+  LaunchGraph(*graph_);
+  have_forward_ = false;
+  have_loss_ = false;
+  check.loss_graph = loss();
+  if (auto st = Forward(batch); !st.ok()) return st;
+  check.probe_graph = loss();
+  // The step's result is the replay's: its loss, and no logits (the probe's are not the step's).
+  loss_ = check.loss_graph;
+  have_loss_ = true;
+  have_forward_ = false;
+  absl::Status agree = CheckGraphAgreement(check);
+  if (!agree.ok()) graph_.reset();  // never replayed; a later TrainStep captures and checks again
+  return agree;
 }
 
 template <typename S>
@@ -478,12 +598,14 @@ absl::Status CudaGpt<S>::CopyLogitsToHost(std::vector<float>* out) {
 
 template <typename S>
 std::string CudaGpt<S>::Describe() const {
-  return absl::StrCat("cuda ", PrecisionName(options_.precision), " on ", options_.device_name, ", GeLU ",
-                      fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels", ", residual adds ",
-                      fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
-                      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
-                      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(),
-                      "; memory: ", plan_.Describe());
+  return absl::StrCat(
+      "cuda ", PrecisionName(options_.precision), " on ", options_.device_name, ", GeLU ",
+      fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels", ", residual adds ",
+      fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
+      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
+      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(),
+      options_.cuda_graph ? ", train step as one CUDA graph (captured at the second step)" : "",
+      "; memory: ", plan_.Describe());
 }
 
 template <typename S>

@@ -31,8 +31,29 @@ struct CudaGptOptions {
   bool fuse_residual = true;        // residual adds as the projection GEMMs' C input
   int64_t attention_block = 0;      // query rows per attention block (0: kAttentionBlock)
   std::string device_name = "GPU";  // for messages
+  // TrainStep as one CUDA graph: forward, zero-grad, backward and AdamW captured once, replayed
+  // every step after (see "CUDA graph" below).
+  bool cuda_graph = false;
 };
 
+// CUDA graph (options.cuda_graph; CUDA Programming Guide, "CUDA Graphs"). TrainStep(batch, opt,
+// step) then runs:
+//  - while no uncaptured step has completed: the four calls, uncaptured (cuBLASLt allocates its
+//    workspace and picks its algorithms at a GEMM's first call, which a capture must not do);
+//  - the next step: the capture, with a one-time check (graph_check.h): the parameters and AdamW
+//    moments are saved to the host, one uncaptured step and a probe forward run, the state is
+//    restored, then the step is captured into a graph and replayed, and the probe repeated; the
+//    two must agree, else the step returns Internal. That replay is the step's result;
+//  - every later step: the tokens and the AdamW arguments (adamw_cuda.h: AdamWStepArgs) are
+//    copied to the device, then the graph is launched (one cudaGraphLaunch).
+// What the graph bakes in does not change between steps: every pointer is into the one arena
+// planned at creation; the step count, bias corrections and learning rate are read by the AdamW
+// kernel from device memory; the tokens are read from the device buffers the host rewrites; the
+// rest (1/BT, shapes, GEMM scalars) is constant. The batch upload and the loss read-back stay
+// outside the graph. Forward / ZeroGrad / Backward / Update called separately run uncaptured as
+// always. The op timer sees nothing of a replay (one graph, no op boundaries), and the FLOP
+// counter counts the GEMMs when they are issued, i.e. in the uncaptured steps and at capture.
+//
 // Plans memory, checks it fits (device_api.h's DeviceMemoryInfo) BEFORE allocating, allocates
 // once, initialises the parameters from `seed` exactly as the CPU model does (param_init.h, on
 // the host, then copied). Errors: invalid config or run shape (InvalidArgument), not enough

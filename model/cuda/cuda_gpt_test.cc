@@ -14,6 +14,7 @@
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
 #include "model/cpu_model.h"
+#include "model/cuda/graph_check.h"
 #include "model/cuda/launch_config.h"
 #include "model/cuda/test_backend.h"
 #include "model/data/rng.h"
@@ -59,9 +60,10 @@ Batch RandomBatch(const GptConfig& c, int B, int T, uint64_t seed) {
 }
 
 std::unique_ptr<GptModel> MakeCuda(const RunSetup& s, CudaPrecision precision, bool fuse_gelu,
-                                   uint64_t seed = 7, bool fuse_residual = true,
-                                   int64_t attention_block = 0) {
+                                   uint64_t seed = 7, bool fuse_residual = true, int64_t attention_block = 0,
+                                   bool cuda_graph = false) {
   CudaGptOptions options;
+  options.cuda_graph = cuda_graph;
   options.attention_block = attention_block;
   options.precision = precision;
   options.fuse_gelu = fuse_gelu;
@@ -308,6 +310,127 @@ TEST(CudaGptTest, OpTimerSeesEveryOp) {
     EXPECT_EQ(names.count(op), 1u) << op;
   }
   EXPECT_EQ(layernorm_calls, 2 * s.config.layers + 1);
+}
+
+// --- the train step as one CUDA graph (CudaGptOptions::cuda_graph) -------------------------------
+
+int64_t OpCalls(OpTimer& timer) {
+  int64_t calls = 0;
+  for (const OpTime& t : timer.Totals()) calls += t.calls;
+  return calls;
+}
+
+// Five TrainSteps of a graph model against five of a plain one from the same seed, with a new
+// batch and a new learning rate every step (what must reach the replays through device memory).
+// The emulator replays the very closures it recorded, so every loss and parameter must be equal
+// bit for bit; on a GPU the embedding backward's atomics leave rounding differences.
+void GraphStepsMatchUncapturedSteps(CudaPrecision precision, bool fuse) {
+  SKIP_WITHOUT_DEVICE();
+  const RunSetup s = SmallSetup();
+  std::unique_ptr<GptModel> plain = MakeCuda(s, precision, fuse, 9, fuse);
+  std::unique_ptr<GptModel> graph = MakeCuda(s, precision, fuse, 9, fuse, 0, /*cuda_graph=*/true);
+  // A model that repeats step 2's AdamW arguments: what a graph that baked them would compute.
+  std::unique_ptr<GptModel> stale = MakeCuda(s, precision, fuse, 9, fuse);
+  ASSERT_TRUE(plain != nullptr && graph != nullptr && stale != nullptr);
+  EXPECT_NE(DescribeCudaGpt(*graph).find("CUDA graph"), std::string::npos);
+  EXPECT_EQ(DescribeCudaGpt(*plain).find("CUDA graph"), std::string::npos);
+  const bool exact = test::IsEmulated();
+  HostOpTimer timer;
+  graph->SetOpTimer(&timer);
+  auto opt_of = [](int step) {
+    AdamWConfig opt;
+    opt.lr = 2e-3f / static_cast<float>(step);
+    return opt;
+  };
+  for (int step = 1; step <= 5; ++step) {
+    const Batch batch = RandomBatch(s.config, s.B, s.T, 100 + step);
+    timer.Reset();
+    ASSERT_TRUE(plain->TrainStep(batch, opt_of(step), step).ok());
+    const absl::Status st = graph->TrainStep(batch, opt_of(step), step);
+    ASSERT_TRUE(st.ok()) << st;
+    const int stale_step = step < 2 ? step : 2;
+    ASSERT_TRUE(stale->TrainStep(batch, opt_of(stale_step), stale_step).ok());
+    // Step 1 runs uncaptured and step 2 runs the capture's check uncaptured: the host issues
+    // (and the timer sees) their ops. From step 3 the graph replays: the host issues none.
+    if (step <= 2) {
+      EXPECT_GT(OpCalls(timer), 0) << "step " << step;
+    } else {
+      EXPECT_EQ(OpCalls(timer), 0) << "step " << step;
+    }
+    if (exact) {
+      EXPECT_EQ(graph->loss(), plain->loss()) << "step " << step;
+    } else {
+      EXPECT_NEAR(graph->loss(), plain->loss(), kGraphCheckRelTolerance * plain->loss()) << "step " << step;
+    }
+  }
+  graph->SetOpTimer(nullptr);
+  std::vector<float> p_plain, p_graph, p_stale;
+  ASSERT_TRUE(plain->CopyParamsToHost(&p_plain).ok());
+  ASSERT_TRUE(graph->CopyParamsToHost(&p_graph).ok());
+  ASSERT_TRUE(stale->CopyParamsToHost(&p_stale).ok());
+  if (exact) {
+    EXPECT_EQ(p_graph, p_plain);
+  } else {
+    EXPECT_LE(NormRelErr(p_graph, p_plain), kGraphCheckRelTolerance);
+  }
+  // The comparison has the power to see a baked step: repeating step 2's arguments differs.
+  EXPECT_GT(NormRelErr(p_stale, p_plain), 10 * kGraphCheckRelTolerance);
+
+  // The separate calls still run (uncaptured) on a graph model, from the state the graph left.
+  const Batch batch = RandomBatch(s.config, s.B, s.T, 200);
+  std::vector<float> l_plain, l_graph;
+  ASSERT_TRUE(plain->Forward(batch).ok());
+  ASSERT_TRUE(graph->Forward(batch).ok());
+  ASSERT_TRUE(plain->CopyLogitsToHost(&l_plain).ok());
+  ASSERT_TRUE(graph->CopyLogitsToHost(&l_graph).ok());
+  if (exact) {
+    EXPECT_EQ(l_graph, l_plain);
+  } else {
+    EXPECT_LE(NormRelErr(l_graph, l_plain), kGraphCheckRelTolerance);
+  }
+}
+
+TEST(CudaGptGraphTest, Fp32GraphStepsMatchUncapturedSteps) {
+  GraphStepsMatchUncapturedSteps(CudaPrecision::kFp32, false);
+}
+TEST(CudaGptGraphTest, Bf16FusedGraphStepsMatchUncapturedSteps) {
+  GraphStepsMatchUncapturedSteps(CudaPrecision::kBf16, true);
+}
+
+TEST(CudaGptGraphTest, ReplayStepsCheckTheirInputs) {
+  SKIP_WITHOUT_DEVICE();
+  const RunSetup s = SmallSetup();
+  std::unique_ptr<GptModel> m = MakeCuda(s, CudaPrecision::kFp32, false, 7, true, 0, /*cuda_graph=*/true);
+  ASSERT_NE(m, nullptr);
+  const Batch batch = RandomBatch(s.config, s.B, s.T, 3);
+  for (int step = 1; step <= 3; ++step) ASSERT_TRUE(m->TrainStep(batch, AdamWConfig(), step).ok());
+  EXPECT_EQ(m->TrainStep(batch, AdamWConfig(), 0).code(), absl::StatusCode::kInvalidArgument);
+  AdamWConfig negative;
+  negative.lr = -1;
+  EXPECT_EQ(m->TrainStep(batch, negative, 4).code(), absl::StatusCode::kInvalidArgument);
+  Batch bad = batch;
+  bad.targets[1] = -1;
+  EXPECT_EQ(m->TrainStep(bad, AdamWConfig(), 4).code(), absl::StatusCode::kInvalidArgument);
+  // After a replay the logits are gradients, as after any step.
+  std::vector<float> logits;
+  EXPECT_EQ(m->CopyLogitsToHost(&logits).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(std::isfinite(m->loss()));
+}
+
+TEST(CudaGptGraphTest, TheCheckAcceptsRoundingAndRefusesADifference) {
+  GraphCheck same{10.5f, 10.5f, 10.25f, 10.25f};
+  EXPECT_TRUE(CheckGraphAgreement(same).ok());
+  GraphCheck rounding{10.5f, 10.5f + 1e-5f, 10.25f, 10.25f - 1e-5f};
+  EXPECT_TRUE(CheckGraphAgreement(rounding).ok());
+  GraphCheck probe_off{10.5f, 10.5f, 10.25f, 10.5f};
+  const absl::Status st = CheckGraphAgreement(probe_off);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInternal);
+  const std::string msg(st.message());
+  EXPECT_NE(msg.find("--cuda_graph"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("10.25"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("10.5"), std::string::npos) << msg;
+  GraphCheck nan{10.5f, std::nanf(""), 10.25f, 10.25f};
+  EXPECT_FALSE(CheckGraphAgreement(nan).ok());
 }
 
 TEST(CudaGptTest, BatchTooLargeIsAnErrorBeforeAllocation) {

@@ -115,6 +115,7 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kDAtt, "datt", G::kScratch, att, s, 1);
   add(X::kDVaccum, "dvaccum", G::kScratch, BT * C, s, 1);
   add(X::kProj, "proj", G::kScratch, BT * C, s, 1);
+  add(X::kAdamWArgs, "adamw_args", G::kActivations, kAdamWArgsFloats, f, 1);
 
   int64_t offset = 0;
   for (PlannedTensor& t : plan.tensors) {

@@ -61,8 +61,12 @@ enum class CudaTensor : int {
   kDAtt,       // (B, NH, T, T) backward
   kDVaccum,    // (B, NH, T, hs) backward
   kProj,       // (B, T, C) forward: projection output when the residual add is not fused
+  // per-step input beside the tokens: written by the host before each step (a CUDA graph
+  // replays its kernels with the arguments they were captured with, so it reads these instead)
+  kAdamWArgs,  // (8) fp32: one AdamWStepArgs (adamw_cuda.h)
 };
-inline constexpr int kNumCudaTensors = 37;
+inline constexpr int kNumCudaTensors = 38;
+inline constexpr int64_t kAdamWArgsFloats = 8;
 
 enum class MemoryGroup : int { kParams, kGrads, kAdamW, kWeightCopy, kActivations, kScratch };
 inline constexpr int kNumMemoryGroups = 6;

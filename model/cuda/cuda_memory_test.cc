@@ -26,10 +26,11 @@ TEST(CudaMemory, Gpt2Bf16MatchesAnIndependentCount) {
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kAdamW)], 2 * np * 4);
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kWeightCopy)], np * 2);
   // Activations: bf16 tensors, fp32 statistics and int32 tokens (all sizes here are multiples
-  // of 256 bytes, so alignment adds nothing).
+  // of 256 bytes, so alignment adds nothing), and the AdamW step arguments (8 floats, aligned
+  // up to 256 bytes).
   const int64_t per_layer_bf16 = BT * C * (1 + 3 + 1 + 1 + 1 + 4 + 4 + 1) + B * NH * T * T;
   const int64_t act =
-      2 * (L * per_layer_bf16 + BT * C * 2 + BT * Vp) + 4 * (L * 4 * BT) + 4 * (4 * BT) + 4 * (2 * BT);
+      2 * (L * per_layer_bf16 + BT * C * 2 + BT * Vp) + 4 * (L * 4 * BT) + 4 * (4 * BT) + 4 * (2 * BT) + 256;
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kActivations)], act);
   const int64_t scratch = 2 * (BT * C * (3 + 1 + 1 + 1 + 4 + 3 + 3 + 1 + 1) + B * NH * T * T);
   EXPECT_EQ(plan->group_bytes[static_cast<int>(MemoryGroup::kScratch)], scratch);

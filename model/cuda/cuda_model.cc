@@ -12,7 +12,8 @@
 namespace model {
 
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
-                                                        accounting::Dtype dtype) {
+                                                        accounting::Dtype dtype,
+                                                        const CudaModelOptions& model_options) {
   absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
   if (!precision.ok()) return precision.status();
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
@@ -35,6 +36,7 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
   // cuBLASLt's GeLU epilogue may use the hardware tanh approximation (~1e-3 relative): well
   // below bf16's resolution, but not what fp32 mode promises (the CPU model to ~1e-5).
   options.fuse_gelu = *precision == cuda::CudaPrecision::kBf16;
+  options.cuda_graph = model_options.cuda_graph;
   return cuda::CreateCudaGpt(config, B, T, seed, options, std::move(gemm));
 }
 

@@ -11,8 +11,10 @@
 //        kBf16  bf16 activations and GEMM inputs, fp32 accumulation, fp32 master weights,
 //               gradients and AdamW moments; GeLU fused into cuBLASLt's epilogues when the
 //               library has them for these shapes.
-// Everything runs on the legacy default stream (stream 0); loss() and Synchronize() wait for
-// the device. params_data() / grads_data() are fp32 device pointers.
+// Everything runs on the calling thread's default stream (cudaStreamPerThread; model_stream.cuh
+// says why); loss() and Synchronize() wait for the device. params_data() / grads_data() are
+// fp32 device pointers. options.cuda_graph: TrainStep replays one captured CUDA graph of
+// forward, backward and AdamW (cuda_gpt.h, "CUDA graph").
 #ifndef MODEL_CUDA_CUDA_MODEL_H_
 #define MODEL_CUDA_CUDA_MODEL_H_
 
@@ -27,13 +29,18 @@
 
 namespace model {
 
+struct CudaModelOptions {
+  bool cuda_graph = false;  // gpt_step --cuda_graph
+};
+
 // Errors, checked in this order: dtype not fp32/tf32/bf16 (InvalidArgument), invalid config or
 // run shape (InvalidArgument), no usable CUDA device (Unavailable, with sysinfo::ProbeCuda()'s
 // reason), not enough free device memory (ResourceExhausted, before any allocation: says how
 // much is needed and how much is free), a failed allocation (Internal).
 // Uses the calling thread's current device (DDP ranks select theirs first).
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
-                                                        accounting::Dtype dtype);
+                                                        accounting::Dtype dtype,
+                                                        const CudaModelOptions& options = CudaModelOptions());
 
 // The memory MakeCudaModel would allocate, as text ("params 497.8 MB, ..., total 12.07 GB"),
 // without touching a device. Errors as the first two of MakeCudaModel.

@@ -13,7 +13,7 @@ constexpr char kNoToolkit[] =
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
-                                                        accounting::Dtype dtype) {
+                                                        accounting::Dtype dtype, const CudaModelOptions&) {
   if (auto st = cuda::PrecisionOf(dtype).status(); !st.ok()) return st;
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   return absl::UnavailableError(kNoToolkit);

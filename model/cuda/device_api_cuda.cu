@@ -1,10 +1,11 @@
-// device_api.h on the CUDA runtime, legacy default stream.
+// device_api.h on the CUDA runtime, on the model's stream (model_stream.cuh).
 #include <cuda_runtime.h>
 
 #include <string>
 
 #include "model/cuda/cuda_check.cuh"
 #include "model/cuda/device_api.h"
+#include "model/cuda/model_stream.cuh"
 
 namespace model {
 namespace cuda {
@@ -62,27 +63,90 @@ std::string DeviceName(int device) {
   return prop.name;
 }
 
+// The synchronous copies: queued on the model's stream (after its earlier work), then waited for
+// (the host buffers are pageable, so the copy itself is staged synchronously anyway).
 void CopyToDevice(void* dst, const void* src, int64_t bytes) {
   if (bytes == 0) return;
-  CUDA_CHECK(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyHostToDevice, ModelStream()));
+  CUDA_CHECK(cudaStreamSynchronize(ModelStream()));
 }
 
 void CopyToHost(void* dst, const void* src, int64_t bytes) {
   if (bytes == 0) return;
-  CUDA_CHECK(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost, ModelStream()));
+  CUDA_CHECK(cudaStreamSynchronize(ModelStream()));
 }
 
 void CopyDeviceToDevice(void* dst, const void* src, int64_t bytes) {
   if (bytes == 0) return;
-  CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, 0));
+  CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, ModelStream()));
 }
 
 void MemsetAsync(void* ptr, int value, int64_t bytes) {
   if (bytes == 0) return;
-  CUDA_CHECK(cudaMemsetAsync(ptr, value, static_cast<size_t>(bytes), 0));
+  CUDA_CHECK(cudaMemsetAsync(ptr, value, static_cast<size_t>(bytes), ModelStream()));
 }
 
 void DeviceSynchronize() { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+// --- graphs ---
+class DeviceGraph {
+ public:
+  explicit DeviceGraph(cudaGraphExec_t exec) : exec_(exec) {}
+  ~DeviceGraph() { cudaGraphExecDestroy(exec_); }  // may fail at exit, when the context is gone
+  DeviceGraph(const DeviceGraph&) = delete;
+  DeviceGraph& operator=(const DeviceGraph&) = delete;
+  cudaGraphExec_t exec() const { return exec_; }
+
+ private:
+  cudaGraphExec_t exec_;
+};
+
+void DeviceGraphDeleter::operator()(DeviceGraph* graph) const { delete graph; }
+
+std::string BeginGraphCapture() {
+  // Global mode: while this capture is open, calls that cannot be captured (cudaMalloc, a
+  // synchronous copy, a device synchronisation) fail in any thread instead of silently running
+  // outside the graph.
+  const cudaError_t err = cudaStreamBeginCapture(ModelStream(), cudaStreamCaptureModeGlobal);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("cudaStreamBeginCapture failed: ") + cudaGetErrorString(err);
+  }
+  return "";
+}
+
+DeviceGraphPtr EndGraphCapture(std::string* error) {
+  cudaGraph_t graph = nullptr;
+  cudaError_t err = cudaStreamEndCapture(ModelStream(), &graph);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    *error = std::string(
+                 "cudaStreamEndCapture failed (an operation during the capture cannot be "
+                 "captured): ") +
+             cudaGetErrorString(err);
+    return nullptr;
+  }
+  cudaGraphExec_t exec = nullptr;
+  // CUDA 12+ signature: (exec, graph, flags); no flags (no auto-free, no device launch, no upload).
+  err = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);  // the executable graph does not need it
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    *error = std::string("cudaGraphInstantiate failed: ") + cudaGetErrorString(err);
+    return nullptr;
+  }
+  return DeviceGraphPtr(new DeviceGraph(exec));
+}
+
+bool GraphCapturing() {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  CUDA_CHECK(cudaStreamIsCapturing(ModelStream(), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
+void LaunchGraph(DeviceGraph& graph) { CUDA_CHECK(cudaGraphLaunch(graph.exec(), ModelStream())); }
 
 }  // namespace cuda
 }  // namespace model

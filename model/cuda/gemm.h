@@ -68,8 +68,9 @@ class GemmRunner {
   virtual const char* name() const = 0;  // "cublasLt" / "reference"
   // Device memory the runner allocates at its first Run (part of the model's memory plan).
   virtual int64_t workspace_bytes() const = 0;
-  // Runs on the legacy default stream (asynchronous on the GPU). Aborts with the spec and the
-  // error if the spec is malformed or the library fails.
+  // Runs on the model's stream (model_stream.cuh; asynchronous on the GPU), so that a CUDA graph
+  // capture of that stream records it (the reference runner records into the emulator's
+  // capture). Aborts with the spec and the error if the spec is malformed or the library fails.
   virtual void Run(const GemmSpec& spec, const GemmPointers& ptrs) = 0;
   // Whether Run can execute this spec with pointers of this alignment (cuBLASLt: its heuristic
   // finds an algorithm; GeLU epilogues are not available for every type).

@@ -1,4 +1,4 @@
-// GemmSpec (gemm.h) executed by cublasLtMatmul on the legacy default stream.
+// GemmSpec (gemm.h) executed by cublasLtMatmul on the model's stream (model_stream.cuh).
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -10,6 +10,7 @@
 #include "model/cuda/cuda_check.cuh"
 #include "model/cuda/gemm.h"
 #include "model/cuda/gemm_cublaslt.h"
+#include "model/cuda/model_stream.cuh"
 
 namespace model {
 namespace cuda {
@@ -144,6 +145,14 @@ class CublasLtRunner final : public GemmRunner {
       std::abort();
     }
     if (workspace_ == nullptr && workspace_bytes_ > 0) {
+      cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+      CUDA_CHECK(cudaStreamIsCapturing(ModelStream(), &capturing));
+      if (capturing != cudaStreamCaptureStatusNone) {
+        // A graph must not allocate (cudaMalloc is not captured): the first Run of a runner
+        // must happen outside a capture, as the model's uncaptured first step does.
+        std::fprintf(stderr, "cuBLASLt gemm: the workspace would be allocated during a graph capture\n");
+        std::abort();
+      }
       CUDA_CHECK(cudaMalloc(&workspace_, static_cast<size_t>(workspace_bytes_)));
     }
     SetPointers(plan.desc, s, p);
@@ -151,7 +160,7 @@ class CublasLtRunner final : public GemmRunner {
     const void* c = s.beta != 0.0f ? p.c : p.d;
     CUBLAS_CHECK(cublasLtMatmul(handle_, plan.desc, &alpha, p.a, plan.a, p.b, plan.b, &beta, c, plan.c, p.d,
                                 plan.c, &plan.algo, workspace_, static_cast<size_t>(workspace_bytes_),
-                                /*stream=*/0));
+                                ModelStream()));
   }
 
  private:

@@ -1,9 +1,10 @@
 // What every kernel file of the CUDA model shares: the launch macro and warp / block reductions.
 //
-// MODEL_CUDA_LAUNCH(kernel, grid, block)(args...) is kernel<<<grid, block>>>(args...) on the
-// legacy default stream (stream 0, which the benchmark's events time). It is a macro only so
-// that the kernel emulator (emu/include/cuda_runtime.h defines it first) can run the very same
-// launcher code on a machine without a GPU.
+// MODEL_CUDA_LAUNCH(kernel, grid, block)(args...) is kernel<<<grid, block, 0, stream>>>(args...)
+// on the model's stream (model_stream.cuh: the per-thread default stream, which the benchmark's
+// events time and a CUDA graph can capture). It is a macro only so that the kernel emulator
+// (emu/include/cuda_runtime.h defines it first, and records launches while capturing) can run
+// the very same launcher code on a machine without a GPU.
 #ifndef MODEL_CUDA_LAUNCH_CUH_
 #define MODEL_CUDA_LAUNCH_CUH_
 
@@ -18,7 +19,8 @@
 #include "model/cuda/warp_reduce.cuh"
 
 #ifndef MODEL_CUDA_LAUNCH
-#define MODEL_CUDA_LAUNCH(kernel, grid, block) kernel<<<(grid), (block)>>>
+#include "model/cuda/model_stream.cuh"
+#define MODEL_CUDA_LAUNCH(kernel, grid, block) kernel<<<(grid), (block), 0, ::model::cuda::ModelStream()>>>
 #endif
 
 namespace model {

@@ -378,10 +378,20 @@ TEST(OpsTest, AdamWMatchesCpuAndWritesTheBf16Copy) {
   for (auto& x : v) x = x * x;  // second moments are >= 0
   DeviceBuffer<float> d_p(p), d_g(g), d_m(m), d_v(v);
   DeviceBuffer<Bf16> d_copy(n);
+  // One argument block in device memory, rewritten before each step (as before a graph replay):
+  // the kernel must read each step's values there. The second half is a range without weight
+  // decay (biases, LayerNorm gains), and the learning rate changes from step to step.
+  DeviceBuffer<AdamWStepArgs> d_args(1);
+  const int64_t half = n / 2;
   for (int step = 1; step <= 3; ++step) {
-    ::model::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, step);
-    adamw_update(d_p.get(), d_copy.get(), d_g.get(), d_m.get(), d_v.get(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f,
-                 step);
+    const float lr = 1e-3f * static_cast<float>(step);
+    ::model::adamw_update(p.data(), g.data(), m.data(), v.data(), half, lr, 0.9f, 0.95f, 1e-8f, 0.1f, step);
+    ::model::adamw_update(p.data() + half, g.data() + half, m.data() + half, v.data() + half, n - half, lr,
+                          0.9f, 0.95f, 1e-8f, 0.0f, step);
+    d_args.Upload({MakeAdamWStepArgs(lr, 0.9f, 0.95f, 1e-8f, 0.1f, step)});
+    adamw_update(d_p.get(), d_copy.get(), d_g.get(), d_m.get(), d_v.get(), half, d_args.get(), true);
+    adamw_update(d_p.get() + half, d_copy.get() + half, d_g.get() + half, d_m.get() + half, d_v.get() + half,
+                 n - half, d_args.get(), false);
   }
   EXPECT_LE(MaxRelErr(d_p.Download(), p), 1e-6);
   EXPECT_LE(MaxRelErr(d_m.Download(), m), 1e-6);

@@ -3,7 +3,8 @@
 #   bash .gpu/gpu_check.sh OUTDIR
 # Unpacks the runtime .debs into /tmp/deps (never into /), finds the machine's cuBLAS and NCCL,
 # prints nvidia-smi and ldd of one binary, then runs, in this order: devices, //macro:gpt_step
-# (GPT-2 124M, batch 12, seq 1024, bf16: the main result, right after the probe), //macro:gpt_decode
+# (GPT-2 124M, batch 12, seq 1024, bf16: the main result, right after the probe), the same with
+# --cuda_graph (captured, checked once against an uncaptured step, replayed), //macro:gpt_decode
 # (GPT-2 124M bf16 decode, batch sweep 1..64, against the bandwidth bound), the CUDA tests,
 # memcheck of a tiny gpt_step, ddp_step on 1 rank and the quick micro cases. JSON and
 # summary.txt go under OUTDIR; each step's output is OUTDIR/steps/NAME.log (and log.txt).
@@ -80,7 +81,7 @@ OUT="$(cd "$OUT" && pwd)"
 LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"
 : > "$LOG"; : > "$SUMMARY"
 # Outputs of an earlier run in the same folder must not pass for this run's.
-rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,gpt_decode,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
+rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,gpt_step_graph,gpt_decode,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
 say() { echo "$*" | tee -a "$SUMMARY"; }
 n_pass=0; n_fail=0; n_skip=0
 
@@ -162,6 +163,11 @@ fi
 # The main result first.
 step gpt_step 240 "check_bench_json $OUT/gpt_step.json" "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
   --benchmark_out="$OUT/gpt_step.json" --benchmark_out_format=json
+# The same step as one CUDA graph: warm-up step 2 captures it and checks it against an
+# uncaptured step (an error if they disagree), the timed steps replay it.
+step gpt_step_graph 90 "check_bench_json $OUT/gpt_step_graph.json" "$B/macro_gpt_step" --device=cuda --dtype=bf16 \
+  --batch=12 --seq=1024 --cuda_graph --warmup_steps=3 --steps=10 \
+  --benchmark_out="$OUT/gpt_step_graph.json" --benchmark_out_format=json
 # Decode against the bandwidth bound: GPT-2 124M bf16, 128 prompt + 128 new tokens, B = 1 .. 64.
 step gpt_decode 90 "check_bench_json $OUT/gpt_decode.json" "$B/macro_gpt_decode" --device=cuda --dtype=bf16 \
   --prompt=128 --generate=128 --batch_sweep=64 --warmup_steps=1 --steps=3 \

@@ -38,7 +38,7 @@ grep -q "no CUDA device" "$summary" || fail "the summary does not say 'no CUDA d
 ! grep -q '^PASS' "$summary" || fail "a step PASSED without a GPU: $(grep '^PASS' "$summary" | head -1)"
 grep -Eq "^result: 0 PASS, [1-9][0-9]* FAIL or TIMEOUT" "$summary" || fail "the result line must count 0 PASS"
 # Every step of the bundle has a verdict line, FAIL or SKIPPED, with a reason after the time.
-steps=(devices gpt_step gpt_decode cuda_rule_test memcheck_gpt_step ddp_step_1rank micro_ceilings micro_matmul micro_elementwise)
+steps=(devices gpt_step gpt_step_graph gpt_decode cuda_rule_test memcheck_gpt_step ddp_step_1rank micro_ceilings micro_matmul micro_elementwise)
 for t in "$tmp"/bundle/bin/model_cuda_*test; do steps+=("$(basename "$t")"); done
 for s in "${steps[@]}"; do
   grep -Eq "^(FAIL|SKIPPED|TIMEOUT) +$s +[0-9]+s  [^ ]" "$summary" || fail "no FAIL/SKIPPED line with a reason for step $s"
