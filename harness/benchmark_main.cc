@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "harness/atomic_file.h"
 #include "harness/exit_codes.h"
 #include "harness/skip.h"
@@ -21,6 +23,17 @@ std::string& LeftOutNote() {
 }
 
 }  // namespace
+
+StdoutUse ReadStdoutUse(int argc, char** argv) {
+  StdoutUse use;
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view a = argv[i];
+    if (absl::StartsWith(a, "--benchmark_format=") && !absl::EndsWith(a, "=console"))
+      use.machine_readable = true;
+    if (absl::StartsWith(a, "--benchmark_list_tests") && !absl::EndsWith(a, "=false")) use.listing = true;
+  }
+  return use;
+}
 
 absl::StatusOr<std::string> ResolveBenchmarkOut(const std::string& binary, int argc, char** argv) {
   const std::string path = RewritePathFlag(argc, argv, "benchmark_out");

@@ -45,6 +45,16 @@ class OutcomeReporter : public benchmark::BenchmarkReporter {
   RunOutcome outcome_;
 };
 
+// What the command line asks of stdout, read before Google Benchmark parses it: a list of the
+// case names (--benchmark_list_tests) or a machine-readable report (--benchmark_format other than
+// console). Either way a binary's own progress lines belong on stderr.
+struct StdoutUse {
+  bool listing = false;
+  bool machine_readable = false;
+  bool ProgressToStderr() const { return listing || machine_readable; }
+};
+StdoutUse ReadStdoutUse(int argc, char** argv);
+
 // Rewrites a relative --benchmark_out=FILE in argv to an absolute path in the folder `bazel run`
 // was started from (harness/user_path.h), before benchmark::Initialize reads it (Google
 // Benchmark would open it relative to the runfiles folder), and prints

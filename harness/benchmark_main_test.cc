@@ -2,6 +2,9 @@
 // or an empty selection is never a success; a skip is.
 #include "harness/benchmark_main.h"
 
+#include <string>
+#include <vector>
+
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
 #include "harness/exit_codes.h"
@@ -87,6 +90,21 @@ TEST(RunSelectedBenchmarks, EmptySelectionRepeatsTheLeftOutNote) {
   EXPECT_EQ(rc, kExitFailure);
   EXPECT_NE(err.find("selects no case"), std::string::npos) << err;
   EXPECT_NE(err.find("; 4 CUDA case(s) not registered: no CUDA device: test"), std::string::npos) << err;
+}
+
+TEST(ReadStdoutUse, ListingOrAMachineFormatSendsProgressToStderr) {
+  auto use = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "bin");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    return ReadStdoutUse(static_cast<int>(argv.size()), argv.data());
+  };
+  EXPECT_FALSE(use({}).ProgressToStderr());
+  EXPECT_FALSE(use({"--benchmark_format=console", "--benchmark_list_tests=false"}).ProgressToStderr());
+  EXPECT_TRUE(use({"--benchmark_format=json"}).machine_readable);
+  EXPECT_FALSE(use({"--benchmark_format=json"}).listing);
+  EXPECT_TRUE(use({"--benchmark_list_tests"}).listing);
+  EXPECT_TRUE(use({"--benchmark_list_tests=true"}).ProgressToStderr());
 }
 
 }  // namespace

@@ -285,14 +285,9 @@ int main(int argc, char** argv) {
     PrintHelp();
     return harness::kExitOk;
   }
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console"))
-      g_log = stderr;
-    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false"))
-      listing = true;
-  }
-  if (listing) g_log = stderr;
+  const harness::StdoutUse stdout_use = harness::ReadStdoutUse(argc, argv);
+  const bool listing = stdout_use.listing;
+  if (stdout_use.ProgressToStderr()) g_log = stderr;
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
   if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", argc, argv); !out.ok()) {
     std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(out.status().message()).c_str());

@@ -299,6 +299,40 @@ constexpr char kUsage[] =
     "Relative paths (--data, --ceilings, --profile_out, --benchmark_out) are relative to the\n"
     "folder bazel run was started from; the start-up lines print the absolute path used.";
 
+// One Google Benchmark case per data mode (two with --compare_data), and the run's context.
+void RegisterCases(Run* run) {
+  const StepOptions& o = run->options;
+  std::vector<bool> modes;
+  if (o.compare_data)
+    modes = {false, true};
+  else
+    modes = {o.real_data};
+  for (size_t i = 0; i < modes.size(); ++i) {
+    std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
+    if (o.compare_data) name += modes[i] ? "/data:real" : "/data:random";
+    run->results.emplace_back();
+    run->series.SetCaseName(static_cast<int>(i), name);
+    bool real = modes[i];
+    benchmark::RegisterBenchmark(name.c_str(), [i, real](benchmark::State& st) { BM_GptStep(st, i, real); })
+        ->Iterations(o.steps)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  harness::AddRunContext();
+  sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+  benchmark::AddCustomContext("mlbench_cpu", cpu.model);
+#ifdef NDEBUG
+  benchmark::AddCustomContext("mlbench_build_type", "opt (NDEBUG)");
+#else
+  benchmark::AddCustomContext("mlbench_build_type", "debug (asserts on)");
+#endif
+  benchmark::AddCustomContext("mlbench_device", o.device);
+  if (o.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.cpu_gemm).ToJson());
+  benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
+  benchmark::AddCustomContext("mlbench_attention_convention",
+                              std::string(accounting::ConventionName(o.convention)));
+}
+
 }  // namespace
 }  // namespace macro
 
@@ -309,17 +343,9 @@ int main(int argc, char** argv) {
     harness::PrintFlagsHelp(kUsage);
     return 0;
   }
-  for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_format=") && !absl::EndsWith(argv[i], "=console")) {
-      g_log = stderr;  // keep machine-readable stdout clean
-    }
-  }
-  bool listing = false;
-  for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_list_tests") && !absl::EndsWith(argv[i], "=false"))
-      listing = true;
-  }
-  if (listing) g_log = stderr;  // stdout lists case names only
+  const harness::StdoutUse stdout_use = harness::ReadStdoutUse(argc, argv);
+  const bool listing = stdout_use.listing;            // stdout lists case names only
+  if (stdout_use.ProgressToStderr()) g_log = stderr;  // keep machine-readable stdout clean
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
   if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", argc, argv); !out.ok()) {
     std::fprintf(stderr, "gpt_step: error: %s\n", std::string(out.status().message()).c_str());
@@ -345,35 +371,7 @@ int main(int argc, char** argv) {
   if (run.options.profile) Log(absl::StrCat("gpt_step: --profile_out: writing ", run.options.profile_out));
 
   const StepOptions& o = run.options;
-  std::vector<bool> modes;
-  if (o.compare_data)
-    modes = {false, true};
-  else
-    modes = {o.real_data};
-  for (size_t i = 0; i < modes.size(); ++i) {
-    std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
-    if (o.compare_data) name += modes[i] ? "/data:real" : "/data:random";
-    run.results.emplace_back();
-    run.series.SetCaseName(static_cast<int>(i), name);
-    bool real = modes[i];
-    benchmark::RegisterBenchmark(name.c_str(), [i, real](benchmark::State& st) { BM_GptStep(st, i, real); })
-        ->Iterations(o.steps)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
-  }
-  harness::AddRunContext();
-  sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
-  benchmark::AddCustomContext("mlbench_cpu", cpu.model);
-#ifdef NDEBUG
-  benchmark::AddCustomContext("mlbench_build_type", "opt (NDEBUG)");
-#else
-  benchmark::AddCustomContext("mlbench_build_type", "debug (asserts on)");
-#endif
-  benchmark::AddCustomContext("mlbench_device", o.device);
-  if (o.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.cpu_gemm).ToJson());
-  benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
-  benchmark::AddCustomContext("mlbench_attention_convention",
-                              std::string(accounting::ConventionName(o.convention)));
+  RegisterCases(&run);
 
   // Build the model and open the data before anything runs: a bad token file or too little
   // memory fails here, on stderr with a non-zero exit, not as a case that "ran" with an error.
