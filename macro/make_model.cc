@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<model::GptModel>> MakeModel(const StepOptions& o,
     return absl::UnavailableError(absl::StrCat("--device=cuda: ", err));
   }
   *device_name = dev->name;
-  return model::MakeCudaModel(o.config, o.batch, o.seq, o.seed, o.dtype);
+  return model::MakeCudaModel(o.config, o.batch, o.seq, o.seed, o.dtype, o.attention_impl);
 }
 
 }  // namespace macro

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "model/cuda/adamw_cuda.h"
 #include "model/cuda/attention_cuda.h"
+#include "model/cuda/attention_cudnn.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/convert_cuda.h"
 #include "model/cuda/crossentropy_cuda.h"
@@ -39,14 +40,16 @@ F* Slice(F* base, int64_t offset) {
 class CudaGptBase : public GptModel {
  public:
   virtual std::string Describe() const = 0;
+  virtual const std::string& AttentionChoice() const = 0;
 };
 
 template <typename S>
 class CudaGpt final : public CudaGptBase {
  public:
   CudaGpt(const GptConfig& config, int B, int T, const CudaGptOptions& options,
-          std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan)
-      : config_(config),
+          std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan, std::unique_ptr<CudnnAttention> cudnn)
+      : cudnn_(std::move(cudnn)),
+        config_(config),
         layout_(config),
         B_(B),
         T_(T),
@@ -78,6 +81,12 @@ class CudaGpt final : public CudaGptBase {
   absl::Status CopyGradsToHost(std::vector<float>* out) override;
   absl::Status CopyLogitsToHost(std::vector<float>* out) override;
   std::string Describe() const override;
+  std::string DescribeAttention() const {
+    if (cudnn_) return "cuDNN fused flash attention (causal, bf16)";
+    return absl::StrCat("block-causal attention kernels (query blocks of ",
+                        AttentionBlock(T_, options_.attention_block), ")");
+  }
+  const std::string& AttentionChoice() const override { return options_.attention_choice; }
 
  private:
   template <typename X>
@@ -98,7 +107,11 @@ class CudaGpt final : public CudaGptBase {
   void RefreshWeightCopy();
   // Backward's steps: the loss, LM head and final LayerNorm; then one block, from the top.
   void BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g);
-  void BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  absl::Status BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  // Layer l's attention: cuDNN's (reading q, k, v in place from the layer's qkv, kept in kQkvr)
+  // or the kernels' (permuting them out of the scratch qkv into kQkvr).
+  absl::Status AttentionForward(int64_t l, S* atty, const S* qkv);
+  absl::Status AttentionBackward(int64_t l, S* dqkv, const S* datty);
   bool DecideGeluFusion();
   bool DecideResidualFusion();
   // out = residual + inp @ weight^T + bias: one GEMM with the residual as its C input, or the
@@ -107,6 +120,7 @@ class CudaGpt final : public CudaGptBase {
   void ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias, const S* residual,
                               int64_t C, int64_t OC, const char* op, const char* tag);
 
+  std::unique_ptr<CudnnAttention> cudnn_;  // null: the kernels
   GptConfig config_;
   ParamLayout layout_;
   int B_, T_;
@@ -219,7 +233,7 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
   for (int64_t l = 0; l < L; ++l) {
     S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
     S* ln1 = Act(CudaTensor::kLn1, l);
-    S* qkv = Act(CudaTensor::kQkv);
+    S* qkv = cudnn_ ? Act(CudaTensor::kQkvr, l) : Act(CudaTensor::kQkv);  // cuDNN keeps it for backward
     S* atty = Act(CudaTensor::kAtty, l);
     S* residual2 = Act(CudaTensor::kResidual2, l);
     S* ln2 = Act(CudaTensor::kLn2, l);
@@ -239,8 +253,7 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "attention_forward");
-      attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum),
-                        qkv, B, T, C, NH, gemm, tf32_, options_.attention_block);
+      if (auto st = AttentionForward(l, atty, qkv); !st.ok()) return st;
     }
     // residual2 = residual + atty @ attprojw^T + attprojb
     ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C), residual, C, C,
@@ -339,8 +352,38 @@ void CudaGpt<S>::BackwardHead(const ParamPointers<S>& w, const ParamPointers<flo
 }
 
 template <typename S>
-void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+absl::Status CudaGpt<S>::AttentionForward(int64_t l, S* atty, const S* qkv) {
+  if constexpr (std::is_same<S, Bf16>::value) {
+    if (cudnn_) {
+      return cudnn_->Forward(atty, Ptr<float>(CudaTensor::kAttStats, l), qkv,
+                             Ptr<char>(CudaTensor::kCudnnWorkspace));
+    }
+  }
+  attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum), qkv,
+                    int64_t{B_}, int64_t{T_}, int64_t{config_.width}, int64_t{config_.heads}, gemm_.get(),
+                    tf32_, options_.attention_block);
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::AttentionBackward(int64_t l, S* dqkv, const S* datty) {
+  if constexpr (std::is_same<S, Bf16>::value) {
+    if (cudnn_) {
+      return cudnn_->Backward(dqkv, datty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtty, l),
+                              Ptr<float>(CudaTensor::kAttStats, l), Ptr<char>(CudaTensor::kCudnnWorkspace));
+    }
+  }
+  attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt), Act(CudaTensor::kDVaccum), datty,
+                     static_cast<const S*>(Act(CudaTensor::kQkvr, l)),
+                     static_cast<const S*>(Act(CudaTensor::kAtt, l)), int64_t{B_}, int64_t{T_},
+                     int64_t{config_.width}, int64_t{config_.heads}, gemm_.get(), tf32_,
+                     options_.attention_block);
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
+  const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
   GemmRunner* gemm = gemm_.get();
   S* dresidual = Act(CudaTensor::kDResidual);
   S* dbtc = Act(CudaTensor::kDBtc);
@@ -383,9 +426,7 @@ void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const Param
   }
   {
     ScopedOp op(timer_, "attention_backward");
-    attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt), Act(CudaTensor::kDVaccum), dbtc,
-                       Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
-                       options_.attention_block);
+    if (auto st = AttentionBackward(l, dqkv, dbtc); !st.ok()) return st;
   }
   {
     ScopedOp op(timer_, "matmul_backward/qkv");
@@ -398,6 +439,7 @@ void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const Param
     layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, w.ln1w + l * C,
                        Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
   }
+  return absl::OkStatus();
 }
 
 template <typename S>
@@ -410,7 +452,9 @@ absl::Status CudaGpt<S>::Backward() {
   const ParamPointers<S> w = PointParams(layout_, Weights());
   const ParamPointers<float> g = PointParams(layout_, Ptr<float>(CudaTensor::kGrads));
   BackwardHead(w, g);
-  for (int64_t l = config_.layers - 1; l >= 0; --l) BackwardLayer(l, w, g);
+  for (int64_t l = config_.layers - 1; l >= 0; --l) {
+    if (auto st = BackwardLayer(l, w, g); !st.ok()) return st;
+  }
   S* dresidual = Act(CudaTensor::kDResidual);
   {
     ScopedOp op(timer_, "encoder_backward");
@@ -481,18 +525,30 @@ std::string CudaGpt<S>::Describe() const {
   return absl::StrCat("cuda ", PrecisionName(options_.precision), " on ", options_.device_name, ", GeLU ",
                       fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels", ", residual adds ",
                       fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
-                      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
-                      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(),
+                      ", bias in the GEMM epilogue, ", DescribeAttention(), ", gemm ", gemm_->name(),
                       "; memory: ", plan_.Describe());
 }
 
 template <typename S>
 absl::StatusOr<std::unique_ptr<GptModel>> Create(const GptConfig& config, int B, int T, uint64_t seed,
                                                  const CudaGptOptions& options,
-                                                 std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan) {
-  auto model = std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm), std::move(plan));
+                                                 std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan,
+                                                 std::unique_ptr<CudnnAttention> cudnn) {
+  auto model =
+      std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm), std::move(plan), std::move(cudnn));
   if (auto st = model->Init(seed); !st.ok()) return st;
   return std::unique_ptr<GptModel>(std::move(model));
+}
+
+// cuDNN's attention for the model's shape when the options ask for it (bf16 only), else null.
+absl::StatusOr<std::unique_ptr<CudnnAttention>> MakeModelCudnnAttention(const GptConfig& config, int B, int T,
+                                                                        const CudaGptOptions& options) {
+  if (!options.cudnn_attention) return std::unique_ptr<CudnnAttention>();
+  if (options.precision != CudaPrecision::kBf16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cuDNN attention runs bf16 only; the precision is ", PrecisionName(options.precision)));
+  }
+  return CudnnAttention::Create(AttentionShape{B, T, config.heads, config.width / config.heads});
 }
 
 }  // namespace
@@ -502,8 +558,13 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
                                                         std::unique_ptr<GemmRunner> gemm) {
   if (gemm == nullptr) return absl::InvalidArgumentError("CreateCudaGpt needs a GemmRunner");
   const bool bf16 = options.precision == CudaPrecision::kBf16;
+  if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  absl::StatusOr<std::unique_ptr<CudnnAttention>> cudnn = MakeModelCudnnAttention(config, B, T, options);
+  if (!cudnn.ok()) return cudnn.status();
+  AttentionMemory attention;
+  if (*cudnn != nullptr) attention = AttentionMemory{true, (*cudnn)->workspace_bytes()};
   absl::StatusOr<CudaMemoryPlan> plan =
-      PlanCudaMemory(config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes());
+      PlanCudaMemory(config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes(), attention);
   if (!plan.ok()) return plan.status();
   int64_t free_bytes = 0, total_bytes = 0;
   const std::string error = DeviceMemoryInfo(&free_bytes, &total_bytes);
@@ -511,13 +572,19 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
   if (auto st = CheckFits(*plan, free_bytes, total_bytes, options.device_name); !st.ok()) {
     return st;
   }
-  if (bf16) return Create<Bf16>(config, B, T, seed, options, std::move(gemm), *std::move(plan));
-  return Create<float>(config, B, T, seed, options, std::move(gemm), *std::move(plan));
+  if (bf16)
+    return Create<Bf16>(config, B, T, seed, options, std::move(gemm), *std::move(plan), *std::move(cudnn));
+  return Create<float>(config, B, T, seed, options, std::move(gemm), *std::move(plan), *std::move(cudnn));
 }
 
 std::string DescribeCudaGpt(const GptModel& model) {
   const auto* m = dynamic_cast<const CudaGptBase*>(&model);
   return m == nullptr ? "" : m->Describe();
+}
+
+std::string CudaGptAttentionChoice(const GptModel& model) {
+  const auto* m = dynamic_cast<const CudaGptBase*>(&model);
+  return m == nullptr ? "" : m->AttentionChoice();
 }
 
 }  // namespace cuda

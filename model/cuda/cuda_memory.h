@@ -61,8 +61,11 @@ enum class CudaTensor : int {
   kDAtt,       // (B, NH, T, T) backward
   kDVaccum,    // (B, NH, T, hs) backward
   kProj,       // (B, T, C) forward: projection output when the residual add is not fused
+  // cuDNN attention only (AttentionMemory::cudnn)
+  kAttStats,        // L x (B, NH, T) fp32: softmax log-sum-exp per row, forward to backward
+  kCudnnWorkspace,  // cuDNN's workspace, bytes
 };
-inline constexpr int kNumCudaTensors = 37;
+inline constexpr int kNumCudaTensors = 39;
 
 enum class MemoryGroup : int { kParams, kGrads, kAdamW, kWeightCopy, kActivations, kScratch };
 inline constexpr int kNumMemoryGroups = 6;
@@ -94,9 +97,19 @@ struct CudaMemoryPlan {
 
 inline constexpr int64_t kTensorAlignment = 256;
 
+// How attention runs, as far as memory goes. With cuDNN (attention_cudnn.h) the statistics
+// (kAttStats) and cuDNN's workspace join the plan and the kernels' tensors leave it (kAtt,
+// kVaccum, kDQkvr, kDAtt, kDVaccum: the (B, NH, T, T) matrices are never materialised); kQkvr
+// then holds each layer's qkv GEMM output as it came, (B, T, 3, NH, hs), which cuDNN reads in
+// place in forward and backward.
+struct AttentionMemory {
+  bool cudnn = false;
+  int64_t cudnn_workspace_bytes = 0;
+};
+
 // Errors as ValidateRunShape. storage: of activations and the weight copy (kBf16 adds the copy).
 absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
-                                              int64_t workspace_bytes);
+                                              int64_t workspace_bytes, const AttentionMemory& attention = {});
 
 // ResourceExhausted before any allocation when the plan needs more than `free_bytes`; the
 // message says how much is needed (and for what) and how much is free of how much.

@@ -13,12 +13,14 @@ constexpr char kNoToolkit[] =
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
-                                                        accounting::Dtype dtype) {
+                                                        accounting::Dtype dtype, cuda::AttentionImpl) {
   if (auto st = cuda::PrecisionOf(dtype).status(); !st.ok()) return st;
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   return absl::UnavailableError(kNoToolkit);
 }
 
 std::string DescribeCudaModel(const GptModel&) { return ""; }
+
+std::string CudaAttentionChoice(const GptModel&) { return ""; }
 
 }  // namespace model
