@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -45,6 +46,11 @@ using GraphPtr = std::shared_ptr<fe::graph::Graph>;
 
 CudnnStatus LoadCudnn() {
   CudnnStatus s;
+  // The frontend opens the CUDA runtime by name for its own calls; where a CUDA 12 and a CUDA 13
+  // runtime are both on the search path it would take the first it tries (12). Name ours, unless
+  // the user already chose.
+  const std::string cudart = absl::StrCat("libcudart.so.", CUDART_VERSION / 1000);
+  setenv("CUDNN_FRONTEND_CUDART_LIB_NAME", cudart.c_str(), /*overwrite=*/0);
   dlerror();
   void* lib = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {

@@ -106,7 +106,7 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kLosses, "losses", G::kActivations, BT, f, 1);
   add(X::kInputs, "inputs", G::kActivations, BT, i32, 1);
   add(X::kTargets, "targets", G::kActivations, BT, i32, 1);
-  add(X::kQkv, "qkv", G::kScratch, 3 * BT * C, s, 1);
+  add(X::kQkv, "qkv", G::kScratch, 3 * BT * C, s, kernels);
   add(X::kVaccum, "vaccum", G::kScratch, BT * C, s, kernels);
   add(X::kDResidual, "dresidual", G::kScratch, BT * C, s, 1);
   add(X::kDBtc, "dbtc", G::kScratch, BT * C, s, 1);

@@ -99,9 +99,9 @@ inline constexpr int64_t kTensorAlignment = 256;
 
 // How attention runs, as far as memory goes. With cuDNN (attention_cudnn.h) the statistics
 // (kAttStats) and cuDNN's workspace join the plan and the kernels' tensors leave it (kAtt,
-// kVaccum, kDQkvr, kDAtt, kDVaccum: the (B, NH, T, T) matrices are never materialised); kQkvr
-// then holds each layer's qkv GEMM output as it came, (B, T, 3, NH, hs), which cuDNN reads in
-// place in forward and backward.
+// kQkv, kVaccum, kDQkvr, kDAtt, kDVaccum: the (B, NH, T, T) matrices are never materialised);
+// kQkvr then holds each layer's qkv GEMM output as it came, (B, T, 3, NH, hs), which cuDNN reads
+// in place in forward and backward.
 struct AttentionMemory {
   bool cudnn = false;
   int64_t cudnn_workspace_bytes = 0;

@@ -53,11 +53,10 @@ TEST(CudaMemory, CudnnAttentionDropsTheTxTMatricesAndAddsStatistics) {
       PlanCudaMemory(c, B, T, StorageType::kBf16, kCublasLtWorkspaceBytes, AttentionMemory{true, ws});
   ASSERT_TRUE(kernels.ok() && cudnn.ok());
   const int64_t att = B * NH * int64_t{T} * T * 2;  // one (B, NH, T, T) bf16 matrix
-  const std::pair<CudaTensor, int64_t> dropped[] = {{CudaTensor::kAtt, L * att},
-                                                    {CudaTensor::kDAtt, att},
-                                                    {CudaTensor::kVaccum, BT * C * 2},
-                                                    {CudaTensor::kDVaccum, BT * C * 2},
-                                                    {CudaTensor::kDQkvr, 3 * BT * C * 2}};
+  const std::pair<CudaTensor, int64_t> dropped[] = {
+      {CudaTensor::kAtt, L * att},        {CudaTensor::kDAtt, att},
+      {CudaTensor::kQkv, 3 * BT * C * 2}, {CudaTensor::kVaccum, BT * C * 2},
+      {CudaTensor::kDVaccum, BT * C * 2}, {CudaTensor::kDQkvr, 3 * BT * C * 2}};
   int64_t saved = 0;
   for (const auto& [id, bytes] : dropped) {
     EXPECT_EQ(kernels->tensor(id).bytes(), bytes) << kernels->tensor(id).name;
