@@ -60,7 +60,8 @@ void Apply(absl::string_view name, absl::string_view value, macro::RawStepFlags*
                           {"cpu_gemm", &f->cpu_gemm},
                           {"profile_out", &f->profile_out},
                           {"ceilings", &f->ceilings},
-                          {"attention", &f->attention}}) {
+                          {"attention", &f->attention},
+                          {"attention_impl", &f->attention_impl}}) {
     if (name == flag.name) return Set(value, flag.field);
   }
   struct DoubleFlag {

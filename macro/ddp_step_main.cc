@@ -49,6 +49,7 @@
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
+#include "model/cuda/cuda_model.h"
 #include "model/data/batch_source.h"
 #include "model/data/token_file.h"
 #include "model/gpt_config.h"
@@ -218,10 +219,13 @@ absl::Status Build(Setup* s) {
   // now, with the rank's own threads, is used as is; only a whole-machine figure is scaled.
   std::string device_name;
   auto model = MakeModel(o, /*cuda_device=*/g_world->local_rank(), &device_name);
-  if (model.ok())
+  if (model.ok()) {
     s->model = std::move(*model);
-  else
+    // The CUDA model's attention, decided now (the cuDNN probe and its start-up check).
+    if (std::string a = model::CudaAttentionChoice(*s->model); !a.empty()) Log0("ddp_step: " + a);
+  } else {
     local = model.status();
+  }
   // Every rank measures its CPU peak at the same moment, as they will train: cores that share
   // FMA units (SMT siblings, a VM's vCPUs on one host core) or a power budget give each rank
   // less together than alone, and together is what the rank's device delivers in training.

@@ -26,6 +26,7 @@
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
 #include "macro/step_series.h"
+#include "model/cuda/cuda_model.h"
 #include "model/gemm_info.h"
 #include "model/gpt_config.h"
 #include "sysinfo/cpu_info.h"
@@ -83,6 +84,8 @@ absl::Status EnsureSession(Run* run) {
     return s.status();
   }
   run->session = std::move(*s);
+  // The CUDA model's attention, decided now (the cuDNN probe and its start-up check).
+  if (std::string a = model::CudaAttentionChoice(run->session->model()); !a.empty()) Log("gpt_step: " + a);
   Log(absl::StrCat("gpt_step: ", run->session->model().num_params(), " parameters; peak ",
                    absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
                    run->session->peak().source, ")"));

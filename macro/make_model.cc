@@ -45,6 +45,7 @@ absl::StatusOr<std::unique_ptr<model::GptModel>> MakeModel(const StepOptions& o,
   }
   *device_name = dev->name;
   model::CudaModelOptions cuda_options;
+  cuda_options.attention = o.attention_impl;
   cuda_options.cuda_graph = o.cuda_graph;
   return model::MakeCudaModel(o.config, o.batch, o.seq, o.seed, o.dtype, cuda_options);
 }

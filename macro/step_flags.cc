@@ -50,6 +50,11 @@ ABSL_FLAG(double, peak_flops, 0,
           "cores, e.g. a ddp_step rank, gets its share), overriding the datasheet or the measured CPU peak");
 ABSL_FLAG(std::string, attention, "full",
           "attention FLOPs convention: full (12·L·C·T, nanoGPT/PaLM) or causal (6·L·C·T, llm.c)");
+ABSL_FLAG(
+    std::string, attention_impl, "auto",
+    "the CUDA model's attention: auto (bf16: cuDNN's fused flash attention when libcudnn.so.9 opens and "
+    "passes a start-up check against the kernels, else the kernels; the run's choices say which), "
+    "cudnn (bf16 only) or kernels");
 ABSL_FLAG(double, lr, 6e-4, "AdamW learning rate");
 ABSL_FLAG(double, weight_decay, 0.1, "AdamW weight decay (2-D weights only)");
 ABSL_FLAG(double, beta1, 0.9, "AdamW beta1");
@@ -88,6 +93,7 @@ RawStepFlags ReadStepFlags() {
   f.ceilings = harness::UserPath(absl::GetFlag(FLAGS_ceilings));
   f.peak_flops = absl::GetFlag(FLAGS_peak_flops);
   f.attention = absl::GetFlag(FLAGS_attention);
+  f.attention_impl = absl::GetFlag(FLAGS_attention_impl);
   f.lr = absl::GetFlag(FLAGS_lr);
   f.weight_decay = absl::GetFlag(FLAGS_weight_decay);
   f.beta1 = absl::GetFlag(FLAGS_beta1);

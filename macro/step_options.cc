@@ -275,6 +275,26 @@ absl::Status ResolvePeakAndAttention(const RawStepFlags& f, StepOptions* o) {
   return absl::OkStatus();
 }
 
+// The CUDA model's attention: cudnn or kernels only on CUDA, cudnn only in bf16. `auto` is
+// decided when the model is made (the cuDNN probe and a start-up check on the device).
+absl::Status ResolveAttentionImpl(const RawStepFlags& f, StepOptions* o) {
+  auto impl = model::cuda::ParseAttentionImpl(f.attention_impl);
+  if (!impl.ok()) return impl.status();
+  o->attention_impl = *impl;
+  if (*impl == model::cuda::AttentionImpl::kAuto) return absl::OkStatus();
+  if (o->device != "cuda") {
+    return FlagError("attention_impl", absl::StrCat("'", f.attention_impl,
+                                                    "' chooses the CUDA model's attention; the CPU model has "
+                                                    "one (use --device=cuda, or leave it auto)"));
+  }
+  if (*impl == model::cuda::AttentionImpl::kCudnn && o->dtype != accounting::Dtype::kBf16) {
+    return FlagError("attention_impl",
+                     absl::StrCat("'cudnn' runs bf16 only; dtype is ", accounting::DtypeName(o->dtype),
+                                  " (use --dtype=bf16, or --attention_impl=kernels or auto)"));
+  }
+  return absl::OkStatus();
+}
+
 // The optimizer. Written so that NaN fails every test: a NaN or infinite rate would train on
 // garbage and time it as if it were a step.
 absl::Status ResolveOptimizer(const RawStepFlags& f, StepOptions* o) {
@@ -337,6 +357,7 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f, const sysi
   if (s.ok()) s = ResolveCpuGemm(f, &o);
   if (s.ok()) s = ResolveData(f, &o);
   if (s.ok()) s = ResolvePeakAndAttention(f, &o);
+  if (s.ok()) s = ResolveAttentionImpl(f, &o);
   if (s.ok()) s = ResolveOptimizer(f, &o);
   if (s.ok()) s = ResolveCudaGraph(f, &o);
   if (!s.ok()) return s;

@@ -15,6 +15,7 @@
 #include "accounting/dtype.h"
 #include "accounting/gpt_flops.h"
 #include "model/cpu_gemm_backend.h"
+#include "model/cuda/attention_choice.h"
 #include "model/gpt_config.h"
 #include "sysinfo/cuda_info.h"
 
@@ -37,9 +38,10 @@ struct RawStepFlags {
   std::string cpu_gemm;  // "", "onednn", "openblas"
   bool profile = false;
   std::string profile_out = "gpt_step_trace.json";
-  std::string ceilings;            // measured-ceilings JSON from //micro:ceilings
-  double peak_flops = 0;           // explicit peak, FLOP/s
-  std::string attention = "full";  // full | causal
+  std::string ceilings;                 // measured-ceilings JSON from //micro:ceilings
+  double peak_flops = 0;                // explicit peak, FLOP/s
+  std::string attention = "full";       // full | causal
+  std::string attention_impl = "auto";  // auto | cudnn | kernels
   double lr = 6e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95;
   bool cuda_graph = false;  // gpt_step: the CUDA step as one captured graph
 };
@@ -61,6 +63,8 @@ struct StepOptions {
   std::string ceilings;
   double peak_flops = 0;
   accounting::AttentionConvention convention = accounting::AttentionConvention::kFull;
+  // The CUDA model's attention (model/cuda/attention_choice.h); auto is decided at model creation.
+  model::cuda::AttentionImpl attention_impl = model::cuda::AttentionImpl::kAuto;
   double lr = 0, weight_decay = 0, beta1 = 0, beta2 = 0;
   // CUDA only: forward, backward and AdamW captured as one CUDA graph at warm-up step 2 and
   // replayed every step after (model/cuda/cuda_gpt.h, "CUDA graph"); needs >= 2 warm-up steps.

@@ -183,6 +183,34 @@ TEST(StepOptionsTest, CudaGraphNeedsTheCudaModelTwoWarmupStepsAndNoProfile) {
   EXPECT_NE(o.status().message().find("--profile"), std::string::npos) << o.status();
 }
 
+// --attention_impl: parsed here; cudnn and kernels only on CUDA, cudnn only in bf16; auto left
+// for the model to decide.
+TEST(StepOptionsTest, AttentionImplIsCheckedAgainstDeviceAndDtype) {
+  auto defaults = ResolveStepOptions(RawStepFlags{}, OneGpu(9));
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->attention_impl, model::cuda::AttentionImpl::kAuto);
+  RawStepFlags f;
+  f.attention_impl = "cudnn";
+  auto cudnn = ResolveStepOptions(f, OneGpu(9));  // bf16 by default on sm_90
+  ASSERT_TRUE(cudnn.ok()) << cudnn.status();
+  EXPECT_EQ(cudnn->attention_impl, model::cuda::AttentionImpl::kCudnn);
+  f.dtype = "fp32";
+  auto fp32 = ResolveStepOptions(f, OneGpu(9));
+  ExpectErrorNames(fp32, "--attention_impl: 'cudnn' runs bf16 only; dtype is fp32");
+  f.attention_impl = "kernels";
+  auto kernels = ResolveStepOptions(f, OneGpu(9));
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  EXPECT_EQ(kernels->attention_impl, model::cuda::AttentionImpl::kKernels);
+  RawStepFlags cpu;
+  cpu.attention_impl = "cudnn";
+  ExpectErrorNames(ResolveStepOptions(cpu, NoGpu()),
+                   "--attention_impl: 'cudnn' chooses the CUDA model's attention");
+  cpu.attention_impl = "auto";
+  EXPECT_TRUE(ResolveStepOptions(cpu, NoGpu()).ok());
+  cpu.attention_impl = "flash";
+  ExpectErrorNames(ResolveStepOptions(cpu, NoGpu()), "--attention_impl: 'flash' is not auto");
+}
+
 TEST(StepOptionsTest, OverridesMakeACustomConfig) {
   RawStepFlags f;
   f.layers = 2;

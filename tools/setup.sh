@@ -29,9 +29,25 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# cuDNN's C++ frontend (header-only; NVIDIA's cudnn-frontend, the graph API llm.c's cudnn_att.cpp
+# uses): ONE pinned version, unpacked from its PyPI wheel's include/ into CUDNN_FE_DIR, which the
+# WORKSPACE reads (@cudnn_frontend, third_party/cudnn_frontend.BUILD). The build never fetches.
+# 1.19.0 is NVIDIA's recommended frontend for cuDNN 9.19; the wheel is fixed by tag and sha256.
+CUDNN_FE_VERSION=1.19.0
+CUDNN_FE_DIR=/opt/cudnn-frontend
+CUDNN_FE_WHEEL="nvidia_cudnn_frontend-${CUDNN_FE_VERSION}-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
+CUDNN_FE_SHA256=735c62e35b88943b83bbf03e364aa62d1cfa36f204a28b206163008a89cecbf6
+cudnn_fe_present() {
+  [[ -f "$CUDNN_FE_DIR/include/cudnn_frontend.h" && "$(cat "$CUDNN_FE_DIR/VERSION" 2>/dev/null)" == "$CUDNN_FE_VERSION" ]]
+}
+
 if [[ "${1:-}" == "--check" ]]; then
-  if ((${#missing[@]})); then echo "setup: missing packages: ${missing[*]}"; exit 1; fi
-  echo "setup: all ${#PACKAGES[@]} packages present"; exit 0
+  bad=0
+  if ((${#missing[@]})); then echo "setup: missing packages: ${missing[*]}"; bad=1;
+  else echo "setup: all ${#PACKAGES[@]} packages present"; fi
+  if cudnn_fe_present; then echo "setup: cudnn-frontend $CUDNN_FE_VERSION in $CUDNN_FE_DIR";
+  else echo "setup: missing cudnn-frontend $CUDNN_FE_VERSION headers in $CUDNN_FE_DIR"; bad=1; fi
+  exit "$bad"
 fi
 
 SUDO=""
@@ -59,6 +75,43 @@ if [[ -e /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 ]]; then
   $SUDO update-alternatives --set libopenblas.so-x86_64-linux-gnu \
     /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so >/dev/null 2>&1 || true
 fi
+
+# The cuDNN frontend headers (see CUDNN_FE_VERSION above): downloaded with pip (no install),
+# checked against the pinned sha256, include/ unpacked to a temporary folder, then renamed.
+install_cudnn_frontend() {
+  if cudnn_fe_present; then echo "setup: cudnn-frontend $CUDNN_FE_VERSION already in $CUDNN_FE_DIR"; return 0; fi
+  if ! /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
+    echo "setup: installing python3-pip (to download the cudnn-frontend wheel)"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-pip
+  fi
+  local tmp
+  tmp="$(mktemp -d)"
+  /usr/bin/python3 -m pip download --quiet "nvidia-cudnn-frontend==$CUDNN_FE_VERSION" --no-deps \
+    --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+    --platform manylinux_2_28_x86_64 -d "$tmp"
+  if ! echo "$CUDNN_FE_SHA256  $tmp/$CUDNN_FE_WHEEL" | sha256sum --check --status; then
+    echo "setup: $CUDNN_FE_WHEEL is missing or its sha256 is not $CUDNN_FE_SHA256" >&2
+    rm -rf "$tmp"; return 1
+  fi
+  /usr/bin/python3 - "$tmp/$CUDNN_FE_WHEEL" "$tmp/unpacked" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as whl:
+    members = [m for m in whl.namelist() if m.startswith("include/")]
+    if not any(m == "include/cudnn_frontend.h" for m in members):
+        sys.exit("setup: the wheel has no include/cudnn_frontend.h")
+    whl.extractall(sys.argv[2], members)
+PY
+  echo "$CUDNN_FE_VERSION" > "$tmp/unpacked/VERSION"
+  $SUDO rm -rf "$CUDNN_FE_DIR.tmp.$$"
+  $SUDO cp -r "$tmp/unpacked" "$CUDNN_FE_DIR.tmp.$$"
+  $SUDO chmod -R a+rX "$CUDNN_FE_DIR.tmp.$$"
+  $SUDO rm -rf "$CUDNN_FE_DIR"
+  $SUDO mv "$CUDNN_FE_DIR.tmp.$$" "$CUDNN_FE_DIR"
+  rm -rf "$tmp"
+  echo "setup: cudnn-frontend $CUDNN_FE_VERSION headers in $CUDNN_FE_DIR"
+}
+install_cudnn_frontend
 
 echo "setup: bazel: $(bazel --version 2>/dev/null || echo 'not found')"
 if [[ -d /usr/local/cuda || -n "${CUDA_PATH:-}" ]]; then

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "model/cuda/adamw_cuda.h"
 #include "model/cuda/attention_cuda.h"
+#include "model/cuda/attention_cudnn.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/convert_cuda.h"
 #include "model/cuda/crossentropy_cuda.h"
@@ -41,14 +42,16 @@ F* Slice(F* base, int64_t offset) {
 class CudaGptBase : public GptModel {
  public:
   virtual std::string Describe() const = 0;
+  virtual const std::string& AttentionChoice() const = 0;
 };
 
 template <typename S>
 class CudaGpt final : public CudaGptBase {
  public:
   CudaGpt(const GptConfig& config, int B, int T, const CudaGptOptions& options,
-          std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan)
-      : config_(config),
+          std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan, std::unique_ptr<CudnnAttention> cudnn)
+      : cudnn_(std::move(cudnn)),
+        config_(config),
         layout_(config),
         B_(B),
         T_(T),
@@ -81,6 +84,12 @@ class CudaGpt final : public CudaGptBase {
   absl::Status CopyGradsToHost(std::vector<float>* out) override;
   absl::Status CopyLogitsToHost(std::vector<float>* out) override;
   std::string Describe() const override;
+  std::string DescribeAttention() const {
+    if (cudnn_) return "cuDNN fused flash attention (causal, bf16)";
+    return absl::StrCat("block-causal attention kernels (query blocks of ",
+                        AttentionBlock(T_, options_.attention_block), ")");
+  }
+  const std::string& AttentionChoice() const override { return options_.attention_choice; }
 
  private:
   template <typename X>
@@ -104,14 +113,18 @@ class CudaGpt final : public CudaGptBase {
   void UploadAdamWArgs(const AdamWConfig& opt, int step);
   // The device work of each phase: launches, GEMMs and memsets only, so that a graph capture
   // records all of it (no host synchronisation, no allocation, no step-dependent argument).
-  void ForwardKernels();
-  void ForwardLayer(int64_t l, const ParamPointers<S>& w);
+  absl::Status ForwardKernels();
+  absl::Status ForwardLayer(int64_t l, const ParamPointers<S>& w);
   void ZeroGradKernels();
-  void BackwardKernels();
+  absl::Status BackwardKernels();
   void UpdateKernels();
   // Backward's steps: the loss, LM head and final LayerNorm; then one block, from the top.
   void BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g);
-  void BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  absl::Status BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  // Layer l's attention: cuDNN's (reading q, k, v in place from the layer's qkv, kept in kQkvr)
+  // or the kernels' (permuting them out of the scratch qkv into kQkvr).
+  absl::Status AttentionForward(int64_t l, S* atty, const S* qkv);
+  absl::Status AttentionBackward(int64_t l, S* dqkv, const S* datty);
   // --cuda_graph (cuda_gpt.h): the capture with its one-time check, and the capture itself.
   absl::Status CaptureCheckedStep(const Batch& batch, const AdamWConfig& opt, int step);
   absl::Status CaptureStep();
@@ -123,6 +136,7 @@ class CudaGpt final : public CudaGptBase {
   void ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias, const S* residual,
                               int64_t C, int64_t OC, const char* op, const char* tag);
 
+  std::unique_ptr<CudnnAttention> cudnn_;  // null: the kernels
   GptConfig config_;
   ParamLayout layout_;
   int B_, T_;
@@ -236,18 +250,18 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
   if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
   UploadBatch(batch);
   have_loss_ = false;
-  ForwardKernels();
+  if (auto st = ForwardKernels(); !st.ok()) return st;
   have_forward_ = true;
   return absl::OkStatus();
 }
 
 template <typename S>
-void CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+absl::Status CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
+  const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
   GemmRunner* gemm = gemm_.get();
   S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
   S* ln1 = Act(CudaTensor::kLn1, l);
-  S* qkv = Act(CudaTensor::kQkv);
+  S* qkv = cudnn_ ? Act(CudaTensor::kQkvr, l) : Act(CudaTensor::kQkv);  // cuDNN keeps it for backward
   S* atty = Act(CudaTensor::kAtty, l);
   S* residual2 = Act(CudaTensor::kResidual2, l);
   S* ln2 = Act(CudaTensor::kLn2, l);
@@ -266,8 +280,7 @@ void CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
   }
   {
     ScopedOp op(timer_, "attention_forward");
-    attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum),
-                      qkv, B, T, C, NH, gemm, tf32_, options_.attention_block);
+    if (auto st = AttentionForward(l, atty, qkv); !st.ok()) return st;
   }
   // residual2 = residual + atty @ attprojw^T + attprojb
   ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C), residual, C, C,
@@ -295,10 +308,11 @@ void CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
   // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
   ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C), residual2,
                          4 * C, C, "matmul_forward/fcproj", "fcproj");
+  return absl::OkStatus();
 }
 
 template <typename S>
-void CudaGpt<S>::ForwardKernels() {
+absl::Status CudaGpt<S>::ForwardKernels() {
   const int64_t B = B_, T = T_, C = config_.width, L = config_.layers;
   const int64_t V = config_.vocab, Vp = config_.padded_vocab;
   const ParamPointers<S> w = PointParams(layout_, Weights());
@@ -306,7 +320,9 @@ void CudaGpt<S>::ForwardKernels() {
     ScopedOp op(timer_, "encoder_forward");
     encoder_forward(Act(CudaTensor::kEncoded), Ptr<int32_t>(CudaTensor::kInputs), w.wte, w.wpe, B, T, C);
   }
-  for (int64_t l = 0; l < L; ++l) ForwardLayer(l, w);
+  for (int64_t l = 0; l < L; ++l) {
+    if (auto st = ForwardLayer(l, w); !st.ok()) return st;
+  }
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
     ScopedOp op(timer_, "layernorm_forward");
@@ -324,6 +340,7 @@ void CudaGpt<S>::ForwardKernels() {
     crossentropy_forward(Ptr<float>(CudaTensor::kLosses), Ptr<float>(CudaTensor::kLse),
                          Act(CudaTensor::kLogits), Ptr<int32_t>(CudaTensor::kTargets), B, T, V, Vp);
   }
+  return absl::OkStatus();
 }
 
 template <typename S>
@@ -379,8 +396,38 @@ void CudaGpt<S>::BackwardHead(const ParamPointers<S>& w, const ParamPointers<flo
 }
 
 template <typename S>
-void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+absl::Status CudaGpt<S>::AttentionForward(int64_t l, S* atty, const S* qkv) {
+  if constexpr (std::is_same<S, Bf16>::value) {
+    if (cudnn_) {
+      return cudnn_->Forward(atty, Ptr<float>(CudaTensor::kAttStats, l), qkv,
+                             Ptr<char>(CudaTensor::kCudnnWorkspace));
+    }
+  }
+  attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum), qkv,
+                    int64_t{B_}, int64_t{T_}, int64_t{config_.width}, int64_t{config_.heads}, gemm_.get(),
+                    tf32_, options_.attention_block);
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::AttentionBackward(int64_t l, S* dqkv, const S* datty) {
+  if constexpr (std::is_same<S, Bf16>::value) {
+    if (cudnn_) {
+      return cudnn_->Backward(dqkv, datty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtty, l),
+                              Ptr<float>(CudaTensor::kAttStats, l), Ptr<char>(CudaTensor::kCudnnWorkspace));
+    }
+  }
+  attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt), Act(CudaTensor::kDVaccum), datty,
+                     static_cast<const S*>(Act(CudaTensor::kQkvr, l)),
+                     static_cast<const S*>(Act(CudaTensor::kAtt, l)), int64_t{B_}, int64_t{T_},
+                     int64_t{config_.width}, int64_t{config_.heads}, gemm_.get(), tf32_,
+                     options_.attention_block);
+  return absl::OkStatus();
+}
+
+template <typename S>
+absl::Status CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
+  const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
   GemmRunner* gemm = gemm_.get();
   S* dresidual = Act(CudaTensor::kDResidual);
   S* dbtc = Act(CudaTensor::kDBtc);
@@ -423,9 +470,7 @@ void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const Param
   }
   {
     ScopedOp op(timer_, "attention_backward");
-    attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt), Act(CudaTensor::kDVaccum), dbtc,
-                       Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), B, T, C, NH, gemm, tf32_,
-                       options_.attention_block);
+    if (auto st = AttentionBackward(l, dqkv, dbtc); !st.ok()) return st;
   }
   {
     ScopedOp op(timer_, "matmul_backward/qkv");
@@ -438,6 +483,7 @@ void CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const Param
     layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, w.ln1w + l * C,
                        Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
   }
+  return absl::OkStatus();
 }
 
 template <typename S>
@@ -446,22 +492,24 @@ absl::Status CudaGpt<S>::Backward() {
     return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
   }
   have_forward_ = false;
-  BackwardKernels();
-  return absl::OkStatus();
+  return BackwardKernels();
 }
 
 template <typename S>
-void CudaGpt<S>::BackwardKernels() {
+absl::Status CudaGpt<S>::BackwardKernels() {
   const int64_t B = B_, T = T_, C = config_.width;
   const ParamPointers<S> w = PointParams(layout_, Weights());
   const ParamPointers<float> g = PointParams(layout_, Ptr<float>(CudaTensor::kGrads));
   BackwardHead(w, g);
-  for (int64_t l = config_.layers - 1; l >= 0; --l) BackwardLayer(l, w, g);
+  for (int64_t l = config_.layers - 1; l >= 0; --l) {
+    if (auto st = BackwardLayer(l, w, g); !st.ok()) return st;
+  }
   S* dresidual = Act(CudaTensor::kDResidual);
   {
     ScopedOp op(timer_, "encoder_backward");
     encoder_backward(g.wte, g.wpe, dresidual, Ptr<int32_t>(CudaTensor::kInputs), B, T, C);
   }
+  return absl::OkStatus();
 }
 
 template <typename S>
@@ -511,13 +559,19 @@ template <typename S>
 absl::Status CudaGpt<S>::CaptureStep() {
   if (std::string error = BeginGraphCapture(); !error.empty()) return absl::InternalError(error);
   OpTimer* timer = std::exchange(timer_, nullptr);
-  ForwardKernels();
-  ZeroGradKernels();
-  BackwardKernels();
-  UpdateKernels();
+  absl::Status recorded = ForwardKernels();
+  if (recorded.ok()) {
+    ZeroGradKernels();
+    recorded = BackwardKernels();
+  }
+  if (recorded.ok()) UpdateKernels();
   timer_ = timer;
   std::string error;
-  graph_ = EndGraphCapture(&error);
+  graph_ = EndGraphCapture(&error);  // ends the capture in every case
+  if (!recorded.ok()) {
+    graph_.reset();
+    return absl::Status(recorded.code(), absl::StrCat("--cuda_graph: capture: ", recorded.message()));
+  }
   if (graph_ == nullptr) return absl::InternalError(absl::StrCat("--cuda_graph: ", error));
   return absl::OkStatus();
 }
@@ -601,9 +655,8 @@ std::string CudaGpt<S>::Describe() const {
   return absl::StrCat(
       "cuda ", PrecisionName(options_.precision), " on ", options_.device_name, ", GeLU ",
       fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels", ", residual adds ",
-      fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
-      ", bias in the GEMM epilogue, block-causal attention (query blocks of ",
-      AttentionBlock(T_, options_.attention_block), "), gemm ", gemm_->name(),
+      fuse_residual_ ? "fused in the GEMMs" : "as separate kernels", ", bias in the GEMM epilogue, ",
+      DescribeAttention(), ", gemm ", gemm_->name(),
       options_.cuda_graph ? ", train step as one CUDA graph (captured at the second step)" : "",
       "; memory: ", plan_.Describe());
 }
@@ -611,10 +664,23 @@ std::string CudaGpt<S>::Describe() const {
 template <typename S>
 absl::StatusOr<std::unique_ptr<GptModel>> Create(const GptConfig& config, int B, int T, uint64_t seed,
                                                  const CudaGptOptions& options,
-                                                 std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan) {
-  auto model = std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm), std::move(plan));
+                                                 std::unique_ptr<GemmRunner> gemm, CudaMemoryPlan plan,
+                                                 std::unique_ptr<CudnnAttention> cudnn) {
+  auto model =
+      std::make_unique<CudaGpt<S>>(config, B, T, options, std::move(gemm), std::move(plan), std::move(cudnn));
   if (auto st = model->Init(seed); !st.ok()) return st;
   return std::unique_ptr<GptModel>(std::move(model));
+}
+
+// cuDNN's attention for the model's shape when the options ask for it (bf16 only), else null.
+absl::StatusOr<std::unique_ptr<CudnnAttention>> MakeModelCudnnAttention(const GptConfig& config, int B, int T,
+                                                                        const CudaGptOptions& options) {
+  if (!options.cudnn_attention) return std::unique_ptr<CudnnAttention>();
+  if (options.precision != CudaPrecision::kBf16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cuDNN attention runs bf16 only; the precision is ", PrecisionName(options.precision)));
+  }
+  return CudnnAttention::Create(AttentionShape{B, T, config.heads, config.width / config.heads});
 }
 
 }  // namespace
@@ -624,8 +690,13 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
                                                         std::unique_ptr<GemmRunner> gemm) {
   if (gemm == nullptr) return absl::InvalidArgumentError("CreateCudaGpt needs a GemmRunner");
   const bool bf16 = options.precision == CudaPrecision::kBf16;
+  if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  absl::StatusOr<std::unique_ptr<CudnnAttention>> cudnn = MakeModelCudnnAttention(config, B, T, options);
+  if (!cudnn.ok()) return cudnn.status();
+  AttentionMemory attention;
+  if (*cudnn != nullptr) attention = AttentionMemory{true, (*cudnn)->workspace_bytes()};
   absl::StatusOr<CudaMemoryPlan> plan =
-      PlanCudaMemory(config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes());
+      PlanCudaMemory(config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes(), attention);
   if (!plan.ok()) return plan.status();
   int64_t free_bytes = 0, total_bytes = 0;
   const std::string error = DeviceMemoryInfo(&free_bytes, &total_bytes);
@@ -633,13 +704,19 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
   if (auto st = CheckFits(*plan, free_bytes, total_bytes, options.device_name); !st.ok()) {
     return st;
   }
-  if (bf16) return Create<Bf16>(config, B, T, seed, options, std::move(gemm), *std::move(plan));
-  return Create<float>(config, B, T, seed, options, std::move(gemm), *std::move(plan));
+  if (bf16)
+    return Create<Bf16>(config, B, T, seed, options, std::move(gemm), *std::move(plan), *std::move(cudnn));
+  return Create<float>(config, B, T, seed, options, std::move(gemm), *std::move(plan), *std::move(cudnn));
 }
 
 std::string DescribeCudaGpt(const GptModel& model) {
   const auto* m = dynamic_cast<const CudaGptBase*>(&model);
   return m == nullptr ? "" : m->Describe();
+}
+
+std::string CudaGptAttentionChoice(const GptModel& model) {
+  const auto* m = dynamic_cast<const CudaGptBase*>(&model);
+  return m == nullptr ? "" : m->AttentionChoice();
 }
 
 }  // namespace cuda

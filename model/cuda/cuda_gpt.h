@@ -34,6 +34,10 @@ struct CudaGptOptions {
   // TrainStep as one CUDA graph: forward, zero-grad, backward and AdamW captured once, replayed
   // every step after (see "CUDA graph" below).
   bool cuda_graph = false;
+  // cuDNN's fused flash attention (attention_cudnn.h, bf16 only) instead of the kernels; its
+  // graphs are built at creation. attention_choice: why (attention_choice.h's line).
+  bool cudnn_attention = false;
+  std::string attention_choice;
 };
 
 // CUDA graph (options.cuda_graph; CUDA Programming Guide, "CUDA Graphs"). TrainStep(batch, opt,
@@ -57,7 +61,9 @@ struct CudaGptOptions {
 // Plans memory, checks it fits (device_api.h's DeviceMemoryInfo) BEFORE allocating, allocates
 // once, initialises the parameters from `seed` exactly as the CPU model does (param_init.h, on
 // the host, then copied). Errors: invalid config or run shape (InvalidArgument), not enough
-// device memory (ResourceExhausted, with needed and free bytes), allocation failure (Internal).
+// device memory (ResourceExhausted, with needed and free bytes), allocation failure (Internal);
+// with options.cudnn_attention, a precision other than bf16 (InvalidArgument) and cuDNN's own
+// errors building the graphs (naming the shape).
 absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config, int B, int T, uint64_t seed,
                                                         const CudaGptOptions& options,
                                                         std::unique_ptr<GemmRunner> gemm);
@@ -66,6 +72,9 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
 // ("cuda bf16, GeLU fused in cuBLASLt epilogues, gemm cublasLt; memory: params ..."); for any
 // other model, an empty string.
 std::string DescribeCudaGpt(const GptModel& model);
+
+// For a model made by CreateCudaGpt: options.attention_choice; else "".
+std::string CudaGptAttentionChoice(const GptModel& model);
 
 }  // namespace cuda
 }  // namespace model

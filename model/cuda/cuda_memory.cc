@@ -52,7 +52,7 @@ std::string CudaMemoryPlan::Describe() const {
 }
 
 absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
-                                              int64_t workspace_bytes) {
+                                              int64_t workspace_bytes, const AttentionMemory& attention) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   const int64_t L = config.layers, C = config.width, NH = config.heads;
   const int64_t Vp = config.padded_vocab, BT = int64_t{B} * T;
@@ -60,6 +60,7 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   const int64_t s = StorageBytes(storage), f = 4, i32 = 4;
   const int64_t att = int64_t{B} * NH * T * T;
   const bool copy = storage == StorageType::kBf16;
+  const int64_t kernels = attention.cudnn ? 0 : 1, cudnn = attention.cudnn ? 1 : 0;
 
   CudaMemoryPlan plan;
   plan.storage = storage;
@@ -88,7 +89,7 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kLn1Mean, "ln1_mean", G::kActivations, BT, f, L);
   add(X::kLn1Rstd, "ln1_rstd", G::kActivations, BT, f, L);
   add(X::kQkvr, "qkvr", G::kActivations, 3 * BT * C, s, L);
-  add(X::kAtt, "att", G::kActivations, att, s, L);
+  add(X::kAtt, "att", G::kActivations, att, s, L * kernels);
   add(X::kAtty, "atty", G::kActivations, BT * C, s, L);
   add(X::kResidual2, "residual2", G::kActivations, BT * C, s, L);
   add(X::kLn2, "ln2", G::kActivations, BT * C, s, L);
@@ -105,17 +106,19 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kLosses, "losses", G::kActivations, BT, f, 1);
   add(X::kInputs, "inputs", G::kActivations, BT, i32, 1);
   add(X::kTargets, "targets", G::kActivations, BT, i32, 1);
-  add(X::kQkv, "qkv", G::kScratch, 3 * BT * C, s, 1);
-  add(X::kVaccum, "vaccum", G::kScratch, BT * C, s, 1);
+  add(X::kQkv, "qkv", G::kScratch, 3 * BT * C, s, kernels);
+  add(X::kVaccum, "vaccum", G::kScratch, BT * C, s, kernels);
   add(X::kDResidual, "dresidual", G::kScratch, BT * C, s, 1);
   add(X::kDBtc, "dbtc", G::kScratch, BT * C, s, 1);
   add(X::kDFch, "dfch", G::kScratch, 4 * BT * C, s, 1);
   add(X::kDQkv, "dqkv", G::kScratch, 3 * BT * C, s, 1);
-  add(X::kDQkvr, "dqkvr", G::kScratch, 3 * BT * C, s, 1);
-  add(X::kDAtt, "datt", G::kScratch, att, s, 1);
-  add(X::kDVaccum, "dvaccum", G::kScratch, BT * C, s, 1);
+  add(X::kDQkvr, "dqkvr", G::kScratch, 3 * BT * C, s, kernels);
+  add(X::kDAtt, "datt", G::kScratch, att, s, kernels);
+  add(X::kDVaccum, "dvaccum", G::kScratch, BT * C, s, kernels);
   add(X::kProj, "proj", G::kScratch, BT * C, s, 1);
   add(X::kAdamWArgs, "adamw_args", G::kActivations, kAdamWArgsFloats, f, 1);
+  add(X::kAttStats, "att_stats", G::kActivations, int64_t{B} * NH * T, f, L * cudnn);
+  add(X::kCudnnWorkspace, "cudnn_workspace", G::kScratch, attention.cudnn_workspace_bytes, 1, cudnn);
 
   int64_t offset = 0;
   for (PlannedTensor& t : plan.tensors) {

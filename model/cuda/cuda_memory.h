@@ -64,8 +64,11 @@ enum class CudaTensor : int {
   // per-step input beside the tokens: written by the host before each step (a CUDA graph
   // replays its kernels with the arguments they were captured with, so it reads these instead)
   kAdamWArgs,  // (8) fp32: one AdamWStepArgs (adamw_cuda.h)
+  // cuDNN attention only (AttentionMemory::cudnn)
+  kAttStats,        // L x (B, NH, T) fp32: softmax log-sum-exp per row, forward to backward
+  kCudnnWorkspace,  // cuDNN's workspace, bytes
 };
-inline constexpr int kNumCudaTensors = 38;
+inline constexpr int kNumCudaTensors = 40;
 inline constexpr int64_t kAdamWArgsFloats = 8;
 
 enum class MemoryGroup : int { kParams, kGrads, kAdamW, kWeightCopy, kActivations, kScratch };
@@ -98,9 +101,19 @@ struct CudaMemoryPlan {
 
 inline constexpr int64_t kTensorAlignment = 256;
 
+// How attention runs, as far as memory goes. With cuDNN (attention_cudnn.h) the statistics
+// (kAttStats) and cuDNN's workspace join the plan and the kernels' tensors leave it (kAtt,
+// kQkv, kVaccum, kDQkvr, kDAtt, kDVaccum: the (B, NH, T, T) matrices are never materialised);
+// kQkvr then holds each layer's qkv GEMM output as it came, (B, T, 3, NH, hs), which cuDNN reads
+// in place in forward and backward.
+struct AttentionMemory {
+  bool cudnn = false;
+  int64_t cudnn_workspace_bytes = 0;
+};
+
 // Errors as ValidateRunShape. storage: of activations and the weight copy (kBf16 adds the copy).
 absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
-                                              int64_t workspace_bytes);
+                                              int64_t workspace_bytes, const AttentionMemory& attention = {});
 
 // ResourceExhausted before any allocation when the plan needs more than `free_bytes`; the
 // message says how much is needed (and for what) and how much is free of how much.

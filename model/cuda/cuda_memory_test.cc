@@ -2,6 +2,7 @@
 #include "model/cuda/cuda_memory.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -39,6 +40,39 @@ TEST(CudaMemory, Gpt2Bf16MatchesAnIndependentCount) {
   // About 12 GB: far inside an H200, far outside a small GPU.
   EXPECT_GT(plan->total_bytes(), int64_t{10} << 30);
   EXPECT_LT(plan->total_bytes(), int64_t{16} << 30);
+}
+
+// With cuDNN attention the (B, NH, T, T) matrices and the permuted copies are gone; the softmax
+// statistics and cuDNN's workspace take their place.
+TEST(CudaMemory, CudnnAttentionDropsTheTxTMatricesAndAddsStatistics) {
+  const GptConfig c = Gpt2();
+  const int B = 12, T = 1024;
+  const int64_t L = 12, NH = 12, C = 768, BT = B * T, ws = int64_t{3} << 20;
+  absl::StatusOr<CudaMemoryPlan> kernels =
+      PlanCudaMemory(c, B, T, StorageType::kBf16, kCublasLtWorkspaceBytes);
+  absl::StatusOr<CudaMemoryPlan> cudnn =
+      PlanCudaMemory(c, B, T, StorageType::kBf16, kCublasLtWorkspaceBytes, AttentionMemory{true, ws});
+  ASSERT_TRUE(kernels.ok() && cudnn.ok());
+  const int64_t att = B * NH * int64_t{T} * T * 2;  // one (B, NH, T, T) bf16 matrix
+  const std::pair<CudaTensor, int64_t> dropped[] = {
+      {CudaTensor::kAtt, L * att},        {CudaTensor::kDAtt, att},
+      {CudaTensor::kQkv, 3 * BT * C * 2}, {CudaTensor::kVaccum, BT * C * 2},
+      {CudaTensor::kDVaccum, BT * C * 2}, {CudaTensor::kDQkvr, 3 * BT * C * 2}};
+  int64_t saved = 0;
+  for (const auto& [id, bytes] : dropped) {
+    EXPECT_EQ(kernels->tensor(id).bytes(), bytes) << kernels->tensor(id).name;
+    EXPECT_EQ(cudnn->tensor(id).bytes(), 0) << cudnn->tensor(id).name;
+    saved += bytes;
+  }
+  const int64_t stats = L * B * NH * T * 4;
+  EXPECT_EQ(cudnn->tensor(CudaTensor::kAttStats).bytes(), stats);
+  EXPECT_EQ(cudnn->tensor(CudaTensor::kCudnnWorkspace).bytes(), ws);
+  EXPECT_EQ(kernels->tensor(CudaTensor::kAttStats).bytes(), 0);
+  EXPECT_EQ(kernels->tensor(CudaTensor::kCudnnWorkspace).bytes(), 0);
+  // qkvr stays: it holds each layer's unpermuted qkv for cuDNN's backward.
+  EXPECT_EQ(cudnn->tensor(CudaTensor::kQkvr).bytes(), L * 3 * BT * C * 2);
+  EXPECT_EQ(kernels->arena_bytes - cudnn->arena_bytes, saved - stats - ws);
+  EXPECT_GT(saved, int64_t{4000000000});  // over 4 GB less at GPT-2 124M, B=12, T=1024
 }
 
 TEST(CudaMemory, TensorsAreAlignedDisjointAndInsideTheArena) {

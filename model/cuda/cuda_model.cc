@@ -3,6 +3,8 @@
 #include "model/cuda/cuda_model.h"
 
 #include "absl/strings/str_cat.h"
+#include "model/cuda/attention_cudnn.h"
+#include "model/cuda/attention_selfcheck.h"
 #include "model/cuda/cuda_gpt.h"
 #include "model/cuda/cuda_precision.h"
 #include "model/cuda/device_api.h"
@@ -37,9 +39,20 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
   // below bf16's resolution, but not what fp32 mode promises (the CPU model to ~1e-5).
   options.fuse_gelu = *precision == cuda::CudaPrecision::kBf16;
   options.cuda_graph = model_options.cuda_graph;
+  // cuDNN's attention or the kernels (attention_choice.h); auto checks cuDNN against the kernels
+  // first, on this runner.
+  const cuda::AttentionShape shape{B, T, config.heads, config.width / config.heads};
+  absl::StatusOr<cuda::AttentionDecision> choice =
+      cuda::DecideAttention(model_options.attention, *precision, cuda::ProbeCudnn(),
+                            [&] { return cuda::CudnnSelfCheck(shape, gemm.get()); });
+  if (!choice.ok()) return choice.status();
+  options.cudnn_attention = choice->cudnn;
+  options.attention_choice = choice->line;
   return cuda::CreateCudaGpt(config, B, T, seed, options, std::move(gemm));
 }
 
 std::string DescribeCudaModel(const GptModel& model) { return cuda::DescribeCudaGpt(model); }
+
+std::string CudaAttentionChoice(const GptModel& model) { return cuda::CudaGptAttentionChoice(model); }
 
 }  // namespace model

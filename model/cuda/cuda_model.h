@@ -11,10 +11,16 @@
 //        kBf16  bf16 activations and GEMM inputs, fp32 accumulation, fp32 master weights,
 //               gradients and AdamW moments; GeLU fused into cuBLASLt's epilogues when the
 //               library has them for these shapes.
+// options.attention: kKernels  the attention kernels (attention_cuda.h), every dtype;
+//                    kCudnn    cuDNN's fused flash attention (attention_cudnn.h), bf16 only;
+//                    kAuto     cuDNN in bf16 when libcudnn.so.9 opens at run time and passes a
+//                              start-up check against the kernels (output, dq, dk, dv at a small
+//                              shape), else the kernels; CudaAttentionChoice says which and why.
+// options.cuda_graph: TrainStep replays one captured CUDA graph of forward, backward and AdamW
+// (cuda_gpt.h, "CUDA graph").
 // Everything runs on the calling thread's default stream (cudaStreamPerThread; model_stream.cuh
-// says why); loss() and Synchronize() wait for the device. params_data() / grads_data() are
-// fp32 device pointers. options.cuda_graph: TrainStep replays one captured CUDA graph of
-// forward, backward and AdamW (cuda_gpt.h, "CUDA graph").
+// says why), cuDNN's attention included; loss() and Synchronize() wait for the device.
+// params_data() / grads_data() are fp32 device pointers.
 #ifndef MODEL_CUDA_CUDA_MODEL_H_
 #define MODEL_CUDA_CUDA_MODEL_H_
 
@@ -24,19 +30,23 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/dtype.h"
+#include "model/cuda/attention_choice.h"
 #include "model/gpt_config.h"
 #include "model/gpt_model.h"
 
 namespace model {
 
 struct CudaModelOptions {
-  bool cuda_graph = false;  // gpt_step --cuda_graph
+  cuda::AttentionImpl attention = cuda::AttentionImpl::kAuto;  // gpt_step --attention_impl
+  bool cuda_graph = false;                                     // gpt_step --cuda_graph
 };
 
 // Errors, checked in this order: dtype not fp32/tf32/bf16 (InvalidArgument), invalid config or
 // run shape (InvalidArgument), no usable CUDA device (Unavailable, with sysinfo::ProbeCuda()'s
 // reason), not enough free device memory (ResourceExhausted, before any allocation: says how
-// much is needed and how much is free), a failed allocation (Internal).
+// much is needed and how much is free), a failed allocation (Internal); for attention kCudnn, a
+// dtype other than bf16 (InvalidArgument), no usable cuDNN (Unavailable) or cuDNN's error for
+// this shape.
 // Uses the calling thread's current device (DDP ranks select theirs first).
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
                                                         accounting::Dtype dtype,
@@ -50,6 +60,10 @@ absl::StatusOr<std::string> DescribeCudaMemory(const GptConfig& config, int B, i
 // For a model from MakeCudaModel: precision, device, fusions, GEMM library and memory plan;
 // "" for any other model.
 std::string DescribeCudaModel(const GptModel& model);
+
+// For a model from MakeCudaModel: the attention it runs and why, one line for the run's choices
+// ("attention_impl: cudnn (auto: cuDNN 9.19.0 flash attention matched ...)"); "" for any other.
+std::string CudaAttentionChoice(const GptModel& model);
 
 }  // namespace model
 

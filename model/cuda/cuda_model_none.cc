@@ -21,4 +21,6 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
 
 std::string DescribeCudaModel(const GptModel&) { return ""; }
 
+std::string CudaAttentionChoice(const GptModel&) { return ""; }
+
 }  // namespace model

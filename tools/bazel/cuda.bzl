@@ -17,7 +17,7 @@ skipped by `bazel build //...`.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "NVCC")
+load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "CUDNN_ENABLED", "NVCC")
 
 DEFAULT_CUDA_ARCHS = "90"
 
@@ -148,3 +148,8 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
 def if_cuda(with_cuda, without_cuda = []):
     """Picks a value by whether the CUDA toolkit was found (e.g. a real or a stub backend)."""
     return with_cuda if CUDA_ENABLED else without_cuda
+
+def if_cudnn(with_cudnn, without_cudnn = []):
+    """Picks a value by whether the toolkit has cuDNN's headers (cudnn.h): the real cuDNN attention
+    or its stub. The library itself is opened at run time."""
+    return with_cudnn if CUDNN_ENABLED else without_cudnn

@@ -3,7 +3,12 @@
 It creates @local_cuda with:
   :cudart, :cublas, :cublasLt, :nccl   cc targets that link the toolkit's shared libraries
                                        (with an rpath to its lib folder)
-  defs.bzl                             CUDA_ENABLED, CUDA_PATH, NVCC, CUDA_VERSION
+  :cudnn                               cuDNN, where the toolkit's include/ has cudnn.h: its
+                                       headers are nvcc's own; the library (libcudnn.so.9) is
+                                       opened at run time (dlopen, cudnn-frontend's dynamic
+                                       loading), so binaries start where it is absent
+  defs.bzl                             CUDA_ENABLED, CUDA_PATH, NVCC, CUDA_VERSION,
+                                       CUDNN_ENABLED, CUDNN_VERSION ("9.19.0" from cudnn_version.h)
 MLBENCH_NO_CUDA=1 pretends there is none. Where no toolkit is found, every target is marked incompatible (`@platforms//:incompatible`),
 so `bazel build //...` and `bazel test //...` skip the CUDA parts instead of failing.
 Nothing is downloaded.
@@ -40,6 +45,20 @@ def _cuda_version(repository_ctx, nvcc):
             return line.split("release")[1].split(",")[0].strip()
     return "unknown"
 
+def _cudnn_version(repository_ctx, cuda):
+    """"9.19.0" from the toolkit's cudnn_version.h, or None without cuDNN headers."""
+    header = repository_ctx.path(cuda + "/include/cudnn_version.h")
+    if not header.exists or not repository_ctx.path(cuda + "/include/cudnn.h").exists:
+        return None
+    parts = {}
+    for line in repository_ctx.read(header).splitlines():
+        words = [w for w in line.replace("\t", " ").split(" ") if w]
+        if len(words) == 3 and words[0] == "#define" and words[1] in ["CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"]:
+            parts[words[1]] = words[2]
+    if len(parts) != 3:
+        return None
+    return "%s.%s.%s" % (parts["CUDNN_MAJOR"], parts["CUDNN_MINOR"], parts["CUDNN_PATCHLEVEL"])
+
 def _local_cuda_impl(repository_ctx):
     cuda = _find_cuda(repository_ctx)
     lines = [
@@ -54,8 +73,10 @@ def _local_cuda_impl(repository_ctx):
             'CUDA_PATH = ""',
             'NVCC = ""',
             'CUDA_VERSION = ""',
+            "CUDNN_ENABLED = False",
+            'CUDNN_VERSION = ""',
         ]
-        for name in _LIBS:
+        for name in list(_LIBS) + ["cudnn"]:
             lines.append('cc_library(name = "%s", target_compatible_with = %s)' % (name, compat))
     else:
         libdir = cuda + "/lib64"
@@ -69,6 +90,13 @@ def _local_cuda_impl(repository_ctx):
             'NVCC = "%s"' % nvcc,
             'CUDA_VERSION = "%s"' % version,
         ]
+        cudnn = _cudnn_version(repository_ctx, cuda)
+        defs.append("CUDNN_ENABLED = %s" % (cudnn != None))
+        defs.append('CUDNN_VERSION = "%s"' % (cudnn or ""))
+        if cudnn != None:
+            lines.append('cc_library(name = "cudnn", linkopts = ["-ldl"])  # cuDNN %s, loaded at run time' % cudnn)
+        else:
+            lines.append('cc_library(name = "cudnn", target_compatible_with = ["@platforms//:incompatible"])')
         for name, lib in _LIBS.items():
             present = repository_ctx.path("%s/lib%s.so" % (libdir, lib)).exists
             if present:

@@ -10,8 +10,10 @@
 # Host code is built with --config=portable (x86-64-v3, not -march=native) in a separate Bazel
 # output base, so the bundle runs on another CPU and does not disturb the normal build cache.
 # --reuse-build skips both (minutes of compiling less): its binaries run on this CPU only.
-# The CUDA libraries are not packed (cuBLAS alone is hundreds of MB): gpu_check.sh uses the GPU
-# machine's own. Only libcudart (small) travels as a fallback.
+# The CUDA libraries are not packed (cuBLAS alone is hundreds of MB, cuDNN more): gpu_check.sh uses
+# the GPU machine's own. Only libcudart (small) travels as a fallback. cuDNN is opened at run time
+# (model/cuda/attention_cudnn.h), so no binary needs it to start; a bundle holding any libcudnn is
+# refused below.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 REUSE=0
@@ -120,6 +122,12 @@ cp tools/gpu/gpu_check.sh "$TMP/gpu_check.sh"
   echo "targets: ${TARGETS[*]}"
   echo "debs: ${!PKGS[*]}"
 } > "$TMP/MANIFEST.txt"
+
+# cuDNN stays on the GPU machine: no libcudnn file, nor a .deb of cuDNN, in the bundle.
+if cudnn_files="$(cd "$TMP" && find . \( -name 'libcudnn*' -o -name '*cudnn*.deb' \) -print)" && [[ -n "$cudnn_files" ]]; then
+  echo "gpu_bundle: cuDNN must not travel in the bundle (gpu_check.sh finds the GPU machine's): $cudnn_files" >&2
+  exit 1
+fi
 
 size_mb=$(du -sm "$TMP" | cut -f1)
 if (( size_mb > LIMIT_MB )); then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (no Bazel there), from the bundle tools/gpu/gpu_bundle.sh made:
 #   bash .gpu/gpu_check.sh OUTDIR
-# Unpacks the runtime .debs into /tmp/deps (never into /), finds the machine's cuBLAS and NCCL,
+# Unpacks the runtime .debs into /tmp/deps (never into /), finds the machine's cuBLAS, NCCL and
+# cuDNN (the bundle carries none of them; cuDNN is opened at run time, and without it
+# --attention_impl=auto runs the attention kernels),
 # prints nvidia-smi and ldd of one binary, then runs, in this order: devices, //macro:gpt_step
 # (GPT-2 124M, batch 12, seq 1024, bf16: the main result, right after the probe), the same with
 # --cuda_graph (captured, checked once against an uncaptured step, replayed), //macro:gpt_decode
@@ -69,6 +71,21 @@ check_memcheck() {
   grep -q "ERROR SUMMARY: 0 errors" "$1" || echo "no 'ERROR SUMMARY: 0 errors' in the output"
 }
 
+# The first libcudnn.so.9 on a ':'-separated library path (what the binaries' dlopen finds first,
+# after their own runpath), or why there is none.
+find_cudnn() {
+  local d
+  local -a dirs
+  IFS=: read -r -a dirs <<< "$1"
+  for d in "${dirs[@]}"; do
+    if [[ -n "$d" && -e "$d/libcudnn.so.9" ]]; then echo "$d/libcudnn.so.9"; return; fi
+  done
+  # Then the system's (ldconfig's cache: a Debian cuDNN package).
+  d="$(ldconfig -p 2>/dev/null | awk '$1 == "libcudnn.so.9" {print $NF; exit}')"
+  if [[ -n "$d" ]]; then echo "$d (system)"; return; fi
+  echo "no libcudnn.so.9 found (--attention_impl=auto runs the attention kernels; cudnn fails)"
+}
+
 # Sourced (tools/gpu/gpu_check_selftest.sh tests the checks on passing output): the functions only.
 if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then return 0; fi
 
@@ -91,7 +108,8 @@ mkdir -p "$DEPS"
 for deb in "$HERE"/debs/*.deb; do dpkg -x "$deb" "$DEPS"; done
 cuda_dirs=()
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [[ -e "$d/libcublas.so.13" || -e "$d/libcublasLt.so.13" || -e "$d/libnccl.so.2" ]] && cuda_dirs+=("$d")
+  [[ -e "$d/libcublas.so.13" || -e "$d/libcublasLt.so.13" || -e "$d/libnccl.so.2" || -e "$d/libcudnn.so.9" ]] \
+    && cuda_dirs+=("$d")
 done
 for py in python3 /opt/torch/.venv/bin/python3; do
   site="$($py -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)" || continue
@@ -111,7 +129,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo "=== date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "=== nvidia-smi"; nvidia-smi 2>&1
   echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
-  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|nccl|cudart|openblas|benchmark" ; done
+  echo "=== cuDNN: $(find_cudnn "$LIBPATH")"
+  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|cudnn|nccl|cudart|openblas|benchmark" ; done
 } >> "$LOG" 2>&1
 if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
 

@@ -1,0 +1,78 @@
+// DecideAttention and its helpers: pure functions of the request and what the probes found.
+#include "model/cuda/attention_choice.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace model {
+namespace cuda {
+
+const char* AttentionImplName(AttentionImpl impl) {
+  switch (impl) {
+    case AttentionImpl::kAuto:
+      return "auto";
+    case AttentionImpl::kCudnn:
+      return "cudnn";
+    case AttentionImpl::kKernels:
+      return "kernels";
+  }
+  return "?";
+}
+
+absl::StatusOr<AttentionImpl> ParseAttentionImpl(absl::string_view name, absl::string_view flag) {
+  for (AttentionImpl impl : {AttentionImpl::kAuto, AttentionImpl::kCudnn, AttentionImpl::kKernels}) {
+    if (name == AttentionImplName(impl)) return impl;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", flag, ": '", name,
+      "' is not auto (cuDNN flash attention when it passes a start-up check, else the kernels), cudnn or "
+      "kernels"));
+}
+
+std::string CudnnVersionName(int64_t version) {
+  return absl::StrCat(version / 10000, ".", (version / 100) % 100, ".", version % 100);
+}
+
+absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaPrecision precision,
+                                                  const CudnnStatus& cudnn,
+                                                  const std::function<absl::Status()>& self_check) {
+  const bool automatic = requested == AttentionImpl::kAuto;
+  const auto kernels = [](std::string why) {
+    return AttentionDecision{false, absl::StrCat("attention_impl: kernels (", why, ")")};
+  };
+  if (requested == AttentionImpl::kKernels) return kernels("--attention_impl=kernels");
+  if (precision != CudaPrecision::kBf16) {
+    if (automatic) {
+      return kernels(absl::StrCat("auto: cuDNN attention is bf16 only; dtype is ", PrecisionName(precision)));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("--attention_impl=cudnn: cuDNN attention runs bf16 only; dtype is ",
+                     PrecisionName(precision), " (use --dtype=bf16, or --attention_impl=kernels or auto)"));
+  }
+  std::string unusable;
+  if (!cudnn.loaded) {
+    unusable = absl::StrCat("no usable cuDNN: ", cudnn.reason);
+  } else if (cudnn.version < kMinCudnnVersion) {
+    unusable = absl::StrCat("cuDNN ", CudnnVersionName(cudnn.version), " is older than ",
+                            CudnnVersionName(kMinCudnnVersion));
+  }
+  if (!unusable.empty()) {
+    if (automatic) return kernels(absl::StrCat("auto: ", unusable));
+    return absl::UnavailableError(
+        absl::StrCat("--attention_impl=cudnn: ", unusable, " (use --attention_impl=kernels or auto)"));
+  }
+  const std::string name = absl::StrCat("cuDNN ", CudnnVersionName(cudnn.version));
+  if (!automatic)
+    return AttentionDecision{true,
+                             absl::StrCat("attention_impl: cudnn (--attention_impl=cudnn, ", name, ")")};
+  const absl::Status check = self_check ? self_check() : absl::InternalError("no self-check given");
+  if (!check.ok()) {
+    return kernels(
+        absl::StrCat("auto: ", name, " failed the start-up check against the kernels: ", check.message()));
+  }
+  return AttentionDecision{
+      true, absl::StrCat("attention_impl: cudnn (auto: ", name,
+                         " flash attention matched the kernels' output and dq, dk, dv at start-up)")};
+}
+
+}  // namespace cuda
+}  // namespace model

@@ -1,0 +1,64 @@
+// Which causal attention the CUDA model runs: the kernels (attention_cuda.h, every precision) or
+// cuDNN's fused flash attention (attention_cudnn.h, bf16 only). The choice is a pure function of
+// what was asked (--attention_impl), the precision, what the cuDNN probe found at run time, and,
+// for `auto`, a start-up self-check (attention_selfcheck.h) that compares cuDNN's output and
+// gradients with the kernels' at a small shape. Host-only and device-free: tested here.
+#ifndef MODEL_CUDA_ATTENTION_CHOICE_H_
+#define MODEL_CUDA_ATTENTION_CHOICE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "model/cuda/cuda_precision.h"
+
+namespace model {
+namespace cuda {
+
+enum class AttentionImpl { kAuto, kCudnn, kKernels };
+
+const char* AttentionImplName(AttentionImpl impl);  // "auto", "cudnn", "kernels"
+
+// "auto", "cudnn" or "kernels"; anything else is InvalidArgument naming `flag`, the value and
+// the allowed ones.
+absl::StatusOr<AttentionImpl> ParseAttentionImpl(absl::string_view name,
+                                                 absl::string_view flag = "attention_impl");
+
+// The lowest cuDNN (cudnnGetVersion) whose fused attention the model uses: 9.0.0.
+inline constexpr int64_t kMinCudnnVersion = 90000;
+
+// What the run-time probe found (attention_cudnn.h: ProbeCudnn).
+struct CudnnStatus {
+  bool loaded = false;  // the library opened and answered cudnnGetVersion
+  int64_t version = 0;  // cudnnGetVersion(): 91900 for 9.19.0
+  std::string reason;   // why not loaded
+};
+
+// 91900 -> "9.19.0" (cuDNN 9's encoding: major * 10000 + minor * 100 + patch).
+std::string CudnnVersionName(int64_t version);
+
+struct AttentionDecision {
+  bool cudnn = false;
+  // One line for the run's choices: "attention_impl: cudnn (auto: cuDNN 9.19.0 matched the
+  // kernels ...)" or "attention_impl: kernels (auto: ... so the kernels)".
+  std::string line;
+};
+
+// The decision, in this order:
+//   kernels asked                  -> kernels;
+//   precision not bf16             -> kernels for auto; InvalidArgument naming it for cudnn;
+//   cuDNN not loaded or too old    -> kernels for auto (the reason in the line); Unavailable for cudnn;
+//   cudnn asked                    -> cuDNN (no self-check: the user chose it);
+//   auto                           -> self_check() (called only here): OK -> cuDNN, else kernels
+//                                     with its message.
+absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaPrecision precision,
+                                                  const CudnnStatus& cudnn,
+                                                  const std::function<absl::Status()>& self_check);
+
+}  // namespace cuda
+}  // namespace model
+
+#endif  // MODEL_CUDA_ATTENTION_CHOICE_H_

@@ -1,0 +1,128 @@
+// DecideAttention: every branch, with fake probes and self-checks that record whether they ran.
+#include "model/cuda/attention_choice.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace model {
+namespace cuda {
+namespace {
+
+using ::testing::HasSubstr;
+
+CudnnStatus Loaded(int64_t version = 91900) { return CudnnStatus{true, version, ""}; }
+CudnnStatus Missing() { return CudnnStatus{false, 0, "cannot open libcudnn.so.9: not found"}; }
+
+// A self-check that counts its calls and answers `result`.
+struct FakeCheck {
+  absl::Status result = absl::OkStatus();
+  int calls = 0;
+  std::function<absl::Status()> fn() {
+    return [this] {
+      ++calls;
+      return result;
+    };
+  }
+};
+
+TEST(AttentionChoice, ParsesTheThreeNamesAndRejectsOthersNamingTheValue) {
+  EXPECT_EQ(*ParseAttentionImpl("auto"), AttentionImpl::kAuto);
+  EXPECT_EQ(*ParseAttentionImpl("cudnn"), AttentionImpl::kCudnn);
+  EXPECT_EQ(*ParseAttentionImpl("kernels"), AttentionImpl::kKernels);
+  for (AttentionImpl impl : {AttentionImpl::kAuto, AttentionImpl::kCudnn, AttentionImpl::kKernels}) {
+    EXPECT_EQ(*ParseAttentionImpl(AttentionImplName(impl)), impl);
+  }
+  absl::StatusOr<AttentionImpl> bad = ParseAttentionImpl("flash");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--attention_impl: 'flash'"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("cudnn or kernels"));
+}
+
+TEST(AttentionChoice, VersionNames) {
+  EXPECT_EQ(CudnnVersionName(91900), "9.19.0");
+  EXPECT_EQ(CudnnVersionName(90102), "9.1.2");
+  EXPECT_EQ(CudnnVersionName(kMinCudnnVersion), "9.0.0");
+}
+
+TEST(AttentionChoice, KernelsAskedNeverProbesNorChecks) {
+  FakeCheck check;
+  absl::StatusOr<AttentionDecision> d =
+      DecideAttention(AttentionImpl::kKernels, CudaPrecision::kBf16, Loaded(), check.fn());
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->cudnn);
+  EXPECT_EQ(d->line, "attention_impl: kernels (--attention_impl=kernels)");
+  EXPECT_EQ(check.calls, 0);
+}
+
+TEST(AttentionChoice, Fp32AndTf32TakeTheKernelsOnAutoAndAreAnErrorForCudnn) {
+  for (CudaPrecision p : {CudaPrecision::kFp32, CudaPrecision::kTf32}) {
+    FakeCheck check;
+    absl::StatusOr<AttentionDecision> d = DecideAttention(AttentionImpl::kAuto, p, Loaded(), check.fn());
+    ASSERT_TRUE(d.ok());
+    EXPECT_FALSE(d->cudnn);
+    EXPECT_THAT(d->line, HasSubstr(absl::StrCat("bf16 only; dtype is ", PrecisionName(p))));
+    absl::StatusOr<AttentionDecision> e = DecideAttention(AttentionImpl::kCudnn, p, Loaded(), check.fn());
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(e.status().message()), HasSubstr(absl::StrCat("dtype is ", PrecisionName(p))));
+    EXPECT_EQ(check.calls, 0);
+  }
+}
+
+TEST(AttentionChoice, NoCudnnOrAnOldOneFallsBackOnAutoAndFailsForCudnn) {
+  for (const CudnnStatus& probe : {Missing(), Loaded(80907)}) {
+    FakeCheck check;
+    absl::StatusOr<AttentionDecision> d =
+        DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, probe, check.fn());
+    ASSERT_TRUE(d.ok());
+    EXPECT_FALSE(d->cudnn);
+    const std::string why = probe.loaded ? "cuDNN 8.9.7 is older than 9.0.0" : "libcudnn.so.9: not found";
+    EXPECT_THAT(d->line, HasSubstr(why));
+    absl::StatusOr<AttentionDecision> e =
+        DecideAttention(AttentionImpl::kCudnn, CudaPrecision::kBf16, probe, check.fn());
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(std::string(e.status().message()), HasSubstr(why));
+    EXPECT_EQ(check.calls, 0);
+  }
+}
+
+TEST(AttentionChoice, CudnnAskedSkipsTheSelfCheck) {
+  FakeCheck check;
+  check.result = absl::InternalError("would fail");
+  absl::StatusOr<AttentionDecision> d =
+      DecideAttention(AttentionImpl::kCudnn, CudaPrecision::kBf16, Loaded(), check.fn());
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->cudnn);
+  EXPECT_EQ(d->line, "attention_impl: cudnn (--attention_impl=cudnn, cuDNN 9.19.0)");
+  EXPECT_EQ(check.calls, 0);
+}
+
+TEST(AttentionChoice, AutoUsesCudnnOnlyWhenTheSelfCheckPasses) {
+  FakeCheck pass;
+  absl::StatusOr<AttentionDecision> d =
+      DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, Loaded(), pass.fn());
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->cudnn);
+  EXPECT_THAT(d->line, HasSubstr("attention_impl: cudnn (auto: cuDNN 9.19.0"));
+  EXPECT_EQ(pass.calls, 1);
+
+  FakeCheck fail;
+  fail.result = absl::InvalidArgumentError("dk: worst element b=1 t=3 h=0 e=2: got 9, want 1");
+  absl::StatusOr<AttentionDecision> k =
+      DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, Loaded(), fail.fn());
+  ASSERT_TRUE(k.ok());
+  EXPECT_FALSE(k->cudnn);
+  EXPECT_THAT(k->line, HasSubstr("attention_impl: kernels (auto: cuDNN 9.19.0 failed the start-up check"));
+  EXPECT_THAT(k->line, HasSubstr("dk: worst element b=1 t=3 h=0 e=2"));
+  EXPECT_EQ(k->line.find('\n'), std::string::npos);  // one line
+  EXPECT_EQ(fail.calls, 1);
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace model
