@@ -5,7 +5,8 @@
 # cuDNN (the bundle carries none of them; cuDNN is opened at run time, and without it
 # --attention_impl=auto runs the attention kernels),
 # prints nvidia-smi and ldd of one binary, then runs, in this order: devices, //macro:gpt_step
-# (GPT-2 124M, batch 12, seq 1024, bf16: the main result, right after the probe), the same with
+# (GPT-2 124M, batch 12, seq 1024, bf16: the main result, right after the probe) in four modes:
+# --attention_impl=auto (cuDNN after its self-check) and =kernels, each without and with
 # --cuda_graph (captured, checked once against an uncaptured step, replayed), //macro:gpt_decode
 # (GPT-2 124M bf16 decode, batch sweep 1..64, against the bandwidth bound), the CUDA tests,
 # memcheck of a tiny gpt_step, ddp_step on 1 rank and the quick micro cases. JSON and
@@ -98,11 +99,14 @@ OUT="$(cd "$OUT" && pwd)"
 LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"
 : > "$LOG"; : > "$SUMMARY"
 # Outputs of an earlier run in the same folder must not pass for this run's.
-rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,gpt_step_graph,gpt_decode,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
+rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,gpt_step_graph,gpt_step_kernels,gpt_step_kernels_graph,gpt_decode,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
 say() { echo "$*" | tee -a "$SUMMARY"; }
 n_pass=0; n_fail=0; n_skip=0
 
-# --- libraries -----------------------------------------------------------------------------
+# --- binaries and libraries ---------------------------------------------------------------
+# The bundle's binaries come gzip'd (gpu_bundle.sh): unpacked next to this script, over any
+# earlier copy.
+if [[ -f "$HERE/bin.tar.gz" ]]; then rm -rf "$HERE/bin" && tar -C "$HERE" -xzf "$HERE/bin.tar.gz"; fi
 DEPS="${GPU_CHECK_DEPS:-/tmp/deps}"  # where the .debs are unpacked (never /)
 mkdir -p "$DEPS"
 for deb in "$HERE"/debs/*.deb; do dpkg -x "$deb" "$DEPS"; done
@@ -180,13 +184,20 @@ if no_cuda="$(grep -m1 "^no CUDA device" "$OUT/steps/devices.log" 2>/dev/null)";
   say "$no_cuda -- every CUDA step below fails"
 fi
 # The main result first.
-step gpt_step 240 "check_bench_json $OUT/gpt_step.json" "$B/macro_gpt_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
-  --benchmark_out="$OUT/gpt_step.json" --benchmark_out_format=json
-# The same step as one CUDA graph: warm-up step 2 captures it and checks it against an
-# uncaptured step (an error if they disagree), the timed steps replay it.
-step gpt_step_graph 90 "check_bench_json $OUT/gpt_step_graph.json" "$B/macro_gpt_step" --device=cuda --dtype=bf16 \
-  --batch=12 --seq=1024 --cuda_graph --warmup_steps=3 --steps=10 \
-  --benchmark_out="$OUT/gpt_step_graph.json" --benchmark_out_format=json
+# The four attention x graph modes of the same step (GPT-2 124M, B=12, T=1024, bf16), one JSON
+# each: gpt_step (--attention_impl=auto: cuDNN after its start-up self-check, else the kernels,
+# and the log says why), gpt_step_graph (the same, --cuda_graph), gpt_step_kernels and
+# gpt_step_kernels_graph (the attention kernels). --cuda_graph needs two warm-up steps (the
+# second is the capture with its check against an uncaptured step).
+STEP_ARGS=(--device=cuda --dtype=bf16 --batch=12 --seq=1024 --warmup_steps=3 --steps=20 --benchmark_out_format=json)
+step gpt_step 120 "check_bench_json $OUT/gpt_step.json" "$B/macro_gpt_step" "${STEP_ARGS[@]}" \
+  --attention_impl=auto --benchmark_out="$OUT/gpt_step.json"
+step gpt_step_graph 60 "check_bench_json $OUT/gpt_step_graph.json" "$B/macro_gpt_step" "${STEP_ARGS[@]}" \
+  --attention_impl=auto --cuda_graph --benchmark_out="$OUT/gpt_step_graph.json"
+step gpt_step_kernels 60 "check_bench_json $OUT/gpt_step_kernels.json" "$B/macro_gpt_step" "${STEP_ARGS[@]}" \
+  --attention_impl=kernels --benchmark_out="$OUT/gpt_step_kernels.json"
+step gpt_step_kernels_graph 60 "check_bench_json $OUT/gpt_step_kernels_graph.json" "$B/macro_gpt_step" \
+  "${STEP_ARGS[@]}" --attention_impl=kernels --cuda_graph --benchmark_out="$OUT/gpt_step_kernels_graph.json"
 # Decode against the bandwidth bound: GPT-2 124M bf16, 128 prompt + 128 new tokens, B = 1 .. 64.
 step gpt_decode 90 "check_bench_json $OUT/gpt_decode.json" "$B/macro_gpt_decode" --device=cuda --dtype=bf16 \
   --prompt=128 --generate=128 --batch_sweep=64 --warmup_steps=1 --steps=3 \

@@ -21,6 +21,8 @@ fail() { echo "gpu_check_selftest: FAIL: $*" >&2; exit 1; }
 
 bash tools/gpu/gpu_bundle.sh --reuse-build "$tmp/bundle" > "$tmp/bundle.log" 2>&1 || { cat "$tmp/bundle.log"; fail "gpu_bundle.sh"; }
 tail -3 "$tmp/bundle.log"
+[[ -f "$tmp/bundle/bin.tar.gz" && ! -e "$tmp/bundle/bin" ]] || fail "the bundle must carry its binaries as bin.tar.gz"
+tar -C "$tmp/bundle" -xzf "$tmp/bundle/bin.tar.gz"  # as gpu_check.sh does first
 if "$tmp/bundle/bin/tools_devices" 2>/dev/null | grep -q "^GPU "; then
   echo "gpu_check_selftest: this machine has a CUDA device; the self-test is for machines without one (nothing asserted)"
   exit 0
@@ -38,7 +40,7 @@ grep -q "no CUDA device" "$summary" || fail "the summary does not say 'no CUDA d
 ! grep -q '^PASS' "$summary" || fail "a step PASSED without a GPU: $(grep '^PASS' "$summary" | head -1)"
 grep -Eq "^result: 0 PASS, [1-9][0-9]* FAIL or TIMEOUT" "$summary" || fail "the result line must count 0 PASS"
 # Every step of the bundle has a verdict line, FAIL or SKIPPED, with a reason after the time.
-steps=(devices gpt_step gpt_step_graph gpt_decode cuda_rule_test memcheck_gpt_step ddp_step_1rank micro_ceilings micro_matmul micro_elementwise)
+steps=(devices gpt_step gpt_step_graph gpt_step_kernels gpt_step_kernels_graph gpt_decode cuda_rule_test memcheck_gpt_step ddp_step_1rank micro_ceilings micro_matmul micro_elementwise)
 for t in "$tmp"/bundle/bin/model_cuda_*test; do steps+=("$(basename "$t")"); done
 for s in "${steps[@]}"; do
   grep -Eq "^(FAIL|SKIPPED|TIMEOUT) +$s +[0-9]+s  [^ ]" "$summary" || fail "no FAIL/SKIPPED line with a reason for step $s"
@@ -58,8 +60,8 @@ echo "== 2. a step that would overrun the deadline is SKIPPED"
 set +e
 GPU_CHECK_DEADLINE_S=100 GPU_CHECK_DEPS="$tmp/deps" bash "$tmp/bundle/gpu_check.sh" "$tmp/out2" > /dev/null 2>&1
 set -e
-grep -Eq "^SKIPPED +gpt_step +0s  would overrun the 100s deadline: its limit is 240s" "$tmp/out2/summary.txt" \
-  || { cat "$tmp/out2/summary.txt"; fail "gpt_step (limit 240 s) must be SKIPPED under a 100 s deadline"; }
+grep -Eq "^SKIPPED +gpt_step +0s  would overrun the 100s deadline: its limit is 120s" "$tmp/out2/summary.txt" \
+  || { cat "$tmp/out2/summary.txt"; fail "gpt_step (limit 120 s) must be SKIPPED under a 100 s deadline"; }
 [[ ! -s "$tmp/out2/steps/gpt_step.log" ]] || fail "a skipped step must not run"
 
 echo "== 3. the checks pass real passing output"
