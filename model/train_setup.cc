@@ -11,9 +11,9 @@ absl::StatusOr<ModelAndBatch> MakeModelAndBatch(const GptConfig& config, int B, 
   absl::StatusOr<std::unique_ptr<GptModel>> m = MakeCpuModel(config, B, T, seed);
   if (!m.ok()) return m.status();
   r.model = *std::move(m);
-  auto src = MakeFixedRandomBatchSource(B, T, config.vocab, batch_seed);
-  if (!src.ok()) return src.status();
-  if (absl::Status st = (*src)->Next(&r.batch); !st.ok()) return st;
+  absl::StatusOr<Batch> batch = FixedRandomBatch(B, T, config.vocab, batch_seed);
+  if (!batch.ok()) return batch.status();
+  r.batch = *std::move(batch);
   return r;
 }
 

@@ -7,7 +7,7 @@
 
 #include "accounting/dtype.h"
 #include "gtest/gtest.h"
-#include "model/data/rng.h"
+#include "model/data/batch_source.h"
 #include "model/gpt_config.h"
 #include "sysinfo/cuda_info.h"
 
@@ -59,14 +59,9 @@ TEST(CudaModel, UnavailableWithTheProbeReasonOrAWorkingModel) {
   EXPECT_NE(d.find("cuda bf16"), std::string::npos) << d;
   EXPECT_NE(d.find("cublasLt"), std::string::npos) << d;
   std::printf("%s\n", d.c_str());
-  Batch batch;
-  batch.B = 2;
-  batch.T = 8;
-  Rng rng(3);
-  for (int i = 0; i < 16; ++i) {
-    batch.inputs.push_back(static_cast<int32_t>(rng.UniformInt(60)));
-    batch.targets.push_back(static_cast<int32_t>(rng.UniformInt(60)));
-  }
+  absl::StatusOr<Batch> random = FixedRandomBatch(/*B=*/2, /*T=*/8, /*vocab=*/60, /*seed=*/3);
+  ASSERT_TRUE(random.ok()) << random.status();
+  const Batch& batch = *random;
   ASSERT_TRUE(model.Forward(batch).ok());
   EXPECT_NEAR(model.loss(), std::log(60.0f), 0.5f);
   model.ZeroGrad();

@@ -55,18 +55,22 @@ class TokenFileBatchSource final : public BatchSource {
   Rng rng_;
 };
 
+Batch RandomBatchOf(int B, int T, int vocab, uint64_t seed) {
+  Batch b;
+  b.B = B;
+  b.T = T;
+  Rng rng(seed);
+  const size_t n = static_cast<size_t>(B) * T;
+  b.inputs.resize(n);
+  b.targets.resize(n);
+  for (size_t i = 0; i < n; ++i) b.inputs[i] = static_cast<int32_t>(rng.UniformInt(vocab));
+  for (size_t i = 0; i < n; ++i) b.targets[i] = static_cast<int32_t>(rng.UniformInt(vocab));
+  return b;
+}
+
 class FixedRandomBatchSource final : public BatchSource {
  public:
-  FixedRandomBatchSource(int B, int T, int vocab, uint64_t seed) {
-    batch_.B = B;
-    batch_.T = T;
-    Rng rng(seed);
-    const size_t n = static_cast<size_t>(B) * T;
-    batch_.inputs.resize(n);
-    batch_.targets.resize(n);
-    for (size_t i = 0; i < n; ++i) batch_.inputs[i] = static_cast<int32_t>(rng.UniformInt(vocab));
-    for (size_t i = 0; i < n; ++i) batch_.targets[i] = static_cast<int32_t>(rng.UniformInt(vocab));
-  }
+  FixedRandomBatchSource(int B, int T, int vocab, uint64_t seed) : batch_(RandomBatchOf(B, T, vocab, seed)) {}
 
   absl::Status Next(Batch* batch) override {
     *batch = batch_;
@@ -108,6 +112,11 @@ absl::StatusOr<std::unique_ptr<BatchSource>> MakeFixedRandomBatchSource(int B, i
                                                                         uint64_t seed) {
   if (auto st = CheckShape(B, T, vocab); !st.ok()) return st;
   return std::unique_ptr<BatchSource>(new FixedRandomBatchSource(B, T, vocab, seed));
+}
+
+absl::StatusOr<Batch> FixedRandomBatch(int B, int T, int vocab, uint64_t seed) {
+  if (auto st = CheckShape(B, T, vocab); !st.ok()) return st;
+  return RandomBatchOf(B, T, vocab, seed);
 }
 
 }  // namespace model

@@ -33,6 +33,10 @@ absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(std::share
 absl::StatusOr<std::unique_ptr<BatchSource>> MakeFixedRandomBatchSource(int B, int T, int vocab,
                                                                         uint64_t seed);
 
+// The batch such a source returns: B x T inputs, then B x T targets, uniform in [0, vocab) from
+// `seed`. Errors as MakeFixedRandomBatchSource.
+absl::StatusOr<Batch> FixedRandomBatch(int B, int T, int vocab, uint64_t seed);
+
 }  // namespace model
 
 #endif  // MODEL_DATA_BATCH_SOURCE_H_

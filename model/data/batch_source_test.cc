@@ -86,5 +86,20 @@ TEST(FixedRandomBatchSource, SameBatchEveryTime) {
   EXPECT_FALSE(MakeFixedRandomBatchSource(1, 10, 0, 9).ok());
 }
 
+TEST(FixedRandomBatch, IsTheSourcesBatch) {
+  auto src = MakeFixedRandomBatchSource(3, 10, 7, 9);
+  ASSERT_TRUE(src.ok());
+  Batch from_source;
+  ASSERT_TRUE((*src)->Next(&from_source).ok());
+  absl::StatusOr<Batch> b = FixedRandomBatch(3, 10, 7, 9);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->B, 3);
+  EXPECT_EQ(b->T, 10);
+  EXPECT_EQ(b->inputs, from_source.inputs);
+  EXPECT_EQ(b->targets, from_source.targets);
+  EXPECT_NE(FixedRandomBatch(3, 10, 7, 10)->inputs, b->inputs);  // another seed, another batch
+  EXPECT_FALSE(FixedRandomBatch(3, 0, 7, 9).ok());
+}
+
 }  // namespace
 }  // namespace model
