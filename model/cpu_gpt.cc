@@ -36,16 +36,6 @@ void AlignedArray<F>::Free::operator()(F* p) const {
   std::free(p);
 }
 
-namespace {
-
-// A per-layer slice of a stacked tensor, or nullptr for an absent one (bias=false).
-template <typename F>
-F* Slice(F* base, int64_t offset) {
-  return base == nullptr ? nullptr : base + offset;
-}
-
-}  // namespace
-
 template <typename F>
 CpuGpt<F>::CpuGpt(const GptConfig& config, int B, int T) : config_(config), layout_(config), B_(B), T_(T) {}
 

@@ -93,6 +93,13 @@ struct ParamPointers {
   F* lm_head;   // (Vp, C)
 };
 
+// A per-layer slice of a stacked parameter tensor (base + offset), or nullptr for an absent one
+// (bias=false).
+template <typename F>
+F* Slice(F* base, int64_t offset) {
+  return base == nullptr ? nullptr : base + offset;
+}
+
 template <typename F>
 ParamPointers<F> PointParams(const ParamLayout& layout, F* base) {
   auto at = [&](ParamId id) -> F* {

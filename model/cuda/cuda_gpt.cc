@@ -33,12 +33,6 @@ namespace cuda {
 
 namespace {
 
-// A per-layer slice of a stacked parameter tensor, or nullptr for an absent one (bias=false).
-template <typename F>
-F* Slice(F* base, int64_t offset) {
-  return base == nullptr ? nullptr : base + offset;
-}
-
 class CudaGptBase : public GptModel {
  public:
   virtual std::string Describe() const = 0;

@@ -22,11 +22,6 @@ namespace model {
 namespace cuda {
 namespace {
 
-template <typename F>
-F* Slice(F* base, int64_t offset) {
-  return base == nullptr ? nullptr : base + offset;
-}
-
 // Device buffers of one decoder, freed together.
 class Buffers {
  public:
