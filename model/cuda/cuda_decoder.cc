@@ -2,12 +2,10 @@
 // on a cuBLASLt runner.
 #include "model/cuda/cuda_decoder.h"
 
-#include "absl/strings/str_cat.h"
 #include "model/cuda/cuda_precision.h"
-#include "model/cuda/device_api.h"
+#include "model/cuda/current_device.h"
 #include "model/cuda/gemm_cublaslt.h"
 #include "model/cuda/kv_decoder_cuda.h"
-#include "sysinfo/cuda_info.h"
 
 namespace model {
 
@@ -16,14 +14,8 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
                                                             int max_prompt, int max_positions,
                                                             accounting::Dtype dtype) {
   if (auto st = CheckCudaDecoderArgs(config, B, max_positions, dtype); !st.ok()) return st;
-  int device = 0;
-  int64_t free_bytes = 0, total_bytes = 0;
-  std::string error = cuda::DeviceGet(&device);
-  if (error.empty()) error = cuda::DeviceMemoryInfo(&free_bytes, &total_bytes);
-  if (!error.empty()) {
-    const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
-    return absl::UnavailableError(absl::StrCat("no CUDA device: ", inv.available ? error : inv.reason));
-  }
+  if (absl::StatusOr<int> device = cuda::UsableCurrentDevice(); !device.ok()) return device.status();
+  std::string error;
   std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
   if (gemm == nullptr) return absl::InternalError(error);
   return cuda::CreateKvDecoder(

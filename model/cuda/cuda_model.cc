@@ -2,14 +2,12 @@
 // (DescribeCudaMemory is in cuda_model_common.cc.)
 #include "model/cuda/cuda_model.h"
 
-#include "absl/strings/str_cat.h"
 #include "model/cuda/attention_cudnn.h"
 #include "model/cuda/attention_selfcheck.h"
 #include "model/cuda/cuda_gpt.h"
 #include "model/cuda/cuda_precision.h"
-#include "model/cuda/device_api.h"
+#include "model/cuda/current_device.h"
 #include "model/cuda/gemm_cublaslt.h"
-#include "sysinfo/cuda_info.h"
 
 namespace model {
 
@@ -19,17 +17,10 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
   absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
   if (!precision.ok()) return precision.status();
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
-  // Only the calling thread's current device is touched (a DDP rank selected it); the full
-  // probe, which visits every device, runs only to explain why there is none.
-  int device = 0;
-  int64_t free_bytes = 0, total_bytes = 0;
-  std::string error = cuda::DeviceGet(&device);
-  if (error.empty()) error = cuda::DeviceMemoryInfo(&free_bytes, &total_bytes);
-  if (!error.empty()) {
-    const sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
-    return absl::UnavailableError(absl::StrCat("no CUDA device: ", inv.available ? error : inv.reason));
-  }
-  const std::string name = absl::StrCat("GPU ", device, " (", cuda::DeviceName(device), ")");
+  absl::StatusOr<int> device = cuda::UsableCurrentDevice();  // the one a DDP rank selected
+  if (!device.ok()) return device.status();
+  const std::string name = cuda::DeviceLabel(*device);
+  std::string error;
   std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
   if (gemm == nullptr) return absl::InternalError(error);
   cuda::CudaGptOptions options;
