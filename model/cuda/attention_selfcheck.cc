@@ -3,7 +3,6 @@
 #include "model/cuda/attention_selfcheck.h"
 
 #include <algorithm>
-#include <random>
 #include <utility>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "model/cuda/attention_cuda.h"
 #include "model/cuda/attention_cudnn.h"
 #include "model/cuda/device_api.h"
+#include "model/data/rng.h"
 
 namespace model {
 namespace cuda {
@@ -90,11 +90,12 @@ class CudnnUnderTest final : public AttentionUnderTest {
   DeviceArray stats_, workspace_;
 };
 
-std::vector<Bf16> RandomBf16(int64_t n, std::mt19937_64* rng) {
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<Bf16> x(static_cast<size_t>(n));
-  for (Bf16& v : x) v = FloatToBf16(normal(*rng));
-  return x;
+// n standard normal values (model/data/rng.h), rounded to bf16.
+std::vector<Bf16> RandomBf16(int64_t n, uint64_t seed) {
+  const std::vector<float> x = RandomNormals(n, seed);
+  std::vector<Bf16> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = FloatToBf16(x[i]);
+  return out;
 }
 
 std::vector<float> Download(const Bf16* device, int64_t n) {
@@ -125,8 +126,7 @@ absl::StatusOr<std::unique_ptr<AttentionUnderTest>> MakeCudnnAttention(const Att
 absl::StatusOr<AttentionResults> RunAttentionOnce(AttentionUnderTest& impl, const AttentionShape& s,
                                                   uint64_t seed) {
   const int64_t n = s.B * s.T * s.C(), e = sizeof(Bf16);
-  std::mt19937_64 rng(seed);
-  const std::vector<Bf16> qkv = RandomBf16(3 * n, &rng), dout = RandomBf16(n, &rng);
+  const std::vector<Bf16> qkv = RandomBf16(3 * n, seed), dout = RandomBf16(n, seed + 1);
   DeviceArray d_qkv, d_dout, d_out, d_dqkv;
   for (auto [array, bytes] : {std::pair{&d_qkv, 3 * n * e}, std::pair{&d_dout, n * e},
                               std::pair{&d_out, n * e}, std::pair{&d_dqkv, 3 * n * e}}) {
