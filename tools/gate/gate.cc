@@ -133,10 +133,10 @@ using gate::ShellQuote;
 std::string BenchCommand(const nlohmann::json& context) {
   if (!context.contains("mlbench") || !context["mlbench"].is_object()) return "";
   const nlohmann::json& m = context["mlbench"];
-  std::string suite = m.value("suite", "");
-  std::string filter = m.value("filter", "");
-  int reps = m.value("repetitions", 1);
-  double min_time = m.value("min_time", 0.0);
+  const std::string suite = gate::ValueOr<std::string>(m, "suite", "");
+  const std::string filter = gate::ValueOr<std::string>(m, "filter", "");
+  const int reps = gate::ValueOr<int>(m, "repetitions", 1);
+  const double min_time = gate::ValueOr<double>(m, "min_time", 0.0);
   std::string cmd = "bazel run //tools:bench --";
   if (suite == "quick") {
     absl::StrAppend(&cmd, " --quick");

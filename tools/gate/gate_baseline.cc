@@ -48,7 +48,7 @@ absl::Status MakeDirs(const std::string& dir) {
 
 absl::Status ValidateBaseline(const nlohmann::json& baseline, const MachineKey& key,
                               const std::string& path) {
-  const std::string format = baseline.is_object() ? baseline.value("format", "") : "";
+  const std::string format = ValueOr<std::string>(baseline, "format", "");
   if (format == "mlbench-gate-baseline/1") {
     return absl::InvalidArgumentError(
         absl::StrCat("'", path,

@@ -162,6 +162,18 @@ TEST(GateBaselineTest, OldFormatBaselineIsRefused) {
   EXPECT_NE(s.message().find("old machine key"), std::string::npos) << s;
 }
 
+// Found by fuzz/gate_baseline_fuzz: a "format" that is not a string (an array, a number) made
+// ValidateBaseline throw and gate abort. Now refused as not a baseline file.
+TEST(GateBaselineTest, FormatThatIsNotAStringIsRefused) {
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
+  for (json format : {json::array(), json(1), json::object(), json(nullptr)}) {
+    json doc = {{"format", format}};
+    absl::Status s = ValidateBaseline(doc, key, "odd.json");
+    ASSERT_FALSE(s.ok()) << format;
+    EXPECT_NE(s.message().find("is not a baseline file"), std::string::npos) << s;
+  }
+}
+
 // Found by fuzz/gate_baseline_fuzz: a file of the suite's name that is JSON but not an object
 // made the listing throw (value() of an array) and gate abort.
 TEST(GateBaselineTest, OtherMachinesListsAFileThatIsNotAnObject) {

@@ -5,6 +5,7 @@
 #define TOOLS_GATE_GATE_IO_H_
 
 #include <string>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -26,6 +27,26 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 using harness::WriteFileAtomically;
 
 using harness::CheckWritable;
+
+// j[key] when `j` is an object holding `key` with a value of T's JSON kind (a string for
+// std::string, a boolean for bool, a number for arithmetic T); else `fallback`. Never throws,
+// unlike nlohmann's value(), which throws on a value of another kind (found by fuzzing).
+template <typename T>
+T ValueOr(const nlohmann::json& j, const char* key, T fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  bool kind_ok = false;
+  if constexpr (std::is_same_v<T, std::string>) {
+    kind_ok = it->is_string();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    kind_ok = it->is_boolean();
+  } else {
+    static_assert(std::is_arithmetic_v<T>, "ValueOr: string, bool or a number");
+    kind_ok = it->is_number();
+  }
+  return kind_ok ? it->template get<T>() : fallback;
+}
 
 // `s` as one shell word: as is when it holds only safe characters (letters, digits, /._-=:+,),
 // else in single quotes. For commands printed for people to copy, and for /bin/sh -c.

@@ -67,5 +67,18 @@ TEST(GateIoTest, WorkspacePathsResolveAgainstBazelWorkspaceDirectory) {
   EXPECT_EQ(WorkspacePath("tools/gate/baselines"), "tools/gate/baselines");
 }
 
+TEST(ValueOrTest, AValueOfAnotherKindGivesTheFallbackInsteadOfThrowing) {
+  const nlohmann::json j = {{"s", "x"}, {"n", 3}, {"b", true}, {"bad", nlohmann::json::array()}};
+  EXPECT_EQ(ValueOr<std::string>(j, "s", "d"), "x");
+  EXPECT_EQ(ValueOr<int>(j, "n", 1), 3);
+  EXPECT_EQ(ValueOr<double>(j, "n", 0.5), 3.0);
+  EXPECT_TRUE(ValueOr<bool>(j, "b", false));
+  EXPECT_EQ(ValueOr<std::string>(j, "bad", "d"), "d");
+  EXPECT_EQ(ValueOr<int>(j, "s", 7), 7);
+  EXPECT_EQ(ValueOr<std::string>(j, "n", "d"), "d");
+  EXPECT_EQ(ValueOr<std::string>(j, "missing", "d"), "d");
+  EXPECT_EQ(ValueOr<int>(nlohmann::json::array({1}), "n", 7), 7);
+}
+
 }  // namespace
 }  // namespace gate
