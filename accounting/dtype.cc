@@ -37,10 +37,8 @@ int BytesPerElement(Dtype dtype) {
     case Dtype::kTf32:  // tf32 is a math mode on fp32 storage
       return 4;
     case Dtype::kBf16:
-    case Dtype::kFp16:
-      return 2;
-    case Dtype::kFp8:
-      return 1;
+    case Dtype::kFp16: return 2;
+    case Dtype::kFp8: return 1;
   }
   return 0;
 }

@@ -21,14 +21,10 @@ std::string Threads(int n) { return absl::StrCat(n, n == 1 ? " thread" : " threa
 
 const char* PeakOriginName(PeakOrigin origin) {
   switch (origin) {
-    case PeakOrigin::kMeasuredAtStartup:
-      return "measured at start-up";
-    case PeakOrigin::kCeilingsFile:
-      return "--ceilings file";
-    case PeakOrigin::kDatasheet:
-      return "datasheet";
-    case PeakOrigin::kFlag:
-      return "--peak_flops";
+    case PeakOrigin::kMeasuredAtStartup: return "measured at start-up";
+    case PeakOrigin::kCeilingsFile: return "--ceilings file";
+    case PeakOrigin::kDatasheet: return "datasheet";
+    case PeakOrigin::kFlag: return "--peak_flops";
   }
   return "?";
 }

@@ -14,13 +14,10 @@ double InitStd(const GptConfig& config, ParamId id) {
     case ParamId::kWpe:
     case ParamId::kQkvw:
     case ParamId::kFcw:
-    case ParamId::kLmHead:
-      return 0.02;
+    case ParamId::kLmHead: return 0.02;
     case ParamId::kAttprojw:
-    case ParamId::kFcprojw:
-      return 0.02 / std::sqrt(2.0 * config.layers);
-    default:
-      return 0.0;
+    case ParamId::kFcprojw: return 0.02 / std::sqrt(2.0 * config.layers);
+    default: return 0.0;
   }
 }
 

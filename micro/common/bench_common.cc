@@ -78,12 +78,9 @@ void SetHelpKind(BinaryKind kind) { g_help_kind = kind; }
 
 std::string BinaryName(BinaryKind kind) {
   switch (kind) {
-    case BinaryKind::kMatmul:
-      return "matmul";
-    case BinaryKind::kElementwise:
-      return "elementwise";
-    case BinaryKind::kCeilings:
-      return "ceilings";
+    case BinaryKind::kMatmul: return "matmul";
+    case BinaryKind::kElementwise: return "elementwise";
+    case BinaryKind::kCeilings: return "ceilings";
   }
   return "micro";
 }

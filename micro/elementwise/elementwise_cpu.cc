@@ -99,12 +99,8 @@ void CpuElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t) {
       for (int64_t i = 0; i < n; ++i) y[i] = GeluTanh(x[i]);
       break;
     }
-    case ElementwiseOp::kLayerNorm:
-      LayerNormRows(p, t);
-      break;
-    case ElementwiseOp::kSoftmax:
-      SoftmaxRows(p, t);
-      break;
+    case ElementwiseOp::kLayerNorm: LayerNormRows(p, t); break;
+    case ElementwiseOp::kSoftmax: SoftmaxRows(p, t); break;
     case ElementwiseOp::kAdamW: {
       const AdamWParams a;
       const float c1 = 1.0f - std::pow(a.beta1, static_cast<float>(a.step));

@@ -204,15 +204,11 @@ std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTens
     case ElementwiseOp::kScale:
       ScaleKernel<<<grid, kBlock, 0, stream>>>(t.big[1], t.big[0], kScaleFactor, n);
       break;
-    case ElementwiseOp::kAdd:
-      AddKernel<<<grid, kBlock, 0, stream>>>(t.big[2], t.big[0], t.big[1], n);
-      break;
+    case ElementwiseOp::kAdd: AddKernel<<<grid, kBlock, 0, stream>>>(t.big[2], t.big[0], t.big[1], n); break;
     case ElementwiseOp::kTriad:
       TriadKernel<<<grid, kBlock, 0, stream>>>(t.big[2], t.big[0], t.big[1], kTriadScalar, n);
       break;
-    case ElementwiseOp::kGelu:
-      GeluKernel<<<grid, kBlock, 0, stream>>>(t.big[1], t.big[0], n);
-      break;
+    case ElementwiseOp::kGelu: GeluKernel<<<grid, kBlock, 0, stream>>>(t.big[1], t.big[0], n); break;
     case ElementwiseOp::kAdamW: {
       const AdamWParams a;
       AdamWScalars s{a.lr,

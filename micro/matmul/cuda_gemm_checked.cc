@@ -10,14 +10,10 @@ namespace micro {
 
 CudaGemmType CudaGemmTypeOf(accounting::Dtype dtype) {
   switch (dtype) {
-    case accounting::Dtype::kTf32:
-      return CudaGemmType::kTf32;
-    case accounting::Dtype::kBf16:
-      return CudaGemmType::kBf16;
-    case accounting::Dtype::kFp16:
-      return CudaGemmType::kFp16;
-    default:
-      return CudaGemmType::kFp32;
+    case accounting::Dtype::kTf32: return CudaGemmType::kTf32;
+    case accounting::Dtype::kBf16: return CudaGemmType::kBf16;
+    case accounting::Dtype::kFp16: return CudaGemmType::kFp16;
+    default: return CudaGemmType::kFp32;
   }
 }
 

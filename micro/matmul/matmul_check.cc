@@ -11,16 +11,11 @@ namespace micro {
 
 double MatmulTolerance(accounting::Dtype dtype) {
   switch (dtype) {
-    case accounting::Dtype::kFp32:
-      return 1e-5;
-    case accounting::Dtype::kTf32:
-      return 4e-3;
-    case accounting::Dtype::kBf16:
-      return 1e-2;
-    case accounting::Dtype::kFp16:
-      return 4e-3;
-    case accounting::Dtype::kFp8:
-      return 6e-2;
+    case accounting::Dtype::kFp32: return 1e-5;
+    case accounting::Dtype::kTf32: return 4e-3;
+    case accounting::Dtype::kBf16: return 1e-2;
+    case accounting::Dtype::kFp16: return 4e-3;
+    case accounting::Dtype::kFp8: return 6e-2;
   }
   return 0;
 }

@@ -46,12 +46,9 @@ size_t StorageBytes(CudaGemmType t) { return (t == CudaGemmType::kBf16 || t == C
 
 cudaDataType_t StorageType(CudaGemmType t) {
   switch (t) {
-    case CudaGemmType::kBf16:
-      return CUDA_R_16BF;
-    case CudaGemmType::kFp16:
-      return CUDA_R_16F;
-    default:
-      return CUDA_R_32F;
+    case CudaGemmType::kBf16: return CUDA_R_16BF;
+    case CudaGemmType::kFp16: return CUDA_R_16F;
+    default: return CUDA_R_32F;
   }
 }
 

@@ -8,12 +8,9 @@ namespace cuda {
 
 const char* AttentionImplName(AttentionImpl impl) {
   switch (impl) {
-    case AttentionImpl::kAuto:
-      return "auto";
-    case AttentionImpl::kCudnn:
-      return "cudnn";
-    case AttentionImpl::kKernels:
-      return "kernels";
+    case AttentionImpl::kAuto: return "auto";
+    case AttentionImpl::kCudnn: return "cudnn";
+    case AttentionImpl::kKernels: return "kernels";
   }
   return "?";
 }

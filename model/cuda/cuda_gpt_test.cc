@@ -81,12 +81,9 @@ struct Tolerances {
 // elements near zero may differ by more than their size, the tensor as a whole does not).
 Tolerances TolerancesFor(CudaPrecision p) {
   switch (p) {
-    case CudaPrecision::kFp32:
-      return {1e-4, 1e-5, 2e-4};
-    case CudaPrecision::kTf32:
-      return {1e-2, 2e-3, 5e-2};
-    case CudaPrecision::kBf16:
-      break;
+    case CudaPrecision::kFp32: return {1e-4, 1e-5, 2e-4};
+    case CudaPrecision::kTf32: return {1e-2, 2e-3, 5e-2};
+    case CudaPrecision::kBf16: break;
   }
   return {3e-2, 1e-2, 8e-2};
 }

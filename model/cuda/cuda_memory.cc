@@ -13,18 +13,12 @@ int64_t AlignUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
 const char* GroupName(MemoryGroup g) {
   switch (g) {
-    case MemoryGroup::kParams:
-      return "params";
-    case MemoryGroup::kGrads:
-      return "grads";
-    case MemoryGroup::kAdamW:
-      return "AdamW m+v";
-    case MemoryGroup::kWeightCopy:
-      return "bf16 weights";
-    case MemoryGroup::kActivations:
-      return "activations";
-    case MemoryGroup::kScratch:
-      return "scratch";
+    case MemoryGroup::kParams: return "params";
+    case MemoryGroup::kGrads: return "grads";
+    case MemoryGroup::kAdamW: return "AdamW m+v";
+    case MemoryGroup::kWeightCopy: return "bf16 weights";
+    case MemoryGroup::kActivations: return "activations";
+    case MemoryGroup::kScratch: return "scratch";
   }
   return "?";
 }

@@ -8,26 +8,19 @@ namespace cuda {
 
 const char* PrecisionName(CudaPrecision p) {
   switch (p) {
-    case CudaPrecision::kFp32:
-      return "fp32";
-    case CudaPrecision::kTf32:
-      return "tf32";
-    case CudaPrecision::kBf16:
-      return "bf16";
+    case CudaPrecision::kFp32: return "fp32";
+    case CudaPrecision::kTf32: return "tf32";
+    case CudaPrecision::kBf16: return "bf16";
   }
   return "?";
 }
 
 absl::StatusOr<CudaPrecision> PrecisionOf(accounting::Dtype dtype) {
   switch (dtype) {
-    case accounting::Dtype::kFp32:
-      return CudaPrecision::kFp32;
-    case accounting::Dtype::kTf32:
-      return CudaPrecision::kTf32;
-    case accounting::Dtype::kBf16:
-      return CudaPrecision::kBf16;
-    default:
-      break;
+    case accounting::Dtype::kFp32: return CudaPrecision::kFp32;
+    case accounting::Dtype::kTf32: return CudaPrecision::kTf32;
+    case accounting::Dtype::kBf16: return CudaPrecision::kBf16;
+    default: break;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "dtype=", accounting::DtypeName(dtype), " is not supported by the CUDA model: use fp32, tf32 or bf16"));

@@ -20,12 +20,9 @@ cudaDataType_t DataType(StorageType t) { return t == StorageType::kBf16 ? CUDA_R
 
 cublasLtEpilogue_t Epilogue(const GemmSpec& s) {
   switch (s.epilogue) {
-    case GemmEpilogue::kGeluAux:
-      return s.bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX;
-    case GemmEpilogue::kDGelu:
-      return CUBLASLT_EPILOGUE_DGELU;
-    case GemmEpilogue::kNone:
-      break;
+    case GemmEpilogue::kGeluAux: return s.bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX;
+    case GemmEpilogue::kDGelu: return CUBLASLT_EPILOGUE_DGELU;
+    case GemmEpilogue::kNone: break;
   }
   return s.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
 }

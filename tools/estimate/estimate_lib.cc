@@ -148,14 +148,10 @@ namespace {
 
 const char* TypeHint(FlagType t) {
   switch (t) {
-    case FlagType::kNumber:
-      return "number";
-    case FlagType::kInteger:
-      return "integer";
-    case FlagType::kBool:
-      return "true|false";
-    case FlagType::kText:
-      return "text";
+    case FlagType::kNumber: return "number";
+    case FlagType::kInteger: return "integer";
+    case FlagType::kBool: return "true|false";
+    case FlagType::kText: return "text";
   }
   return "";
 }

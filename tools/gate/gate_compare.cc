@@ -68,20 +68,13 @@ void BusyWarning(const Run& run, const char* which, std::vector<std::string>* wa
 
 const char* StatusName(CaseStatus s) {
   switch (s) {
-    case CaseStatus::kRegressed:
-      return "REGRESSED";
-    case CaseStatus::kImproved:
-      return "IMPROVED";
-    case CaseStatus::kSame:
-      return "SAME";
-    case CaseStatus::kNew:
-      return "NEW";
-    case CaseStatus::kMissing:
-      return "MISSING";
-    case CaseStatus::kUnverified:
-      return "UNVERIFIED";
-    case CaseStatus::kSkipped:
-      return "SKIPPED";
+    case CaseStatus::kRegressed: return "REGRESSED";
+    case CaseStatus::kImproved: return "IMPROVED";
+    case CaseStatus::kSame: return "SAME";
+    case CaseStatus::kNew: return "NEW";
+    case CaseStatus::kMissing: return "MISSING";
+    case CaseStatus::kUnverified: return "UNVERIFIED";
+    case CaseStatus::kSkipped: return "SKIPPED";
   }
   return "?";
 }

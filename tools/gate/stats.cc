@@ -129,15 +129,9 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x, con
     upper /= total;
     lower /= total;
     switch (alternative) {
-      case Alternative::kGreater:
-        r.p_value = upper;
-        break;
-      case Alternative::kLess:
-        r.p_value = lower;
-        break;
-      case Alternative::kTwoSided:
-        r.p_value = std::min(1.0, 2.0 * std::min(upper, lower));
-        break;
+      case Alternative::kGreater: r.p_value = upper; break;
+      case Alternative::kLess: r.p_value = lower; break;
+      case Alternative::kTwoSided: r.p_value = std::min(1.0, 2.0 * std::min(upper, lower)); break;
     }
     return r;
   }
@@ -150,12 +144,8 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x, con
   }
   const double sd = std::sqrt(var);
   switch (alternative) {
-    case Alternative::kGreater:
-      r.p_value = NormalSf((r.u1 - mean - 0.5) / sd);
-      break;
-    case Alternative::kLess:
-      r.p_value = NormalSf((mean - r.u1 - 0.5) / sd);
-      break;
+    case Alternative::kGreater: r.p_value = NormalSf((r.u1 - mean - 0.5) / sd); break;
+    case Alternative::kLess: r.p_value = NormalSf((mean - r.u1 - 0.5) / sd); break;
     case Alternative::kTwoSided: {
       double u = std::max(r.u1, static_cast<double>(n1) * n2 - r.u1);
       r.p_value = std::min(1.0, 2.0 * NormalSf((u - mean - 0.5) / sd));
@@ -218,15 +208,9 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(const std::vector<double>& d
       if (k <= w) le += counts[k];
     }
     switch (alternative) {
-      case Alternative::kGreater:
-        r.p_value = ge / total;
-        break;
-      case Alternative::kLess:
-        r.p_value = le / total;
-        break;
-      case Alternative::kTwoSided:
-        r.p_value = std::min(1.0, 2.0 * std::min(ge, le) / total);
-        break;
+      case Alternative::kGreater: r.p_value = ge / total; break;
+      case Alternative::kLess: r.p_value = le / total; break;
+      case Alternative::kTwoSided: r.p_value = std::min(1.0, 2.0 * std::min(ge, le) / total); break;
     }
     return r;
   }
@@ -236,12 +220,8 @@ absl::StatusOr<SignedRankResult> WilcoxonSignedRank(const std::vector<double>& d
   if (var <= 0) return r;
   const double sd = std::sqrt(var);
   switch (alternative) {
-    case Alternative::kGreater:
-      r.p_value = NormalSf((r.w_plus - mean - 0.5) / sd);
-      break;
-    case Alternative::kLess:
-      r.p_value = NormalSf((mean - r.w_plus - 0.5) / sd);
-      break;
+    case Alternative::kGreater: r.p_value = NormalSf((r.w_plus - mean - 0.5) / sd); break;
+    case Alternative::kLess: r.p_value = NormalSf((mean - r.w_plus - 0.5) / sd); break;
     case Alternative::kTwoSided: {
       const double w = std::max(r.w_plus, nn * (nn + 1) / 2 - r.w_plus);
       r.p_value = std::min(1.0, 2.0 * NormalSf((w - mean - 0.5) / sd));

@@ -41,20 +41,11 @@ absl::StatusOr<std::vector<uint8_t>> Unfilter(const std::vector<uint8_t>& raw, i
       const int c = (up && i >= static_cast<size_t>(channels)) ? up[i - channels] : 0;
       int v = in[i];
       switch (filter) {
-        case 0:
-          break;
-        case 1:
-          v += a;
-          break;
-        case 2:
-          v += b;
-          break;
-        case 3:
-          v += (a + b) / 2;
-          break;
-        case 4:
-          v += Paeth(a, b, c);
-          break;
+        case 0: break;
+        case 1: v += a; break;
+        case 2: v += b; break;
+        case 3: v += (a + b) / 2; break;
+        case 4: v += Paeth(a, b, c); break;
         default:
           return absl::InvalidArgumentError(absl::StrCat("PNG row ", y, " has filter type ", int{filter}));
       }
@@ -112,18 +103,10 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
       if (depth != 8) return absl::UnimplementedError(absl::StrCat("PNG bit depth ", depth, " (only 8)"));
       if (interlace != 0) return absl::UnimplementedError("interlaced PNG");
       switch (colour_type) {
-        case 0:
-          channels = 1;
-          break;
-        case 2:
-          channels = 3;
-          break;
-        case 4:
-          channels = 2;
-          break;
-        case 6:
-          channels = 4;
-          break;
+        case 0: channels = 1; break;
+        case 2: channels = 3; break;
+        case 4: channels = 2; break;
+        case 6: channels = 4; break;
         default:
           return absl::UnimplementedError(absl::StrCat("PNG colour type ", colour_type, " (palette?)"));
       }
