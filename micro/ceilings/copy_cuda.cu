@@ -6,6 +6,7 @@
 #include "micro/ceilings/copy_cuda.h"
 #include "micro/common/cuda_check.cuh"
 #include "micro/common/cuda_util.cuh"
+#include "model/cuda/cuda_check.cuh"
 
 namespace micro {
 
@@ -15,11 +16,10 @@ struct CudaCopy::Impl {
   DeviceBuffer src, dst;
   EventTimer timer;
   ~Impl() {
-    if (stream != nullptr) MICRO_CUDA_CHECK(cudaStreamDestroy(stream));
+    if (stream != nullptr) CUDA_CHECK(cudaStreamDestroy(stream));
   }
   std::string Copy() {
-    MICRO_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
     return "";
   }
 };
@@ -40,7 +40,7 @@ std::unique_ptr<CudaCopy> CudaCopy::Create(int64_t bytes, std::string* error) {
   std::string e = CheckDeviceMemory(2 * static_cast<size_t>(bytes), "the copy buffers");
   if (!e.empty()) return fail(e);
   cudaError_t err = cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking);
-  if (err != cudaSuccess) return fail(CudaErrorMessage("cudaStreamCreateWithFlags", err, __FILE__, __LINE__));
+  if (err != cudaSuccess) return fail(ErrorMessage("cudaStreamCreateWithFlags", err, __FILE__, __LINE__));
   for (std::string r : {impl->src.Allocate(bytes), impl->dst.Allocate(bytes), impl->timer.Init()}) {
     if (!r.empty()) return fail(r);
   }
@@ -64,9 +64,9 @@ std::string CudaCopy::Verify() {
   const int64_t step = n / 4096 > 0 ? n / 4096 : 1;
   std::vector<float> got(1);
   for (int64_t i = 0; i < n; i += step) {
-    MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(got.data(), im.dst.as<float>() + i, sizeof(float),
-                                               cudaMemcpyDeviceToHost, im.stream));
-    MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+    MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(got.data(), im.dst.as<float>() + i, sizeof(float),
+                                          cudaMemcpyDeviceToHost, im.stream));
+    MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
     if (got[0] != HashUniform(21, i)) {
       return "device copy wrote " + std::to_string(got[0]) + " at element " + std::to_string(i) +
              ", expected " + std::to_string(HashUniform(21, i));

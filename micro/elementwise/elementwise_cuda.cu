@@ -14,6 +14,7 @@
 #include "micro/elementwise/elementwise.h"
 #include "micro/elementwise/elementwise_cuda.h"
 #include "model/adamw_math.h"
+#include "model/cuda/cuda_check.cuh"
 #include "model/cuda/warp_reduce.cuh"
 #include "model/gelu_math.h"
 
@@ -239,7 +240,7 @@ std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTens
       break;
     }
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+  MICRO_RETURN_IF_ERROR(cudaGetLastError());
   return "";
 }
 
@@ -254,7 +255,7 @@ struct CudaElementwise::Impl {
   EventTimer timer;
 
   ~Impl() {
-    if (stream != nullptr) MICRO_CUDA_CHECK(cudaStreamDestroy(stream));
+    if (stream != nullptr) CUDA_CHECK(cudaStreamDestroy(stream));
   }
 
   ElementwiseTensors Tensors() const {
@@ -287,7 +288,7 @@ std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProble
   cudaError_t err = cudaGetDevice(&dev);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&impl->sm_count, cudaDevAttrMultiProcessorCount, dev);
   if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking);
-  if (err != cudaSuccess) return fail(CudaErrorMessage("device setup", err, __FILE__, __LINE__));
+  if (err != cudaSuccess) return fail(ErrorMessage("device setup", err, __FILE__, __LINE__));
   for (int i = 0; i < info.big_arrays && e.empty(); ++i) {
     e = impl->big[i].Allocate(p.n * sizeof(float));
     if (e.empty())
@@ -303,7 +304,7 @@ std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProble
   if (e.empty()) e = impl->timer.Init();
   if (e.empty()) {
     err = cudaStreamSynchronize(impl->stream);
-    if (err != cudaSuccess) e = CudaErrorMessage("cudaStreamSynchronize", err, __FILE__, __LINE__);
+    if (err != cudaSuccess) e = ErrorMessage("cudaStreamSynchronize", err, __FILE__, __LINE__);
   }
   if (!e.empty()) return fail(e);
   return std::unique_ptr<CudaElementwise>(new CudaElementwise(std::move(impl)));
@@ -313,7 +314,7 @@ std::string CudaElementwise::RunOnce() {
   Impl& im = *impl_;
   std::string e = LaunchElementwise(im.p, im.Tensors(), im.sm_count, im.stream);
   if (!e.empty()) return e;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+  MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
   return "";
 }
 
@@ -321,15 +322,15 @@ std::string CudaElementwise::Download(const ElementwiseTensors& out) {
   Impl& im = *impl_;
   const ElementwiseOpInfo& info = OpInfo(im.p.op);
   for (int i = 0; i < info.big_arrays; ++i) {
-    MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.big[i], im.big[i].get(), im.p.n * sizeof(float),
-                                               cudaMemcpyDeviceToHost, im.stream));
+    MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(out.big[i], im.big[i].get(), im.p.n * sizeof(float),
+                                          cudaMemcpyDeviceToHost, im.stream));
   }
   for (int i = 0; i < SmallArrayCount(im.p); ++i) {
-    MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.small[i], im.small[i].get(),
-                                               SmallArrayLength(im.p, i) * sizeof(float),
-                                               cudaMemcpyDeviceToHost, im.stream));
+    MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(out.small[i], im.small[i].get(),
+                                          SmallArrayLength(im.p, i) * sizeof(float), cudaMemcpyDeviceToHost,
+                                          im.stream));
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+  MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
   return "";
 }
 

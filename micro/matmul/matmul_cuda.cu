@@ -7,6 +7,7 @@
 #include "micro/common/cuda_check.cuh"
 #include "micro/common/cuda_util.cuh"
 #include "micro/matmul/matmul_cuda.h"
+#include "model/cuda/cuda_check.cuh"
 
 namespace micro {
 namespace {
@@ -38,7 +39,7 @@ std::string GatherSamples(const void* a, const void* b, const void* c, int64_t k
   GatherSamplesKernel<T><<<samples, 256, 0, stream>>>(static_cast<const T*>(a), static_cast<const T*>(b),
                                                       static_cast<const T*>(c), k, n, rows, cols, a_rows,
                                                       b_cols, c_out);
-  MICRO_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+  MICRO_RETURN_IF_ERROR(cudaGetLastError());
   return "";
 }
 
@@ -74,7 +75,7 @@ struct CudaMatmul::Impl {
 
   ~Impl() {
     if (handle != nullptr) cublasDestroy(handle);
-    if (stream != nullptr) MICRO_CUDA_CHECK(cudaStreamDestroy(stream));
+    if (stream != nullptr) CUDA_CHECK(cudaStreamDestroy(stream));
   }
 
   std::string FillAll() {
@@ -93,7 +94,7 @@ struct CudaMatmul::Impl {
     fill(b, k * n, 12);
     fill(c, m * n, 13);
     if (!e.empty()) return e;
-    MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     return "";
   }
 
@@ -101,10 +102,10 @@ struct CudaMatmul::Impl {
     const float alpha = 1.0f, beta = 0.0f;
     const cudaDataType_t st = StorageType(type);
     // Row-major C = A B is column-major C^T = B^T A^T: (n x m) = (n x k)(k x m).
-    MICRO_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-        &alpha, b.get(), st, static_cast<int>(n), a.get(), st, static_cast<int>(k), &beta, c.get(), st,
-        static_cast<int>(n), ComputeType(type), CUBLAS_GEMM_DEFAULT));
+    MICRO_RETURN_IF_ERROR(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
+                                       static_cast<int>(m), static_cast<int>(k), &alpha, b.get(), st,
+                                       static_cast<int>(n), a.get(), st, static_cast<int>(k), &beta, c.get(),
+                                       st, static_cast<int>(n), ComputeType(type), CUBLAS_GEMM_DEFAULT));
     return "";
   }
 };
@@ -133,14 +134,14 @@ std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType type, int64_t m, int
   std::string e = CheckDeviceMemory(bytes, "A, B and C of the GEMM");
   if (!e.empty()) return fail(e);
   auto run = [&](cudaError_t err, const char* call) {
-    if (err != cudaSuccess && e.empty()) e = CudaErrorMessage(call, err, __FILE__, __LINE__);
+    if (err != cudaSuccess && e.empty()) e = ErrorMessage(call, err, __FILE__, __LINE__);
   };
   run(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   if (!e.empty()) return fail(e);
   cublasStatus_t st = cublasCreate(&impl->handle);
-  if (st != CUBLAS_STATUS_SUCCESS) return fail(CublasErrorMessage("cublasCreate", st, __FILE__, __LINE__));
+  if (st != CUBLAS_STATUS_SUCCESS) return fail(ErrorMessage("cublasCreate", st, __FILE__, __LINE__));
   st = cublasSetStream(impl->handle, impl->stream);
-  if (st != CUBLAS_STATUS_SUCCESS) return fail(CublasErrorMessage("cublasSetStream", st, __FILE__, __LINE__));
+  if (st != CUBLAS_STATUS_SUCCESS) return fail(ErrorMessage("cublasSetStream", st, __FILE__, __LINE__));
   for (std::string r : {impl->a.Allocate(eb * m * k), impl->b.Allocate(eb * k * n),
                         impl->c.Allocate(eb * m * n), impl->flusher.Init(), impl->timer.Init()}) {
     if (!r.empty()) return fail(r);
@@ -168,9 +169,9 @@ std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_
                         d_c.Allocate(s * sizeof(float))}) {
     if (!r.empty()) return r;
   }
-  MICRO_CUDA_RETURN_IF_ERROR(
+  MICRO_RETURN_IF_ERROR(
       cudaMemcpyAsync(d_rows.get(), rows.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(
+  MICRO_RETURN_IF_ERROR(
       cudaMemcpyAsync(d_cols.get(), cols.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, im.stream));
   auto gather = [&](auto tag) {
     using T = decltype(tag);
@@ -188,13 +189,13 @@ std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_
   a_rows->resize(s * im.k);
   b_cols->resize(s * im.k);
   c->resize(s);
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(a_rows->data(), d_a.get(), s * im.k * sizeof(float),
-                                             cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b_cols->data(), d_b.get(), s * im.k * sizeof(float),
-                                             cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(
+  MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(a_rows->data(), d_a.get(), s * im.k * sizeof(float),
+                                        cudaMemcpyDeviceToHost, im.stream));
+  MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(b_cols->data(), d_b.get(), s * im.k * sizeof(float),
+                                        cudaMemcpyDeviceToHost, im.stream));
+  MICRO_RETURN_IF_ERROR(
       cudaMemcpyAsync(c->data(), d_c.get(), s * sizeof(float), cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+  MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
   return "";
 }
 
