@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kNoCuda = "built without the CUDA toolkit: no device copy";
 }
 
-CudaCopy::CudaCopy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+// Create never makes one, so the constructor is not defined; the destructor is, for std::unique_ptr.
 CudaCopy::~CudaCopy() = default;
 
 std::unique_ptr<CudaCopy> CudaCopy::Create(int64_t, std::string* error) {

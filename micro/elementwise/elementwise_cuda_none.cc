@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kNoCuda = "built without the CUDA toolkit: no CUDA elementwise kernels";
 }
 
-CudaElementwise::CudaElementwise(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+// Create never makes one, so the constructor is not defined; the destructor is, for std::unique_ptr.
 CudaElementwise::~CudaElementwise() = default;
 
 std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem&, std::string* error) {

@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kNoCuda = "built without the CUDA toolkit: no CUDA matmul";
 }
 
-CudaMatmul::CudaMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+// Create never makes one, so the constructor is not defined; the destructor is, for std::unique_ptr.
 CudaMatmul::~CudaMatmul() = default;
 
 std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType, int64_t, int64_t, int64_t, std::string* error) {
