@@ -139,45 +139,50 @@ void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, Ce
                      absl::NotFoundError("a CPU has no datasheet bandwidth here"), true);
 }
 
-void CudaCopyCase(benchmark::State& state, int64_t bytes, CeilingRecorder* rec) {
-  const double moved = 2.0 * static_cast<double>(bytes);  // read + write, as STREAM copy
+// A CUDA ceiling case: RunCudaCase on the kernel `create(error)` makes (checked before it is
+// timed); each trial's rate (work / seconds) is kept for the best and passed to
+// `record(device, rate)`; then the counters against `datasheet(device)`.
+template <typename Create, typename Record, typename Datasheet>
+void RunCudaCeilingCase(benchmark::State& state, CudaWarmUp warm, const char* unit, double work,
+                        bool ref_is_bandwidth, Create create, Record record, Datasheet datasheet) {
   double best = 0;
   std::string device;
   const std::optional<CudaCaseTiming> t = RunCudaCase(
-      state, CudaWarmUp::kNone,
+      state, warm,
       [&](const std::string& name, std::string* error) {
         device = name;
+        return create(error);
+      },
+      [&](double dt) {
+        best = std::max(best, work / dt);
+        record(device, work / dt);
+      });
+  if (!t) return;
+  SetCeilingCounters(state, unit, work, t->total_s, best, datasheet(t->device), ref_is_bandwidth);
+}
+
+void CudaCopyCase(benchmark::State& state, int64_t bytes, CeilingRecorder* rec) {
+  const double moved = 2.0 * static_cast<double>(bytes);  // read + write, as STREAM copy
+  RunCudaCeilingCase(
+      state, CudaWarmUp::kNone, "bytes", moved, true,
+      [&](std::string* error) {
         std::unique_ptr<CudaCopy> copy = CudaCopy::Create(bytes, error);
         if (error->empty() && copy != nullptr) *error = copy->Verify();
         if (!error->empty()) copy.reset();
         return copy;
       },
-      [&](double dt) {
-        best = std::max(best, moved / dt);
-        rec->RecordCudaCopy(device, bytes, moved / dt);
-      });
-  if (!t) return;
-  SetCeilingCounters(state, "bytes", moved, t->total_s, best, accounting::DatasheetBandwidth(t->device),
-                     true);
+      [&](const std::string& device, double rate) { rec->RecordCudaCopy(device, bytes, rate); },
+      [](const std::string& device) { return accounting::DatasheetBandwidth(device); });
 }
 
 void CudaGemmCase(benchmark::State& state, Dtype dtype, int64_t size, CeilingRecorder* rec) {
-  const double flops = accounting::MatmulFlops(size, size, size);
-  double best = 0;
-  std::string device;
-  const std::optional<CudaCaseTiming> t = RunCudaCase(
-      state, CudaWarmUp::kOnce,
-      [&](const std::string& name, std::string* error) {
-        device = name;
-        return CheckedCudaMatmul(dtype, size, size, size, 32, error);
+  RunCudaCeilingCase(
+      state, CudaWarmUp::kOnce, "FLOP", accounting::MatmulFlops(size, size, size), false,
+      [&](std::string* error) { return CheckedCudaMatmul(dtype, size, size, size, 32, error); },
+      [&](const std::string& device, double rate) {
+        rec->RecordCudaGemm(device, std::string(accounting::DtypeName(dtype)), size, rate);
       },
-      [&](double dt) {
-        best = std::max(best, flops / dt);
-        rec->RecordCudaGemm(device, std::string(accounting::DtypeName(dtype)), size, flops / dt);
-      });
-  if (!t) return;
-  SetCeilingCounters(state, "FLOP", flops, t->total_s, best, accounting::DatasheetPeak(t->device, dtype),
-                     false);
+      [dtype](const std::string& device) { return accounting::DatasheetPeak(device, dtype); });
 }
 
 // One GEMM of the CPU train step, through the model's own call on the chosen library.

@@ -1,23 +1,11 @@
-// CudaCopy for builds without the CUDA toolkit.
+// CudaCopy for builds without the CUDA toolkit: Create says why there is none.
 #include "micro/ceilings/copy_cuda.h"
 
 namespace micro {
 
-struct CudaCopy::Impl {};
-
-namespace {
-constexpr const char* kNoCuda = "built without the CUDA toolkit: no device copy";
-}
-
-CudaCopy::CudaCopy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CudaCopy::~CudaCopy() = default;
-
 std::unique_ptr<CudaCopy> CudaCopy::Create(int64_t, std::string* error) {
-  *error = kNoCuda;
+  *error = "built without the CUDA toolkit: no device copy";
   return nullptr;
 }
-
-std::string CudaCopy::TimeOnce(double*) { return kNoCuda; }
-std::string CudaCopy::Verify() { return kNoCuda; }
 
 }  // namespace micro

@@ -12,7 +12,7 @@ std::string CurrentCudaDeviceName(std::string* error) {
   cudaDeviceProp prop;
   if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, dev);
   if (err != cudaSuccess) {
-    *error = CudaErrorMessage("cudaGetDeviceProperties", err, __FILE__, __LINE__);
+    *error = ErrorMessage("cudaGetDeviceProperties", err, __FILE__, __LINE__);
     return "";
   }
   return prop.name;

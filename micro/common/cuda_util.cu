@@ -2,26 +2,27 @@
 #include <cstdio>
 
 #include "micro/common/cuda_util.cuh"
+#include "model/cuda/cuda_check.cuh"
 
 namespace micro {
 
 DeviceBuffer::~DeviceBuffer() {
-  if (ptr_ != nullptr) MICRO_CUDA_CHECK(cudaFree(ptr_));
+  if (ptr_ != nullptr) CUDA_CHECK(cudaFree(ptr_));
 }
 
 std::string DeviceBuffer::Allocate(size_t bytes) {
   if (ptr_ != nullptr) {
-    MICRO_CUDA_RETURN_IF_ERROR(cudaFree(ptr_));
+    MICRO_RETURN_IF_ERROR(cudaFree(ptr_));
     ptr_ = nullptr;
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMalloc(&ptr_, bytes > 0 ? bytes : 1));
+  MICRO_RETURN_IF_ERROR(cudaMalloc(&ptr_, bytes > 0 ? bytes : 1));
   bytes_ = bytes;
   return "";
 }
 
 std::string CheckDeviceMemory(size_t bytes, const std::string& what) {
   size_t free_b = 0, total_b = 0;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_b, &total_b));
+  MICRO_RETURN_IF_ERROR(cudaMemGetInfo(&free_b, &total_b));
   const size_t slack = size_t{256} << 20;
   if (bytes + slack > free_b) {
     char buf[256];
@@ -36,26 +37,26 @@ std::string CheckDeviceMemory(size_t bytes, const std::string& what) {
 
 std::string L2Flusher::Init() {
   int dev = 0, l2 = 0;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaGetDevice(&dev));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  MICRO_RETURN_IF_ERROR(cudaGetDevice(&dev));
+  MICRO_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   const size_t bytes = 2 * static_cast<size_t>(l2 > 0 ? l2 : (64 << 20));
   return buffer_.Allocate(bytes);
 }
 
 std::string L2Flusher::Flush(cudaStream_t stream) {
   value_ = (value_ + 1) & 0xff;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
+  MICRO_RETURN_IF_ERROR(cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
   return "";
 }
 
 EventTimer::~EventTimer() {
-  if (start_ != nullptr) MICRO_CUDA_CHECK(cudaEventDestroy(start_));
-  if (stop_ != nullptr) MICRO_CUDA_CHECK(cudaEventDestroy(stop_));
+  if (start_ != nullptr) CUDA_CHECK(cudaEventDestroy(start_));
+  if (stop_ != nullptr) CUDA_CHECK(cudaEventDestroy(stop_));
 }
 
 std::string EventTimer::Init() {
-  MICRO_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start_));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop_));
+  MICRO_RETURN_IF_ERROR(cudaEventCreate(&start_));
+  MICRO_RETURN_IF_ERROR(cudaEventCreate(&stop_));
   return "";
 }
 
@@ -65,13 +66,13 @@ std::string EventTimer::Time(cudaStream_t stream, L2Flusher* flusher, const std:
     std::string e = flusher->Flush(stream);
     if (!e.empty()) return e;
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream));
+  MICRO_RETURN_IF_ERROR(cudaEventRecord(start_, stream));
   std::string e = op();
   if (!e.empty()) return e;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop_));
+  MICRO_RETURN_IF_ERROR(cudaEventRecord(stop_, stream));
+  MICRO_RETURN_IF_ERROR(cudaEventSynchronize(stop_));
   float ms = 0;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_));
+  MICRO_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_));
   *seconds = ms * 1e-3;
   return "";
 }

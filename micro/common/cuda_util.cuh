@@ -108,7 +108,7 @@ std::string FillHash(T* out, int64_t n, uint64_t seed, bool positive, cudaStream
   const int64_t blocks = (n + block - 1) / block;
   const int grid = static_cast<int>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
   FillHashKernel<T><<<grid, block, 0, stream>>>(out, n, seed, positive);
-  MICRO_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+  MICRO_RETURN_IF_ERROR(cudaGetLastError());
   return "";
 }
 

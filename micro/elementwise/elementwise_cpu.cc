@@ -19,6 +19,20 @@ namespace {
 // GeLU (tanh) with the model's vectorisable tanh: the same maths the CPU model runs.
 inline float GeluTanh(float x) { return model::gelu_from_tanh(x, model::tanh_fast(model::gelu_tanh_arg(x))); }
 
+// y[i] = f(x[i]) over n elements (f inlined into the vectorised loop).
+template <typename F>
+void Map(int64_t n, const float* __restrict x, float* __restrict y, F f) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+// z[i] = f(x[i], y[i]) over n elements.
+template <typename F>
+void Map(int64_t n, const float* __restrict x, const float* __restrict y, float* __restrict z, F f) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
+}
+
 void LayerNormRows(const ElementwiseProblem& p, const ElementwiseTensors& t) {
   const int64_t C = p.row;
   const float* __restrict w = t.small[0];
@@ -69,36 +83,14 @@ void SoftmaxRows(const ElementwiseProblem& p, const ElementwiseTensors& t) {
 void CpuElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t) {
   const int64_t n = p.n;
   switch (p.op) {
-    case ElementwiseOp::kScale: {
-      const float* __restrict x = t.big[0];
-      float* __restrict y = t.big[1];
-#pragma omp parallel for simd schedule(static)
-      for (int64_t i = 0; i < n; ++i) y[i] = kScaleFactor * x[i];
+    case ElementwiseOp::kScale: Map(n, t.big[0], t.big[1], [](float x) { return kScaleFactor * x; }); break;
+    case ElementwiseOp::kAdd:
+      Map(n, t.big[0], t.big[1], t.big[2], [](float x, float y) { return x + y; });
       break;
-    }
-    case ElementwiseOp::kAdd: {
-      const float* __restrict x = t.big[0];
-      const float* __restrict y = t.big[1];
-      float* __restrict z = t.big[2];
-#pragma omp parallel for simd schedule(static)
-      for (int64_t i = 0; i < n; ++i) z[i] = x[i] + y[i];
+    case ElementwiseOp::kTriad:
+      Map(n, t.big[0], t.big[1], t.big[2], [](float b, float c) { return b + kTriadScalar * c; });
       break;
-    }
-    case ElementwiseOp::kTriad: {
-      const float* __restrict b = t.big[0];
-      const float* __restrict c = t.big[1];
-      float* __restrict a = t.big[2];
-#pragma omp parallel for simd schedule(static)
-      for (int64_t i = 0; i < n; ++i) a[i] = b[i] + kTriadScalar * c[i];
-      break;
-    }
-    case ElementwiseOp::kGelu: {
-      const float* __restrict x = t.big[0];
-      float* __restrict y = t.big[1];
-#pragma omp parallel for simd schedule(static)
-      for (int64_t i = 0; i < n; ++i) y[i] = GeluTanh(x[i]);
-      break;
-    }
+    case ElementwiseOp::kGelu: Map(n, t.big[0], t.big[1], [](float x) { return GeluTanh(x); }); break;
     case ElementwiseOp::kLayerNorm: LayerNormRows(p, t); break;
     case ElementwiseOp::kSoftmax: SoftmaxRows(p, t); break;
     case ElementwiseOp::kAdamW: {

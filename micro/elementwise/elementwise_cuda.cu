@@ -14,6 +14,7 @@
 #include "micro/elementwise/elementwise.h"
 #include "micro/elementwise/elementwise_cuda.h"
 #include "model/adamw_math.h"
+#include "model/cuda/cuda_check.cuh"
 #include "model/cuda/warp_reduce.cuh"
 #include "model/gelu_math.h"
 
@@ -239,13 +240,12 @@ std::string LaunchElementwise(const ElementwiseProblem& p, const ElementwiseTens
       break;
     }
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+  MICRO_RETURN_IF_ERROR(cudaGetLastError());
   return "";
 }
 
-}  // namespace
-
-struct CudaElementwise::Impl {
+// CudaElementwise on the CUDA runtime: the op's arrays on its own stream.
+struct DeviceElementwise final : CudaElementwise {
   ElementwiseProblem p;
   int sm_count = 0;
   cudaStream_t stream = nullptr;
@@ -253,8 +253,8 @@ struct CudaElementwise::Impl {
   L2Flusher flusher;
   EventTimer timer;
 
-  ~Impl() {
-    if (stream != nullptr) MICRO_CUDA_CHECK(cudaStreamDestroy(stream));
+  ~DeviceElementwise() override {
+    if (stream != nullptr) CUDA_CHECK(cudaStreamDestroy(stream));
   }
 
   ElementwiseTensors Tensors() const {
@@ -265,10 +265,13 @@ struct CudaElementwise::Impl {
     }
     return t;
   }
+
+  std::string RunOnce() override;
+  std::string Download(const ElementwiseTensors& out) override;
+  std::string TimeOnce(double* seconds) override;
 };
 
-CudaElementwise::CudaElementwise(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CudaElementwise::~CudaElementwise() = default;
+}  // namespace
 
 std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem& p, std::string* error) {
   auto fail = [&](const std::string& e) {
@@ -276,8 +279,8 @@ std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProble
     return std::unique_ptr<CudaElementwise>();
   };
   if (p.n < 1) return fail("elementwise n = " + std::to_string(p.n) + "; need >= 1");
-  auto impl = std::make_unique<Impl>();
-  impl->p = p;
+  auto op = std::make_unique<DeviceElementwise>();
+  op->p = p;
   const ElementwiseOpInfo& info = OpInfo(p.op);
   size_t bytes = static_cast<size_t>(info.big_arrays) * p.n * sizeof(float);
   for (int i = 0; i < SmallArrayCount(p); ++i) bytes += SmallArrayLength(p, i) * sizeof(float);
@@ -285,59 +288,54 @@ std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProble
   if (!e.empty()) return fail(e);
   int dev = 0;
   cudaError_t err = cudaGetDevice(&dev);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&impl->sm_count, cudaDevAttrMultiProcessorCount, dev);
-  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking);
-  if (err != cudaSuccess) return fail(CudaErrorMessage("device setup", err, __FILE__, __LINE__));
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&op->sm_count, cudaDevAttrMultiProcessorCount, dev);
+  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&op->stream, cudaStreamNonBlocking);
+  if (err != cudaSuccess) return fail(ErrorMessage("device setup", err, __FILE__, __LINE__));
   for (int i = 0; i < info.big_arrays && e.empty(); ++i) {
-    e = impl->big[i].Allocate(p.n * sizeof(float));
+    e = op->big[i].Allocate(p.n * sizeof(float));
     if (e.empty())
-      e = FillHash<float>(impl->big[i].as<float>(), p.n, BigArraySeed(i), info.positive[i], impl->stream);
+      e = FillHash<float>(op->big[i].as<float>(), p.n, BigArraySeed(i), info.positive[i], op->stream);
   }
   for (int i = 0; i < SmallArrayCount(p) && e.empty(); ++i) {
     const int64_t len = SmallArrayLength(p, i);
-    e = impl->small[i].Allocate(len * sizeof(float));
-    if (e.empty())
-      e = FillHash<float>(impl->small[i].as<float>(), len, SmallArraySeed(i), false, impl->stream);
+    e = op->small[i].Allocate(len * sizeof(float));
+    if (e.empty()) e = FillHash<float>(op->small[i].as<float>(), len, SmallArraySeed(i), false, op->stream);
   }
-  if (e.empty()) e = impl->flusher.Init();
-  if (e.empty()) e = impl->timer.Init();
+  if (e.empty()) e = op->flusher.Init();
+  if (e.empty()) e = op->timer.Init();
   if (e.empty()) {
-    err = cudaStreamSynchronize(impl->stream);
-    if (err != cudaSuccess) e = CudaErrorMessage("cudaStreamSynchronize", err, __FILE__, __LINE__);
+    err = cudaStreamSynchronize(op->stream);
+    if (err != cudaSuccess) e = ErrorMessage("cudaStreamSynchronize", err, __FILE__, __LINE__);
   }
   if (!e.empty()) return fail(e);
-  return std::unique_ptr<CudaElementwise>(new CudaElementwise(std::move(impl)));
+  return op;
 }
 
-std::string CudaElementwise::RunOnce() {
-  Impl& im = *impl_;
-  std::string e = LaunchElementwise(im.p, im.Tensors(), im.sm_count, im.stream);
+std::string DeviceElementwise::RunOnce() {
+  std::string e = LaunchElementwise(p, Tensors(), sm_count, stream);
   if (!e.empty()) return e;
-  MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+  MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return "";
 }
 
-std::string CudaElementwise::Download(const ElementwiseTensors& out) {
-  Impl& im = *impl_;
-  const ElementwiseOpInfo& info = OpInfo(im.p.op);
+std::string DeviceElementwise::Download(const ElementwiseTensors& out) {
+  const ElementwiseOpInfo& info = OpInfo(p.op);
   for (int i = 0; i < info.big_arrays; ++i) {
-    MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.big[i], im.big[i].get(), im.p.n * sizeof(float),
-                                               cudaMemcpyDeviceToHost, im.stream));
+    MICRO_RETURN_IF_ERROR(
+        cudaMemcpyAsync(out.big[i], big[i].get(), p.n * sizeof(float), cudaMemcpyDeviceToHost, stream));
   }
-  for (int i = 0; i < SmallArrayCount(im.p); ++i) {
-    MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.small[i], im.small[i].get(),
-                                               SmallArrayLength(im.p, i) * sizeof(float),
-                                               cudaMemcpyDeviceToHost, im.stream));
+  for (int i = 0; i < SmallArrayCount(p); ++i) {
+    MICRO_RETURN_IF_ERROR(cudaMemcpyAsync(out.small[i], small[i].get(),
+                                          SmallArrayLength(p, i) * sizeof(float), cudaMemcpyDeviceToHost,
+                                          stream));
   }
-  MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+  MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return "";
 }
 
-std::string CudaElementwise::TimeOnce(double* seconds) {
-  Impl& im = *impl_;
-  return im.timer.Time(
-      im.stream, &im.flusher, [&] { return LaunchElementwise(im.p, im.Tensors(), im.sm_count, im.stream); },
-      seconds);
+std::string DeviceElementwise::TimeOnce(double* seconds) {
+  return timer.Time(
+      stream, &flusher, [&] { return LaunchElementwise(p, Tensors(), sm_count, stream); }, seconds);
 }
 
 }  // namespace micro

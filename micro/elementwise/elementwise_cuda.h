@@ -15,23 +15,16 @@ namespace micro {
 class CudaElementwise {
  public:
   // Checks free memory, allocates the arrays and the L2-flush buffer, fills them on the device.
+  // nullptr and *error set on failure.
   static std::unique_ptr<CudaElementwise> Create(const ElementwiseProblem& p, std::string* error);
-  ~CudaElementwise();
-  CudaElementwise(const CudaElementwise&) = delete;
-  CudaElementwise& operator=(const CudaElementwise&) = delete;
+  virtual ~CudaElementwise() = default;
 
   // Runs the op once and waits.
-  std::string RunOnce();
+  virtual std::string RunOnce() = 0;
   // Copies every array to host storage `out` (slice 0; same problem).
-  std::string Download(const ElementwiseTensors& out);
+  virtual std::string Download(const ElementwiseTensors& out) = 0;
   // Flushes the L2 (outside the timed region), then times one launch with cudaEvents.
-  std::string TimeOnce(double* seconds);
-
-  struct Impl;
-
- private:
-  explicit CudaElementwise(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  virtual std::string TimeOnce(double* seconds) = 0;
 };
 
 }  // namespace micro

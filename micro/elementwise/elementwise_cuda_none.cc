@@ -1,24 +1,12 @@
-// CudaElementwise for builds without the CUDA toolkit: every case reports why it cannot run.
+// CudaElementwise for builds without the CUDA toolkit: Create says why there is none, so every
+// case reports why it cannot run.
 #include "micro/elementwise/elementwise_cuda.h"
 
 namespace micro {
 
-struct CudaElementwise::Impl {};
-
-namespace {
-constexpr const char* kNoCuda = "built without the CUDA toolkit: no CUDA elementwise kernels";
-}
-
-CudaElementwise::CudaElementwise(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CudaElementwise::~CudaElementwise() = default;
-
 std::unique_ptr<CudaElementwise> CudaElementwise::Create(const ElementwiseProblem&, std::string* error) {
-  *error = kNoCuda;
+  *error = "built without the CUDA toolkit: no CUDA elementwise kernels";
   return nullptr;
 }
-
-std::string CudaElementwise::RunOnce() { return kNoCuda; }
-std::string CudaElementwise::Download(const ElementwiseTensors&) { return kNoCuda; }
-std::string CudaElementwise::TimeOnce(double*) { return kNoCuda; }
 
 }  // namespace micro

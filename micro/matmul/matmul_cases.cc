@@ -29,6 +29,21 @@ std::vector<MatmulShape> GptShapes(int64_t tokens) {
           {tokens, 768, 50304}};
 }
 
+// from, 2 x from, 4 x from, ... up to `to`.
+std::vector<int64_t> PowersOfTwo(int64_t from, int64_t to) {
+  std::vector<int64_t> out;
+  for (int64_t n = from; n <= to; n *= 2) out.push_back(n);
+  return out;
+}
+
+// A sweep: the squares n x n x n for each of `squares`, then the GPT-2 shapes at B*T = `tokens`.
+std::vector<MatmulShape> Sweep(const std::vector<int64_t>& squares, int64_t tokens) {
+  std::vector<MatmulShape> out;
+  for (int64_t n : squares) out.push_back({n, n, n});
+  for (const MatmulShape& g : GptShapes(tokens)) out.push_back(g);
+  return out;
+}
+
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
 };
@@ -99,27 +114,11 @@ void CudaMatmulCase(benchmark::State& state, Dtype dtype, MatmulShape s, PeakPro
 }  // namespace
 
 std::vector<MatmulShape> CpuMatmulShapes(SizeSet sizes) {
-  std::vector<MatmulShape> out;
-  if (sizes == SizeSet::kQuick) {
-    for (int64_t n : {64, 128}) out.push_back({n, n, n});
-    for (const MatmulShape& g : GptShapes(16)) out.push_back(g);
-    return out;
-  }
-  for (int64_t n = 64; n <= 4096; n *= 2) out.push_back({n, n, n});
-  for (const MatmulShape& g : GptShapes(1024)) out.push_back(g);
-  return out;
+  return sizes == SizeSet::kQuick ? Sweep({64, 128}, 16) : Sweep(PowersOfTwo(64, 4096), 1024);
 }
 
 std::vector<MatmulShape> CudaMatmulShapes(SizeSet sizes) {
-  std::vector<MatmulShape> out;
-  if (sizes == SizeSet::kQuick) {
-    for (int64_t n : {256, 1024}) out.push_back({n, n, n});
-    for (const MatmulShape& g : GptShapes(1024)) out.push_back(g);
-    return out;
-  }
-  for (int64_t n = 64; n <= 16384; n *= 2) out.push_back({n, n, n});
-  for (const MatmulShape& g : GptShapes(12288)) out.push_back(g);
-  return out;
+  return sizes == SizeSet::kQuick ? Sweep({256, 1024}, 1024) : Sweep(PowersOfTwo(64, 16384), 12288);
 }
 
 std::vector<Dtype> CudaMatmulDtypes() { return {Dtype::kFp32, Dtype::kTf32, Dtype::kBf16, Dtype::kFp16}; }

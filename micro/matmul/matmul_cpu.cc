@@ -10,15 +10,10 @@
 namespace micro {
 namespace {
 
+// C (m, n) = A (m, k) @ B (k, n), row-major, no transposes.
 model::OneDnnGemmShape Shape(int64_t m, int64_t k, int64_t n) {
-  model::OneDnnGemmShape s;
-  s.M = m;
-  s.N = n;
-  s.K = k;
-  s.lda = k;
-  s.ldb = n;
-  s.ldc = n;
-  return s;
+  return {/*trans_a=*/false, /*trans_b=*/false, /*M=*/m,   /*N=*/n,
+          /*K=*/k,           /*lda=*/k,         /*ldb=*/n, /*ldc=*/n};
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "micro/common/cuda_check.cuh"
 #include "micro/common/cuda_util.cuh"
 #include "micro/matmul/matmul_cuda.h"
+#include "model/cuda/cuda_check.cuh"
 
 namespace micro {
 namespace {
@@ -38,7 +39,7 @@ std::string GatherSamples(const void* a, const void* b, const void* c, int64_t k
   GatherSamplesKernel<T><<<samples, 256, 0, stream>>>(static_cast<const T*>(a), static_cast<const T*>(b),
                                                       static_cast<const T*>(c), k, n, rows, cols, a_rows,
                                                       b_cols, c_out);
-  MICRO_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+  MICRO_RETURN_IF_ERROR(cudaGetLastError());
   return "";
 }
 
@@ -61,9 +62,8 @@ std::string Fill(void* p, int64_t n, uint64_t seed, cudaStream_t stream) {
   return FillHash<T>(static_cast<T*>(p), n, seed, false, stream);
 }
 
-}  // namespace
-
-struct CudaMatmul::Impl {
+// CudaMatmul on cuBLAS: A, B and C in the storage type, on its own stream and handle.
+struct CublasMatmul final : CudaMatmul {
   CudaGemmType type = CudaGemmType::kFp32;
   int64_t m = 0, k = 0, n = 0;
   cudaStream_t stream = nullptr;
@@ -72,9 +72,9 @@ struct CudaMatmul::Impl {
   L2Flusher flusher;
   EventTimer timer;
 
-  ~Impl() {
+  ~CublasMatmul() override {
     if (handle != nullptr) cublasDestroy(handle);
-    if (stream != nullptr) MICRO_CUDA_CHECK(cudaStreamDestroy(stream));
+    if (stream != nullptr) CUDA_CHECK(cudaStreamDestroy(stream));
   }
 
   std::string FillAll() {
@@ -93,7 +93,7 @@ struct CudaMatmul::Impl {
     fill(b, k * n, 12);
     fill(c, m * n, 13);
     if (!e.empty()) return e;
-    MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     return "";
   }
 
@@ -101,16 +101,20 @@ struct CudaMatmul::Impl {
     const float alpha = 1.0f, beta = 0.0f;
     const cudaDataType_t st = StorageType(type);
     // Row-major C = A B is column-major C^T = B^T A^T: (n x m) = (n x k)(k x m).
-    MICRO_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-        &alpha, b.get(), st, static_cast<int>(n), a.get(), st, static_cast<int>(k), &beta, c.get(), st,
-        static_cast<int>(n), ComputeType(type), CUBLAS_GEMM_DEFAULT));
+    MICRO_RETURN_IF_ERROR(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
+                                       static_cast<int>(m), static_cast<int>(k), &alpha, b.get(), st,
+                                       static_cast<int>(n), a.get(), st, static_cast<int>(k), &beta, c.get(),
+                                       st, static_cast<int>(n), ComputeType(type), CUBLAS_GEMM_DEFAULT));
     return "";
   }
+
+  std::string RunAndGather(const std::vector<std::pair<int64_t, int64_t>>& entries,
+                           std::vector<float>* a_rows, std::vector<float>* b_cols,
+                           std::vector<float>* c_entries) override;
+  std::string TimeOnce(double* seconds) override;
 };
 
-CudaMatmul::CudaMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CudaMatmul::~CudaMatmul() = default;
+}  // namespace
 
 std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType type, int64_t m, int64_t k, int64_t n,
                                                std::string* error) {
@@ -123,38 +127,37 @@ std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType type, int64_t m, int
     return fail("matmul shape M=" + std::to_string(m) + " K=" + std::to_string(k) +
                 " N=" + std::to_string(n) + " out of range: each must be in [1, 2^31 - 1]");
   }
-  auto impl = std::make_unique<Impl>();
-  impl->type = type;
-  impl->m = m;
-  impl->k = k;
-  impl->n = n;
+  auto mm = std::make_unique<CublasMatmul>();
+  mm->type = type;
+  mm->m = m;
+  mm->k = k;
+  mm->n = n;
   const size_t eb = StorageBytes(type);
   const size_t bytes = eb * static_cast<size_t>(m * k + k * n + m * n);
   std::string e = CheckDeviceMemory(bytes, "A, B and C of the GEMM");
   if (!e.empty()) return fail(e);
   auto run = [&](cudaError_t err, const char* call) {
-    if (err != cudaSuccess && e.empty()) e = CudaErrorMessage(call, err, __FILE__, __LINE__);
+    if (err != cudaSuccess && e.empty()) e = ErrorMessage(call, err, __FILE__, __LINE__);
   };
-  run(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  run(cudaStreamCreateWithFlags(&mm->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   if (!e.empty()) return fail(e);
-  cublasStatus_t st = cublasCreate(&impl->handle);
-  if (st != CUBLAS_STATUS_SUCCESS) return fail(CublasErrorMessage("cublasCreate", st, __FILE__, __LINE__));
-  st = cublasSetStream(impl->handle, impl->stream);
-  if (st != CUBLAS_STATUS_SUCCESS) return fail(CublasErrorMessage("cublasSetStream", st, __FILE__, __LINE__));
-  for (std::string r : {impl->a.Allocate(eb * m * k), impl->b.Allocate(eb * k * n),
-                        impl->c.Allocate(eb * m * n), impl->flusher.Init(), impl->timer.Init()}) {
+  cublasStatus_t st = cublasCreate(&mm->handle);
+  if (st != CUBLAS_STATUS_SUCCESS) return fail(ErrorMessage("cublasCreate", st, __FILE__, __LINE__));
+  st = cublasSetStream(mm->handle, mm->stream);
+  if (st != CUBLAS_STATUS_SUCCESS) return fail(ErrorMessage("cublasSetStream", st, __FILE__, __LINE__));
+  for (std::string r : {mm->a.Allocate(eb * m * k), mm->b.Allocate(eb * k * n), mm->c.Allocate(eb * m * n),
+                        mm->flusher.Init(), mm->timer.Init()}) {
     if (!r.empty()) return fail(r);
   }
-  e = impl->FillAll();
+  e = mm->FillAll();
   if (!e.empty()) return fail(e);
-  return std::unique_ptr<CudaMatmul>(new CudaMatmul(std::move(impl)));
+  return mm;
 }
 
-std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_t>>& entries,
-                                     std::vector<float>* a_rows, std::vector<float>* b_cols,
-                                     std::vector<float>* c) {
-  Impl& im = *impl_;
-  std::string e = im.Gemm();
+std::string CublasMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_t>>& entries,
+                                       std::vector<float>* a_rows, std::vector<float>* b_cols,
+                                       std::vector<float>* c_entries) {
+  std::string e = Gemm();
   if (!e.empty()) return e;
   const int s = static_cast<int>(entries.size());
   std::vector<int64_t> rows(s), cols(s);
@@ -164,44 +167,42 @@ std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_
   }
   DeviceBuffer d_rows, d_cols, d_a, d_b, d_c;
   for (std::string r : {d_rows.Allocate(s * sizeof(int64_t)), d_cols.Allocate(s * sizeof(int64_t)),
-                        d_a.Allocate(s * im.k * sizeof(float)), d_b.Allocate(s * im.k * sizeof(float)),
+                        d_a.Allocate(s * k * sizeof(float)), d_b.Allocate(s * k * sizeof(float)),
                         d_c.Allocate(s * sizeof(float))}) {
     if (!r.empty()) return r;
   }
-  MICRO_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(d_rows.get(), rows.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(d_cols.get(), cols.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, im.stream));
+  MICRO_RETURN_IF_ERROR(
+      cudaMemcpyAsync(d_rows.get(), rows.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, stream));
+  MICRO_RETURN_IF_ERROR(
+      cudaMemcpyAsync(d_cols.get(), cols.data(), s * sizeof(int64_t), cudaMemcpyHostToDevice, stream));
   auto gather = [&](auto tag) {
     using T = decltype(tag);
-    return GatherSamples<T>(im.a.get(), im.b.get(), im.c.get(), im.k, im.n, d_rows.as<int64_t>(),
-                            d_cols.as<int64_t>(), s, d_a.as<float>(), d_b.as<float>(), d_c.as<float>(),
-                            im.stream);
+    return GatherSamples<T>(a.get(), b.get(), c.get(), k, n, d_rows.as<int64_t>(), d_cols.as<int64_t>(), s,
+                            d_a.as<float>(), d_b.as<float>(), d_c.as<float>(), stream);
   };
-  if (im.type == CudaGemmType::kBf16)
+  if (type == CudaGemmType::kBf16)
     e = gather(__nv_bfloat16{});
-  else if (im.type == CudaGemmType::kFp16)
+  else if (type == CudaGemmType::kFp16)
     e = gather(__half{});
   else
     e = gather(float{});
   if (!e.empty()) return e;
-  a_rows->resize(s * im.k);
-  b_cols->resize(s * im.k);
-  c->resize(s);
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(a_rows->data(), d_a.get(), s * im.k * sizeof(float),
-                                             cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(b_cols->data(), d_b.get(), s * im.k * sizeof(float),
-                                             cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(c->data(), d_c.get(), s * sizeof(float), cudaMemcpyDeviceToHost, im.stream));
-  MICRO_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(im.stream));
+  a_rows->resize(s * k);
+  b_cols->resize(s * k);
+  c_entries->resize(s);
+  MICRO_RETURN_IF_ERROR(
+      cudaMemcpyAsync(a_rows->data(), d_a.get(), s * k * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  MICRO_RETURN_IF_ERROR(
+      cudaMemcpyAsync(b_cols->data(), d_b.get(), s * k * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  MICRO_RETURN_IF_ERROR(
+      cudaMemcpyAsync(c_entries->data(), d_c.get(), s * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  MICRO_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   return "";
 }
 
-std::string CudaMatmul::TimeOnce(double* seconds) {
-  Impl& im = *impl_;
-  return im.timer.Time(
-      im.stream, &im.flusher, [&] { return im.Gemm(); }, seconds);
+std::string CublasMatmul::TimeOnce(double* seconds) {
+  return timer.Time(
+      stream, &flusher, [&] { return Gemm(); }, seconds);
 }
 
 }  // namespace micro

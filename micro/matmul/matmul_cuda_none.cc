@@ -1,27 +1,12 @@
-// CudaMatmul for builds without the CUDA toolkit: every case reports why it cannot run.
+// CudaMatmul for builds without the CUDA toolkit: Create says why there is none, so every case
+// reports why it cannot run.
 #include "micro/matmul/matmul_cuda.h"
 
 namespace micro {
 
-struct CudaMatmul::Impl {};
-
-namespace {
-constexpr const char* kNoCuda = "built without the CUDA toolkit: no CUDA matmul";
-}
-
-CudaMatmul::CudaMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CudaMatmul::~CudaMatmul() = default;
-
 std::unique_ptr<CudaMatmul> CudaMatmul::Create(CudaGemmType, int64_t, int64_t, int64_t, std::string* error) {
-  *error = kNoCuda;
+  *error = "built without the CUDA toolkit: no CUDA matmul";
   return nullptr;
 }
-
-std::string CudaMatmul::RunAndGather(const std::vector<std::pair<int64_t, int64_t>>&, std::vector<float>*,
-                                     std::vector<float>*, std::vector<float>*) {
-  return kNoCuda;
-}
-
-std::string CudaMatmul::TimeOnce(double*) { return kNoCuda; }
 
 }  // namespace micro

@@ -5,24 +5,9 @@
 //   bazel run //micro:matmul -- --benchmark_filter='cuda/(bf16|fp32)/M:4096' --benchmark_min_time=0.05
 //   bazel run //micro:matmul -- --ceilings=/tmp/ceilings.json --benchmark_format=json
 // See matmul_cases.h for the cases and bench_common.h for the counters; --help for the flags.
-#include <cstdio>
-#include <memory>
-
-#include "benchmark/benchmark.h"
-#include "harness/benchmark_main.h"
-#include "harness/exit_codes.h"
-#include "micro/common/bench_common.h"
+#include "micro/common/sweep_main.h"
 #include "micro/matmul/matmul_cases.h"
 
 int main(int argc, char** argv) {
-  micro::MicroFlags flags;
-  if (int rc = micro::InitMicroBinary(micro::BinaryKind::kMatmul, &argc, argv, &flags); rc != 0) {
-    return rc;
-  }
-  const micro::RegisteredCases cases = micro::RegisterMatmulBenchmarks(
-      flags.sizes, std::make_shared<micro::PeakProvider>(flags.ceilings, flags.cuda_ceilings));
-  micro::ReportLeftOutCases("matmul", cases);
-  const int rc = harness::RunSelectedBenchmarks("matmul");
-  benchmark::Shutdown();
-  return rc;
+  return micro::RunSweepBinary(micro::BinaryKind::kMatmul, argc, argv, micro::RegisterMatmulBenchmarks);
 }
