@@ -35,6 +35,24 @@ absl::Status Validate(const Ceilings& c, const std::string& where) {
   return CheckFigure(absl::StrCat(where, ": bandwidth_bytes_per_s"), c.bandwidth_bytes_per_s);
 }
 
+// The object `key` of the ceilings file `j` (when present), a number per name, into `out`.
+absl::Status ReadFigures(const nlohmann::json& j, const char* key, const std::string& path,
+                         std::map<std::string, double>* out) {
+  if (!j.contains(key)) return absl::OkStatus();
+  if (!j[key].is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ceilings file '", path, "': '", key, "' must be an object"));
+  }
+  for (auto it = j[key].begin(); it != j[key].end(); ++it) {
+    if (!it.value().is_number()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceilings file '", path, "': ", key, ".", it.key(), " must be a number"));
+    }
+    (*out)[it.key()] = it.value().get<double>();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
@@ -84,32 +102,8 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
                           {"date", &c.date}}) {
     if (auto st = get_string(key, out); !st.ok()) return st;
   }
-  if (j.contains("peak_flops")) {
-    if (!j["peak_flops"].is_object()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ceilings file '", path, "': 'peak_flops' must be an object"));
-    }
-    for (auto it = j["peak_flops"].begin(); it != j["peak_flops"].end(); ++it) {
-      if (!it.value().is_number()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("ceilings file '", path, "': peak_flops.", it.key(), " must be a number"));
-      }
-      c.peak_flops[it.key()] = it.value().get<double>();
-    }
-  }
-  if (j.contains("gemm_flops_per_s")) {
-    if (!j["gemm_flops_per_s"].is_object()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ceilings file '", path, "': 'gemm_flops_per_s' must be an object"));
-    }
-    for (auto it = j["gemm_flops_per_s"].begin(); it != j["gemm_flops_per_s"].end(); ++it) {
-      if (!it.value().is_number()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("ceilings file '", path, "': gemm_flops_per_s.", it.key(), " must be a number"));
-      }
-      c.gemm_flops_per_s[it.key()] = it.value().get<double>();
-    }
-  }
+  if (auto st = ReadFigures(j, "peak_flops", path, &c.peak_flops); !st.ok()) return st;
+  if (auto st = ReadFigures(j, "gemm_flops_per_s", path, &c.gemm_flops_per_s); !st.ok()) return st;
   if (j.contains("bandwidth_bytes_per_s")) {
     if (!j["bandwidth_bytes_per_s"].is_number()) {
       return absl::InvalidArgumentError(

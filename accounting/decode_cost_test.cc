@@ -8,14 +8,9 @@
 namespace accounting {
 namespace {
 
+// GPT-2 124M with the vocabulary padded to 50304, as the model's buffers.
 GptShape Gpt2() {
-  GptShape s;
-  s.layers = 12;
-  s.heads = 12;
-  s.width = 768;
-  s.vocab = 50304;  // padded, as the model's buffers
-  s.block = 1024;
-  return s;
+  return GptShape{/*layers=*/12, /*heads=*/12, /*width=*/768, /*vocab=*/50304, /*block=*/1024};
 }
 
 TEST(DecodeCost, WeightBytesAreEveryParameterButTheOtherPositionRows) {

@@ -9,14 +9,12 @@ namespace {
 MfuBreakdownInput Example() {
   // A 1.2 s step of 1.9e11 model FLOPs against a 235 GFLOP/s peak; 1.85e11 of them in GEMMs
   // that run at 200 GFLOP/s alone; 40 ms of optimizer and data.
-  MfuBreakdownInput in;
-  in.model_flops_per_step = 1.9e11;
-  in.peak_flops_per_s = 2.35e11;
-  in.step_seconds = 1.2;
-  in.optimizer_and_data_seconds = 0.04;
-  in.gemm_flops_per_step = 1.85e11;
-  in.gemm_seconds_at_rates = 1.85e11 / 2.0e11;
-  return in;
+  return MfuBreakdownInput{/*model_flops_per_step=*/1.9e11,
+                           /*peak_flops_per_s=*/2.35e11,
+                           /*step_seconds=*/1.2,
+                           /*optimizer_and_data_seconds=*/0.04,
+                           /*gemm_flops_per_step=*/1.85e11,
+                           /*gemm_seconds_at_rates=*/1.85e11 / 2.0e11};
 }
 
 TEST(MfuBreakdown, PartsAddUpToOneAndTheMfuPartIsTheMfu) {

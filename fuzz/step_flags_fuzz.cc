@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/flags/marshalling.h"
@@ -24,66 +27,51 @@
 
 namespace {
 
-template <typename T>
-void Set(absl::string_view text, T* field) {
-  std::string error;
-  T value;
-  if (absl::ParseFlag(text, &value, &error)) *field = value;
-}
+// A flag's field in RawStepFlags, of the flag's type.
+using Field = std::variant<int*, uint64_t*, double*, bool*, std::string*>;
 
+// Sets the field of the flag `name` from `value` as absl::ParseFlag parses it (a value it refuses
+// leaves the field as it was); an unknown name does nothing.
 void Apply(absl::string_view name, absl::string_view value, macro::RawStepFlags* f) {
-  struct IntFlag {
-    const char* name;
-    int* field;
-  };
-  for (IntFlag flag : {IntFlag{"layers", &f->layers},
-                       {"heads", &f->heads},
-                       {"width", &f->width},
-                       {"vocab", &f->vocab},
-                       {"block", &f->block},
-                       {"seq", &f->seq},
-                       {"batch", &f->batch},
-                       {"warmup_steps", &f->warmup_steps},
-                       {"steps", &f->steps},
-                       {"threads", &f->threads}}) {
-    if (name == flag.name) return Set(value, flag.field);
+  const std::pair<const char*, Field> flags[] = {{"preset", &f->preset},
+                                                 {"layers", &f->layers},
+                                                 {"heads", &f->heads},
+                                                 {"width", &f->width},
+                                                 {"vocab", &f->vocab},
+                                                 {"block", &f->block},
+                                                 {"seq", &f->seq},
+                                                 {"batch", &f->batch},
+                                                 {"bias", &f->bias},
+                                                 {"real_data", &f->real_data},
+                                                 {"data", &f->data},
+                                                 {"compare_data", &f->compare_data},
+                                                 {"seed", &f->seed},
+                                                 {"device", &f->device},
+                                                 {"dtype", &f->dtype},
+                                                 {"warmup_steps", &f->warmup_steps},
+                                                 {"steps", &f->steps},
+                                                 {"threads", &f->threads},
+                                                 {"cpu_gemm", &f->cpu_gemm},
+                                                 {"profile", &f->profile},
+                                                 {"profile_out", &f->profile_out},
+                                                 {"ceilings", &f->ceilings},
+                                                 {"peak_flops", &f->peak_flops},
+                                                 {"attention", &f->attention},
+                                                 {"attention_impl", &f->attention_impl},
+                                                 {"lr", &f->lr},
+                                                 {"weight_decay", &f->weight_decay},
+                                                 {"beta1", &f->beta1},
+                                                 {"beta2", &f->beta2}};
+  for (const auto& [flag, field] : flags) {
+    if (name != flag) continue;
+    std::visit(
+        [value](auto* out) {
+          std::remove_pointer_t<decltype(out)> parsed;
+          std::string error;
+          if (absl::ParseFlag(value, &parsed, &error)) *out = parsed;
+        },
+        field);
   }
-  struct StringFlag {
-    const char* name;
-    std::string* field;
-  };
-  for (StringFlag flag : {StringFlag{"preset", &f->preset},
-                          {"bias", &f->bias},
-                          {"data", &f->data},
-                          {"device", &f->device},
-                          {"dtype", &f->dtype},
-                          {"cpu_gemm", &f->cpu_gemm},
-                          {"profile_out", &f->profile_out},
-                          {"ceilings", &f->ceilings},
-                          {"attention", &f->attention},
-                          {"attention_impl", &f->attention_impl}}) {
-    if (name == flag.name) return Set(value, flag.field);
-  }
-  struct DoubleFlag {
-    const char* name;
-    double* field;
-  };
-  for (DoubleFlag flag : {DoubleFlag{"peak_flops", &f->peak_flops},
-                          {"lr", &f->lr},
-                          {"weight_decay", &f->weight_decay},
-                          {"beta1", &f->beta1},
-                          {"beta2", &f->beta2}}) {
-    if (name == flag.name) return Set(value, flag.field);
-  }
-  struct BoolFlag {
-    const char* name;
-    bool* field;
-  };
-  for (BoolFlag flag :
-       {BoolFlag{"real_data", &f->real_data}, {"compare_data", &f->compare_data}, {"profile", &f->profile}}) {
-    if (name == flag.name) return Set(value, flag.field);
-  }
-  if (name == "seed") Set(value, &f->seed);
 }
 
 }  // namespace

@@ -25,15 +25,15 @@ TEST(BenchmarkJsonTest, ContextHasGoogleBenchmarksKeysAndTheRunContext) {
 }
 
 TEST(BenchmarkJsonTest, EntriesAreIterationsWithCountersAsKeys) {
-  BenchmarkEntry e;
-  e.name = "BM_X/a:1";
-  e.repetitions = 2;
-  e.repetition_index = 1;
-  e.iterations = 5;
-  e.real_time = 1.5;
-  e.cpu_time = 1.25;
-  e.time_unit = "ms";
-  e.counters = {{"verified", 1}, {"mfu", 0.25}};
+  const BenchmarkEntry e{"BM_X/a:1",
+                         /*family_index=*/0,
+                         /*repetitions=*/2,
+                         /*repetition_index=*/1,
+                         /*iterations=*/5,
+                         /*real_time=*/1.5,
+                         /*cpu_time=*/1.25,
+                         /*time_unit=*/"ms",
+                         /*counters=*/{{"verified", 1}, {"mfu", 0.25}}};
   absl::StatusOr<nlohmann::json> j = BenchmarkJson({{"k", "v"}}, {e});
   ASSERT_TRUE(j.ok()) << j.status();
   EXPECT_EQ((*j)["context"]["k"], "v");

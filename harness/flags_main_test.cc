@@ -7,31 +7,22 @@
 
 #include "absl/flags/flag.h"
 #include "gtest/gtest.h"
+#include "harness/argv.h"
 
 ABSL_FLAG(std::string, flags_main_test_path, "x.json", "a flag of this program");
 
 namespace harness {
 namespace {
 
-struct Argv {
-  explicit Argv(std::vector<std::string> a) : args(std::move(a)) {
-    for (auto& s : args) ptrs.push_back(s.data());
-    ptrs.push_back(nullptr);
-  }
-  int argc() const { return static_cast<int>(args.size()); }
-  std::vector<std::string> args;
-  std::vector<char*> ptrs;
-};
-
 TEST(FlagsMainTest, WantsHelp) {
   for (const char* h : {"--help", "-h", "-help", "--helpfull", "--helpshort"}) {
     Argv a({"prog", "--x=1", h});
-    EXPECT_TRUE(WantsHelp(a.argc(), a.ptrs.data())) << h;
+    EXPECT_TRUE(WantsHelp(a.argc, a.argv())) << h;
   }
   Argv none({"prog", "--helper=1", "help"});
-  EXPECT_FALSE(WantsHelp(none.argc(), none.ptrs.data()));
+  EXPECT_FALSE(WantsHelp(none.argc, none.argv()));
   Argv positional({"prog", "--", "--help"});  // after "--": an argument, not a flag
-  EXPECT_FALSE(WantsHelp(positional.argc(), positional.ptrs.data()));
+  EXPECT_FALSE(WantsHelp(positional.argc, positional.argv()));
 }
 
 TEST(FlagsMainTest, HelpListsTheProgramsFlagsNotAbseils) {
@@ -52,15 +43,15 @@ TEST(FlagsMainTest, HelpListsTheProgramsFlagsNotAbseils) {
 
 TEST(FlagsMainDeathTest, HelpExitsZeroUnknownFlagExitsOne) {
   Argv help({"prog", "--help"});
-  EXPECT_EXIT(ParseFlagsOrExit(help.argc(), help.ptrs.data(), "prog: usage"), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(ParseFlagsOrExit(help.argc, help.argv(), "prog: usage"), testing::ExitedWithCode(0), "");
   Argv unknown({"prog", "--no_such_flag_here=1"});
-  EXPECT_EXIT(ParseFlagsOrExit(unknown.argc(), unknown.ptrs.data(), "prog: usage"),
-              testing::ExitedWithCode(1), "no_such_flag_here");
+  EXPECT_EXIT(ParseFlagsOrExit(unknown.argc, unknown.argv(), "prog: usage"), testing::ExitedWithCode(1),
+              "no_such_flag_here");
 }
 
 TEST(FlagsMainTest, ParsesOurFlags) {
   Argv a({"prog", "--flags_main_test_path=y.json", "rest"});
-  std::vector<char*> positional = ParseFlagsOrExit(a.argc(), a.ptrs.data(), "prog: usage");
+  std::vector<char*> positional = ParseFlagsOrExit(a.argc, a.argv(), "prog: usage");
   EXPECT_EQ(absl::GetFlag(FLAGS_flags_main_test_path), "y.json");
   ASSERT_EQ(positional.size(), 2u);
   EXPECT_STREQ(positional[1], "rest");

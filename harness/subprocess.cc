@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "harness/argv.h"
 
 namespace harness {
 
@@ -19,9 +20,7 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
   if (pipe(out) != 0 || (capture_stderr && pipe(err) != 0)) {
     return absl::InternalError(absl::StrCat("pipe() failed: ", std::strerror(errno)));
   }
-  std::vector<char*> cargv;
-  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
+  Argv cargv(argv);
 
   std::fflush(stdout);
   std::fflush(stderr);
@@ -38,8 +37,8 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
       close(err[0]);
       close(err[1]);
     }
-    execvp(cargv[0], cargv.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", cargv[0], std::strerror(errno));
+    execvp(cargv.argv()[0], cargv.argv());
+    std::fprintf(stderr, "cannot execute %s: %s\n", cargv.argv()[0], std::strerror(errno));
     _exit(127);
   }
   close(out[1]);

@@ -10,13 +10,7 @@ namespace macro {
 namespace {
 
 accounting::GptShape Gpt2() {
-  accounting::GptShape s;
-  s.layers = 12;
-  s.heads = 12;
-  s.width = 768;
-  s.vocab = 50304;
-  s.block = 1024;
-  return s;
+  return accounting::GptShape{/*layers=*/12, /*heads=*/12, /*width=*/768, /*vocab=*/50304, /*block=*/1024};
 }
 
 TEST(DdpAccounting, PerRankMfuIsTheSingleRankFormulaOnLocalWork) {

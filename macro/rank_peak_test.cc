@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "macro/step_options.h"
 
@@ -21,18 +22,21 @@ SourcePeak Source(double flops, PeakOrigin origin, int measured_threads, const s
   return s;
 }
 
-RunDevice Cpu(int threads, int cores) {
-  RunDevice d;
-  d.device = "cpu";
-  d.threads = threads;
-  d.cores = cores;
-  return d;
-}
+RunDevice Cpu(int threads, int cores) { return RunDevice{"cpu", threads, cores}; }
 
-RunDevice Gpu() {
-  RunDevice d;
-  d.device = "cuda";
-  return d;
+RunDevice Gpu() { return RunDevice{"cuda"}; }
+
+// PeakForRank's answer `p` is a peak of `flops` FLOP/s (to 4 ULPs, as EXPECT_DOUBLE_EQ) by `rule`.
+testing::AssertionResult IsPeak(const absl::StatusOr<RankPeak>& p, PeakRule rule, double flops) {
+  if (!p.ok()) return testing::AssertionFailure() << p.status();
+  if (p->rule != rule) {
+    return testing::AssertionFailure() << "rule " << static_cast<int>(p->rule) << ", want "
+                                       << static_cast<int>(rule) << " (" << p->rule_text << ")";
+  }
+  if (!testing::Value(p->peak.flops_per_s, testing::DoubleEq(flops))) {
+    return testing::AssertionFailure() << "peak " << p->peak.flops_per_s << " FLOP/s, want " << flops;
+  }
+  return testing::AssertionSuccess();
 }
 
 // ddp_step, 2 ranks x 1 thread on 2 cores: each rank measured 255.2 GFLOP/s on its own thread.
@@ -40,25 +44,19 @@ RunDevice Gpu() {
 TEST(PeakForRankTest, MeasuredWithTheRanksOwnThreadsIsUsedAsIs) {
   auto p = PeakForRank(Source(255.2e9, PeakOrigin::kMeasuredAtStartup, 1, "measured at start-up: x1 threads"),
                        Cpu(1, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 255.2e9));
   EXPECT_DOUBLE_EQ(p->scale, 1.0);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 255.2e9);
   EXPECT_TRUE(absl::StartsWith(p->peak.source, "measured at start-up: x1 threads; used as is"))
       << p->peak.source;
   EXPECT_TRUE(absl::StrContains(p->rule_text, "this run's own 1 thread")) << p->rule_text;
 
   // The same on a bigger machine: 4 ranks x 8 threads on 32 cores, each measured with 8.
   p = PeakForRank(Source(1.0e12, PeakOrigin::kMeasuredAtStartup, 8, "m"), Cpu(8, 32));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 1.0e12);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 1.0e12));
 
   // gpt_step on every core: measured with all of them, used as is.
   p = PeakForRank(Source(5.0e11, PeakOrigin::kMeasuredAtStartup, 2, "m"), Cpu(2, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 5.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 5.0e11));
 }
 
 // A --ceilings file measured with every core (its method says "FMA loop on 2 threads"): a rank
@@ -66,28 +64,20 @@ TEST(PeakForRankTest, MeasuredWithTheRanksOwnThreadsIsUsedAsIs) {
 TEST(PeakForRankTest, WholeMachineCeilingsFileIsScaledToTheRanksShare) {
   const SourcePeak file = Source(5.0e11, PeakOrigin::kCeilingsFile, 2, "measured: /tmp/c.json");
   auto p = PeakForRank(file, Cpu(1, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kScaledFromMeasured);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kScaledFromMeasured, 2.5e11));
   EXPECT_DOUBLE_EQ(p->scale, 0.5);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.5e11);
   EXPECT_TRUE(absl::StrContains(p->peak.source, "x 1/2: --ceilings file with 2 threads")) << p->peak.source;
 
   p = PeakForRank(file, Cpu(2, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 5.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 5.0e11));
 
   // A file measured with 1 thread, used by a run of 4 threads on 8 cores: x 4.
   p = PeakForRank(Source(2.0e11, PeakOrigin::kCeilingsFile, 1, "measured"), Cpu(4, 8));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kScaledFromMeasured);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 8.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kScaledFromMeasured, 8.0e11));
 
   // A file that does not say its threads is taken as the whole machine's: x threads / cores.
   p = PeakForRank(Source(6.0e11, PeakOrigin::kCeilingsFile, 0, "measured (hand-written)"), Cpu(1, 3));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kScaledFromWholeMachine, 2.0e11));
   EXPECT_TRUE(absl::StrContains(p->rule_text, "x 1/3 cores: a whole-machine figure (--ceilings file)"))
       << p->rule_text;
 }
@@ -96,13 +86,9 @@ TEST(PeakForRankTest, WholeMachineCeilingsFileIsScaledToTheRanksShare) {
 TEST(PeakForRankTest, DeclaredCpuPeakIsScaledToTheRanksShare) {
   const SourcePeak declared = Source(4.0e11, PeakOrigin::kDatasheet, 0, "declared: 2 cores x 16 lanes");
   auto p = PeakForRank(declared, Cpu(1, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 2.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kScaledFromWholeMachine, 2.0e11));
   p = PeakForRank(declared, Cpu(2, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 4.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 4.0e11));
   // More threads than cores: a run cannot use more than the whole machine.
   p = PeakForRank(declared, Cpu(4, 2));
   ASSERT_TRUE(p.ok()) << p.status();
@@ -113,9 +99,7 @@ TEST(PeakForRankTest, DeclaredCpuPeakIsScaledToTheRanksShare) {
 TEST(PeakForRankTest, GpuDatasheetIsUsedAsIs) {
   auto p =
       PeakForRank(Source(989.5e12, PeakOrigin::kDatasheet, 0, "datasheet: NVIDIA H200 bf16 dense"), Gpu());
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 989.5e12);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 989.5e12));
   EXPECT_TRUE(absl::StrContains(p->rule_text, "one device's")) << p->rule_text;
 }
 
@@ -124,9 +108,7 @@ TEST(PeakForRankTest, GpuDatasheetIsUsedAsIs) {
 TEST(PeakForRankTest, PeakFlopsFlagIsTheWholeCpuOrOneGpu) {
   const SourcePeak flag = Source(3.0e11, PeakOrigin::kFlag, 0, "flag: peak_flops");
   auto p = PeakForRank(flag, Cpu(1, 2));
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kScaledFromWholeMachine);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 1.5e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kScaledFromWholeMachine, 1.5e11));
   EXPECT_TRUE(absl::StrContains(p->peak.source,
                                 "flag: peak_flops; x 1/2 cores: a whole-machine figure (--peak_flops)"))
       << p->peak.source;
@@ -134,9 +116,7 @@ TEST(PeakForRankTest, PeakFlopsFlagIsTheWholeCpuOrOneGpu) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 3.0e11);
   p = PeakForRank(flag, Gpu());
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->rule, PeakRule::kAsIs);
-  EXPECT_DOUBLE_EQ(p->peak.flops_per_s, 3.0e11);
+  ASSERT_TRUE(IsPeak(p, PeakRule::kAsIs, 3.0e11));
 }
 
 TEST(PeakForRankTest, BadInputsAreErrorsNamingTheValue) {
@@ -147,9 +127,7 @@ TEST(PeakForRankTest, BadInputsAreErrorsNamingTheValue) {
   e = PeakForRank(ok, Cpu(1, 0));
   ASSERT_FALSE(e.ok());
   EXPECT_TRUE(absl::StrContains(e.status().message(), "cores=0")) << e.status();
-  RunDevice tpu;
-  tpu.device = "tpu";
-  e = PeakForRank(ok, tpu);
+  e = PeakForRank(ok, RunDevice{"tpu"});
   ASSERT_FALSE(e.ok());
   EXPECT_TRUE(absl::StrContains(e.status().message(), "'tpu'")) << e.status();
   e = PeakForRank(Source(0, PeakOrigin::kFlag, 0, "flag"), Cpu(1, 1));

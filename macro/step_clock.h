@@ -29,7 +29,23 @@ class StepClock {
 class TraceTimer : public model::OpTimer {
  public:
   // Spans recorded so far are resolved (a device timer waits for its events) into `trace`.
-  virtual void Flush(OpTrace* trace) = 0;
+  void Flush(OpTrace* trace) {
+    Replay(trace);
+    Clear();
+  }
+  std::vector<model::OpTime> Totals() override {
+    OpTrace t;
+    Replay(&t);
+    std::vector<model::OpTime> out;
+    for (const OpSummary& s : t.TopBySelfTime("op", -1)) out.push_back({s.name, s.total_us * 1e-6, s.calls});
+    return out;
+  }
+  void Reset() override { Clear(); }
+
+ protected:
+  // Adds the spans recorded since the last Clear to `trace` (a device timer waits for its events).
+  virtual void Replay(OpTrace* trace) = 0;
+  virtual void Clear() = 0;
 };
 
 std::unique_ptr<StepClock> MakeHostStepClock();

@@ -75,20 +75,9 @@ class CudaTraceTimer : public TraceTimer {
   ~CudaTraceTimer() override { cudaEventDestroy(origin_); }
   void Begin(std::string_view op) override { Record(true, op); }
   void End() override { Record(false, ""); }
-  std::vector<model::OpTime> Totals() override {
-    OpTrace t;
-    Replay(&t);
-    std::vector<model::OpTime> out;
-    for (const OpSummary& s : t.TopBySelfTime("op", -1)) out.push_back({s.name, s.total_us * 1e-6, s.calls});
-    return out;
-  }
-  void Reset() override { marks_.clear(); }
-  void Flush(OpTrace* trace) override {
-    Replay(trace);
-    marks_.clear();
-  }
 
  private:
+  void Clear() override { marks_.clear(); }
   struct Mark {
     bool begin;
     std::string op;
@@ -99,7 +88,7 @@ class CudaTraceTimer : public TraceTimer {
     MACRO_CUDA_CHECK(cudaEventRecord(pool_.Get(i), kModelStream));
     marks_.push_back({begin, std::string(op), i});
   }
-  void Replay(OpTrace* t) {
+  void Replay(OpTrace* t) override {
     if (marks_.empty()) return;
     MACRO_CUDA_CHECK(cudaEventSynchronize(pool_.Get(marks_.back().event)));
     for (const Mark& m : marks_) {

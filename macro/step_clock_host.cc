@@ -28,28 +28,15 @@ class HostTraceTimer : public TraceTimer {
  public:
   void Begin(std::string_view op) override { events_.push_back({true, std::string(op), Clock::now()}); }
   void End() override { events_.push_back({false, "", Clock::now()}); }
-  std::vector<model::OpTime> Totals() override {
-    OpTrace t;
-    Replay(&t);
-    std::vector<model::OpTime> out;
-    for (const OpSummary& s : t.TopBySelfTime("op", -1)) {
-      out.push_back({s.name, s.total_us * 1e-6, s.calls});
-    }
-    return out;
-  }
-  void Reset() override { events_.clear(); }
-  void Flush(OpTrace* trace) override {
-    Replay(trace);
-    events_.clear();
-  }
 
  private:
+  void Clear() override { events_.clear(); }
   struct Event {
     bool begin;
     std::string op;
     Clock::time_point at;
   };
-  void Replay(OpTrace* t) const {
+  void Replay(OpTrace* t) override {
     for (const Event& e : events_) {
       double us = std::chrono::duration<double, std::micro>(e.at - origin_).count();
       if (e.begin)

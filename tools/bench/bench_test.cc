@@ -18,12 +18,17 @@ using nlohmann::json;
 
 const char kFake[] = "--binaries=tools/bench/testdata/fake_bench";
 
-harness::ProcessResult Bench(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/bench/bench")};
+// Runs the project binary at `path` in this test's runfiles (e.g. "tools/bench/bench") with `args`.
+harness::ProcessResult RunTool(const std::string& path, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/", path)};
   argv.insert(argv.end(), args.begin(), args.end());
   absl::StatusOr<harness::ProcessResult> r = harness::RunProcess(argv, /*capture_stderr=*/true);
   EXPECT_TRUE(r.ok()) << r.status();
   return *r;
+}
+
+harness::ProcessResult Bench(const std::vector<std::string>& args) {
+  return RunTool("tools/bench/bench", args);
 }
 
 std::set<std::string> Lines(const std::string& s) {
@@ -132,11 +137,7 @@ TEST(BenchTest, FailedCheckFailsTheRunAndWritesNothing) {
 }
 
 harness::ProcessResult GateRun(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/gate/gate")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  absl::StatusOr<harness::ProcessResult> r = harness::RunProcess(argv, /*capture_stderr=*/true);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return *r;
+  return RunTool("tools/gate/gate", args);
 }
 
 // Same-machine A/B through the whole pipeline: bench runs the base binaries (here prebuilt:

@@ -2,6 +2,8 @@
 // and the differing fields are named.
 #include "tools/gate/gate_key.h"
 
+#include <utility>
+
 #include "gtest/gtest.h"
 #include "tools/gate/testdata/run_context_fixture.h"
 
@@ -120,11 +122,12 @@ TEST(GateKeyTest, StoredKeyRoundTripsAndTheOldKeyIsRefused) {
 }
 
 TEST(GateKeyTest, Sanitize) {
-  EXPECT_EQ(SanitizeFileComponent("a/b c"), "a_b_c");
-  EXPECT_EQ(SanitizeFileComponent("../../etc/passwd"), "etc_passwd");
-  EXPECT_EQ(SanitizeFileComponent("--x"), "x");
-  EXPECT_EQ(SanitizeFileComponent("@@@"), "unknown");
-  EXPECT_EQ(SanitizeFileComponent("CUDA-13.0"), "CUDA-13.0");
+  const std::pair<const char*, const char*> cases[] = {{"a/b c", "a_b_c"},
+                                                       {"../../etc/passwd", "etc_passwd"},
+                                                       {"--x", "x"},
+                                                       {"@@@", "unknown"},
+                                                       {"CUDA-13.0", "CUDA-13.0"}};
+  for (const auto& [in, want] : cases) EXPECT_EQ(SanitizeFileComponent(in), want) << in;
 }
 
 }  // namespace

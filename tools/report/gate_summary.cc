@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,12 @@ std::vector<std::string> Cells(absl::string_view line) {
   for (absl::string_view c : absl::StrSplit(line, '|')) cells.push_back(StripMarkdown(c));
   return cells;
 }
+
+// The table's columns, by their heading, and the GateRow field each fills.
+constexpr std::pair<const char*, std::string GateRow::*> kColumns[] = {
+    {"status", &GateRow::status},   {"case", &GateRow::case_name}, {"baseline", &GateRow::baseline},
+    {"current", &GateRow::current}, {"change", &GateRow::change},  {"p", &GateRow::p},
+    {"note", &GateRow::note}};
 
 }  // namespace
 
@@ -60,21 +67,9 @@ absl::StatusOr<GateSummary> ParseGateSummary(const std::string& text, const std:
     if (!cells.empty() && absl::StartsWith(cells[0], "---")) continue;
     GateRow row;
     for (size_t i = 0; i < cells.size() && i < header.size(); ++i) {
-      const std::string& h = header[i];
-      if (h == "status")
-        row.status = cells[i];
-      else if (h == "case")
-        row.case_name = cells[i];
-      else if (h == "baseline")
-        row.baseline = cells[i];
-      else if (h == "current")
-        row.current = cells[i];
-      else if (h == "change")
-        row.change = cells[i];
-      else if (h == "p")
-        row.p = cells[i];
-      else if (h == "note")
-        row.note = cells[i];
+      for (const auto& [name, field] : kColumns) {
+        if (header[i] == name) row.*field = cells[i];
+      }
     }
     if (!row.case_name.empty()) g.rows.push_back(row);
   }

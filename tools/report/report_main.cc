@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -56,6 +57,12 @@ int Usage(const std::string& message) {
   return 2;
 }
 
+// An input that cannot be read: "report: " + `what` + the reason on stderr, exit status 2.
+int Fail(const std::string& what, const absl::Status& s) {
+  std::fprintf(stderr, "report: %s%s\n", what.c_str(), std::string(s.message()).c_str());
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,36 +103,24 @@ int main(int argc, char** argv) {
 
   report::ReportInputs in;
   auto data = report::LoadRuns(inputs);
-  if (!data.ok()) {
-    std::fprintf(stderr, "report: %s\n", std::string(data.status().message()).c_str());
-    return 2;
-  }
+  if (!data.ok()) return Fail("", data.status());
   in.data = std::move(*data);
   if (!ceilings_path.empty()) {
     auto c = accounting::ReadCeilings(ceilings_path);
-    if (!c.ok()) {
-      std::fprintf(stderr, "report: --ceilings: %s\n", std::string(c.status().message()).c_str());
-      return 2;
-    }
+    if (!c.ok()) return Fail("--ceilings: ", c.status());
     in.ceilings = *c;
     in.ceilings_path = ceilings_path;
   }
   if (!gate_path.empty()) {
     auto g = report::ReadGateSummary(gate_path);
-    if (!g.ok()) {
-      std::fprintf(stderr, "report: %s\n", std::string(g.status().message()).c_str());
-      return 2;
-    }
+    if (!g.ok()) return Fail("", g.status());
     in.gate = *g;
   }
   in.note = note;
   in.command = absl::StrCat("bazel run //tools:report -- ", absl::StrJoin(given, " "));
 
   report::Report r = report::BuildReport(in);
-  if (auto s = report::WriteReport(r, out); !s.ok()) {
-    std::fprintf(stderr, "report: %s\n", std::string(s.message()).c_str());
-    return 2;
-  }
+  if (auto s = report::WriteReport(r, out); !s.ok()) return Fail("", s);
   for (const std::string& n : r.notes) std::fprintf(stderr, "report: note: %s\n", n.c_str());
   std::vector<std::string> files;
   for (const auto& [name, text] : r.files) files.push_back(name);

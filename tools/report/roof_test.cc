@@ -40,11 +40,17 @@ accounting::Ceilings File(const std::string& machine) {
   return c;
 }
 
-TEST(ChooseRoofs, CeilingsOfThisMachine) {
+// A run on an AMD EPYC 9R14 whose matmul measured a 2.3e11 FLOP/s peak at start-up, with the
+// ceilings file `path` measured on `machine` (2.4e11 FLOP/s).
+RoofChoice EpycRunWithCeilingsOf(const std::string& machine, const std::string& path) {
   RunData d = RunOn("AMD EPYC 9R14");
   d.cases.push_back(
       MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: x"));
-  RoofChoice c = ChooseRoofs(d, File("AMD EPYC 9R14"), "/tmp/c.json");
+  return ChooseRoofs(d, File(machine), path);
+}
+
+TEST(ChooseRoofs, CeilingsOfThisMachine) {
+  RoofChoice c = EpycRunWithCeilingsOf("AMD EPYC 9R14", "/tmp/c.json");
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_EQ(c.roofs[0].kind, "measured ceilings");
   EXPECT_DOUBLE_EQ(c.roofs[0].peak_flops, 2.4e11);
@@ -54,10 +60,7 @@ TEST(ChooseRoofs, CeilingsOfThisMachine) {
 }
 
 TEST(ChooseRoofs, CeilingsOfAnotherMachineAreNotUsed) {
-  RunData d = RunOn("AMD EPYC 9R14");
-  d.cases.push_back(
-      MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: x"));
-  RoofChoice c = ChooseRoofs(d, File("Intel Xeon Platinum 8480"), "/tmp/other.json");
+  RoofChoice c = EpycRunWithCeilingsOf("Intel Xeon Platinum 8480", "/tmp/other.json");
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_EQ(c.roofs[0].kind, "measured at start-up");
   EXPECT_DOUBLE_EQ(c.roofs[0].peak_flops, 2.3e11);
@@ -88,13 +91,18 @@ TEST(ChooseRoofs, RunPeaksHighestPerDtypeAndKinds) {
   EXPECT_EQ(PeakKind("something"), "reported by the run");
 }
 
-TEST(ChooseRoofs, DifferentMeasuredPeaksSayso) {
+// Roofs without a ceilings file for a run of two cases measured at start-up: a matmul at
+// 2.3e11 FLOP/s and 3e10 bytes/s, and `other` (doing `flops` FLOP/s) at 2.2e11 and 3.1e10.
+RoofChoice MatmulAnd(const std::string& other, double flops) {
   RunData d = RunOn("cpu");
   d.cases.push_back(
       MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
-  d.cases.push_back(
-      MakeCase("BM_Matmul/cpu/fp32/M:128/K:128/N:128", 1e11, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
-  RoofChoice c = ChooseRoofs(d, std::nullopt, "");
+  d.cases.push_back(MakeCase(other, flops, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
+  return ChooseRoofs(d, std::nullopt, "");
+}
+
+TEST(ChooseRoofs, DifferentMeasuredPeaksSayso) {
+  RoofChoice c = MatmulAnd("BM_Matmul/cpu/fp32/M:128/K:128/N:128", 1e11);
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_DOUBLE_EQ(c.roofs[0].peak_flops, 2.3e11);
   EXPECT_DOUBLE_EQ(c.roofs[0].bandwidth, 3.1e10);
@@ -103,12 +111,7 @@ TEST(ChooseRoofs, DifferentMeasuredPeaksSayso) {
 }
 
 TEST(ChooseRoofs, DtypelessCasesJoinTheFp32Roof) {
-  RunData d = RunOn("cpu");
-  d.cases.push_back(
-      MakeCase("BM_Matmul/cpu/fp32/M:64/K:64/N:64", 1e11, 1e9, 2.3e11, 3e10, "measured at start-up: a"));
-  d.cases.push_back(
-      MakeCase("BM_Elementwise/cpu/gelu/N:64", 1e9, 1e9, 2.2e11, 3.1e10, "measured at start-up: b"));
-  RoofChoice c = ChooseRoofs(d, std::nullopt, "");
+  RoofChoice c = MatmulAnd("BM_Elementwise/cpu/gelu/N:64", 1e9);
   ASSERT_EQ(c.roofs.size(), 1u);
   EXPECT_EQ(c.roofs[0].dtype, "fp32");
   EXPECT_DOUBLE_EQ(c.roofs[0].peak_flops, 2.3e11);

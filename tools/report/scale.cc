@@ -33,6 +33,21 @@ std::vector<double> LinearScale::Ticks(int max_ticks) const {
   return ticks;
 }
 
+namespace {
+
+// The integer powers of `base` from lo to hi (an end within 1e-9 of an exponent counts as on it).
+std::vector<double> PowersOf(double base, double lo, double hi) {
+  const double log_base = std::log(base);
+  std::vector<double> powers;
+  for (int e = static_cast<int>(std::ceil(std::log(lo) / log_base - 1e-9));
+       e <= static_cast<int>(std::floor(std::log(hi) / log_base + 1e-9)); ++e) {
+    powers.push_back(std::pow(base, e));
+  }
+  return powers;
+}
+
+}  // namespace
+
 LogScale::LogScale(double lo, double hi, double range_lo, double range_hi)
     : lo_(lo), hi_(hi), r0_(range_lo), r1_(range_hi) {
   if (!(lo_ > 0) || !(hi_ > lo_) || !std::isfinite(hi_)) lo_ = 1, hi_ = 10;
@@ -50,23 +65,9 @@ double LogScale::Invert(double px) const {
 
 double LogScale::PixelsPerDecade() const { return (r1_ - r0_) / (std::log10(hi_) - std::log10(lo_)); }
 
-std::vector<double> LogScale::DecadeTicks() const {
-  std::vector<double> ticks;
-  for (int e = static_cast<int>(std::ceil(std::log10(lo_) - 1e-9));
-       e <= static_cast<int>(std::floor(std::log10(hi_) + 1e-9)); ++e) {
-    ticks.push_back(std::pow(10.0, e));
-  }
-  return ticks;
-}
+std::vector<double> LogScale::DecadeTicks() const { return PowersOf(10, lo_, hi_); }
 
-std::vector<double> LogScale::PowerOfTwoTicks() const {
-  std::vector<double> ticks;
-  for (int e = static_cast<int>(std::ceil(std::log2(lo_) - 1e-9));
-       e <= static_cast<int>(std::floor(std::log2(hi_) + 1e-9)); ++e) {
-    ticks.push_back(std::ldexp(1.0, e));
-  }
-  return ticks;
-}
+std::vector<double> LogScale::PowerOfTwoTicks() const { return PowersOf(2, lo_, hi_); }
 
 Domain NiceLogDomain(const std::vector<double>& values, double min_decades) {
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
