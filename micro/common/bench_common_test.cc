@@ -7,41 +7,33 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "harness/argv.h"
 #include "measure/cpu_ceilings.h"
 
 namespace micro {
 namespace {
 
-struct Argv {
-  explicit Argv(std::vector<std::string> a) : args(std::move(a)) {
-    for (auto& s : args) ptrs.push_back(s.data());
-    ptrs.push_back(nullptr);
-    argc = static_cast<int>(args.size());
-  }
-  std::vector<std::string> args;
-  std::vector<char*> ptrs;
-  int argc;
-};
+using harness::Argv;
 
 TEST(BenchCommonTest, ExtractsOwnFlagsAndKeepsTheRest) {
   Argv a({"matmul", "--benchmark_filter=cpu", "--ceilings=/tmp/c.json", "--sizes=quick",
           "--cuda_ceilings=/tmp/g.json", "--benchmark_min_time=0.01"});
-  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kMatmul, &a.argc, a.ptrs.data());
+  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kMatmul, &a.argc, a.argv());
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->ceilings, "/tmp/c.json");
   EXPECT_EQ(f->cuda_ceilings, "/tmp/g.json");
   EXPECT_EQ(f->sizes, SizeSet::kQuick);
   ASSERT_EQ(a.argc, 3);
-  EXPECT_STREQ(a.ptrs[1], "--benchmark_filter=cpu");
-  EXPECT_STREQ(a.ptrs[2], "--benchmark_min_time=0.01");
-  EXPECT_EQ(a.ptrs[3], nullptr);
+  EXPECT_STREQ(a.argv()[1], "--benchmark_filter=cpu");
+  EXPECT_STREQ(a.argv()[2], "--benchmark_min_time=0.01");
+  EXPECT_EQ(a.argv()[3], nullptr);
 }
 
 TEST(BenchCommonTest, RelativePathsResolveWhereBazelRunWasStarted) {
   setenv("BUILD_WORKING_DIRECTORY", "/home/u/work", 1);
   Argv a({"ceilings", "--ceilings=c.json", "--cuda_ceilings=g/g.json", "--ceilings_out=out.json",
           "--cuda_ceilings_out=/abs/gpu.json"});
-  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kCeilings, &a.argc, a.ptrs.data());
+  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kCeilings, &a.argc, a.argv());
   unsetenv("BUILD_WORKING_DIRECTORY");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->ceilings, "/home/u/work/c.json");
@@ -52,24 +44,24 @@ TEST(BenchCommonTest, RelativePathsResolveWhereBazelRunWasStarted) {
 
 TEST(BenchCommonTest, BadFlagsAreErrorsThatNameThem) {
   Argv sizes({"matmul", "--sizes=huge"});
-  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kMatmul, &sizes.argc, sizes.ptrs.data());
+  absl::StatusOr<MicroFlags> f = ExtractMicroFlags(BinaryKind::kMatmul, &sizes.argc, sizes.argv());
   ASSERT_FALSE(f.ok());
   EXPECT_TRUE(absl::StrContains(f.status().message(), "--sizes=huge")) << f.status();
   EXPECT_TRUE(absl::StrContains(f.status().message(), "default, quick")) << f.status();
 
   Argv out({"matmul", "--ceilings_out=/tmp/x.json"});
-  f = ExtractMicroFlags(BinaryKind::kMatmul, &out.argc, out.ptrs.data());
+  f = ExtractMicroFlags(BinaryKind::kMatmul, &out.argc, out.argv());
   ASSERT_FALSE(f.ok());
   EXPECT_TRUE(absl::StrContains(f.status().message(), "only //micro:ceilings")) << f.status();
 
   Argv ok({"ceilings", "--ceilings_out=/tmp/x.json", "--cuda_ceilings_out=/tmp/y.json"});
-  f = ExtractMicroFlags(BinaryKind::kCeilings, &ok.argc, ok.ptrs.data());
+  f = ExtractMicroFlags(BinaryKind::kCeilings, &ok.argc, ok.argv());
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->ceilings_out, "/tmp/x.json");
   EXPECT_EQ(f->cuda_ceilings_out, "/tmp/y.json");
 
   Argv empty({"matmul", "--ceilings="});
-  EXPECT_FALSE(ExtractMicroFlags(BinaryKind::kMatmul, &empty.argc, empty.ptrs.data()).ok());
+  EXPECT_FALSE(ExtractMicroFlags(BinaryKind::kMatmul, &empty.argc, empty.argv()).ok());
 }
 
 TEST(BenchCommonTest, CudaProbeGivesAReasonWhenUnavailable) {
