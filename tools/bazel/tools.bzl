@@ -1,0 +1,11 @@
+"""The command-line tools users run, by name -> the target that builds each: both //:NAME and
+//tools:NAME are public aliases of them (the root BUILD.bazel, tools/BUILD.bazel)."""
+
+TOOLS = {
+    "bench": "//tools/bench",
+    "devices": "//tools/devices",
+    "estimate": "//tools/estimate",
+    "gate": "//tools/gate",
+    "make_tokens": "//model/data:make_tokens",
+    "report": "//tools/report",
+}
