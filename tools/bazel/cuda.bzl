@@ -18,6 +18,7 @@ skipped by `bazel build //...`.
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "CUDNN_ENABLED", "NVCC")
+load("//tools/bazel:defs.bzl", "mlb_cc_library")
 
 DEFAULT_CUDA_ARCHS = "90"
 
@@ -153,3 +154,32 @@ def if_cudnn(with_cudnn, without_cudnn = []):
     """Picks a value by whether the toolkit has cuDNN's headers (cudnn.h): the real cuDNN attention
     or its stub. The library itself is opened at run time."""
     return with_cudnn if CUDNN_ENABLED else without_cudnn
+
+def cuda_or_stub_library(name, srcs = [], deps = [], kernel_deps = [], deps_if_cuda = [], **kwargs):
+    """NAME (hdrs NAME.h): the nvcc-compiled kernels where the CUDA toolkit exists, a stub elsewhere.
+
+      cuda_or_stub_library(name = "copy_cuda", kernel_deps = ["//micro/common:cuda_util"])
+
+    With the toolkit NAME links the private cuda_library NAME_cuda (NAME_kernels where NAME
+    already ends in _cuda), compiled from NAME_cuda.cu (NAME.cu) with kernel_deps; without it
+    NAME compiles NAME_none.cc, which says the binary was built without the CUDA toolkit. srcs and
+    deps are NAME's in both builds; deps_if_cuda are NAME's with the toolkit only. Any other
+    attribute (visibility, ...) is NAME's.
+    """
+    base = name if name.endswith("_cuda") else name + "_cuda"
+    kernels = name + "_kernels" if name.endswith("_cuda") else base
+    hdrs = [name + ".h"]
+    cuda_library(
+        name = kernels,
+        srcs = [base + ".cu"],
+        hdrs = hdrs,
+        visibility = ["//visibility:private"],
+        deps = kernel_deps,
+    )
+    mlb_cc_library(
+        name = name,
+        srcs = srcs + if_cuda([], [name + "_none.cc"]),
+        hdrs = hdrs,
+        deps = deps + if_cuda([":" + kernels] + deps_if_cuda),
+        **kwargs
+    )
