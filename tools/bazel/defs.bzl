@@ -3,7 +3,8 @@
   mlb_cc_library(name = "stats", deps = [...])   # srcs stats.cc, hdrs stats.h, copts COPTS
   mlb_cc_headers(name = "batch")                  # hdrs batch.h only
   mlb_cc_binary(name = "gate", deps = [...])      # srcs gate.cc, copts COPTS
-  mlb_cc_test(name = "stats_test", deps = [...])  # size small, srcs stats_test.cc, gtest_main
+  mlb_cc_test(name = "stats_test")                # size small, srcs stats_test.cc,
+                                                  # deps :stats (unless given) and gtest_main
   mlb_sh_test(name = "devices_test", tools = [":devices"])
       # size small, srcs devices_test.sh, run with the path of each tool as its arguments
 
@@ -46,7 +47,11 @@ def mlb_cc_binary(name, srcs = None, copts = [], **kwargs):
         **kwargs
     )
 
-def mlb_cc_test(name, srcs = None, deps = [], size = "small", copts = [], linkopts = [], openmp = False, **kwargs):
+def mlb_cc_test(name, srcs = None, deps = None, size = "small", copts = [], linkopts = [], openmp = False, **kwargs):
+    if deps == None:
+        if not name.endswith("_test"):
+            fail("mlb_cc_test %s: give deps (only NAME_test defaults to deps = [\":NAME\"])" % name)
+        deps = [":" + name[:-len("_test")]]
     native.cc_test(
         name = name,
         size = size,
