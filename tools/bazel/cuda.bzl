@@ -183,3 +183,25 @@ def cuda_or_stub_library(name, srcs = [], deps = [], kernel_deps = [], deps_if_c
         deps = deps + if_cuda([":" + kernels] + deps_if_cuda),
         **kwargs
     )
+
+def cuda_and_emu_library(name, srcs = None, hdrs = None, deps = [], cuda_deps = [], emu_deps = [], **kwargs):
+    """One host library built twice: NAME over the GPU build (cuda_deps; only where the CUDA
+    toolkit exists) and NAME_emu over the emulated one (emu_deps; runs anywhere), both from
+    srcs (NAME.cc) and hdrs (NAME.h) with deps."""
+    srcs = [name + ".cc"] if srcs == None else srcs
+    hdrs = [name + ".h"] if hdrs == None else hdrs
+    mlb_cc_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        target_compatible_with = CUDA_COMPATIBLE,
+        deps = deps + cuda_deps,
+        **kwargs
+    )
+    mlb_cc_library(
+        name = name + "_emu",
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps + emu_deps,
+        **kwargs
+    )
