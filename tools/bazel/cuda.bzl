@@ -3,7 +3,7 @@ targets link.
 
   cuda_library(
       name = "foo_cuda",
-      srcs = ["foo_cuda.cu"],      # compiled by nvcc, one object each
+      srcs = ["foo_cuda.cu"],      # compiled by nvcc, one object each (default: NAME.cu)
       hdrs = ["foo.h"],            # host-visible headers, exported to dependents
       deps = [":foo"],             # cc_library / cuda_library deps: their headers and flags
       copts = [],                  # extra nvcc flags
@@ -134,11 +134,12 @@ _cuda_library = rule(
 # What a CUDA-only target puts in target_compatible_with.
 CUDA_COMPATIBLE = [] if CUDA_ENABLED else ["@platforms//:incompatible"]
 
-def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
-    """nvcc-compiled library, linked with cudart; skipped where no CUDA toolkit exists."""
+def cuda_library(name, srcs = None, hdrs = [], deps = [], copts = [], **kwargs):
+    """nvcc-compiled library, linked with cudart; skipped where no CUDA toolkit exists.
+    srcs default to NAME.cu."""
     _cuda_library(
         name = name,
-        srcs = srcs,
+        srcs = [name + ".cu"] if srcs == None else srcs,
         hdrs = hdrs,
         deps = deps + ["@local_cuda//:cudart"],
         copts = copts,
