@@ -206,3 +206,11 @@ def cuda_and_emu_library(name, srcs = None, hdrs = None, deps = [], cuda_deps = 
         deps = deps + emu_deps,
         **kwargs
     )
+
+def cuda_headers(name, **kwargs):
+    """NAME.cuh, included by .cu files only: textual (no compiler takes it alone)."""
+    native.cc_library(
+        name = name,
+        textual_hdrs = [name + ".cuh"],
+        **kwargs
+    )
