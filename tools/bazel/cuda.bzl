@@ -3,7 +3,7 @@ targets link.
 
   cuda_library(
       name = "foo_cuda",
-      srcs = ["foo_cuda.cu"],      # compiled by nvcc, one object each
+      srcs = ["foo_cuda.cu"],      # compiled by nvcc, one object each (default: NAME.cu)
       hdrs = ["foo.h"],            # host-visible headers, exported to dependents
       deps = [":foo"],             # cc_library / cuda_library deps: their headers and flags
       copts = [],                  # extra nvcc flags
@@ -18,6 +18,7 @@ skipped by `bazel build //...`.
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "CUDNN_ENABLED", "NVCC")
+load("//tools/bazel:defs.bzl", "mlb_cc_library")
 
 DEFAULT_CUDA_ARCHS = "90"
 
@@ -133,11 +134,12 @@ _cuda_library = rule(
 # What a CUDA-only target puts in target_compatible_with.
 CUDA_COMPATIBLE = [] if CUDA_ENABLED else ["@platforms//:incompatible"]
 
-def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], **kwargs):
-    """nvcc-compiled library, linked with cudart; skipped where no CUDA toolkit exists."""
+def cuda_library(name, srcs = None, hdrs = [], deps = [], copts = [], **kwargs):
+    """nvcc-compiled library, linked with cudart; skipped where no CUDA toolkit exists.
+    srcs default to NAME.cu."""
     _cuda_library(
         name = name,
-        srcs = srcs,
+        srcs = [name + ".cu"] if srcs == None else srcs,
         hdrs = hdrs,
         deps = deps + ["@local_cuda//:cudart"],
         copts = copts,
@@ -153,3 +155,62 @@ def if_cudnn(with_cudnn, without_cudnn = []):
     """Picks a value by whether the toolkit has cuDNN's headers (cudnn.h): the real cuDNN attention
     or its stub. The library itself is opened at run time."""
     return with_cudnn if CUDNN_ENABLED else without_cudnn
+
+def cuda_or_stub_library(name, srcs = [], deps = [], kernel_deps = [], deps_if_cuda = [], **kwargs):
+    """NAME (hdrs NAME.h): the nvcc-compiled kernels where the CUDA toolkit exists, a stub elsewhere.
+
+      cuda_or_stub_library(name = "copy_cuda", kernel_deps = ["//micro/common:cuda_util"])
+
+    With the toolkit NAME links the private cuda_library NAME_cuda (NAME_kernels where NAME
+    already ends in _cuda), compiled from NAME_cuda.cu (NAME.cu) with kernel_deps; without it
+    NAME compiles NAME_none.cc, which says the binary was built without the CUDA toolkit. srcs and
+    deps are NAME's in both builds; deps_if_cuda are NAME's with the toolkit only. Any other
+    attribute (visibility, ...) is NAME's.
+    """
+    base = name if name.endswith("_cuda") else name + "_cuda"
+    kernels = name + "_kernels" if name.endswith("_cuda") else base
+    hdrs = [name + ".h"]
+    cuda_library(
+        name = kernels,
+        srcs = [base + ".cu"],
+        hdrs = hdrs,
+        visibility = ["//visibility:private"],
+        deps = kernel_deps,
+    )
+    mlb_cc_library(
+        name = name,
+        srcs = srcs + if_cuda([], [name + "_none.cc"]),
+        hdrs = hdrs,
+        deps = deps + if_cuda([":" + kernels] + deps_if_cuda),
+        **kwargs
+    )
+
+def cuda_and_emu_library(name, srcs = None, hdrs = None, deps = [], cuda_deps = [], emu_deps = [], **kwargs):
+    """One host library built twice: NAME over the GPU build (cuda_deps; only where the CUDA
+    toolkit exists) and NAME_emu over the emulated one (emu_deps; runs anywhere), both from
+    srcs (NAME.cc) and hdrs (NAME.h) with deps."""
+    srcs = [name + ".cc"] if srcs == None else srcs
+    hdrs = [name + ".h"] if hdrs == None else hdrs
+    mlb_cc_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        target_compatible_with = CUDA_COMPATIBLE,
+        deps = deps + cuda_deps,
+        **kwargs
+    )
+    mlb_cc_library(
+        name = name + "_emu",
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps + emu_deps,
+        **kwargs
+    )
+
+def cuda_headers(name, **kwargs):
+    """NAME.cuh, included by .cu files only: textual (no compiler takes it alone)."""
+    native.cc_library(
+        name = name,
+        textual_hdrs = [name + ".cuh"],
+        **kwargs
+    )
