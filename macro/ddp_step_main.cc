@@ -39,6 +39,7 @@
 #include "comm/mpi_world.h"
 #include "harness/atomic_file.h"
 #include "harness/benchmark_json.h"
+#include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
 #include "macro/ddp_accounting.h"
@@ -618,8 +619,7 @@ int Run() {
   Setup s;
   if (auto st = Build(&s); !st.ok()) {
     Log0(absl::StrCat("ddp_step: error: ", st.message()));
-    std::fprintf(stderr, "%s: error: %s\n", Prefix().c_str(), std::string(st.message()).c_str());
-    return 2;
+    return harness::Fail(Prefix(), st);
   }
   const TimedSteps timed = Train(&s);
   const RankFigures f = GatherRankFigures(s, timed);
@@ -676,13 +676,11 @@ int main(int argc, char** argv) {
   macro::g_executable = argv[0];
   absl::StatusOr<double> timeout_s = macro::TimeoutFromArgv(argc, argv);
   if (!timeout_s.ok()) {
-    std::fprintf(stderr, "ddp_step: error: %s\n", std::string(timeout_s.status().message()).c_str());
-    return 2;
+    return harness::Fail("ddp_step", timeout_s.status());
   }
   auto world = comm::MpiWorld::Init(&argc, &argv, *timeout_s);
   if (!world.ok()) {
-    std::fprintf(stderr, "ddp_step: error: %s\n", std::string(world.status().message()).c_str());
-    return 2;
+    return harness::Fail("ddp_step", world.status());
   }
   macro::g_world = *world;
   absl::ParseCommandLine(argc, argv);

@@ -31,6 +31,7 @@
 #include "benchmark/benchmark.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
+#include "harness/fail.h"
 #include "macro/gpt_decode_options.h"
 #include "macro/gpt_decode_session.h"
 #include "macro/step_flags.h"
@@ -290,8 +291,7 @@ int main(int argc, char** argv) {
   if (stdout_use.ProgressToStderr()) g_log = stderr;
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
   if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", argc, argv); !out.ok()) {
-    std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(out.status().message()).c_str());
-    return harness::kExitFailure;
+    return harness::Fail("gpt_decode", out.status());
   }
   benchmark::Initialize(&argc, argv);
   RawDecodeFlags raw;
@@ -303,8 +303,7 @@ int main(int argc, char** argv) {
 
   auto options = ResolveDecodeOptions(ReadStepFlags(), raw, sysinfo::ProbeCuda());
   if (!options.ok()) {
-    std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(options.status().message()).c_str());
-    return harness::kExitFailure;
+    return harness::Fail("gpt_decode", options.status());
   }
   Run run;
   run.options = *options;
@@ -334,8 +333,7 @@ int main(int argc, char** argv) {
                      ", P=", o.prompt, " prompt + G=", o.generate, " new tokens per stream"));
     auto session = DecodeSession::Create(o);
     if (!session.ok()) {
-      std::fprintf(stderr, "gpt_decode: error: %s\n", std::string(session.status().message()).c_str());
-      return harness::kExitFailure;
+      return harness::Fail("gpt_decode", session.status());
     }
     run.session = std::move(*session);
     const DecodeSession& s = *run.session;

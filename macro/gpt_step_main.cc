@@ -20,6 +20,7 @@
 #include "benchmark/benchmark.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
+#include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "macro/gpt_session.h"
 #include "macro/mfu_report.h"
@@ -351,8 +352,7 @@ int main(int argc, char** argv) {
   if (stdout_use.ProgressToStderr()) g_log = stderr;  // keep machine-readable stdout clean
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
   if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", argc, argv); !out.ok()) {
-    std::fprintf(stderr, "gpt_step: error: %s\n", std::string(out.status().message()).c_str());
-    return harness::kExitFailure;
+    return harness::Fail("gpt_step", out.status());
   }
   const std::string json_out = JsonOutPath(argc, argv);
   benchmark::Initialize(&argc, argv);             // takes the --benchmark_* flags
@@ -361,8 +361,7 @@ int main(int argc, char** argv) {
   Run run;
   auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
   if (!options.ok()) {
-    std::fprintf(stderr, "gpt_step: error: %s\n", std::string(options.status().message()).c_str());
-    return harness::kExitFailure;
+    return harness::Fail("gpt_step", options.status());
   }
   run.options = *options;
   g_run = &run;
@@ -380,8 +379,7 @@ int main(int argc, char** argv) {
   // memory fails here, on stderr with a non-zero exit, not as a case that "ran" with an error.
   if (!listing) {
     if (auto st = EnsureSession(&run); !st.ok()) {
-      std::fprintf(stderr, "gpt_step: error: %s\n", std::string(st.message()).c_str());
-      return harness::kExitFailure;
+      return harness::Fail("gpt_step", st);
     }
   }
   harness::RunOutcome outcome;
@@ -392,8 +390,7 @@ int main(int argc, char** argv) {
   }
   if (!json_out.empty()) {
     if (auto st = AddStepSeriesToJson(json_out, run.series); !st.ok()) {
-      std::fprintf(stderr, "gpt_step: error: %s\n", std::string(st.message()).c_str());
-      return harness::kExitFailure;
+      return harness::Fail("gpt_step", st);
     }
   }
   if (o.compare_data) PrintCompareData(run);

@@ -28,6 +28,7 @@
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
 #include "harness/benchmark_json.h"
+#include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "micro/allreduce/allreduce_bw.h"
 
@@ -286,8 +287,7 @@ int main(int argc, char** argv) {
   g_executable = argv[0];
   auto world_or = comm::MpiWorld::Init(&argc, &argv, 120);
   if (!world_or.ok()) {
-    std::fprintf(stderr, "allreduce: error: %s\n", std::string(world_or.status().message()).c_str());
-    return 2;
+    return harness::Fail("allreduce", world_or.status());
   }
   g_world = *world_or;
   absl::ParseCommandLine(argc, argv);

@@ -9,6 +9,7 @@
 #include "benchmark/benchmark.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
+#include "harness/fail.h"
 #include "micro/ceilings/ceilings_cases.h"
 #include "micro/common/bench_common.h"
 
@@ -24,8 +25,7 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   absl::Status s = micro::WriteRecordedCeilings(recorder, flags);
   if (!s.ok()) {
-    std::fprintf(stderr, "ceilings: error: %s\n", std::string(s.message()).c_str());
-    return harness::kExitFailure;
+    return harness::Fail("ceilings", s);
   }
   return rc;
 }

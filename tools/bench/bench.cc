@@ -38,6 +38,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "harness/exit_codes.h"
+#include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "harness/skip.h"
 #include "harness/user_path.h"
@@ -85,10 +86,7 @@ ABSL_FLAG(std::string, binaries, "",
 
 namespace {
 
-int Fail(const absl::Status& s) {
-  std::fprintf(stderr, "bench: error: %s\n", std::string(s.message()).c_str());
-  return harness::kExitFailure;
-}
+int Fail(const absl::Status& s) { return harness::Fail("bench", s); }
 
 // Every entry that errored (other than a skip) or failed its output check, "name: why".
 std::vector<std::string> BrokenEntries(const nlohmann::json& merged) {

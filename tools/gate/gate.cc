@@ -31,6 +31,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "harness/exit_codes.h"
+#include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
 #include "sysinfo/utc_now.h"
@@ -74,10 +75,7 @@ ABSL_FLAG(std::string, against, "",
 
 namespace {
 
-int BadInput(const absl::Status& s) {
-  std::fprintf(stderr, "gate: error: %s\n", std::string(s.message()).c_str());
-  return harness::kExitFailure;
-}
+int BadInput(const absl::Status& s) { return harness::Fail("gate", s); }
 
 bool IsDirectory(const std::string& path) {
   struct stat st;
