@@ -143,6 +143,14 @@ bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
          ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta && bias == o.bias;
 }
 
+OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K) {
+  OneDnnGemmShape s{trans_a, trans_b, M, N, K};
+  s.lda = trans_a ? M : K;
+  s.ldb = trans_b ? K : N;
+  s.ldc = N;
+  return s;
+}
+
 void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C) {
   if (s.M == 0 || s.N == 0) return;
   const Entry& e = TheCache().Get(s);
