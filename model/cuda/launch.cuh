@@ -51,6 +51,10 @@ inline dim3 BlockOf(const LaunchDims& d) {
 
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullMask = kWarpFullMask;
+// The row this thread's warp owns under WarpPerRowLaunch (blocks of blockDim.x / 32 warps).
+__device__ __forceinline__ int64_t WarpRow() {
+  return static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+}
 // Finite stand-in for -inf in max reductions: exp(kNegMax - m) is 0, never NaN.
 constexpr float kNegMax = -3.402823466e38f;
 
