@@ -92,6 +92,23 @@ TEST(OneDnnSgemm, MatchesDoubleReference) {
   }
 }
 
+// Packed row-major operands: lda is op(A)'s stored row length (K, or M when transposed), ldb
+// op(B)'s (N, or K when transposed), ldc = N; no scaling, no accumulation, no bias.
+TEST(OneDnnSgemm, PackedShapesHaveRowMajorLeadingDimensions) {
+  const int64_t M = 3, N = 5, K = 7;
+  const struct {
+    bool ta, tb;
+    int64_t lda, ldb;
+  } cases[] = {{false, false, K, N}, {false, true, K, K}, {true, false, M, N}, {true, true, M, K}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(testing::Message() << "ta=" << c.ta << " tb=" << c.tb);
+    const OneDnnGemmShape s = PackedGemmShape(c.ta, c.tb, M, N, K);
+    const OneDnnGemmShape want{c.ta,       c.tb,          M, N, K, c.lda, c.ldb, /*ldc=*/N, /*alpha=*/1,
+                               /*beta=*/0, /*bias=*/false};
+    EXPECT_TRUE(s == want) << "lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc;
+  }
+}
+
 TEST(OneDnnSgemm, CreatesOnePrimitivePerShape) {
   OneDnnGemmShape s = PackedGemmShape(false, false, 19, 23, 29);
   const auto A = RandomNormals(19 * 29, 5), B = RandomNormals(29 * 23, 6);
