@@ -144,11 +144,8 @@ bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
 }
 
 OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K) {
-  OneDnnGemmShape s{trans_a, trans_b, M, N, K};
-  s.lda = trans_a ? M : K;
-  s.ldb = trans_b ? K : N;
-  s.ldc = N;
-  return s;
+  // lda, ldb, ldc: the stored row lengths of op(A), op(B) and C.
+  return OneDnnGemmShape{trans_a, trans_b, M, N, K, trans_a ? M : K, trans_b ? K : N, N};
 }
 
 void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C) {
