@@ -10,8 +10,7 @@ namespace model {
 template <typename F>
 void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1, float beta2,
                   float eps, float weight_decay, int t) {
-  const F bc1 = F(1) - std::pow(F(beta1), F(t));
-  const F bc2 = F(1) - std::pow(F(beta2), F(t));
+  const F bc1 = adamw_bias_correction(F(beta1), t), bc2 = adamw_bias_correction(F(beta2), t);
   const F flr = lr, fb1 = beta1, fb2 = beta2, feps = eps, fwd = weight_decay;
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) {

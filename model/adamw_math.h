@@ -23,6 +23,13 @@ MODEL_HD inline void adamw_update_one(F* p, F* m, F* v, F g, F lr, F beta1, F be
   *p = decayed - lr * (mm / bc1) / (std::sqrt(vv / bc2) + eps);
 }
 
+// The bias correction of step t >= 1: 1 - beta^t, computed in F (float on the CPU and the CUDA
+// model alike, so both divide by the same value).
+template <typename F>
+inline F adamw_bias_correction(F beta, int t) {
+  return F(1) - std::pow(beta, F(t));
+}
+
 }  // namespace model
 
 #endif  // MODEL_ADAMW_MATH_H_

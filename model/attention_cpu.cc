@@ -62,9 +62,9 @@ void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* 
   const int64_t C3 = 3 * C;
   const F scale = F(1) / std::sqrt(F(hs));
   accounting::CountMatmul(B * NH * T, hs, T, "attention_datt");
-  accounting::CountMatmul(B * NH * T, T, hs, "attention_dv");
-  accounting::CountMatmul(B * NH * T, T, hs, "attention_dq");
-  accounting::CountMatmul(B * NH * T, T, hs, "attention_dk");
+  for (const char* tag : {"attention_dv", "attention_dq", "attention_dk"}) {
+    accounting::CountMatmul(B * NH * T, T, hs, tag);
+  }
 #pragma omp parallel for schedule(static)
   for (int64_t bh = 0; bh < B * NH; ++bh) {
     const int64_t b = bh / NH, h = bh % NH;

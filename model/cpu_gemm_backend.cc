@@ -4,30 +4,27 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "model/enum_names.h"
 
 namespace model {
 namespace {
 
 std::atomic<CpuGemmBackend> g_backend{CpuGemmBackend::kOneDnn};
 
+constexpr EnumName<CpuGemmBackend> kBackends[] = {
+    {CpuGemmBackend::kOneDnn, "onednn"},
+    {CpuGemmBackend::kOpenBlas, "openblas"},
+};
+
 }  // namespace
 
-std::string CpuGemmBackendName(CpuGemmBackend b) {
-  return b == CpuGemmBackend::kOneDnn ? "onednn" : "openblas";
-}
-
-const std::vector<std::string>& CpuGemmBackendNames() {
-  static const std::vector<std::string>* names = new std::vector<std::string>{"onednn", "openblas"};
-  return *names;
-}
+std::string CpuGemmBackendName(CpuGemmBackend b) { return NameOf(kBackends, b); }
 
 absl::StatusOr<CpuGemmBackend> ParseCpuGemmBackend(std::string_view name, std::string_view flag) {
-  if (name == "onednn") return CpuGemmBackend::kOneDnn;
-  if (name == "openblas") return CpuGemmBackend::kOpenBlas;
+  if (std::optional<CpuGemmBackend> b = ValueOf(kBackends, name)) return *b;
   return absl::InvalidArgumentError(
       absl::StrCat("--", std::string(flag), "=", std::string(name),
-                   ": not a CPU GEMM library; allowed: ", absl::StrJoin(CpuGemmBackendNames(), ", ")));
+                   ": not a CPU GEMM library; allowed: ", JoinNames(kBackends)));
 }
 
 void SetCpuGemmBackend(CpuGemmBackend b) { g_backend.store(b, std::memory_order_relaxed); }

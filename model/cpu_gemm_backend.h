@@ -8,7 +8,6 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -18,8 +17,6 @@ enum class CpuGemmBackend { kOneDnn, kOpenBlas };
 
 // "onednn", "openblas".
 std::string CpuGemmBackendName(CpuGemmBackend b);
-// The allowed names, in order: {"onednn", "openblas"}.
-const std::vector<std::string>& CpuGemmBackendNames();
 // InvalidArgument naming `flag`, the value and the allowed names ("--cpu_gemm=bogus: ...").
 absl::StatusOr<CpuGemmBackend> ParseCpuGemmBackend(std::string_view name, std::string_view flag = "cpu_gemm");
 

@@ -78,18 +78,8 @@ TEST(OneDnnSgemm, MatchesDoubleReference) {
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
-    OneDnnGemmShape s;
-    s.trans_a = c.ta;
-    s.trans_b = c.tb;
-    s.M = c.M;
-    s.N = c.N;
-    s.K = c.K;
-    s.lda = (c.ta ? c.M : c.K) + c.pad;
-    s.ldb = (c.tb ? c.K : c.N) + c.pad;
-    s.ldc = c.N + c.pad;
-    s.alpha = c.alpha;
-    s.beta = c.beta;
-    s.bias = c.bias;
+    const int64_t lda = (c.ta ? c.M : c.K) + c.pad, ldb = (c.tb ? c.K : c.N) + c.pad, ldc = c.N + c.pad;
+    const OneDnnGemmShape s{c.ta, c.tb, c.M, c.N, c.K, lda, ldb, ldc, c.alpha, c.beta, c.bias};
     const auto A = RandomNormals((c.ta ? c.K : c.M) * s.lda, seed++);
     const auto B = RandomNormals((c.tb ? c.N : c.K) * s.ldb, seed++);
     const auto bias = RandomNormals(c.N, seed++);
@@ -102,14 +92,25 @@ TEST(OneDnnSgemm, MatchesDoubleReference) {
   }
 }
 
+// Packed row-major operands: lda is op(A)'s stored row length (K, or M when transposed), ldb
+// op(B)'s (N, or K when transposed), ldc = N; no scaling, no accumulation, no bias.
+TEST(OneDnnSgemm, PackedShapesHaveRowMajorLeadingDimensions) {
+  const int64_t M = 3, N = 5, K = 7;
+  const struct {
+    bool ta, tb;
+    int64_t lda, ldb;
+  } cases[] = {{false, false, K, N}, {false, true, K, K}, {true, false, M, N}, {true, true, M, K}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(testing::Message() << "ta=" << c.ta << " tb=" << c.tb);
+    const OneDnnGemmShape s = PackedGemmShape(c.ta, c.tb, M, N, K);
+    const OneDnnGemmShape want{c.ta,       c.tb,          M, N, K, c.lda, c.ldb, /*ldc=*/N, /*alpha=*/1,
+                               /*beta=*/0, /*bias=*/false};
+    EXPECT_TRUE(s == want) << "lda=" << s.lda << " ldb=" << s.ldb << " ldc=" << s.ldc;
+  }
+}
+
 TEST(OneDnnSgemm, CreatesOnePrimitivePerShape) {
-  OneDnnGemmShape s;
-  s.M = 19;
-  s.N = 23;
-  s.K = 29;
-  s.lda = 29;
-  s.ldb = 23;
-  s.ldc = 23;
+  OneDnnGemmShape s = PackedGemmShape(false, false, 19, 23, 29);
   const auto A = RandomNormals(19 * 29, 5), B = RandomNormals(29 * 23, 6);
   std::vector<float> C(19 * 23);
   const int64_t before = OneDnnCachedPrimitives();
@@ -150,15 +151,7 @@ TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
   const int B = 4, T = 64;
   std::vector<OneDnnGemmShape> shapes;
   for (const StepGemm& g : CpuStepGemms(c, B, T)) {
-    OneDnnGemmShape s;
-    s.trans_a = g.trans_a;
-    s.trans_b = g.trans_b;
-    s.M = g.M;
-    s.N = g.N;
-    s.K = g.K;
-    s.lda = g.trans_a ? g.M : g.K;
-    s.ldb = g.trans_b ? g.K : g.N;
-    s.ldc = g.N;
+    OneDnnGemmShape s = PackedGemmShape(g.trans_a, g.trans_b, g.M, g.N, g.K);
     s.beta = g.accumulate ? 1.0f : 0.0f;
     s.bias = g.bias;
     shapes.push_back(s);

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/str_cat.h"
 #include "model/adamw_cpu.h"
 #include "model/attention_cpu.h"
 #include "model/crossentropy_cpu.h"
@@ -264,10 +263,7 @@ absl::Status CpuGpt<F>::Backward() {
 
 template <typename F>
 absl::Status CpuGpt<F>::Update(const AdamWConfig& opt, int step) {
-  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
-  if (step < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
-  }
+  if (auto st = ValidateAdamWStep(opt, step); !st.ok()) return st;
   ScopedOp op(timer_, "adamw_update");
   for (const ParamTensorInfo& t : layout_.tensors()) {
     if (t.size == 0) continue;

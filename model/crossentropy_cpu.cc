@@ -7,12 +7,6 @@
 #include "model/fast_math_cpu.h"
 
 namespace model {
-namespace {
-
-inline float ExpCpu(float x) { return exp_fast(x); }
-inline double ExpCpu(double x) { return std::exp(x); }
-
-}  // namespace
 
 template <typename F>
 void crossentropy_forward(F* losses, F* lse, const F* logits, const int32_t* targets, int64_t B, int64_t T,

@@ -22,15 +22,8 @@ namespace model {
 namespace {
 
 GptConfig CountConfig() {
-  GptConfig c;
-  c.name = "flops-test";
-  c.layers = 2;
-  c.heads = 4;
-  c.width = 128;
-  c.vocab = 500;
-  c.padded_vocab = 512;
-  c.block = 64;
-  return c;
+  // name, layers, heads, width, vocab, padded_vocab, block.
+  return GptConfig{"flops-test", 2, 4, 128, 500, 512, 64};
 }
 
 TEST(Flops, OneStepMatchesSixNPlusAttention) {

@@ -8,12 +8,6 @@
 #include "model/gelu_math.h"
 
 namespace model {
-namespace {
-
-inline float TanhCpu(float x) { return tanh_fast(x); }
-inline double TanhCpu(double x) { return std::tanh(x); }
-
-}  // namespace
 
 template <typename F>
 void gelu_forward(F* out, const F* inp, int64_t N) {

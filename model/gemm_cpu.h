@@ -20,17 +20,7 @@ namespace model {
 inline void cpu_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                      int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (GetCpuGemmBackend() == CpuGemmBackend::kOneDnn) {
-    OneDnnGemmShape s;
-    s.trans_a = trans_a;
-    s.trans_b = trans_b;
-    s.M = M;
-    s.N = N;
-    s.K = K;
-    s.lda = lda;
-    s.ldb = ldb;
-    s.ldc = ldc;
-    s.alpha = alpha;
-    s.beta = beta;
+    const OneDnnGemmShape s{trans_a, trans_b, M, N, K, lda, ldb, ldc, alpha, beta};
     OneDnnSgemm(s, A, B, nullptr, C);
     return;
   }

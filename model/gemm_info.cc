@@ -10,31 +10,16 @@ namespace model {
 namespace {
 
 // The library-level facts (version, kernel or ISA, how it was chosen, threads, build) come
-// from sysinfo, which the run context reads too; the matmul implementation name is the model's.
+// from sysinfo, which the run context reads too (its note is our kernel_choice); the matmul
+// implementation name is the model's.
 GemmInfo FromLibrary(const sysinfo::GemmLibrary& l, const std::string& backend) {
-  GemmInfo g;
-  g.backend = backend;
-  g.library = l.name;
-  g.version = l.version;
-  g.kernel = l.kernel;
-  g.kernel_choice = l.note;
-  g.forced = l.forced;
-  g.threads = l.threads;
-  g.config = l.config;
-  return g;
+  return GemmInfo{backend, l.name, l.version, l.kernel, l.note, l.forced, l.threads, l.config};
 }
 
 GemmInfo OneDnnInfo() {
   GemmInfo g = FromLibrary(sysinfo::OneDnnLibrary(), "onednn");
   // The implementation its matmul picks for a GPT-2 Linear layer (B*T = 256, 768 -> 2304).
-  OneDnnGemmShape probe;
-  probe.trans_b = true;
-  probe.M = 256;
-  probe.N = 2304;
-  probe.K = 768;
-  probe.lda = 768;
-  probe.ldb = 768;
-  probe.ldc = 2304;
+  const OneDnnGemmShape probe = PackedGemmShape(/*trans_a=*/false, /*trans_b=*/true, 256, 2304, 768);
   g.kernel = absl::StrCat(g.kernel, " (", OneDnnImplName(probe), ")");
   return g;
 }

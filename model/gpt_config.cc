@@ -10,26 +10,15 @@
 namespace model {
 namespace {
 
-GptConfig Make(std::string name, int layers, int heads, int width, int vocab, int padded_vocab, int block) {
-  GptConfig c;
-  c.name = std::move(name);
-  c.layers = layers;
-  c.heads = heads;
-  c.width = width;
-  c.vocab = vocab;
-  c.padded_vocab = padded_vocab;
-  c.block = block;
-  return c;
-}
-
 std::vector<GptConfig> Presets() {
+  // name, layers, heads, width, vocab, padded_vocab, block (biases and tied weights by default).
   return {
-      Make("gpt2", 12, 12, 768, 50257, 50304, 1024),
-      Make("gpt2-medium", 24, 16, 1024, 50257, 50304, 1024),
-      Make("gpt2-large", 36, 20, 1280, 50257, 50304, 1024),
-      Make("gpt2-xl", 48, 25, 1600, 50257, 50304, 1024),
-      Make("test-tiny", 2, 2, 16, 60, 64, 16),
-      Make("test-mini", 4, 4, 128, 1000, 1024, 256),
+      {"gpt2", 12, 12, 768, 50257, 50304, 1024},
+      {"gpt2-medium", 24, 16, 1024, 50257, 50304, 1024},
+      {"gpt2-large", 36, 20, 1280, 50257, 50304, 1024},
+      {"gpt2-xl", 48, 25, 1600, 50257, 50304, 1024},
+      {"test-tiny", 2, 2, 16, 60, 64, 16},
+      {"test-mini", 4, 4, 128, 1000, 1024, 256},
   };
 }
 
@@ -104,14 +93,7 @@ absl::Status ValidateRunShape(const GptConfig& c, int batch, int seq) {
 }
 
 accounting::GptShape ToGptShape(const GptConfig& c) {
-  accounting::GptShape s;
-  s.layers = c.layers;
-  s.heads = c.heads;
-  s.width = c.width;
-  s.vocab = c.padded_vocab;
-  s.block = c.block;
-  s.bias = c.bias;
-  return s;
+  return accounting::GptShape{c.layers, c.heads, c.width, /*vocab=*/c.padded_vocab, c.block, c.bias};
 }
 
 std::string DescribeConfig(const GptConfig& c) {

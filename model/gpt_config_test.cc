@@ -25,12 +25,8 @@ TEST(GptConfig, PresetsAreValidAndNamed) {
   }
   auto g = GptPreset("gpt2");
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(g->layers, 12);
-  EXPECT_EQ(g->heads, 12);
-  EXPECT_EQ(g->width, 768);
-  EXPECT_EQ(g->vocab, 50257);
-  EXPECT_EQ(g->padded_vocab, 50304);
-  EXPECT_EQ(g->block, 1024);
+  // Every field at once: GPT-2 small (nanoGPT's GPTConfig, vocabulary padded to a multiple of 64).
+  EXPECT_EQ(DescribeConfig(*g), "gpt2: L=12 H=12 C=768 V=50257(50304) block=1024 bias tied");
 }
 
 TEST(GptConfig, UnknownPresetListsTheAllowedOnes) {

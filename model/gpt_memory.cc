@@ -6,9 +6,8 @@
 #include "model/param_layout.h"
 
 namespace model {
-namespace {
 
-std::string Bytes(int64_t b) {
+std::string FormatBytes(int64_t b) {
   const double x = static_cast<double>(b);
   if (x >= 1e9) return absl::StrFormat("%.2f GB", x / 1e9);
   if (x >= 1e6) return absl::StrFormat("%.1f MB", x / 1e6);
@@ -16,12 +15,10 @@ std::string Bytes(int64_t b) {
   return absl::StrFormat("%d B", b);
 }
 
-}  // namespace
-
 std::string MemoryEstimate::Describe() const {
   return absl::StrFormat("%d params: params %s, grads %s, AdamW m+v %s, activations %s: total %s", num_params,
-                         Bytes(params_bytes), Bytes(grads_bytes), Bytes(adamw_bytes),
-                         Bytes(activations_bytes), Bytes(total_bytes()));
+                         FormatBytes(params_bytes), FormatBytes(grads_bytes), FormatBytes(adamw_bytes),
+                         FormatBytes(activations_bytes), FormatBytes(total_bytes()));
 }
 
 absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,

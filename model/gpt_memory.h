@@ -23,6 +23,10 @@ struct MemoryEstimate {
   std::string Describe() const;
 };
 
+// "1.23 GB", "456.7 MB", "12.0 kB", "17 B" (decimal units), for memory messages here and in the
+// CUDA model's plan.
+std::string FormatBytes(int64_t bytes);
+
 // Errors as ValidateRunShape. bytes_per_element: 4 for fp32.
 absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,
                                                       int64_t bytes_per_element = 4);

@@ -27,6 +27,14 @@ absl::Status ValidateAdamW(const AdamWConfig& o) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateAdamWStep(const AdamWConfig& opt, int step) {
+  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
+  if (step < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateBatch(const GptConfig& config, int B, int T, const Batch& batch) {
   if (batch.B != B || batch.T != T) {
     return absl::InvalidArgumentError(absl::StrCat("batch is (B=", batch.B, ", T=", batch.T,

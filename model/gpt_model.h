@@ -33,6 +33,8 @@ struct AdamWConfig {
 
 // lr >= 0, betas in [0, 1), eps > 0, weight_decay >= 0.
 absl::Status ValidateAdamW(const AdamWConfig& opt);
+// ValidateAdamW plus step >= 1 (steps count from 1: the bias corrections are 1 - beta^step).
+absl::Status ValidateAdamWStep(const AdamWConfig& opt, int step);
 
 // The batch matches the planned (B, T), both vectors have B*T entries, and every input and
 // target token is in [0, vocab). Errors name the value, its position and the allowed range.

@@ -18,14 +18,7 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
   if constexpr (std::is_same_v<F, float>) {
     if (GetCpuGemmBackend() == CpuGemmBackend::kOneDnn) {
       // The bias is the primitive's bias argument: added as the output tile is written.
-      OneDnnGemmShape s;
-      s.trans_b = true;
-      s.M = BT;
-      s.N = OC;
-      s.K = C;
-      s.lda = C;
-      s.ldb = C;
-      s.ldc = OC;
+      OneDnnGemmShape s = PackedGemmShape(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C);
       s.bias = bias != nullptr;
       OneDnnSgemm(s, inp, weight, bias, out);
       return;

@@ -143,6 +143,11 @@ bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
          ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta && bias == o.bias;
 }
 
+OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K) {
+  // lda, ldb, ldc: the stored row lengths of op(A), op(B) and C.
+  return OneDnnGemmShape{trans_a, trans_b, M, N, K, trans_a ? M : K, trans_b ? K : N, N};
+}
+
 void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C) {
   if (s.M == 0 || s.N == 0) return;
   const Entry& e = TheCache().Get(s);

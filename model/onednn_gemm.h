@@ -29,6 +29,10 @@ struct OneDnnGemmShape {
   bool operator==(const OneDnnGemmShape& o) const;
 };
 
+// op(A) (M, K), op(B) (K, N) and C (M, N) stored packed, row-major: lda = trans_a ? M : K,
+// ldb = trans_b ? K : N, ldc = N; alpha 1, beta 0, no bias.
+OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K);
+
 void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C);
 
 // The implementation oneDNN chose for this shape, as its verbose mode names it

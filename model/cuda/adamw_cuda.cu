@@ -30,16 +30,9 @@ __global__ void adamw_kernel(float* params, Bf16* params_bf16, const float* grad
 
 AdamWStepArgs MakeAdamWStepArgs(float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
   MODEL_CUDA_REQUIRE(t >= 1, "MakeAdamWStepArgs");
-  AdamWStepArgs a;
-  a.lr = lr;
-  a.beta1 = beta1;
-  a.beta2 = beta2;
-  a.eps = eps;
-  a.weight_decay = weight_decay;
   // Bias corrections in float, as the CPU twin computes them.
-  a.bc1 = 1.0f - std::pow(beta1, static_cast<float>(t));
-  a.bc2 = 1.0f - std::pow(beta2, static_cast<float>(t));
-  return a;
+  return AdamWStepArgs{
+      lr, beta1, beta2, eps, weight_decay, adamw_bias_correction(beta1, t), adamw_bias_correction(beta2, t)};
 }
 
 void adamw_update(float* params, Bf16* params_bf16, const float* grads, float* m, float* v, int64_t n,

@@ -1,23 +1,29 @@
 // DecideAttention and its helpers: pure functions of the request and what the probes found.
 #include "model/cuda/attention_choice.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
+#include "model/enum_names.h"
 
 namespace model {
 namespace cuda {
+namespace {
 
-const char* AttentionImplName(AttentionImpl impl) {
-  switch (impl) {
-    case AttentionImpl::kAuto: return "auto";
-    case AttentionImpl::kCudnn: return "cudnn";
-    case AttentionImpl::kKernels: return "kernels";
-  }
-  return "?";
-}
+constexpr EnumName<AttentionImpl> kImpls[] = {
+    {AttentionImpl::kAuto, "auto"},
+    {AttentionImpl::kCudnn, "cudnn"},
+    {AttentionImpl::kKernels, "kernels"},
+};
+
+}  // namespace
+
+const char* AttentionImplName(AttentionImpl impl) { return NameOf(kImpls, impl); }
 
 absl::StatusOr<AttentionImpl> ParseAttentionImpl(absl::string_view name, absl::string_view flag) {
-  for (AttentionImpl impl : {AttentionImpl::kAuto, AttentionImpl::kCudnn, AttentionImpl::kKernels}) {
-    if (name == AttentionImplName(impl)) return impl;
+  // (This Abseil's string_view is its own type, not std::string_view.)
+  if (std::optional<AttentionImpl> impl = ValueOf(kImpls, std::string_view(name.data(), name.size()))) {
+    return *impl;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "--", flag, ": '", name,

@@ -28,6 +28,13 @@ struct FakeCheck {
   }
 };
 
+// DecideAttention with `check` as the self-check, at bf16 with cuDNN 9.19.0 unless told otherwise.
+absl::StatusOr<AttentionDecision> Decide(AttentionImpl requested, FakeCheck& check,
+                                         const CudnnStatus& cudnn = Loaded(),
+                                         CudaPrecision precision = CudaPrecision::kBf16) {
+  return DecideAttention(requested, precision, cudnn, check.fn());
+}
+
 TEST(AttentionChoice, ParsesTheThreeNamesAndRejectsOthersNamingTheValue) {
   EXPECT_EQ(*ParseAttentionImpl("auto"), AttentionImpl::kAuto);
   EXPECT_EQ(*ParseAttentionImpl("cudnn"), AttentionImpl::kCudnn);
@@ -48,24 +55,37 @@ TEST(AttentionChoice, VersionNames) {
   EXPECT_EQ(CudnnVersionName(kMinCudnnVersion), "9.0.0");
 }
 
-TEST(AttentionChoice, KernelsAskedNeverProbesNorChecks) {
-  FakeCheck check;
-  absl::StatusOr<AttentionDecision> d =
-      DecideAttention(AttentionImpl::kKernels, CudaPrecision::kBf16, Loaded(), check.fn());
-  ASSERT_TRUE(d.ok());
-  EXPECT_FALSE(d->cudnn);
-  EXPECT_EQ(d->line, "attention_impl: kernels (--attention_impl=kernels)");
-  EXPECT_EQ(check.calls, 0);
+// Asked by name (and usable), the kernels or cuDNN run as asked: no self-check, not even one
+// that would fail.
+TEST(AttentionChoice, AskedByNameRunsWithoutTheSelfCheck) {
+  const struct {
+    AttentionImpl requested;
+    bool cudnn;
+    const char* line;
+  } cases[] = {
+      {AttentionImpl::kKernels, false, "attention_impl: kernels (--attention_impl=kernels)"},
+      {AttentionImpl::kCudnn, true, "attention_impl: cudnn (--attention_impl=cudnn, cuDNN 9.19.0)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(AttentionImplName(c.requested));
+    FakeCheck check;
+    check.result = absl::InternalError("would fail");
+    absl::StatusOr<AttentionDecision> d = Decide(c.requested, check);
+    ASSERT_TRUE(d.ok());
+    EXPECT_EQ(d->cudnn, c.cudnn);
+    EXPECT_EQ(d->line, c.line);
+    EXPECT_EQ(check.calls, 0);
+  }
 }
 
 TEST(AttentionChoice, Fp32AndTf32TakeTheKernelsOnAutoAndAreAnErrorForCudnn) {
   for (CudaPrecision p : {CudaPrecision::kFp32, CudaPrecision::kTf32}) {
     FakeCheck check;
-    absl::StatusOr<AttentionDecision> d = DecideAttention(AttentionImpl::kAuto, p, Loaded(), check.fn());
+    absl::StatusOr<AttentionDecision> d = Decide(AttentionImpl::kAuto, check, Loaded(), p);
     ASSERT_TRUE(d.ok());
     EXPECT_FALSE(d->cudnn);
     EXPECT_THAT(d->line, HasSubstr(absl::StrCat("bf16 only; dtype is ", PrecisionName(p))));
-    absl::StatusOr<AttentionDecision> e = DecideAttention(AttentionImpl::kCudnn, p, Loaded(), check.fn());
+    absl::StatusOr<AttentionDecision> e = Decide(AttentionImpl::kCudnn, check, Loaded(), p);
     ASSERT_FALSE(e.ok());
     EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(e.status().message()), HasSubstr(absl::StrCat("dtype is ", PrecisionName(p))));
@@ -76,14 +96,12 @@ TEST(AttentionChoice, Fp32AndTf32TakeTheKernelsOnAutoAndAreAnErrorForCudnn) {
 TEST(AttentionChoice, NoCudnnOrAnOldOneFallsBackOnAutoAndFailsForCudnn) {
   for (const CudnnStatus& probe : {Missing(), Loaded(80907)}) {
     FakeCheck check;
-    absl::StatusOr<AttentionDecision> d =
-        DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, probe, check.fn());
+    absl::StatusOr<AttentionDecision> d = Decide(AttentionImpl::kAuto, check, probe);
     ASSERT_TRUE(d.ok());
     EXPECT_FALSE(d->cudnn);
     const std::string why = probe.loaded ? "cuDNN 8.9.7 is older than 9.0.0" : "libcudnn.so.9: not found";
     EXPECT_THAT(d->line, HasSubstr(why));
-    absl::StatusOr<AttentionDecision> e =
-        DecideAttention(AttentionImpl::kCudnn, CudaPrecision::kBf16, probe, check.fn());
+    absl::StatusOr<AttentionDecision> e = Decide(AttentionImpl::kCudnn, check, probe);
     ASSERT_FALSE(e.ok());
     EXPECT_EQ(e.status().code(), absl::StatusCode::kUnavailable);
     EXPECT_THAT(std::string(e.status().message()), HasSubstr(why));
@@ -91,21 +109,9 @@ TEST(AttentionChoice, NoCudnnOrAnOldOneFallsBackOnAutoAndFailsForCudnn) {
   }
 }
 
-TEST(AttentionChoice, CudnnAskedSkipsTheSelfCheck) {
-  FakeCheck check;
-  check.result = absl::InternalError("would fail");
-  absl::StatusOr<AttentionDecision> d =
-      DecideAttention(AttentionImpl::kCudnn, CudaPrecision::kBf16, Loaded(), check.fn());
-  ASSERT_TRUE(d.ok());
-  EXPECT_TRUE(d->cudnn);
-  EXPECT_EQ(d->line, "attention_impl: cudnn (--attention_impl=cudnn, cuDNN 9.19.0)");
-  EXPECT_EQ(check.calls, 0);
-}
-
 TEST(AttentionChoice, AutoUsesCudnnOnlyWhenTheSelfCheckPasses) {
   FakeCheck pass;
-  absl::StatusOr<AttentionDecision> d =
-      DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, Loaded(), pass.fn());
+  absl::StatusOr<AttentionDecision> d = Decide(AttentionImpl::kAuto, pass);
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(d->cudnn);
   EXPECT_THAT(d->line, HasSubstr("attention_impl: cudnn (auto: cuDNN 9.19.0"));
@@ -113,8 +119,7 @@ TEST(AttentionChoice, AutoUsesCudnnOnlyWhenTheSelfCheckPasses) {
 
   FakeCheck fail;
   fail.result = absl::InvalidArgumentError("dk: worst element b=1 t=3 h=0 e=2: got 9, want 1");
-  absl::StatusOr<AttentionDecision> k =
-      DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, Loaded(), fail.fn());
+  absl::StatusOr<AttentionDecision> k = Decide(AttentionImpl::kAuto, fail);
   ASSERT_TRUE(k.ok());
   EXPECT_FALSE(k->cudnn);
   EXPECT_THAT(k->line, HasSubstr("attention_impl: kernels (auto: cuDNN 9.19.0 failed the start-up check"));

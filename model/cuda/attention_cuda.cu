@@ -19,19 +19,12 @@ constexpr int kBlock = 256;
 // ----------------------------------------------------------------------------------------------
 // kernels
 
-// Element idx of a (B, NH, T, hs) tensor and its column offset in a (B, T, ·) row-major buffer
-// whose head h starts at column h*hs: (b, t) row, h*hs + e column.
-struct HeadIndex {
-  int64_t b, h, t, e;
-};
-
-__device__ __forceinline__ HeadIndex SplitHeadIndex(int64_t idx, int64_t NH, int64_t T, int64_t hs) {
-  HeadIndex r;
-  r.e = idx % hs;
-  r.t = (idx / hs) % T;
-  r.h = (idx / (hs * T)) % NH;
-  r.b = idx / (hs * T * NH);
-  return r;
+// Where element idx of a (B, NH, T, hs) tensor sits in a (B, T, width) row-major buffer whose
+// head h starts at column h*hs: row (b, t), column h*hs + e.
+__device__ __forceinline__ int64_t RowMajorOffset(int64_t idx, int64_t NH, int64_t T, int64_t hs,
+                                                  int64_t width) {
+  const int64_t e = idx % hs, t = (idx / hs) % T, h = (idx / (hs * T)) % NH, b = idx / (hs * T * NH);
+  return (b * T + t) * width + h * hs + e;
 }
 
 // q, k, v: (B, NH, T, hs) <- inp (B, T, 3, NH, hs).
@@ -39,9 +32,8 @@ template <typename S>
 __global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_t T, int64_t NH, int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
-  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
   const int64_t C = NH * hs;
-  const int64_t src = (i.b * T + i.t) * 3 * C + i.h * hs + i.e;
+  const int64_t src = RowMajorOffset(idx, NH, T, hs, 3 * C);
   q[idx] = inp[src];
   k[idx] = inp[src + C];
   v[idx] = inp[src + 2 * C];
@@ -53,9 +45,8 @@ __global__ void permute_backward_kernel(S* dinp, const S* dq, const S* dk, const
                                         int64_t NH, int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
-  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
   const int64_t C = NH * hs;
-  const int64_t dst = (i.b * T + i.t) * 3 * C + i.h * hs + i.e;
+  const int64_t dst = RowMajorOffset(idx, NH, T, hs, 3 * C);
   dinp[dst] = dq[idx];
   dinp[dst + C] = dk[idx];
   dinp[dst + 2 * C] = dv[idx];
@@ -66,8 +57,7 @@ template <typename S>
 __global__ void unpermute_kernel(S* out, const S* vaccum, int64_t B, int64_t T, int64_t NH, int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
-  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
-  out[(i.b * T + i.t) * NH * hs + i.h * hs + i.e] = vaccum[idx];
+  out[RowMajorOffset(idx, NH, T, hs, NH * hs)] = vaccum[idx];
 }
 
 // dvaccum (B, NH, T, hs) <- dout (B, T, NH, hs).
@@ -76,26 +66,34 @@ __global__ void unpermute_backward_kernel(S* dvaccum, const S* dout, int64_t B, 
                                           int64_t hs) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
-  const HeadIndex i = SplitHeadIndex(idx, NH, T, hs);
-  dvaccum[idx] = dout[(i.b * T + i.t) * NH * hs + i.h * hs + i.e];
+  dvaccum[idx] = dout[RowMajorOffset(idx, NH, T, hs, NH * hs)];
 }
 
-// In place on att (rows, T), row r = (n, t): the scaled scores of columns 0..t become their
+// The row of att (or datt) this thread's warp owns, row = (n, t): t is its query position.
+struct AttRow {
+  int64_t row, t;
+  int lane;
+};
+
+__device__ __forceinline__ AttRow WarpAttRow(int64_t T) {
+  const int64_t row = WarpRow();
+  return AttRow{row, row % T, static_cast<int>(threadIdx.x % kWarpSize)};
+}
+
+// In place on att (rows, T), row = (n, t): the scaled scores of columns 0..t become their
 // softmax, columns t+1 .. the end of t's query block become 0. One warp per row.
 template <typename S>
 __global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T, int64_t block) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  if (row >= rows) return;
-  const int64_t t = row % T;
-  S* x = att + row * T;
+  const AttRow r = WarpAttRow(T);
+  if (r.row >= rows) return;
+  S* x = att + r.row * T;
   MaxSum acc{kNegMax, 0.0f};
-  for (int64_t j = lane; j <= t; j += kWarpSize) OnlineAdd(acc, ToFloat(x[j]));
+  for (int64_t j = r.lane; j <= r.t; j += kWarpSize) OnlineAdd(acc, ToFloat(x[j]));
   const MaxSum total = WarpMaxSum(acc);
   const float inv = 1.0f / total.s;
-  const int64_t limit = AttentionRowLimit(t, T, block);
-  for (int64_t j = lane; j < limit; j += kWarpSize) {
-    x[j] = FromFloat<S>(j <= t ? expf(ToFloat(x[j]) - total.m) * inv : 0.0f);
+  const int64_t limit = AttentionRowLimit(r.t, T, block);
+  for (int64_t j = r.lane; j < limit; j += kWarpSize) {
+    x[j] = FromFloat<S>(j <= r.t ? expf(ToFloat(x[j]) - total.m) * inv : 0.0f);
   }
 }
 
@@ -103,18 +101,16 @@ __global__ void softmax_forward_kernel(S* att, int64_t rows, int64_t T, int64_t 
 // up to the end of t's query block. One warp per row.
 template <typename S>
 __global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int64_t T, int64_t block) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  if (row >= rows) return;
-  const int64_t t = row % T;
-  S* d = datt + row * T;
-  const S* a = att + row * T;
+  const AttRow r = WarpAttRow(T);
+  if (r.row >= rows) return;
+  S* d = datt + r.row * T;
+  const S* a = att + r.row * T;
   float dot = 0.0f;
-  for (int64_t j = lane; j <= t; j += kWarpSize) dot += ToFloat(a[j]) * ToFloat(d[j]);
+  for (int64_t j = r.lane; j <= r.t; j += kWarpSize) dot += ToFloat(a[j]) * ToFloat(d[j]);
   dot = WarpSum(dot);
-  const int64_t limit = AttentionRowLimit(t, T, block);
-  for (int64_t j = lane; j < limit; j += kWarpSize) {
-    d[j] = FromFloat<S>(j <= t ? ToFloat(a[j]) * (ToFloat(d[j]) - dot) : 0.0f);
+  const int64_t limit = AttentionRowLimit(r.t, T, block);
+  for (int64_t j = r.lane; j < limit; j += kWarpSize) {
+    d[j] = FromFloat<S>(j <= r.t ? ToFloat(a[j]) * (ToFloat(d[j]) - dot) : 0.0f);
   }
 }
 
@@ -123,26 +119,24 @@ __global__ void softmax_backward_kernel(S* datt, const S* att, int64_t rows, int
 template <typename S>
 __global__ void softmax_forward_vec_kernel(S* att, int64_t rows, int64_t T, int64_t block) {
   constexpr int V = kVec<S>;
-  const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  if (row >= rows) return;
-  const int64_t t = row % T;
-  S* x = att + row * T;
+  const AttRow r = WarpAttRow(T);
+  if (r.row >= rows) return;
+  S* x = att + r.row * T;
   MaxSum acc{kNegMax, 0.0f};
-  for (int64_t c = lane; c * V <= t; c += kWarpSize) {
+  for (int64_t c = r.lane; c * V <= r.t; c += kWarpSize) {
     const Vec<S> v = LoadVec(x + c * V);
     for (int e = 0; e < V; ++e) {
-      if (c * V + e <= t) OnlineAdd(acc, ToFloat(v.e[e]));
+      if (c * V + e <= r.t) OnlineAdd(acc, ToFloat(v.e[e]));
     }
   }
   const MaxSum total = WarpMaxSum(acc);
   const float inv = 1.0f / total.s;
-  const int64_t limit = AttentionRowLimit(t, T, block);
-  for (int64_t c = lane; c * V < limit; c += kWarpSize) {
+  const int64_t limit = AttentionRowLimit(r.t, T, block);
+  for (int64_t c = r.lane; c * V < limit; c += kWarpSize) {
     Vec<S> v = LoadVec(x + c * V);
     for (int e = 0; e < V; ++e) {
       const int64_t j = c * V + e;
-      v.e[e] = FromFloat<S>(j <= t ? expf(ToFloat(v.e[e]) - total.m) * inv : 0.0f);
+      v.e[e] = FromFloat<S>(j <= r.t ? expf(ToFloat(v.e[e]) - total.m) * inv : 0.0f);
     }
     StoreVec(x + c * V, v);
   }
@@ -152,27 +146,25 @@ __global__ void softmax_forward_vec_kernel(S* att, int64_t rows, int64_t T, int6
 template <typename S>
 __global__ void softmax_backward_vec_kernel(S* datt, const S* att, int64_t rows, int64_t T, int64_t block) {
   constexpr int V = kVec<S>;
-  const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  if (row >= rows) return;
-  const int64_t t = row % T;
-  S* d = datt + row * T;
-  const S* a = att + row * T;
+  const AttRow r = WarpAttRow(T);
+  if (r.row >= rows) return;
+  S* d = datt + r.row * T;
+  const S* a = att + r.row * T;
   float dot = 0.0f;
-  for (int64_t c = lane; c * V <= t; c += kWarpSize) {
+  for (int64_t c = r.lane; c * V <= r.t; c += kWarpSize) {
     const Vec<S> av = LoadVec(a + c * V), dv = LoadVec(d + c * V);
     for (int e = 0; e < V; ++e) {
-      if (c * V + e <= t) dot += ToFloat(av.e[e]) * ToFloat(dv.e[e]);
+      if (c * V + e <= r.t) dot += ToFloat(av.e[e]) * ToFloat(dv.e[e]);
     }
   }
   dot = WarpSum(dot);
-  const int64_t limit = AttentionRowLimit(t, T, block);
-  for (int64_t c = lane; c * V < limit; c += kWarpSize) {
+  const int64_t limit = AttentionRowLimit(r.t, T, block);
+  for (int64_t c = r.lane; c * V < limit; c += kWarpSize) {
     const Vec<S> av = LoadVec(a + c * V);
     Vec<S> dv = LoadVec(d + c * V);
     for (int e = 0; e < V; ++e) {
       const int64_t j = c * V + e;
-      dv.e[e] = FromFloat<S>(j <= t ? ToFloat(av.e[e]) * (ToFloat(dv.e[e]) - dot) : 0.0f);
+      dv.e[e] = FromFloat<S>(j <= r.t ? ToFloat(av.e[e]) * (ToFloat(dv.e[e]) - dot) : 0.0f);
     }
     StoreVec(d + c * V, dv);
   }
@@ -188,6 +180,23 @@ template <typename Kernel, typename... Args>
 void LaunchPerElement(const char* name, Kernel kernel, int64_t n, Args... args) {
   const LaunchDims d = ElementwiseLaunch(n, kBlock);
   MODEL_CUDA_LAUNCH(kernel, GridOf(d, name), BlockOf(d))(args...);
+}
+
+// The causal products run one batched GEMM per block of Tb rows of att. Query block
+// [r0, r0 + rows) sees the keys up to its end (keys = r0 + rows); key block [j0, j0 + cols) is
+// seen by the queries from j0 on (queries = T - j0: att is zero, or never computed, for earlier
+// ones). make(start, len, span) returns a block's GEMM; each is run and its FLOPs counted under
+// `tag` (the spec is D^T: the row-major product is (batch * n) x k @ k x m).
+enum class Blocks { kQuery, kKey };
+
+template <typename MakeGemm>
+void RunPerBlock(GemmRunner* gemm, Blocks blocks, int64_t T, int64_t Tb, const char* tag, MakeGemm make) {
+  for (int64_t b0 = 0; b0 < T; b0 += Tb) {
+    const int64_t len = std::min(Tb, T - b0);
+    const GemmCall g = make(b0, len, blocks == Blocks::kQuery ? b0 + len : T - b0);
+    accounting::CountMatmul(g.spec.batch * g.spec.n, g.spec.k, g.spec.m, tag);
+    gemm->Run(g.spec, g.ptrs);
+  }
 }
 
 }  // namespace
@@ -208,13 +217,9 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
   CUDA_CHECK_LAST("attention_forward (permute)");
   // Scores of each query block against the keys up to its end: att = q k^T / sqrt(hs).
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
-  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
-    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
-    accounting::CountMatmul(N * rows, hs, keys, "attention_qk");
-    const GemmCall g =
-        BatchedScores(att + r0 * T, q + r0 * hs, k, N, rows, keys, hs, T, T * T, T * hs, scale, st, tf32);
-    gemm->Run(g.spec, g.ptrs);
-  }
+  RunPerBlock(gemm, Blocks::kQuery, T, Tb, "attention_qk", [&](int64_t r0, int64_t rows, int64_t keys) {
+    return BatchedScores(att + r0 * T, q + r0 * hs, k, N, rows, keys, hs, T, T * T, T * hs, scale, st, tf32);
+  });
   // The causal softmax in place.
   const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
   if (SoftmaxVectorized(att, T, Tb)) {
@@ -227,13 +232,10 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
   }
   CUDA_CHECK_LAST("attention_forward (softmax)");
   // vaccum = att v per query block, then back to (B, T, C).
-  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
-    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
-    accounting::CountMatmul(N * rows, keys, hs, "attention_av");
-    const GemmCall g = BatchedProduct(vaccum + r0 * hs, att + r0 * T, v, N, rows, keys, hs, T, T * T, T * hs,
-                                      1.0f, st, tf32);
-    gemm->Run(g.spec, g.ptrs);
-  }
+  RunPerBlock(gemm, Blocks::kQuery, T, Tb, "attention_av", [&](int64_t r0, int64_t rows, int64_t keys) {
+    return BatchedProduct(vaccum + r0 * hs, att + r0 * T, v, N, rows, keys, hs, T, T * T, T * hs, 1.0f, st,
+                          tf32);
+  });
   LaunchPerElement("attention_forward", unpermute_kernel<S>, n, out, static_cast<const S*>(vaccum), B, T, NH,
                    hs);
   CUDA_CHECK_LAST("attention_forward (unpermute)");
@@ -255,22 +257,15 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   LaunchPerElement("attention_backward", unpermute_backward_kernel<S>, n, dvaccum, dout, B, T, NH, hs);
   CUDA_CHECK_LAST("attention_backward (unpermute)");
   // datt = dvaccum v^T, per query block.
-  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
-    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
-    accounting::CountMatmul(N * rows, hs, keys, "attention_datt");
-    const GemmCall g = BatchedScores(datt + r0 * T, dvaccum + r0 * hs, v, N, rows, keys, hs, T, T * T, T * hs,
-                                     1.0f, st, tf32);
-    gemm->Run(g.spec, g.ptrs);
-  }
-  // dv = att^T dvaccum, per key block: the keys of block [j0, j0 + cols) are seen by the
-  // queries from j0 on (att is zero, or never computed, for earlier ones).
-  for (int64_t j0 = 0; j0 < T; j0 += Tb) {
-    const int64_t cols = std::min(Tb, T - j0), queries = T - j0;
-    accounting::CountMatmul(N * cols, queries, hs, "attention_dv");
-    const GemmCall g = BatchedProductT(dv + j0 * hs, att + j0 * T + j0, dvaccum + j0 * hs, N, cols, queries,
-                                       hs, T, T * T, T * hs, 1.0f, st, tf32);
-    gemm->Run(g.spec, g.ptrs);
-  }
+  RunPerBlock(gemm, Blocks::kQuery, T, Tb, "attention_datt", [&](int64_t r0, int64_t rows, int64_t keys) {
+    return BatchedScores(datt + r0 * T, dvaccum + r0 * hs, v, N, rows, keys, hs, T, T * T, T * hs, 1.0f, st,
+                         tf32);
+  });
+  // dv = att^T dvaccum, per key block.
+  RunPerBlock(gemm, Blocks::kKey, T, Tb, "attention_dv", [&](int64_t j0, int64_t cols, int64_t queries) {
+    return BatchedProductT(dv + j0 * hs, att + j0 * T + j0, dvaccum + j0 * hs, N, cols, queries, hs, T, T * T,
+                           T * hs, 1.0f, st, tf32);
+  });
   // Softmax backward in place: datt becomes the gradient of the scaled scores.
   const LaunchDims rows_dims = WarpPerRowLaunch(N * T, kBlock);
   if (SoftmaxVectorized(static_cast<const S*>(datt), T, Tb) && VecAligned<S>(att, T)) {
@@ -284,20 +279,14 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
   CUDA_CHECK_LAST("attention_backward (softmax)");
   // dq = scale * dscores k per query block; dk = scale * dscores^T q per key block.
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
-  for (int64_t r0 = 0; r0 < T; r0 += Tb) {
-    const int64_t rows = std::min(Tb, T - r0), keys = r0 + rows;
-    accounting::CountMatmul(N * rows, keys, hs, "attention_dq");
-    const GemmCall g =
-        BatchedProduct(dq + r0 * hs, datt + r0 * T, k, N, rows, keys, hs, T, T * T, T * hs, scale, st, tf32);
-    gemm->Run(g.spec, g.ptrs);
-  }
-  for (int64_t j0 = 0; j0 < T; j0 += Tb) {
-    const int64_t cols = std::min(Tb, T - j0), queries = T - j0;
-    accounting::CountMatmul(N * cols, queries, hs, "attention_dk");
-    const GemmCall g = BatchedProductT(dk + j0 * hs, datt + j0 * T + j0, q + j0 * hs, N, cols, queries, hs, T,
-                                       T * T, T * hs, scale, st, tf32);
-    gemm->Run(g.spec, g.ptrs);
-  }
+  RunPerBlock(gemm, Blocks::kQuery, T, Tb, "attention_dq", [&](int64_t r0, int64_t rows, int64_t keys) {
+    return BatchedProduct(dq + r0 * hs, datt + r0 * T, k, N, rows, keys, hs, T, T * T, T * hs, scale, st,
+                          tf32);
+  });
+  RunPerBlock(gemm, Blocks::kKey, T, Tb, "attention_dk", [&](int64_t j0, int64_t cols, int64_t queries) {
+    return BatchedProductT(dk + j0 * hs, datt + j0 * T + j0, q + j0 * hs, N, cols, queries, hs, T, T * T,
+                           T * hs, scale, st, tf32);
+  });
   LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp, static_cast<const S*>(dq),
                    static_cast<const S*>(dk), static_cast<const S*>(dv), B, T, NH, hs);
   CUDA_CHECK_LAST("attention_backward (permute)");

@@ -19,13 +19,17 @@ double TriangleFlops(const AttentionShape& s) {
   return 2.0 * s.HS * pairs * s.B * s.NH;
 }
 
+// What count(s) reports to the FLOP counter in scope.
+accounting::FlopCounter Counted(void (*count)(const AttentionShape&), const AttentionShape& s) {
+  accounting::FlopCounter counter;
+  accounting::ScopedFlopCounter scope(&counter);
+  count(s);
+  return counter;
+}
+
 TEST(CudnnAttentionFlops, ForwardCountsQkAndAvOverTheCausalTriangle) {
   const AttentionShape s{3, 17, 4, 8};
-  accounting::FlopCounter counter;
-  {
-    accounting::ScopedFlopCounter scope(&counter);
-    CountCudnnAttentionForwardFlops(s);
-  }
+  const accounting::FlopCounter counter = Counted(CountCudnnAttentionForwardFlops, s);
   const double tri = TriangleFlops(s);
   EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_qk"), tri);
   EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_av"), tri);
@@ -35,11 +39,7 @@ TEST(CudnnAttentionFlops, ForwardCountsQkAndAvOverTheCausalTriangle) {
 
 TEST(CudnnAttentionFlops, BackwardCountsFiveProductsIncludingTheRecompute) {
   const AttentionShape s{2, 9, 3, 16};
-  accounting::FlopCounter counter;
-  {
-    accounting::ScopedFlopCounter scope(&counter);
-    CountCudnnAttentionBackwardFlops(s);
-  }
+  const accounting::FlopCounter counter = Counted(CountCudnnAttentionBackwardFlops, s);
   const double tri = TriangleFlops(s);
   for (const char* tag :
        {"attention_qk_recompute", "attention_datt", "attention_dv", "attention_dq", "attention_dk"}) {
@@ -51,11 +51,7 @@ TEST(CudnnAttentionFlops, BackwardCountsFiveProductsIncludingTheRecompute) {
 // About half the full T x T work: at GPT-2's T = 1024, (T + 1) / 2T of it.
 TEST(CudnnAttentionFlops, AboutHalfOfTheFullSquare) {
   const AttentionShape s{12, 1024, 12, 64};
-  accounting::FlopCounter counter;
-  {
-    accounting::ScopedFlopCounter scope(&counter);
-    CountCudnnAttentionForwardFlops(s);
-  }
+  const accounting::FlopCounter counter = Counted(CountCudnnAttentionForwardFlops, s);
   const double full = 2.0 * 2 * s.B * s.NH * double(s.T) * s.T * s.HS;  // q.k and p.v, every pair
   EXPECT_DOUBLE_EQ(counter.matmul_total() / full, 1025.0 / 2048.0);
 }

@@ -19,25 +19,18 @@ struct alignas(2) Bf16 {
   uint16_t bits;
 };
 
-MODEL_HD inline uint32_t FloatBits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-#endif
+// The bits of `from` read as a To of the same size (std::bit_cast before C++20). memcpy is the
+// defined way to do it in C++ and in CUDA device code; compilers make it a register move.
+template <typename To, typename From>
+MODEL_HD inline To BitCast(From from) {
+  static_assert(sizeof(To) == sizeof(From), "BitCast: the sizes differ");
+  To to;
+  std::memcpy(&to, &from, sizeof(to));
+  return to;
 }
 
-MODEL_HD inline float BitsToFloat(uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-#endif
-}
+MODEL_HD inline uint32_t FloatBits(float f) { return BitCast<uint32_t>(f); }
+MODEL_HD inline float BitsToFloat(uint32_t u) { return BitCast<float>(u); }
 
 // Round to nearest, ties to even; NaN stays NaN (quiet), infinities and overflow give inf.
 MODEL_HD inline Bf16 FloatToBf16(float f) {

@@ -34,30 +34,25 @@ namespace cuda {
 }  // namespace cuda
 }  // namespace model
 
-#define CUDA_CHECK(call)                                                   \
-  do {                                                                     \
-    const cudaError_t model_cuda_err_ = (call);                            \
-    if (model_cuda_err_ != cudaSuccess) {                                  \
-      ::model::cuda::CudaFail(#call, model_cuda_err_, __FILE__, __LINE__); \
-    }                                                                      \
+// Evaluates `call` once; a result other than `ok` goes to `fail` (CudaFail or CublasFail) with
+// `text`, the file and the line.
+#define MODEL_CUDA_CHECK_RESULT_(type, call, ok, fail, text)             \
+  do {                                                                   \
+    const type model_cuda_result_ = (call);                              \
+    if (model_cuda_result_ != (ok)) {                                    \
+      ::model::cuda::fail(text, model_cuda_result_, __FILE__, __LINE__); \
+    }                                                                    \
   } while (0)
 
-#define CUBLAS_CHECK(call)                                                    \
-  do {                                                                        \
-    const cublasStatus_t model_cublas_st_ = (call);                           \
-    if (model_cublas_st_ != CUBLAS_STATUS_SUCCESS) {                          \
-      ::model::cuda::CublasFail(#call, model_cublas_st_, __FILE__, __LINE__); \
-    }                                                                         \
-  } while (0)
+#define CUDA_CHECK(call) MODEL_CUDA_CHECK_RESULT_(cudaError_t, call, cudaSuccess, CudaFail, #call)
+
+#define CUBLAS_CHECK(call) \
+  MODEL_CUDA_CHECK_RESULT_(cublasStatus_t, call, CUBLAS_STATUS_SUCCESS, CublasFail, #call)
 
 // The error of the last kernel launch (bad configuration, no binary for this device), named
 // after the launcher that made it.
-#define CUDA_CHECK_LAST(launcher)                                                                 \
-  do {                                                                                            \
-    const cudaError_t model_cuda_err_ = cudaGetLastError();                                       \
-    if (model_cuda_err_ != cudaSuccess) {                                                         \
-      ::model::cuda::CudaFail("kernel launch in " launcher, model_cuda_err_, __FILE__, __LINE__); \
-    }                                                                                             \
-  } while (0)
+#define CUDA_CHECK_LAST(launcher)                                                  \
+  MODEL_CUDA_CHECK_RESULT_(cudaError_t, cudaGetLastError(), cudaSuccess, CudaFail, \
+                           "kernel launch in " launcher)
 
 #endif  // MODEL_CUDA_CUDA_CHECK_CUH_

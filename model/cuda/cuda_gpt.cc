@@ -508,10 +508,7 @@ absl::Status CudaGpt<S>::BackwardKernels() {
 
 template <typename S>
 absl::Status CudaGpt<S>::Update(const AdamWConfig& opt, int step) {
-  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
-  if (step < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
-  }
+  if (auto st = ValidateAdamWStep(opt, step); !st.ok()) return st;
   UploadAdamWArgs(opt, step);
   UpdateKernels();
   ++uncaptured_updates_;
@@ -535,8 +532,7 @@ template <typename S>
 absl::Status CudaGpt<S>::TrainStep(const Batch& batch, const AdamWConfig& opt, int step) {
   if (!options_.cuda_graph || uncaptured_updates_ == 0) return GptModel::TrainStep(batch, opt, step);
   if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
-  if (auto st = ValidateAdamW(opt); !st.ok()) return st;
-  if (step < 1) return absl::InvalidArgumentError(absl::StrCat("step=", step, " is invalid: must be >= 1"));
+  if (auto st = ValidateAdamWStep(opt, step); !st.ok()) return st;
   if (graph_ == nullptr) return CaptureCheckedStep(batch, opt, step);
   // Outside the graph: this step's tokens and AdamW arguments, where the graph's kernels read them.
   UploadBatch(batch);

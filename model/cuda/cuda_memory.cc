@@ -2,7 +2,6 @@
 #include "model/cuda/cuda_memory.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "model/param_layout.h"
 
 namespace model {
@@ -24,14 +23,6 @@ const char* GroupName(MemoryGroup g) {
 }
 
 }  // namespace
-
-std::string FormatBytes(int64_t b) {
-  const double x = static_cast<double>(b);
-  if (x >= 1e9) return absl::StrFormat("%.2f GB", x / 1e9);
-  if (x >= 1e6) return absl::StrFormat("%.1f MB", x / 1e6);
-  if (x >= 1e3) return absl::StrFormat("%.1f kB", x / 1e3);
-  return absl::StrFormat("%d B", b);
-}
 
 std::string CudaMemoryPlan::Describe() const {
   std::string out;
@@ -62,14 +53,8 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   plan.tensors.resize(kNumCudaTensors);
   auto add = [&](CudaTensor id, const char* name, MemoryGroup group, int64_t elements, int64_t element_bytes,
                  int64_t layers) {
-    PlannedTensor& t = plan.tensors[static_cast<int>(id)];
-    t.id = id;
-    t.name = name;
-    t.group = group;
-    t.elements = elements;
-    t.element_bytes = element_bytes;
-    t.layers = layers;
-    t.layer_stride = AlignUp(elements * element_bytes, kTensorAlignment);
+    const int64_t layer_stride = AlignUp(elements * element_bytes, kTensorAlignment);
+    plan.tensors[static_cast<int>(id)] = {id, name, group, elements, element_bytes, layers, layer_stride};
   };
   using G = MemoryGroup;
   using X = CudaTensor;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "model/cuda/gemm.h"
 #include "model/gpt_config.h"
+#include "model/gpt_memory.h"  // FormatBytes
 
 namespace model {
 namespace cuda {
@@ -119,9 +120,6 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
 // message says how much is needed (and for what) and how much is free of how much.
 absl::Status CheckFits(const CudaMemoryPlan& plan, int64_t free_bytes, int64_t total_bytes,
                        const std::string& device_name);
-
-// "1.23 GB", "456.7 MB", "12.0 kB", "17 B".
-std::string FormatBytes(int64_t bytes);
 
 }  // namespace cuda
 }  // namespace model

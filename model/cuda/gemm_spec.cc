@@ -5,31 +5,15 @@ namespace model {
 namespace cuda {
 namespace {
 
-// The column-major product every mapping starts from: D (m x n, ldc) = op(A) (m x k, lda)
-// op(B) (k x n, ldb), with C = D (read only when beta is set).
-struct Product {
-  bool trans_a, trans_b;
-  int64_t m, n, k, lda, ldb, ldc;
-};
-
-GemmCall Call(const Product& p, const void* a, const void* b, void* d, StorageType type, bool tf32) {
-  GemmCall call;
+// The column-major product every mapping starts from: D (m x n, ldc) = alpha op(A) (m x k, lda)
+// op(B) (k x n, ldb), with C = D (read only when beta is set). `product` gives the shape fields
+// (trans_a .. ldc, and for the batched ones batch .. alpha); Call adds the types and pointers.
+GemmCall Call(const GemmSpec& product, const void* a, const void* b, void* d, StorageType type, bool tf32) {
+  GemmCall call{product, GemmPointers{a, b, /*c=*/d, d}};
   GemmSpec& s = call.spec;
   s.ab_type = type;
   s.cd_type = type;
   s.tf32 = tf32 && type == StorageType::kFp32;
-  s.trans_a = p.trans_a;
-  s.trans_b = p.trans_b;
-  s.m = p.m;
-  s.n = p.n;
-  s.k = p.k;
-  s.lda = p.lda;
-  s.ldb = p.ldb;
-  s.ldc = p.ldc;
-  call.ptrs.a = a;
-  call.ptrs.b = b;
-  call.ptrs.c = d;
-  call.ptrs.d = d;
   return call;
 }
 
@@ -87,16 +71,10 @@ GemmCall BatchedScores(void* d, const void* x, const void* y, int64_t N, int64_t
                        StorageType type, bool tf32) {
   // d^T (cols x rows, ld): element (j, i) = sum_e y[j][e] x[i][e]: A = y (stored hs x cols)
   // transposed, B = x (stored hs x rows).
-  GemmCall call = Call({/*trans_a=*/true, /*trans_b=*/false, /*m=*/cols, /*n=*/rows, /*k=*/hs, /*lda=*/hs,
-                        /*ldb=*/hs, /*ldc=*/ld},
-                       y, x, d, type, tf32);
-  GemmSpec& s = call.spec;
-  s.batch = N;
-  s.stride_a = stride_xy;
-  s.stride_b = stride_xy;
-  s.stride_c = stride_p;
-  s.alpha = alpha;
-  return call;
+  return Call(
+      {/*trans_a=*/true, /*trans_b=*/false, /*m=*/cols, /*n=*/rows, /*k=*/hs, /*lda=*/hs, /*ldb=*/hs,
+       /*ldc=*/ld, /*batch=*/N, /*stride_a=*/stride_xy, /*stride_b=*/stride_xy, /*stride_c=*/stride_p, alpha},
+      y, x, d, type, tf32);
 }
 
 GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_t rows, int64_t k, int64_t hs,
@@ -104,16 +82,10 @@ GemmCall BatchedProduct(void* d, const void* p, const void* y, int64_t N, int64_
                         bool tf32) {
   // d^T (hs x rows): element (e, i) = sum_j y[j][e] p[i][j]: A = y (stored hs x k),
   // B = p (stored k x rows, ld: column i holds row i of p).
-  GemmCall call = Call({/*trans_a=*/false, /*trans_b=*/false, /*m=*/hs, /*n=*/rows, /*k=*/k, /*lda=*/hs,
-                        /*ldb=*/ld, /*ldc=*/hs},
-                       y, p, d, type, tf32);
-  GemmSpec& s = call.spec;
-  s.batch = N;
-  s.stride_a = stride_xy;
-  s.stride_b = stride_p;
-  s.stride_c = stride_xy;
-  s.alpha = alpha;
-  return call;
+  return Call(
+      {/*trans_a=*/false, /*trans_b=*/false, /*m=*/hs, /*n=*/rows, /*k=*/k, /*lda=*/hs, /*ldb=*/ld,
+       /*ldc=*/hs, /*batch=*/N, /*stride_a=*/stride_xy, /*stride_b=*/stride_p, /*stride_c=*/stride_xy, alpha},
+      y, p, d, type, tf32);
 }
 
 GemmCall BatchedProductT(void* d, const void* p, const void* y, int64_t N, int64_t cols, int64_t k,

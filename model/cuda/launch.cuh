@@ -54,6 +54,11 @@ constexpr unsigned kFullMask = kWarpFullMask;
 // Finite stand-in for -inf in max reductions: exp(kNegMax - m) is 0, never NaN.
 constexpr float kNegMax = -3.402823466e38f;
 
+// The row this thread's warp owns under WarpPerRowLaunch (blocks of blockDim.x / 32 warps).
+__device__ __forceinline__ int64_t WarpRow() {
+  return static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+}
+
 // Sum over a 1-D block whose size is a multiple of 32 (at most 1024); every thread gets the
 // result. `scratch` is __shared__ float[32], free on entry and on return. All threads must call.
 __device__ __forceinline__ float BlockSum(float v, float* scratch) {

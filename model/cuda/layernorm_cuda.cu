@@ -20,7 +20,7 @@ template <typename S>
 __global__ void layernorm_forward_kernel(S* out, float* mean, float* rstd, const S* inp, const S* weight,
                                          const S* bias, int64_t N, int64_t C) {
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  const int64_t row = WarpRow();
   if (row >= N) return;  // the whole warp leaves together
   const S* x = inp + row * C;
   float sum = 0.0f;
@@ -49,7 +49,7 @@ template <typename S>
 __global__ void layernorm_backward_input_kernel(S* dinp, const S* dout, const S* inp, const S* weight,
                                                 const float* mean, const float* rstd, int64_t N, int64_t C) {
   const int lane = threadIdx.x % kWarpSize;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  const int64_t row = WarpRow();
   if (row >= N) return;
   const S* x = inp + row * C;
   const S* dy = dout + row * C;
