@@ -160,7 +160,7 @@ class CudaGpt final : public CudaGptBase {
   // Layer l's Linear backward (weights (OC, C) and biases (OC) per layer, from the base pointers
   // weight, dweight, dbias): d(inp) into dinp, the layer's weight and bias gradients, from dout.
   // gelu_pre: the pre-GeLU input when the GeLU backward is fused into this GEMM, else null.
-  // op: the timer's name ("matmul_backward/fc"); tag: the FLOP counter's.
+  // op_name: the timer's name ("matmul_backward/fc"); tag: the FLOP counter's.
   void LinearBackward(int64_t l, S* dinp, float* dweight, float* dbias, const S* dout, const S* inp,
                       const S* weight, const S* gelu_pre, int64_t C, int64_t OC, const char* op_name,
                       const char* tag);
