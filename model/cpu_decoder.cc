@@ -3,6 +3,7 @@
 #include "model/cpu_decoder.h"
 
 #include <cstring>
+#include <string_view>
 
 #include <omp.h>
 
@@ -39,6 +40,17 @@ class SerialIfSmall {
   int previous_;
   bool small_;
 };
+
+// One op of the forward pass, fn, under the per-op timer (null: untimed) as `name`, the training
+// model's op name; on the calling thread alone when `serial` (SerialIfSmall). The Linear layers
+// and the prompt's encoder pass kAllThreads.
+constexpr bool kAllThreads = false;
+template <typename Fn>
+void TimedOp(OpTimer* timer, std::string_view name, bool serial, const Fn& fn) {
+  ScopedOp op(timer, name);
+  SerialIfSmall serial_if_small(serial);
+  fn();
+}
 
 // A Linear layer over `rows` rows: the matrix-vector form for a decode step's few rows (it reads
 // each weight once, unpacked), the CPU GEMM backend (matmul_cpu.h) for a prompt's many.
@@ -90,10 +102,8 @@ absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
   if (auto st = CheckPrefillInput(tokens, P, B_, pos_, max_prompt_, config_.vocab); !st.ok()) return st;
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
-  {
-    ScopedOp op(timer_, "encoder_forward");
-    encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe, B_, P, config_.width);
-  }
+  TimedOp(timer_, "encoder_forward", kAllThreads,
+          [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe, B_, P, config_.width); });
   Forward(P);
   return absl::OkStatus();
 }
@@ -103,11 +113,8 @@ absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
   const int64_t C = config_.width;
-  {
-    ScopedOp op(timer_, "encoder_forward");
-    SerialIfSmall serial(B_ <= kMatvecMaxRows);
-    encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe + pos_ * C, B_, 1, C);
-  }
+  TimedOp(timer_, "encoder_forward", B_ <= kMatvecMaxRows,
+          [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe + pos_ * C, B_, 1, C); });
   Forward(1);
   return absl::OkStatus();
 }
@@ -121,66 +128,41 @@ void CpuDecoder::Forward(int T_new) {
   for (int64_t l = 0; l < L; ++l) {
     float* kc = k_cache_.data() + l * B * maxT * C;
     float* vc = v_cache_.data() + l * B * maxT * C;
-    {
-      ScopedOp op(timer_, "layernorm_forward");
-      SerialIfSmall serial(small);
+    TimedOp(timer_, "layernorm_forward", small, [&] {
       layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln1w + l * C, Slice(p.ln1b, l * C), B, T,
                         C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/qkv");
+    });
+    TimedOp(timer_, "matmul_forward/qkv", kAllThreads, [&] {
       Linear(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), BT, C, 3 * C, "qkv");
-    }
-    {
-      ScopedOp op(timer_, "kv_cache_write");
-      SerialIfSmall serial(small);
-      kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_);
-    }
-    {
-      ScopedOp op(timer_, "attention_forward");
-      SerialIfSmall serial(small);
+    });
+    TimedOp(timer_, "kv_cache_write", small,
+            [&] { kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_); });
+    TimedOp(timer_, "attention_forward", small, [&] {
       if (pos_ == 0 && T > 1) {
         // The prompt: the training model's attention (GEMMs per head) over its T tokens.
         attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH);
       } else {
         kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT, pos_);
       }
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/attproj");
+    });
+    TimedOp(timer_, "matmul_forward/attproj", kAllThreads, [&] {
       Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C, C,
              "attproj");
-    }
-    {
-      ScopedOp op(timer_, "residual_forward");
-      SerialIfSmall serial(small);
-      residual_forward(x, x, proj_.data(), BT * C);
-    }
-    {
-      ScopedOp op(timer_, "layernorm_forward");
-      SerialIfSmall serial(small);
+    });
+    TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
+    TimedOp(timer_, "layernorm_forward", small, [&] {
       layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln2w + l * C, Slice(p.ln2b, l * C), B, T,
                         C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/fc");
+    });
+    TimedOp(timer_, "matmul_forward/fc", kAllThreads, [&] {
       Linear(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), BT, C, 4 * C, "fc");
-    }
-    {
-      ScopedOp op(timer_, "gelu_forward");
-      SerialIfSmall serial(small);
-      gelu_forward(fch_gelu_.data(), fch_.data(), BT * 4 * C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/fcproj");
+    });
+    TimedOp(timer_, "gelu_forward", small, [&] { gelu_forward(fch_gelu_.data(), fch_.data(), BT * 4 * C); });
+    TimedOp(timer_, "matmul_forward/fcproj", kAllThreads, [&] {
       Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), BT, 4 * C, C,
              "fcproj");
-    }
-    {
-      ScopedOp op(timer_, "residual_forward");
-      SerialIfSmall serial(small);
-      residual_forward(x, x, proj_.data(), BT * C);
-    }
+    });
+    TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
   }
   pos_ += T_new;
   // Only each stream's last token needs logits.
@@ -190,15 +172,10 @@ void CpuDecoder::Forward(int T_new) {
   } else {
     for (int64_t b = 0; b < B; ++b) std::memcpy(last + b * C, x + (b * T + T - 1) * C, sizeof(float) * C);
   }
-  {
-    ScopedOp op(timer_, "layernorm_forward");
-    SerialIfSmall serial(small);
-    layernorm_forward(last, mean_.data(), rstd_.data(), last, p.lnfw, p.lnfb, B, 1, C);
-  }
-  {
-    ScopedOp op(timer_, "matmul_forward/lm_head");
-    Linear(logits_.data(), last, p.lm_head, nullptr, B, C, Vp, "lm_head");
-  }
+  TimedOp(timer_, "layernorm_forward", small,
+          [&] { layernorm_forward(last, mean_.data(), rstd_.data(), last, p.lnfw, p.lnfb, B, 1, C); });
+  TimedOp(timer_, "matmul_forward/lm_head", kAllThreads,
+          [&] { Linear(logits_.data(), last, p.lm_head, nullptr, B, C, Vp, "lm_head"); });
 }
 
 absl::Status CpuDecoder::CopyLogitsToHost(std::vector<float>* out) {

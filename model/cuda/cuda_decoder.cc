@@ -1,5 +1,5 @@
-// MakeCudaDecoder: the checks (cuda_decoder_args.cc), the current device, then the KV decoder
-// on a cuBLASLt runner.
+// MakeCudaDecoderOnDevice with the CUDA toolkit: the current device, then the KV decoder on a
+// cuBLASLt runner. (MakeCudaDecoder checks the arguments first: cuda_decoder_args.cc.)
 #include "model/cuda/cuda_decoder.h"
 
 #include "model/cuda/cuda_precision.h"
@@ -9,11 +9,10 @@
 
 namespace model {
 
-absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& config,
-                                                            absl::Span<const float> params, int B,
-                                                            int max_prompt, int max_positions,
-                                                            accounting::Dtype dtype) {
-  if (auto st = CheckCudaDecoderArgs(config, B, max_positions, dtype); !st.ok()) return st;
+absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoderOnDevice(const GptConfig& config,
+                                                                    absl::Span<const float> params, int B,
+                                                                    int max_prompt, int max_positions,
+                                                                    accounting::Dtype dtype) {
   if (absl::StatusOr<int> device = cuda::UsableCurrentDevice(); !device.ok()) return device.status();
   std::string error;
   std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);

@@ -7,7 +7,7 @@
 // weights, cache and activations, fp32 accumulation; the logits are fp32 on the host either
 // way). Parameters are the training model's for a seed (model/param_init.h on the host, as
 // MakeCudaModel does) or given; every buffer is allocated once, the cache for max_positions.
-// Where the build has no CUDA toolkit, MakeCudaDecoder is a stub that returns Unavailable.
+// Where the build has no CUDA toolkit, MakeCudaDecoder makes its checks, then returns Unavailable.
 #ifndef MODEL_CUDA_CUDA_DECODER_H_
 #define MODEL_CUDA_CUDA_DECODER_H_
 
@@ -32,9 +32,14 @@ absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoder(const GptConfig& con
                                                             int max_prompt, int max_positions,
                                                             accounting::Dtype dtype);
 
-// The checks MakeCudaDecoder makes before it looks for a device (the dtype, then the shape), in
-// every build: OK, or InvalidArgument naming the value.
-absl::Status CheckCudaDecoderArgs(const GptConfig& config, int B, int max_positions, accounting::Dtype dtype);
+// The build-specific half of MakeCudaDecoder, which calls it after the checks that need no
+// device (the dtype is fp32 or bf16, the shape is valid): the decoder on the current device
+// (cuda_decoder.cc), or Unavailable where the build has no CUDA toolkit (cuda_decoder_none.cc).
+// Call MakeCudaDecoder instead.
+absl::StatusOr<std::unique_ptr<GptDecoder>> MakeCudaDecoderOnDevice(const GptConfig& config,
+                                                                    absl::Span<const float> params, int B,
+                                                                    int max_prompt, int max_positions,
+                                                                    accounting::Dtype dtype);
 
 }  // namespace model
 

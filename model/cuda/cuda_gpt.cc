@@ -73,9 +73,13 @@ class CudaGpt final : public CudaGptBase {
   float* params_data() override { return Ptr<float>(CudaTensor::kParams); }
   float* grads_data() override { return Ptr<float>(CudaTensor::kGrads); }
   void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
-  absl::Status CopyParamsToHost(std::vector<float>* out) override;
+  absl::Status CopyParamsToHost(std::vector<float>* out) override {
+    return CopyParamSizedToHost(CudaTensor::kParams, out);
+  }
   absl::Status CopyParamsFromHost(absl::Span<const float> in) override;
-  absl::Status CopyGradsToHost(std::vector<float>* out) override;
+  absl::Status CopyGradsToHost(std::vector<float>* out) override {
+    return CopyParamSizedToHost(CudaTensor::kGrads, out);
+  }
   absl::Status CopyLogitsToHost(std::vector<float>* out) override;
   std::string Describe() const override;
   std::string DescribeAttention() const {
@@ -93,6 +97,28 @@ class CudaGpt final : public CudaGptBase {
     return reinterpret_cast<X*>(static_cast<char*>(arena_) + t.offset + layer * t.layer_stride);
   }
   S* Act(CudaTensor id, int64_t layer = 0) const { return Ptr<S>(id, layer); }
+  // Layer l's activations that its forward writes and its backward reads (the attention's own
+  // are AttentionForward's).
+  struct LayerActivations {
+    S* residual;  // the layer's input: the encoder's output, or layer l - 1's residual3
+    S* ln1;
+    S* atty;
+    S* residual2;
+    S* ln2;
+    S* fch;
+    S* fch_gelu;
+    S* residual3;  // the layer's output
+  };
+  LayerActivations Activations(int64_t l) const {
+    return {l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1),
+            Act(CudaTensor::kLn1, l),
+            Act(CudaTensor::kAtty, l),
+            Act(CudaTensor::kResidual2, l),
+            Act(CudaTensor::kLn2, l),
+            Act(CudaTensor::kFch, l),
+            Act(CudaTensor::kFchGelu, l),
+            Act(CudaTensor::kResidual3, l)};
+  }
   // The weights the matmuls read: the fp32 master copy, or its bf16 copy.
   S* Weights() const {
     if constexpr (std::is_same<S, Bf16>::value) {
@@ -129,6 +155,15 @@ class CudaGpt final : public CudaGptBase {
   // op: the timer's name for the matmul ("matmul_forward/attproj"); tag: the FLOP counter's.
   void ProjectionWithResidual(S* out, const S* inp, const S* weight, const S* bias, const S* residual,
                               int64_t C, int64_t OC, const char* op, const char* tag);
+  // An fp32 tensor of num_params() values (kParams, kGrads) into out; waits for the device.
+  absl::Status CopyParamSizedToHost(CudaTensor id, std::vector<float>* out);
+  // Layer l's Linear backward (weights (OC, C) and biases (OC) per layer, from the base pointers
+  // weight, dweight, dbias): d(inp) into dinp, the layer's weight and bias gradients, from dout.
+  // gelu_pre: the pre-GeLU input when the GeLU backward is fused into this GEMM, else null.
+  // op_name: the timer's name ("matmul_backward/fc"); tag: the FLOP counter's.
+  void LinearBackward(int64_t l, S* dinp, float* dweight, float* dbias, const S* dout, const S* inp,
+                      const S* weight, const S* gelu_pre, int64_t C, int64_t OC, const char* op_name,
+                      const char* tag);
 
   std::unique_ptr<CudnnAttention> cudnn_;  // null: the kernels
   GptConfig config_;
@@ -226,6 +261,15 @@ void CudaGpt<S>::ProjectionWithResidual(S* out, const S* inp, const S* weight, c
 }
 
 template <typename S>
+void CudaGpt<S>::LinearBackward(int64_t l, S* dinp, float* dweight, float* dbias, const S* dout, const S* inp,
+                                const S* weight, const S* gelu_pre, int64_t C, int64_t OC,
+                                const char* op_name, const char* tag) {
+  ScopedOp op(timer_, op_name);
+  matmul_backward(dinp, dweight + l * OC * C, Slice(dbias, l * OC), dout, inp, weight + l * OC * C, gelu_pre,
+                  int64_t{B_}, int64_t{T_}, C, OC, gemm_.get(), tf32_, tag);
+}
+
+template <typename S>
 void CudaGpt<S>::UploadBatch(const Batch& batch) {
   const int64_t BT = int64_t{B_} * T_;
   CopyToDevice(Ptr<int32_t>(CudaTensor::kInputs), batch.inputs.data(), BT * 4);
@@ -253,55 +297,50 @@ template <typename S>
 absl::Status CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
   const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
   GemmRunner* gemm = gemm_.get();
-  S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
-  S* ln1 = Act(CudaTensor::kLn1, l);
+  const LayerActivations act = Activations(l);
   S* qkv = cudnn_ ? Act(CudaTensor::kQkvr, l) : Act(CudaTensor::kQkv);  // cuDNN keeps it for backward
-  S* atty = Act(CudaTensor::kAtty, l);
-  S* residual2 = Act(CudaTensor::kResidual2, l);
-  S* ln2 = Act(CudaTensor::kLn2, l);
-  S* fch = Act(CudaTensor::kFch, l);
-  S* fch_gelu = Act(CudaTensor::kFchGelu, l);
-  S* residual3 = Act(CudaTensor::kResidual3, l);
   {
     ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), residual,
-                      w.ln1w + l * C, Slice(w.ln1b, l * C), B, T, C);
+    layernorm_forward(act.ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l),
+                      act.residual, w.ln1w + l * C, Slice(w.ln1b, l * C), B, T, C);
   }
   {
     ScopedOp op(timer_, "matmul_forward/qkv");
-    matmul_forward(qkv, ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C), static_cast<const S*>(nullptr),
-                   static_cast<S*>(nullptr), B, T, C, 3 * C, gemm, tf32_, "qkv");
+    matmul_forward(qkv, act.ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C),
+                   static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 3 * C, gemm, tf32_,
+                   "qkv");
   }
   {
     ScopedOp op(timer_, "attention_forward");
-    if (auto st = AttentionForward(l, atty, qkv); !st.ok()) return st;
+    if (auto st = AttentionForward(l, act.atty, qkv); !st.ok()) return st;
   }
   // residual2 = residual + atty @ attprojw^T + attprojb
-  ProjectionWithResidual(residual2, atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C), residual, C, C,
-                         "matmul_forward/attproj", "attproj");
+  ProjectionWithResidual(act.residual2, act.atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
+                         act.residual, C, C, "matmul_forward/attproj", "attproj");
   {
     ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
-                      residual2, w.ln2w + l * C, Slice(w.ln2b, l * C), B, T, C);
+    layernorm_forward(act.ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
+                      act.residual2, w.ln2w + l * C, Slice(w.ln2b, l * C), B, T, C);
   }
   {
     ScopedOp op(timer_, "matmul_forward/fc");
     if (fuse_gelu_) {
       // fch_gelu = gelu(ln2 @ fcw^T + fcb), and fch = its input, in one GEMM.
-      matmul_forward(fch_gelu, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
-                     static_cast<const S*>(nullptr), fch, B, T, C, 4 * C, gemm, tf32_, "fc");
+      matmul_forward(act.fch_gelu, act.ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
+                     static_cast<const S*>(nullptr), act.fch, B, T, C, 4 * C, gemm, tf32_, "fc");
     } else {
-      matmul_forward(fch, ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C), static_cast<const S*>(nullptr),
-                     static_cast<S*>(nullptr), B, T, C, 4 * C, gemm, tf32_, "fc");
+      matmul_forward(act.fch, act.ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
+                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 4 * C, gemm, tf32_,
+                     "fc");
     }
   }
   if (!fuse_gelu_) {
     ScopedOp op(timer_, "gelu_forward");
-    gelu_forward(fch_gelu, fch, BT * 4 * C);
+    gelu_forward(act.fch_gelu, act.fch, BT * 4 * C);
   }
   // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
-  ProjectionWithResidual(residual3, fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C), residual2,
-                         4 * C, C, "matmul_forward/fcproj", "fcproj");
+  ProjectionWithResidual(act.residual3, act.fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C),
+                         act.residual2, 4 * C, C, "matmul_forward/fcproj", "fcproj");
   return absl::OkStatus();
 }
 
@@ -422,59 +461,38 @@ absl::Status CudaGpt<S>::AttentionBackward(int64_t l, S* dqkv, const S* datty) {
 template <typename S>
 absl::Status CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
   const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
-  GemmRunner* gemm = gemm_.get();
   S* dresidual = Act(CudaTensor::kDResidual);
   S* dbtc = Act(CudaTensor::kDBtc);
   S* dfch = Act(CudaTensor::kDFch);
   S* dqkv = Act(CudaTensor::kDQkv);
-  S* residual = l == 0 ? Act(CudaTensor::kEncoded) : Act(CudaTensor::kResidual3, l - 1);
-  S* ln1 = Act(CudaTensor::kLn1, l);
-  S* atty = Act(CudaTensor::kAtty, l);
-  S* residual2 = Act(CudaTensor::kResidual2, l);
-  S* ln2 = Act(CudaTensor::kLn2, l);
-  S* fch = Act(CudaTensor::kFch, l);
-  S* fch_gelu = Act(CudaTensor::kFchGelu, l);
+  const LayerActivations act = Activations(l);
   // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
-  {
-    ScopedOp op(timer_, "matmul_backward/fcproj");
-    matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu,
-                    w.fcprojw + l * 4 * C * C, fuse_gelu_ ? fch : static_cast<const S*>(nullptr), B, T, 4 * C,
-                    C, gemm, tf32_, "fcproj.bwd");
-  }
+  LinearBackward(l, dfch, g.fcprojw, g.fcprojb, dresidual, act.fch_gelu, w.fcprojw,
+                 fuse_gelu_ ? act.fch : nullptr, 4 * C, C, "matmul_backward/fcproj", "fcproj.bwd");
   if (!fuse_gelu_) {
     ScopedOp op(timer_, "gelu_backward");
-    gelu_backward(dfch, fch, dfch, BT * 4 * C);
+    gelu_backward(dfch, act.fch, dfch, BT * 4 * C);
   }
-  {
-    ScopedOp op(timer_, "matmul_backward/fc");
-    matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, w.fcw + l * 4 * C * C,
-                    static_cast<const S*>(nullptr), B, T, C, 4 * C, gemm, tf32_, "fc.bwd");
-  }
+  LinearBackward(l, dbtc, g.fcw, g.fcb, dfch, act.ln2, w.fcw, nullptr, C, 4 * C, "matmul_backward/fc",
+                 "fc.bwd");
   {
     // dresidual becomes d(residual2).
     ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, w.ln2w + l * C,
+    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, act.residual2, w.ln2w + l * C,
                        Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
   }
-  {
-    ScopedOp op(timer_, "matmul_backward/attproj");
-    matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
-                    w.attprojw + l * C * C, static_cast<const S*>(nullptr), B, T, C, C, gemm, tf32_,
-                    "attproj.bwd");
-  }
+  LinearBackward(l, dbtc, g.attprojw, g.attprojb, dresidual, act.atty, w.attprojw, nullptr, C, C,
+                 "matmul_backward/attproj", "attproj.bwd");
   {
     ScopedOp op(timer_, "attention_backward");
     if (auto st = AttentionBackward(l, dqkv, dbtc); !st.ok()) return st;
   }
-  {
-    ScopedOp op(timer_, "matmul_backward/qkv");
-    matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1, w.qkvw + l * 3 * C * C,
-                    static_cast<const S*>(nullptr), B, T, C, 3 * C, gemm, tf32_, "qkv.bwd");
-  }
+  LinearBackward(l, dbtc, g.qkvw, g.qkvb, dqkv, act.ln1, w.qkvw, nullptr, C, 3 * C, "matmul_backward/qkv",
+                 "qkv.bwd");
   {
     // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
     ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, w.ln1w + l * C,
+    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, act.residual, w.ln1w + l * C,
                        Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
   }
   return absl::OkStatus();
@@ -602,9 +620,9 @@ absl::Status CudaGpt<S>::CaptureCheckedStep(const Batch& batch, const AdamWConfi
 }
 
 template <typename S>
-absl::Status CudaGpt<S>::CopyParamsToHost(std::vector<float>* out) {
+absl::Status CudaGpt<S>::CopyParamSizedToHost(CudaTensor id, std::vector<float>* out) {
   out->resize(static_cast<size_t>(layout_.num_params()));
-  CopyToHost(out->data(), Ptr<float>(CudaTensor::kParams), layout_.num_params() * 4);
+  CopyToHost(out->data(), Ptr<float>(id), layout_.num_params() * 4);
   return absl::OkStatus();
 }
 
@@ -616,13 +634,6 @@ absl::Status CudaGpt<S>::CopyParamsFromHost(absl::Span<const float> in) {
   }
   CopyToDevice(Ptr<float>(CudaTensor::kParams), in.data(), layout_.num_params() * 4);
   RefreshWeightCopy();
-  return absl::OkStatus();
-}
-
-template <typename S>
-absl::Status CudaGpt<S>::CopyGradsToHost(std::vector<float>* out) {
-  out->resize(static_cast<size_t>(layout_.num_params()));
-  CopyToHost(out->data(), Ptr<float>(CudaTensor::kGrads), layout_.num_params() * 4);
   return absl::OkStatus();
 }
 

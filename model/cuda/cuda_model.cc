@@ -1,5 +1,6 @@
-// MakeCudaModel: checks, the CUDA probe, then a CudaGpt on a cuBLASLt runner.
-// (DescribeCudaMemory is in cuda_model_common.cc.)
+// MakeCudaModelOnDevice with the CUDA toolkit: the CUDA probe, then a CudaGpt on a cuBLASLt
+// runner. (MakeCudaModel checks the arguments first, and DescribeCudaMemory needs no device: both
+// are in cuda_model_common.cc.)
 #include "model/cuda/cuda_model.h"
 
 #include "model/cuda/attention_cudnn.h"
@@ -11,12 +12,9 @@
 
 namespace model {
 
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
-                                                        accounting::Dtype dtype,
-                                                        const CudaModelOptions& model_options) {
-  absl::StatusOr<cuda::CudaPrecision> precision = cuda::PrecisionOf(dtype);
-  if (!precision.ok()) return precision.status();
-  if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModelOnDevice(const GptConfig& config, int B, int T,
+                                                                uint64_t seed, cuda::CudaPrecision precision,
+                                                                const CudaModelOptions& model_options) {
   absl::StatusOr<int> device = cuda::UsableCurrentDevice();  // the one a DDP rank selected
   if (!device.ok()) return device.status();
   const std::string name = cuda::DeviceLabel(*device);
@@ -24,17 +22,17 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config,
   std::unique_ptr<cuda::GemmRunner> gemm = cuda::MakeCublasLtRunner(cuda::kCublasLtWorkspaceBytes, &error);
   if (gemm == nullptr) return absl::InternalError(error);
   cuda::CudaGptOptions options;
-  options.precision = *precision;
+  options.precision = precision;
   options.device_name = name;
   // cuBLASLt's GeLU epilogue may use the hardware tanh approximation (~1e-3 relative): well
   // below bf16's resolution, but not what fp32 mode promises (the CPU model to ~1e-5).
-  options.fuse_gelu = *precision == cuda::CudaPrecision::kBf16;
+  options.fuse_gelu = precision == cuda::CudaPrecision::kBf16;
   options.cuda_graph = model_options.cuda_graph;
   // cuDNN's attention or the kernels (attention_choice.h); auto checks cuDNN against the kernels
   // first, on this runner.
   const cuda::AttentionShape shape{B, T, config.heads, config.width / config.heads};
   absl::StatusOr<cuda::AttentionDecision> choice =
-      cuda::DecideAttention(model_options.attention, *precision, cuda::ProbeCudnn(),
+      cuda::DecideAttention(model_options.attention, precision, cuda::ProbeCudnn(),
                             [&] { return cuda::CudnnSelfCheck(shape, gemm.get()); });
   if (!choice.ok()) return choice.status();
   options.cudnn_attention = choice->cudnn;

@@ -1,6 +1,6 @@
 // The CUDA GptModel for the benchmarks and DDP: the GPT-2 train step on one GPU through cuBLASLt
 // (cuda_gpt.h describes the kernels, fusions and precision modes). Host-only header; where the
-// build has no CUDA toolkit, MakeCudaModel is a stub that returns Unavailable.
+// build has no CUDA toolkit, MakeCudaModel makes its checks, then returns Unavailable.
 //
 //   absl::StatusOr<std::unique_ptr<model::GptModel>> m =
 //       model::MakeCudaModel(config, /*B=*/12, /*T=*/1024, seed, accounting::Dtype::kBf16);
@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "accounting/dtype.h"
 #include "model/cuda/attention_choice.h"
+#include "model/cuda/cuda_precision.h"
 #include "model/gpt_config.h"
 #include "model/gpt_model.h"
 
@@ -51,6 +52,14 @@ struct CudaModelOptions {
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModel(const GptConfig& config, int B, int T, uint64_t seed,
                                                         accounting::Dtype dtype,
                                                         const CudaModelOptions& options = CudaModelOptions());
+
+// The build-specific half of MakeCudaModel, which calls it after the checks that need no device
+// (the dtype as a precision, the run shape): the model on the current device (cuda_model.cc), or
+// Unavailable where the build has no CUDA toolkit (cuda_model_none.cc). Call MakeCudaModel
+// instead.
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModelOnDevice(const GptConfig& config, int B, int T,
+                                                                uint64_t seed, cuda::CudaPrecision precision,
+                                                                const CudaModelOptions& options);
 
 // The memory MakeCudaModel would allocate, as text ("params 497.8 MB, ..., total 12.07 GB"),
 // without touching a device. Errors as the first two of MakeCudaModel.
