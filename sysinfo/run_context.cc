@@ -11,6 +11,10 @@
 
 namespace sysinfo {
 
+// The run context's "gemm" entries and "build" object: these fields, under their own names.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GemmLibrary, name, version, kernel, note, threads)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, commit, compiler, compilation_mode, asserts, target_isa)
+
 nlohmann::json RunContext(const CudaInventory& cuda) {
   nlohmann::json c;
   c["format"] = kRunContextFormat;
@@ -26,15 +30,7 @@ nlohmann::json RunContext(const CudaInventory& cuda) {
               {"physical_cores", cpu.physical_cores},
               // Rounded: VMs of one kind differ by a few MiB of firmware reservations.
               {"memory_gib", std::round(cpu.memory_bytes / 1073741824.0)}};
-  nlohmann::json gemm = nlohmann::json::array();
-  for (const GemmLibrary& g : CpuGemmLibraries()) {
-    gemm.push_back({{"name", g.name},
-                    {"version", g.version},
-                    {"kernel", g.kernel},
-                    {"note", g.note},
-                    {"threads", g.threads}});
-  }
-  c["gemm"] = gemm;
+  c["gemm"] = CpuGemmLibraries();
   const CudaLibraryVersions libs = GetCudaLibraryVersions();
   nlohmann::json gpu;
   if (cuda.available && !cuda.devices.empty()) {
@@ -50,12 +46,7 @@ nlohmann::json RunContext(const CudaInventory& cuda) {
   gpu["cublas"] = libs.cublas;
   gpu["nccl"] = libs.nccl;
   c["gpu"] = gpu;
-  const BuildInfo b = GetBuildInfo();
-  c["build"] = {{"commit", b.commit},
-                {"compiler", b.compiler},
-                {"compilation_mode", b.compilation_mode},
-                {"asserts", b.asserts},
-                {"target_isa", b.target_isa}};
+  c["build"] = GetBuildInfo();
   c["date"] = UtcNow();
   return c;
 }

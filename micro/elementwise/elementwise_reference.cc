@@ -13,6 +13,28 @@ double GeluRef(double x) {
   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
 }
 
+// One row of C: y = (x - mean) * rstd * w + b, with its mean and rstd (what backward keeps).
+void LayerNormRowRef(const float* x, const float* w, const float* b, int64_t C, float* y, float* mean_out,
+                     float* rstd_out) {
+  double mean = 0, var = 0;
+  for (int64_t c = 0; c < C; ++c) mean += x[c];
+  mean /= C;
+  for (int64_t c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+  var /= C;
+  const double rstd = 1.0 / std::sqrt(var + kLayerNormEps);
+  for (int64_t c = 0; c < C; ++c) y[c] = static_cast<float>((x[c] - mean) * rstd * w[c] + b[c]);
+  *mean_out = static_cast<float>(mean);
+  *rstd_out = static_cast<float>(rstd);
+}
+
+// One row of C: y = exp(x - max) / sum over the row.
+void SoftmaxRowRef(const float* x, int64_t C, float* y) {
+  double mx = x[0], sum = 0;
+  for (int64_t c = 1; c < C; ++c) mx = std::max<double>(mx, x[c]);
+  for (int64_t c = 0; c < C; ++c) sum += std::exp(x[c] - mx);
+  for (int64_t c = 0; c < C; ++c) y[c] = static_cast<float>(std::exp(x[c] - mx) / sum);
+}
+
 }  // namespace
 
 void ReferenceElementwise(const ElementwiseProblem& p, const ElementwiseTensors& t) {
@@ -34,37 +56,15 @@ void ReferenceElementwise(const ElementwiseProblem& p, const ElementwiseTensors&
     case ElementwiseOp::kGelu:
       for (int64_t i = 0; i < n; ++i) t.big[1][i] = static_cast<float>(GeluRef(t.big[0][i]));
       break;
-    case ElementwiseOp::kLayerNorm: {
-      const int64_t C = p.row;
+    case ElementwiseOp::kLayerNorm:
       for (int64_t r = 0; r < p.rows(); ++r) {
-        const float* x = t.big[0] + r * C;
-        float* y = t.big[1] + r * C;
-        double mean = 0, var = 0;
-        for (int64_t c = 0; c < C; ++c) mean += x[c];
-        mean /= C;
-        for (int64_t c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
-        var /= C;
-        const double rstd = 1.0 / std::sqrt(var + kLayerNormEps);
-        for (int64_t c = 0; c < C; ++c) {
-          y[c] = static_cast<float>((x[c] - mean) * rstd * t.small[0][c] + t.small[1][c]);
-        }
-        t.small[2][r] = static_cast<float>(mean);
-        t.small[3][r] = static_cast<float>(rstd);
+        LayerNormRowRef(t.big[0] + r * p.row, t.small[0], t.small[1], p.row, t.big[1] + r * p.row,
+                        &t.small[2][r], &t.small[3][r]);
       }
       break;
-    }
-    case ElementwiseOp::kSoftmax: {
-      const int64_t C = p.row;
-      for (int64_t r = 0; r < p.rows(); ++r) {
-        const float* x = t.big[0] + r * C;
-        float* y = t.big[1] + r * C;
-        double mx = x[0], sum = 0;
-        for (int64_t c = 1; c < C; ++c) mx = std::max<double>(mx, x[c]);
-        for (int64_t c = 0; c < C; ++c) sum += std::exp(x[c] - mx);
-        for (int64_t c = 0; c < C; ++c) y[c] = static_cast<float>(std::exp(x[c] - mx) / sum);
-      }
+    case ElementwiseOp::kSoftmax:
+      for (int64_t r = 0; r < p.rows(); ++r) SoftmaxRowRef(t.big[0] + r * p.row, p.row, t.big[1] + r * p.row);
       break;
-    }
     case ElementwiseOp::kAdamW: {
       const AdamWParams a;
       const double c1 = 1.0 - std::pow(double{a.beta1}, a.step);
