@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -30,6 +31,12 @@ using accounting::Peak;
 constexpr char kMfu[] = "mfu", kTrainTime[] = "train-time", kDecodeBound[] = "decode-bound",
                kRoofline[] = "roofline", kGpt[] = "gpt";
 
+// One row of FlagTable(); most flags have no default.
+FlagSpec Flag(std::string name, FlagType type, std::string help, std::vector<std::string> commands,
+              std::string default_value = "") {
+  return {std::move(name), type, std::move(default_value), std::move(help), std::move(commands)};
+}
+
 }  // namespace
 
 // ---- the tables ----
@@ -37,51 +44,35 @@ constexpr char kMfu[] = "mfu", kTrainTime[] = "train-time", kDecodeBound[] = "de
 const std::vector<FlagSpec>& FlagTable() {
   using T = FlagType;
   static const auto* table = new std::vector<FlagSpec>{
-      {"params", T::kNumber, "", "model parameters N (e.g. 7e9)", {kMfu, kTrainTime, kDecodeBound}},
-      {"tokens_per_second", T::kNumber, "", "measured training tokens/s, all devices together", {kMfu}},
-      {"devices", T::kInteger, "", "number of devices (GPUs), an integer >= 1", {kMfu, kTrainTime}},
-      {"tokens", T::kNumber, "", "training tokens D", {kTrainTime}},
-      {"mfu", T::kNumber, "", "MFU as a fraction in (0, 1] (0.45 for 45%)", {kTrainTime}},
-      {"bytes_per_param", T::kNumber, "", "bytes per parameter (bf16: 2, int8: 1)", {kDecodeBound}},
-      {"flops", T::kNumber, "", "FLOPs the kernel does", {kRoofline}},
-      {"bytes", T::kNumber, "", "bytes the kernel moves", {kRoofline}},
-      {"gpu",
-       T::kText,
-       "",
-       "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
-       {kMfu, kTrainTime, kDecodeBound, kRoofline}},
-      {"dtype",
-       T::kText,
-       "bf16",
-       "dtype of the peak: fp32, tf32, bf16, fp16, fp8",
-       {kMfu, kTrainTime, kRoofline}},
-      {"peak_flops",
-       T::kNumber,
-       "",
-       "peak FLOP/s of one device (instead of --gpu)",
-       {kMfu, kTrainTime, kRoofline}},
-      {"bandwidth",
-       T::kNumber,
-       "",
-       "memory bandwidth, bytes/s (instead of --gpu)",
-       {kDecodeBound, kRoofline}},
-      {"ceilings",
-       T::kText,
-       "",
-       "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
-       {kMfu, kTrainTime, kDecodeBound, kRoofline}},
-      {"layers", T::kInteger, "", "transformer layers L", {kGpt}},
-      {"heads", T::kInteger, "", "attention heads H (must divide --width)", {kGpt}},
-      {"width", T::kInteger, "", "embedding width C", {kGpt}},
-      {"vocab", T::kInteger, "", "vocabulary size V", {kGpt}},
-      {"block", T::kInteger, "", "block size T (position table length)", {kGpt}},
-      {"seq", T::kInteger, "", "tokens per sequence actually run, 1..block (default: --block)", {kGpt}},
-      {"batch", T::kInteger, "", "sequences per step (default 1)", {kGpt}},
-      {"bias",
-       T::kBool,
-       "true",
-       "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)",
-       {kGpt}},
+      Flag("params", T::kNumber, "model parameters N (e.g. 7e9)", {kMfu, kTrainTime, kDecodeBound}),
+      Flag("tokens_per_second", T::kNumber, "measured training tokens/s, all devices together", {kMfu}),
+      Flag("devices", T::kInteger, "number of devices (GPUs), an integer >= 1", {kMfu, kTrainTime}),
+      Flag("tokens", T::kNumber, "training tokens D", {kTrainTime}),
+      Flag("mfu", T::kNumber, "MFU as a fraction in (0, 1] (0.45 for 45%)", {kTrainTime}),
+      Flag("bytes_per_param", T::kNumber, "bytes per parameter (bf16: 2, int8: 1)", {kDecodeBound}),
+      Flag("flops", T::kNumber, "FLOPs the kernel does", {kRoofline}),
+      Flag("bytes", T::kNumber, "bytes the kernel moves", {kRoofline}),
+      Flag("gpu", T::kText,
+           "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
+           {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+      Flag("dtype", T::kText, "dtype of the peak: fp32, tf32, bf16, fp16, fp8", {kMfu, kTrainTime, kRoofline},
+           "bf16"),
+      Flag("peak_flops", T::kNumber, "peak FLOP/s of one device (instead of --gpu)",
+           {kMfu, kTrainTime, kRoofline}),
+      Flag("bandwidth", T::kNumber, "memory bandwidth, bytes/s (instead of --gpu)",
+           {kDecodeBound, kRoofline}),
+      Flag("ceilings", T::kText,
+           "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
+           {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+      Flag("layers", T::kInteger, "transformer layers L", {kGpt}),
+      Flag("heads", T::kInteger, "attention heads H (must divide --width)", {kGpt}),
+      Flag("width", T::kInteger, "embedding width C", {kGpt}),
+      Flag("vocab", T::kInteger, "vocabulary size V", {kGpt}),
+      Flag("block", T::kInteger, "block size T (position table length)", {kGpt}),
+      Flag("seq", T::kInteger, "tokens per sequence actually run, 1..block (default: --block)", {kGpt}),
+      Flag("batch", T::kInteger, "sequences per step (default 1)", {kGpt}),
+      Flag("bias", T::kBool, "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)", {kGpt},
+           "true"),
   };
   return *table;
 }
