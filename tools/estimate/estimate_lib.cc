@@ -4,6 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <tuple>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -30,6 +33,12 @@ using accounting::Peak;
 constexpr char kMfu[] = "mfu", kTrainTime[] = "train-time", kDecodeBound[] = "decode-bound",
                kRoofline[] = "roofline", kGpt[] = "gpt";
 
+// One row of FlagTable(); most flags have no default.
+FlagSpec Flag(std::string name, FlagType type, std::string help, std::vector<std::string> commands,
+              std::string default_value = "") {
+  return {std::move(name), type, std::move(default_value), std::move(help), std::move(commands)};
+}
+
 }  // namespace
 
 // ---- the tables ----
@@ -37,51 +46,35 @@ constexpr char kMfu[] = "mfu", kTrainTime[] = "train-time", kDecodeBound[] = "de
 const std::vector<FlagSpec>& FlagTable() {
   using T = FlagType;
   static const auto* table = new std::vector<FlagSpec>{
-      {"params", T::kNumber, "", "model parameters N (e.g. 7e9)", {kMfu, kTrainTime, kDecodeBound}},
-      {"tokens_per_second", T::kNumber, "", "measured training tokens/s, all devices together", {kMfu}},
-      {"devices", T::kInteger, "", "number of devices (GPUs), an integer >= 1", {kMfu, kTrainTime}},
-      {"tokens", T::kNumber, "", "training tokens D", {kTrainTime}},
-      {"mfu", T::kNumber, "", "MFU as a fraction in (0, 1] (0.45 for 45%)", {kTrainTime}},
-      {"bytes_per_param", T::kNumber, "", "bytes per parameter (bf16: 2, int8: 1)", {kDecodeBound}},
-      {"flops", T::kNumber, "", "FLOPs the kernel does", {kRoofline}},
-      {"bytes", T::kNumber, "", "bytes the kernel moves", {kRoofline}},
-      {"gpu",
-       T::kText,
-       "",
-       "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
-       {kMfu, kTrainTime, kDecodeBound, kRoofline}},
-      {"dtype",
-       T::kText,
-       "bf16",
-       "dtype of the peak: fp32, tf32, bf16, fp16, fp8",
-       {kMfu, kTrainTime, kRoofline}},
-      {"peak_flops",
-       T::kNumber,
-       "",
-       "peak FLOP/s of one device (instead of --gpu)",
-       {kMfu, kTrainTime, kRoofline}},
-      {"bandwidth",
-       T::kNumber,
-       "",
-       "memory bandwidth, bytes/s (instead of --gpu)",
-       {kDecodeBound, kRoofline}},
-      {"ceilings",
-       T::kText,
-       "",
-       "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
-       {kMfu, kTrainTime, kDecodeBound, kRoofline}},
-      {"layers", T::kInteger, "", "transformer layers L", {kGpt}},
-      {"heads", T::kInteger, "", "attention heads H (must divide --width)", {kGpt}},
-      {"width", T::kInteger, "", "embedding width C", {kGpt}},
-      {"vocab", T::kInteger, "", "vocabulary size V", {kGpt}},
-      {"block", T::kInteger, "", "block size T (position table length)", {kGpt}},
-      {"seq", T::kInteger, "", "tokens per sequence actually run, 1..block (default: --block)", {kGpt}},
-      {"batch", T::kInteger, "", "sequences per step (default 1)", {kGpt}},
-      {"bias",
-       T::kBool,
-       "true",
-       "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)",
-       {kGpt}},
+      Flag("params", T::kNumber, "model parameters N (e.g. 7e9)", {kMfu, kTrainTime, kDecodeBound}),
+      Flag("tokens_per_second", T::kNumber, "measured training tokens/s, all devices together", {kMfu}),
+      Flag("devices", T::kInteger, "number of devices (GPUs), an integer >= 1", {kMfu, kTrainTime}),
+      Flag("tokens", T::kNumber, "training tokens D", {kTrainTime}),
+      Flag("mfu", T::kNumber, "MFU as a fraction in (0, 1] (0.45 for 45%)", {kTrainTime}),
+      Flag("bytes_per_param", T::kNumber, "bytes per parameter (bf16: 2, int8: 1)", {kDecodeBound}),
+      Flag("flops", T::kNumber, "FLOPs the kernel does", {kRoofline}),
+      Flag("bytes", T::kNumber, "bytes the kernel moves", {kRoofline}),
+      Flag("gpu", T::kText,
+           "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
+           {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+      Flag("dtype", T::kText, "dtype of the peak: fp32, tf32, bf16, fp16, fp8", {kMfu, kTrainTime, kRoofline},
+           "bf16"),
+      Flag("peak_flops", T::kNumber, "peak FLOP/s of one device (instead of --gpu)",
+           {kMfu, kTrainTime, kRoofline}),
+      Flag("bandwidth", T::kNumber, "memory bandwidth, bytes/s (instead of --gpu)",
+           {kDecodeBound, kRoofline}),
+      Flag("ceilings", T::kText,
+           "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
+           {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+      Flag("layers", T::kInteger, "transformer layers L", {kGpt}),
+      Flag("heads", T::kInteger, "attention heads H (must divide --width)", {kGpt}),
+      Flag("width", T::kInteger, "embedding width C", {kGpt}),
+      Flag("vocab", T::kInteger, "vocabulary size V", {kGpt}),
+      Flag("block", T::kInteger, "block size T (position table length)", {kGpt}),
+      Flag("seq", T::kInteger, "tokens per sequence actually run, 1..block (default: --block)", {kGpt}),
+      Flag("batch", T::kInteger, "sequences per step (default 1)", {kGpt}),
+      Flag("bias", T::kBool, "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)", {kGpt},
+           "true"),
   };
   return *table;
 }
@@ -288,6 +281,16 @@ absl::StatusOr<double> Positive(const FlagValues& v, const std::string& name) {
   return x;
 }
 
+// Reads each named flag with Positive() into its double, or returns the first error.
+absl::Status ReadPositive(const FlagValues& v, std::initializer_list<std::pair<const char*, double*>> flags) {
+  for (auto [name, out] : flags) {
+    absl::StatusOr<double> x = Positive(v, name);
+    if (!x.ok()) return x.status();
+    *out = *x;
+  }
+  return absl::OkStatus();
+}
+
 // A required positive integer <= max (scientific notation allowed: 1e3).
 absl::StatusOr<int64_t> PositiveInt(const FlagValues& v, const std::string& name, int64_t max) {
   const std::string raw = Get(v, name);
@@ -367,21 +370,16 @@ absl::StatusOr<ResolvedPeak> PeakFromCeilings(const std::string& path, accountin
 absl::StatusOr<ResolvedPeak> PeakFromFlags(const FlagValues& v, PeakNeed need) {
   ResolvedPeak r;
   std::vector<std::string> given;
-  if (need.flops) {
-    absl::StatusOr<double> f = Positive(v, "peak_flops");
-    if (!f.ok()) return f.status();
-    r.peak.flops_per_s = *f;
-    given.push_back("--peak_flops=" + Get(v, "peak_flops"));
-  } else if (!Get(v, "peak_flops").empty()) {
-    return absl::InvalidArgumentError("--peak_flops is not used by this command");
-  }
-  if (need.bandwidth) {
-    absl::StatusOr<double> b = Positive(v, "bandwidth");
-    if (!b.ok()) return b.status();
-    r.peak.bytes_per_s = *b;
-    given.push_back("--bandwidth=" + Get(v, "bandwidth"));
-  } else if (!Get(v, "bandwidth").empty()) {
-    return absl::InvalidArgumentError("--bandwidth is not used by this command");
+  for (auto [name, needed, out] : {std::tuple{"peak_flops", need.flops, &r.peak.flops_per_s},
+                                   std::tuple{"bandwidth", need.bandwidth, &r.peak.bytes_per_s}}) {
+    if (needed) {
+      absl::StatusOr<double> x = Positive(v, name);
+      if (!x.ok()) return x.status();
+      *out = *x;
+      given.push_back(absl::StrCat("--", name, "=", Get(v, name)));
+    } else if (!Get(v, name).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, " is not used by this command"));
+    }
   }
   r.peak.source = absl::StrCat("flag: ", absl::StrJoin(given, " "));
   r.kind = "flag";
@@ -412,42 +410,42 @@ absl::StatusOr<ResolvedPeak> ResolvePeak(const FlagValues& v, PeakNeed need) {
 // ---- commands ----
 
 absl::StatusOr<std::string> RunMfu(const FlagValues& v) {
-  absl::StatusOr<double> params = Positive(v, "params");
-  if (!params.ok()) return params.status();
-  absl::StatusOr<double> tps = Positive(v, "tokens_per_second");
-  if (!tps.ok()) return tps.status();
+  double params = 0, tps = 0;
+  if (absl::Status st = ReadPositive(v, {{"params", &params}, {"tokens_per_second", &tps}}); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<int64_t> devices = PositiveInt(v, "devices", 1 << 24);
   if (!devices.ok()) return devices.status();
   absl::StatusOr<ResolvedPeak> peak =
       ResolvePeak(v, {/*flops=*/true, /*bandwidth=*/false, /*bandwidth_flag=*/false});
   if (!peak.ok()) return peak.status();
   absl::StatusOr<double> mfu =
-      accounting::MfuFromThroughput(*params, *tps, static_cast<int>(*devices), peak->peak.flops_per_s);
+      accounting::MfuFromThroughput(params, tps, static_cast<int>(*devices), peak->peak.flops_per_s);
   if (!mfu.ok()) return mfu.status();
   // An MFU outside (0, 1] is not a result: the inputs claim more model FLOP/s than the peak
   // (or overflow it), which points at a wrong parameter count, throughput or peak.
   if (!(std::isfinite(*mfu) && *mfu > 0 && *mfu <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("MFU = 6 x --params x --tokens_per_second / (devices x peak) = ", Num(*mfu),
-                     " is outside (0, 1]: 6 x ", Num(*params), " x ", Num(*tps),
+                     " is outside (0, 1]: 6 x ", Num(params), " x ", Num(tps),
                      " FLOP/s is more than the peak ", Num(*devices * peak->peak.flops_per_s),
                      " FLOP/s; check the parameter count, the throughput and the peak"));
   }
   const accounting::MfuBand& band = accounting::RateMfu(*mfu);
-  const double model_flops_per_s = 6 * *params * *tps;
+  const double model_flops_per_s = 6 * params * tps;
   std::string out;
   absl::StrAppendFormat(&out, "MFU: %s  [%s]\n", accounting::FormatPercent(*mfu), band.advice);
   absl::StrAppendFormat(
       &out,
       "  model FLOP/s: 6 * N * tokens/s = 6 * %s * %s = %s (6N per token; attention term not included)\n",
-      Num(*params), Num(*tps), Num(model_flops_per_s));
+      Num(params), Num(tps), Num(model_flops_per_s));
   absl::StrAppendFormat(&out, "  peak: %d device(s) x %s FLOP/s = %s FLOP/s\n", *devices,
                         Num(peak->peak.flops_per_s), Num(*devices * peak->peak.flops_per_s));
   absl::StrAppendFormat(&out, "  peak source: %s\n", peak->peak.source);
   absl::StrAppendFormat(&out,
                         "result: mfu=%.6g percent=%.4g band=%s params=%s tokens_per_second=%s devices=%d "
                         "peak_flops=%s dtype=%s peak_kind=%s peak=%s convention=6N\n",
-                        *mfu, *mfu * 100, band.name, Num(*params), Num(*tps), *devices,
+                        *mfu, *mfu * 100, band.name, Num(params), Num(tps), *devices,
                         Num(peak->peak.flops_per_s), Get(v, "dtype"), peak->kind, peak->label);
   return out;
 }
@@ -464,10 +462,8 @@ absl::StatusOr<double> MfuFraction(const FlagValues& v) {
 }
 
 absl::StatusOr<std::string> RunTrainTime(const FlagValues& v) {
-  absl::StatusOr<double> params = Positive(v, "params");
-  if (!params.ok()) return params.status();
-  absl::StatusOr<double> tokens = Positive(v, "tokens");
-  if (!tokens.ok()) return tokens.status();
+  double params = 0, tokens = 0;
+  if (absl::Status st = ReadPositive(v, {{"params", &params}, {"tokens", &tokens}}); !st.ok()) return st;
   absl::StatusOr<int64_t> devices = PositiveInt(v, "devices", 1 << 24);
   if (!devices.ok()) return devices.status();
   absl::StatusOr<double> mfu = MfuFraction(v);
@@ -475,15 +471,15 @@ absl::StatusOr<std::string> RunTrainTime(const FlagValues& v) {
   absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, false, false});
   if (!peak.ok()) return peak.status();
   absl::StatusOr<double> seconds =
-      accounting::TrainingSeconds(*params, *tokens, static_cast<int>(*devices), peak->peak.flops_per_s, *mfu);
+      accounting::TrainingSeconds(params, tokens, static_cast<int>(*devices), peak->peak.flops_per_s, *mfu);
   if (!seconds.ok()) return seconds.status();
-  const double flops = 6 * *params * *tokens;
+  const double flops = 6 * params * tokens;
   const double days = *seconds / accounting::kSecondsPerDay;
   std::string out;
   absl::StrAppendFormat(&out, "training time: %.1f days (%.3g s, %.1f hours)\n", days, *seconds,
                         *seconds / 3600);
   absl::StrAppendFormat(&out, "  work: 6 * N * D = 6 * %s * %s = %s FLOPs (attention term not included)\n",
-                        Num(*params), Num(*tokens), Num(flops));
+                        Num(params), Num(tokens), Num(flops));
   absl::StrAppendFormat(&out, "  rate: %d device(s) x %s FLOP/s x MFU %s = %s FLOP/s\n", *devices,
                         Num(peak->peak.flops_per_s), accounting::FormatPercent(*mfu, 1),
                         Num(*devices * peak->peak.flops_per_s * *mfu));
@@ -491,51 +487,48 @@ absl::StatusOr<std::string> RunTrainTime(const FlagValues& v) {
   absl::StrAppendFormat(&out,
                         "result: days=%.6g seconds=%.6g flops=%s params=%s tokens=%s devices=%d mfu=%s "
                         "peak_flops=%s dtype=%s peak_kind=%s peak=%s\n",
-                        days, *seconds, Num(flops), Num(*params), Num(*tokens), *devices, Num(*mfu),
+                        days, *seconds, Num(flops), Num(params), Num(tokens), *devices, Num(*mfu),
                         Num(peak->peak.flops_per_s), Get(v, "dtype"), peak->kind, peak->label);
   return out;
 }
 
 absl::StatusOr<std::string> RunDecodeBound(const FlagValues& v) {
-  absl::StatusOr<double> params = Positive(v, "params");
-  if (!params.ok()) return params.status();
-  absl::StatusOr<double> bpp = Positive(v, "bytes_per_param");
-  if (!bpp.ok()) return bpp.status();
+  double params = 0, bpp = 0;
+  if (absl::Status st = ReadPositive(v, {{"params", &params}, {"bytes_per_param", &bpp}}); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<ResolvedPeak> peak =
       ResolvePeak(v, {/*flops=*/false, /*bandwidth=*/true, /*bandwidth_flag=*/true});
   if (!peak.ok()) return peak.status();
-  absl::StatusOr<double> bound =
-      accounting::DecodeTokensPerSecondBound(*params, *bpp, peak->peak.bytes_per_s);
+  absl::StatusOr<double> bound = accounting::DecodeTokensPerSecondBound(params, bpp, peak->peak.bytes_per_s);
   if (!bound.ok()) return bound.status();
-  const double model_bytes = *params * *bpp;
+  const double model_bytes = params * bpp;
   std::string out;
   absl::StrAppendFormat(&out, "decode upper bound: %.1f tokens/s per request (batch 1)\n", *bound);
   absl::StrAppendFormat(&out, "  bandwidth / model bytes = %s B/s / (%s params x %s B) = %s / %s\n",
-                        Num(peak->peak.bytes_per_s), Num(*params), Num(*bpp), Num(peak->peak.bytes_per_s),
+                        Num(peak->peak.bytes_per_s), Num(params), Num(bpp), Num(peak->peak.bytes_per_s),
                         Num(model_bytes));
   absl::StrAppend(&out, "  every weight is read once per token; KV cache and activations ignored\n");
   absl::StrAppendFormat(&out, "  bandwidth source: %s\n", peak->peak.source);
   absl::StrAppendFormat(&out,
                         "result: tokens_per_second=%.6g params=%s bytes_per_param=%s model_bytes=%s "
                         "bandwidth=%s peak_kind=%s peak=%s\n",
-                        *bound, Num(*params), Num(*bpp), Num(model_bytes), Num(peak->peak.bytes_per_s),
+                        *bound, Num(params), Num(bpp), Num(model_bytes), Num(peak->peak.bytes_per_s),
                         peak->kind, peak->label);
   return out;
 }
 
 absl::StatusOr<std::string> RunRoofline(const FlagValues& v) {
-  absl::StatusOr<double> flops = Positive(v, "flops");
-  if (!flops.ok()) return flops.status();
-  absl::StatusOr<double> bytes = Positive(v, "bytes");
-  if (!bytes.ok()) return bytes.status();
+  double flops = 0, bytes = 0;
+  if (absl::Status st = ReadPositive(v, {{"flops", &flops}, {"bytes", &bytes}}); !st.ok()) return st;
   absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, true, true});
   if (!peak.ok()) return peak.status();
   const accounting::RooflineResult r =
-      accounting::Roofline(peak->peak.flops_per_s, peak->peak.bytes_per_s, *flops, *bytes);
+      accounting::Roofline(peak->peak.flops_per_s, peak->peak.bytes_per_s, flops, bytes);
   const char* bound = r.memory_bound ? "memory" : "compute";
   std::string out;
-  absl::StrAppendFormat(&out, "intensity:  %.4g FLOP/byte (%s FLOPs / %s bytes)\n", r.intensity, Num(*flops),
-                        Num(*bytes));
+  absl::StrAppendFormat(&out, "intensity:  %.4g FLOP/byte (%s FLOPs / %s bytes)\n", r.intensity, Num(flops),
+                        Num(bytes));
   absl::StrAppendFormat(&out, "ridge:      %.4g FLOP/byte (peak %s FLOP/s / bandwidth %s B/s)\n", r.ridge,
                         Num(peak->peak.flops_per_s), Num(peak->peak.bytes_per_s));
   absl::StrAppendFormat(&out, "bound:      %.4g FLOP/s (intensity x bandwidth)\n", r.bound_flops_per_s);

@@ -8,6 +8,18 @@
 namespace report {
 namespace {
 
+// A compared case with the fields every row of the table prints.
+gate::CaseResult Case(const std::string& name, gate::CaseStatus status, double baseline_median,
+                      double current_median, double p_value) {
+  gate::CaseResult c;
+  c.name = name;
+  c.status = status;
+  c.baseline_median = baseline_median;
+  c.current_median = current_median;
+  c.p_value = p_value;
+  return c;
+}
+
 std::string GateMarkdown() {
   gate::ReportHeader h;
   h.key = "amd-epyc-9r14_x2_avx512";
@@ -17,20 +29,12 @@ std::string GateMarkdown() {
   h.metric = "real_time";
   h.update_command = "bazel run //tools:gate -- --current=/tmp/run.json --update";
   gate::Comparison cmp;
-  gate::CaseResult a;
-  a.name = "BM_Matmul/cpu/fp32/M:256/K:256/N:256/min_time:0.010/manual_time";
-  a.status = gate::CaseStatus::kRegressed;
-  a.baseline_median = 1e-3;
-  a.current_median = 1.3e-3;
+  gate::CaseResult a = Case("BM_Matmul/cpu/fp32/M:256/K:256/N:256/min_time:0.010/manual_time",
+                            gate::CaseStatus::kRegressed, 1e-3, 1.3e-3, 0.001);
   a.change = 0.3;
-  a.p_value = 0.001;
   a.exact = true;
-  gate::CaseResult b;
-  b.name = "BM_Elementwise/cpu/gelu/N:65536/min_time:0.010";
-  b.status = gate::CaseStatus::kSame;
-  b.baseline_median = 2e-5;
-  b.current_median = 2e-5;
-  b.p_value = 0.5;
+  gate::CaseResult b =
+      Case("BM_Elementwise/cpu/gelu/N:65536/min_time:0.010", gate::CaseStatus::kSame, 2e-5, 2e-5, 0.5);
   b.note = "3 repetitions: too few";
   cmp.cases = {a, b};
   cmp.compared = 2;
