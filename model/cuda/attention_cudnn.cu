@@ -1,6 +1,7 @@
 // CudnnAttention on cudnn-frontend's graph API (the model: llm.c's cudnn_att.cpp): the library
 // opened at run time, one handle and two graphs per shape, every failure an absl::Status.
-// No kernels here: nvcc compiles it so that the CUDA headers stay out of the host build.
+// No kernels here: nvcc drives the host compiler alone over it (host_srcs in BUILD.bazel), so that
+// the CUDA headers stay out of the host build.
 #define NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING 1
 
 #include <dlfcn.h>

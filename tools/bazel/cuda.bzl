@@ -7,7 +7,16 @@ targets link.
       hdrs = ["foo.h"],            # host-visible headers, exported to dependents
       deps = [":foo"],             # cc_library / cuda_library deps: their headers and flags
       copts = [],                  # extra nvcc flags
+      host_srcs = ["foo_host.cu"], # .cu files with no device code (below)
+      host_copts = ["-O1"],        # extra flags for host_srcs only
   )
+
+host_srcs are .cu files with no device code at all (no __global__ or __device__ definition, no
+<<<...>>> launch): host code that calls the CUDA, cuBLAS or cuDNN host APIs. nvcc hands them
+straight to the host compiler (`-x c++`) with the toolkit's headers on the path, skipping the
+device passes (cudafe++, cicc and ptxas for every architecture), which for a file that includes a
+large header set (cudnn-frontend) are a large part of the compile. They get the host flags of
+srcs (-O3 in opt builds, unless host_copts has an -O of its own), copts, then host_copts.
 
 Architectures: sm_90 SASS plus compute_90 PTX by default. Choose others from the command line
 or .bazelrc with `--define=cuda_archs=80,90` (comma-separated compute capabilities; SASS for
@@ -52,17 +61,15 @@ def _cuda_library_impl(ctx):
 
     opt = ctx.var.get("COMPILATION_MODE", "fastbuild") == "opt"
     archs = ctx.var.get("cuda_archs", DEFAULT_CUDA_ARCHS)
+    # Flags for host and device sources alike: language, host optimisation, includes, defines.
     base = [
         "-std=c++17",
-        "-O3" if opt else "-O1",
-        "-lineinfo",
-        "--expt-relaxed-constexpr",
         "-Xcompiler=-fPIC",
         "-ccbin=" + cc_toolchain.compiler_executable,
         "-I.",
         "-I" + ctx.bin_dir.path,
         "-I" + ctx.genfiles_dir.path,
-    ] + _gencode_flags(archs)
+    ]
     if opt:
         base.append("-DNDEBUG")
     for inc in dep_ctx.includes.to_list() + dep_ctx.quote_includes.to_list():
@@ -72,18 +79,25 @@ def _cuda_library_impl(ctx):
     for d in dep_ctx.defines.to_list():
         base.append("-D" + d)
 
+    # nvcc's -O is the host compiler's (device code is optimised fully either way); an -O in
+    # host_copts replaces it for host_srcs.
+    host_opt = ["-O3" if opt else "-O1"]
+    device = host_opt + ["-lineinfo", "--expt-relaxed-constexpr"] + _gencode_flags(archs)
+    host_only = ["-x", "c++"] + ([] if [f for f in ctx.attr.host_copts if f.startswith("-O")] else host_opt)
+
+    # (source, the flags after base, mnemonic) for every object.
+    compiles = [(f, device + ctx.attr.copts, "NvccCompile") for f in ctx.files.srcs if f.extension == "cu"]
+    compiles += [(f, host_only + ctx.attr.copts + ctx.attr.host_copts, "NvccHostCompile") for f in ctx.files.host_srcs]
     objects = []
-    for src in ctx.files.srcs:
-        if src.extension != "cu":
-            continue
+    for src, flags, mnemonic in compiles:
         obj = ctx.actions.declare_file("_objs/%s/%s.o" % (ctx.label.name, src.basename[:-3]))
         ctx.actions.run(
             executable = NVCC,
-            arguments = base + ctx.attr.copts + ["-c", src.path, "-o", obj.path],
+            arguments = base + flags + ["-c", src.path, "-o", obj.path],
             inputs = depset([src], transitive = [header_inputs]),
             outputs = [obj],
-            mnemonic = "NvccCompile",
-            progress_message = "nvcc %s" % src.short_path,
+            mnemonic = mnemonic,
+            progress_message = "nvcc %s%s" % (src.short_path, " (host only)" if mnemonic == "NvccHostCompile" else ""),
             use_default_shell_env = True,
         )
         objects.append(obj)
@@ -125,6 +139,8 @@ _cuda_library = rule(
         "hdrs": attr.label_list(allow_files = [".h", ".cuh"]),
         "deps": attr.label_list(providers = [CcInfo]),
         "copts": attr.string_list(),
+        "host_srcs": attr.label_list(allow_files = [".cu"]),
+        "host_copts": attr.string_list(),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
     },
     fragments = ["cpp"],
@@ -134,12 +150,13 @@ _cuda_library = rule(
 # What a CUDA-only target puts in target_compatible_with.
 CUDA_COMPATIBLE = [] if CUDA_ENABLED else ["@platforms//:incompatible"]
 
-def cuda_library(name, srcs = None, hdrs = [], deps = [], copts = [], **kwargs):
+def cuda_library(name, srcs = None, hdrs = [], deps = [], copts = [], host_srcs = [], **kwargs):
     """nvcc-compiled library, linked with cudart; skipped where no CUDA toolkit exists.
-    srcs default to NAME.cu."""
+    srcs default to NAME.cu (none where host_srcs are given)."""
     _cuda_library(
         name = name,
-        srcs = [name + ".cu"] if srcs == None else srcs,
+        srcs = ([] if host_srcs else [name + ".cu"]) if srcs == None else srcs,
+        host_srcs = host_srcs,
         hdrs = hdrs,
         deps = deps + ["@local_cuda//:cudart"],
         copts = copts,
@@ -156,7 +173,7 @@ def if_cudnn(with_cudnn, without_cudnn = []):
     or its stub. The library itself is opened at run time."""
     return with_cudnn if CUDNN_ENABLED else without_cudnn
 
-def cuda_or_stub_library(name, srcs = [], deps = [], kernel_deps = [], deps_if_cuda = [], **kwargs):
+def cuda_or_stub_library(name, srcs = [], deps = [], kernel_deps = [], deps_if_cuda = [], host_only = False, **kwargs):
     """NAME (hdrs NAME.h): the nvcc-compiled kernels where the CUDA toolkit exists, a stub elsewhere.
 
       cuda_or_stub_library(name = "copy_cuda", kernel_deps = ["//micro/common:cuda_util"])
@@ -164,15 +181,17 @@ def cuda_or_stub_library(name, srcs = [], deps = [], kernel_deps = [], deps_if_c
     With the toolkit NAME links the private cuda_library NAME_cuda (NAME_kernels where NAME
     already ends in _cuda), compiled from NAME_cuda.cu (NAME.cu) with kernel_deps; without it
     NAME compiles NAME_none.cc, which says the binary was built without the CUDA toolkit. srcs and
-    deps are NAME's in both builds; deps_if_cuda are NAME's with the toolkit only. Any other
-    attribute (visibility, ...) is NAME's.
+    deps are NAME's in both builds; deps_if_cuda are NAME's with the toolkit only. host_only = True
+    where the .cu has no device code (host API calls only): it is then one of cuda_library's
+    host_srcs, compiled without the device passes. Any other attribute (visibility, ...) is NAME's.
     """
     base = name if name.endswith("_cuda") else name + "_cuda"
     kernels = name + "_kernels" if name.endswith("_cuda") else base
     hdrs = [name + ".h"]
     cuda_library(
         name = kernels,
-        srcs = [base + ".cu"],
+        srcs = [] if host_only else [base + ".cu"],
+        host_srcs = [base + ".cu"] if host_only else [],
         hdrs = hdrs,
         visibility = ["//visibility:private"],
         deps = kernel_deps,
