@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Writes a ceilings file for this CPU with given figures, as //micro:ceilings would, so that the
+end-to-end tests of gpt_step, gpt_decode and ddp_step run without the start-up probes (a
+sub-second FMA loop and a STREAM copy each time): they test the step, not the probe, and a
+fixture peak does not vary with the machine's load.
+
+    fixture_ceilings.py OUT [--peak=1e12] [--bandwidth=1e10] [--gemm_tiny_bt=16 --gemm_rate=1e9]
+
+--gemm_tiny_bt=BT adds GEMM rates for the test-tiny model's 15 step shapes at B*T = BT (the
+keys //micro:ceilings writes for the default step), each --gemm_rate FLOP/s.
+"""
+import argparse
+import json
+import os
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        return next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+
+
+def tiny_gemm_rates(bt, rate):
+    c, v = 16, 64  # test-tiny: width 16, vocabulary padded to 64
+    rates = {}
+    for i, o, bias in [(c, 3 * c, True), (c, c, True), (c, 4 * c, True), (4 * c, c, True), (c, v, False)]:
+        rates[f"onednn/NT/M:{bt}/N:{o}/K:{i}" + ("/bias" if bias else "")] = rate
+        rates[f"onednn/NN/M:{bt}/N:{i}/K:{o}"] = rate
+        rates[f"onednn/TN/M:{o}/N:{i}/K:{bt}/accumulate"] = rate
+    return rates
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--peak", type=float, default=1e12, help="fp32 peak, FLOP/s")
+    ap.add_argument("--bandwidth", type=float, default=1e10, help="STREAM copy, bytes/s")
+    ap.add_argument("--gemm_tiny_bt", type=int, default=0, help="B*T of test-tiny GEMM rates to add (0: none)")
+    ap.add_argument("--gemm_rate", type=float, default=1e9, help="each GEMM rate, FLOP/s")
+    a = ap.parse_args()
+    doc = {"machine": cpu_model(), "peak_flops": {"fp32": a.peak}, "bandwidth_bytes_per_s": a.bandwidth,
+           "method": "test fixture (macro/fixture_ceilings.py)", "date": "2026-12-01T00:00:00Z"}
+    if a.gemm_tiny_bt > 0:
+        doc["gemm_flops_per_s"] = tiny_gemm_rates(a.gemm_tiny_bt, a.gemm_rate)
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f)
+    os.replace(tmp, a.out)
+
+
+if __name__ == "__main__":
+    main()
