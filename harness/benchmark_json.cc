@@ -32,6 +32,8 @@ nlohmann::json BenchmarkContext(const std::string& executable) {
         {{"type", k.type}, {"level", k.level}, {"size", k.size}, {"num_sharing", k.num_sharing}});
   }
   c["load_avg"] = cpu.load_avg;
+  // Google Benchmark is compiled in this build's mode (third_party/benchmark.BUILD), so this
+  // file's NDEBUG is the library's too: the key means what its JSON reporter writes.
 #ifdef NDEBUG
   c["library_build_type"] = "release";
 #else

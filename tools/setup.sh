@@ -11,7 +11,6 @@ PACKAGES=(
   bazel-platforms        # @platforms with //:incompatible (CUDA-less skip switch)
   build-essential
   libgtest-dev libgmock-dev
-  libbenchmark-dev
   libabsl-dev
   libopenblas-dev libopenblas0-openmp libopenblas-openmp-dev
   libdnnl-dev            # oneDNN 2.6: the CPU model's default GEMM (--cpu_gemm=onednn)
@@ -41,12 +40,31 @@ cudnn_fe_present() {
   [[ -f "$CUDNN_FE_DIR/include/cudnn_frontend.h" && "$(cat "$CUDNN_FE_DIR/VERSION" 2>/dev/null)" == "$CUDNN_FE_VERSION" ]]
 }
 
+# Google Benchmark: built from source inside the workspace (third_party/benchmark.BUILD), with
+# the project's -c opt (NDEBUG), so no binary prints "Library was built as DEBUG" (Debian's
+# libbenchmark-dev is built without NDEBUG). ONE pinned version, 1.7.1 (the one the docs and code
+# are written against), from Debian's source package: its orig tarball is upstream's v1.7.1 tag
+# archive, byte for byte. (PyPI's google-benchmark sdists up to 1.8.3 hold only the Python
+# bindings' setup.py, no C++ sources.) apt-get source runs against a private deb-src list, so the
+# system's apt configuration is untouched; src/, include/ and LICENSE are unpacked into GBENCH_DIR,
+# which the WORKSPACE reads (@com_google_benchmark). The build never fetches.
+GBENCH_VERSION=1.7.1
+GBENCH_DIR=/opt/google-benchmark
+GBENCH_TARBALL="benchmark_${GBENCH_VERSION}.orig.tar.gz"
+GBENCH_SHA256=6430e4092653380d9dc4ccb45a1e2dc9259d581f4866dc0759713126056bc1d7
+gbench_present() {
+  [[ -f "$GBENCH_DIR/include/benchmark/benchmark.h" && -f "$GBENCH_DIR/src/benchmark.cc" &&
+     "$(cat "$GBENCH_DIR/VERSION" 2>/dev/null)" == "$GBENCH_VERSION" ]]
+}
+
 if [[ "${1:-}" == "--check" ]]; then
   bad=0
   if ((${#missing[@]})); then echo "setup: missing packages: ${missing[*]}"; bad=1;
   else echo "setup: all ${#PACKAGES[@]} packages present"; fi
   if cudnn_fe_present; then echo "setup: cudnn-frontend $CUDNN_FE_VERSION in $CUDNN_FE_DIR";
   else echo "setup: missing cudnn-frontend $CUDNN_FE_VERSION headers in $CUDNN_FE_DIR"; bad=1; fi
+  if gbench_present; then echo "setup: google-benchmark $GBENCH_VERSION sources in $GBENCH_DIR";
+  else echo "setup: missing google-benchmark $GBENCH_VERSION sources in $GBENCH_DIR"; bad=1; fi
   exit "$bad"
 fi
 
@@ -112,6 +130,38 @@ PY
   echo "setup: cudnn-frontend $CUDNN_FE_VERSION headers in $CUDNN_FE_DIR"
 }
 install_cudnn_frontend
+
+# Google Benchmark's sources (see GBENCH_VERSION above): the orig tarball of Debian's source
+# package, downloaded by apt-get source (no dpkg-source, no build) through a deb-src list of its
+# own in a temporary folder, checked against the pinned sha256, unpacked there, then renamed.
+install_google_benchmark() {
+  if gbench_present; then echo "setup: google-benchmark $GBENCH_VERSION already in $GBENCH_DIR"; return 0; fi
+  local tmp apt_opts
+  tmp="$(mktemp -d)"
+  mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
+  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+    > "$tmp/sources.list"
+  apt_opts=(-q -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+            -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root)
+  $SUDO apt-get "${apt_opts[@]}" update >/dev/null
+  (cd "$tmp/dl" && $SUDO apt-get "${apt_opts[@]}" source --download-only "benchmark=${GBENCH_VERSION}-1" >/dev/null)
+  if ! echo "$GBENCH_SHA256  $tmp/dl/$GBENCH_TARBALL" | sha256sum --check --status; then
+    echo "setup: $GBENCH_TARBALL is missing or its sha256 is not $GBENCH_SHA256" >&2
+    $SUDO rm -rf "$tmp"; return 1
+  fi
+  mkdir -p "$tmp/unpacked"
+  tar -xzf "$tmp/dl/$GBENCH_TARBALL" -C "$tmp/unpacked" --strip-components=1 \
+    "benchmark-$GBENCH_VERSION/src" "benchmark-$GBENCH_VERSION/include" "benchmark-$GBENCH_VERSION/LICENSE"
+  echo "$GBENCH_VERSION" > "$tmp/unpacked/VERSION"
+  $SUDO rm -rf "$GBENCH_DIR.tmp.$$"
+  $SUDO cp -r "$tmp/unpacked" "$GBENCH_DIR.tmp.$$"
+  $SUDO chmod -R a+rX "$GBENCH_DIR.tmp.$$"
+  $SUDO rm -rf "$GBENCH_DIR"
+  $SUDO mv "$GBENCH_DIR.tmp.$$" "$GBENCH_DIR"
+  $SUDO rm -rf "$tmp"
+  echo "setup: google-benchmark $GBENCH_VERSION sources in $GBENCH_DIR"
+}
+install_google_benchmark
 
 echo "setup: bazel: $(bazel --version 2>/dev/null || echo 'not found')"
 if [[ -d /usr/local/cuda || -n "${CUDA_PATH:-}" ]]; then

@@ -78,7 +78,9 @@ for d in model/testdata; do
 done
 
 # Runtime .debs: every shared library the binaries load that a Debian package owns, except the
-# C/C++ runtime the GPU machine has anyway. CUDA libraries are found there, not carried.
+# C/C++ runtime the GPU machine has anyway. CUDA libraries are found there, not carried. Google
+# Benchmark is built from source and linked statically (third_party/benchmark.BUILD): no
+# libbenchmark .deb travels.
 declare -A PKGS=() OWNER=()
 # owner LIB: the package that owns LIB (or its link target), once per library (dpkg -S is slow).
 owner() {

@@ -134,7 +134,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo "=== nvidia-smi"; nvidia-smi 2>&1
   echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
   echo "=== cuDNN: $(find_cudnn "$LIBPATH")"
-  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|cudnn|nccl|cudart|openblas|benchmark" ; done
+  echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|cudnn|nccl|cudart|openblas" ; done
 } >> "$LOG" 2>&1
 if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
 
