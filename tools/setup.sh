@@ -134,14 +134,40 @@ install_cudnn_frontend
 # Google Benchmark's sources (see GBENCH_VERSION above): the orig tarball of Debian's source
 # package, downloaded by apt-get source (no dpkg-source, no build) through a deb-src list of its
 # own in a temporary folder, checked against the pinned sha256, unpacked there, then renamed.
+# debian_source_lists LIST SOURCES: the machine's own Debian archive entries (one-line ones from
+# /etc/apt/sources.list and sources.list.d/*.list, deb822 stanzas from sources.list.d/*.sources,
+# those whose URI ends in /debian), rewritten as deb-src, into a one-line LIST and a deb822
+# SOURCES file: the sources come from the mirror this machine already uses.
+debian_source_lists() {
+  python3 - "$1" "$2" <<'PY'
+import glob, re, sys
+lines, stanzas = [], []
+for f in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
+    try:
+        for l in open(f):
+            m = re.match(r"deb\s+((?:\[[^]]*\]\s+)?\S+/debian/?\s+.*)", l.strip())
+            if m: lines.append("deb-src " + m.group(1))
+    except OSError:
+        pass
+for f in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
+    for st in re.split(r"\n\s*\n", open(f).read()):
+        fields = dict(re.findall(r"^([A-Za-z-]+):[ \t]*(.*)$", st, re.M))
+        if "deb" in fields.get("Types", "").split() and any(re.search(r"/debian/?$", u) for u in fields.get("URIs", "").split()):
+            stanzas.append("\n".join(f"{k}: {'deb-src' if k == 'Types' else v}" for k, v in fields.items()))
+if not lines and not stanzas:
+    sys.exit("setup: no Debian archive entry (URI ending in /debian) in /etc/apt: cannot fetch sources")
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+open(sys.argv[2], "w").write("\n\n".join(stanzas) + "\n")
+PY
+}
+
 install_google_benchmark() {
   if gbench_present; then echo "setup: google-benchmark $GBENCH_VERSION already in $GBENCH_DIR"; return 0; fi
   local tmp apt_opts
   tmp="$(mktemp -d)"
-  mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-  echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
-    > "$tmp/sources.list"
-  apt_opts=(-q -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+  mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl" "$tmp/parts"
+  debian_source_lists "$tmp/sources.list" "$tmp/parts/debian-src.sources"
+  apt_opts=(-q -o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=$tmp/parts"
             -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root)
   $SUDO apt-get "${apt_opts[@]}" update >/dev/null
   (cd "$tmp/dl" && $SUDO apt-get "${apt_opts[@]}" source --download-only "benchmark=${GBENCH_VERSION}-1" >/dev/null)
