@@ -60,7 +60,8 @@ absl::StatusOr<nlohmann::json> BenchmarkJson(const nlohmann::json& context,
                                               "iterations",
                                               "real_time",
                                               "cpu_time",
-                                              "time_unit"};
+                                              "time_unit",
+                                              "label"};
   nlohmann::json j;
   j["context"] = context;
   j["benchmarks"] = nlohmann::json::array();
@@ -95,6 +96,7 @@ absl::StatusOr<nlohmann::json> BenchmarkJson(const nlohmann::json& context,
         return absl::InvalidArgumentError(absl::StrCat(which, ": counter '", key, "' is a key of the entry"));
       b[key] = value;
     }
+    if (!e.label.empty()) b["label"] = e.label;
     j["benchmarks"].push_back(std::move(b));
   }
   return j;

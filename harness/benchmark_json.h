@@ -36,6 +36,7 @@ struct BenchmarkEntry {
   double cpu_time = 0;                     // per iteration, in time_unit
   std::string time_unit = "ns";            // ns, us, ms or s
   std::map<std::string, double> counters;  // written as plain keys, as Google Benchmark does
+  std::string label;                       // written as "label" when not empty (SetLabel's key)
 };
 
 // The context of a run on this machine by `executable` (argv[0]).

@@ -33,7 +33,8 @@ TEST(BenchmarkJsonTest, EntriesAreIterationsWithCountersAsKeys) {
                          /*real_time=*/1.5,
                          /*cpu_time=*/1.25,
                          /*time_unit=*/"ms",
-                         /*counters=*/{{"verified", 1}, {"mfu", 0.25}}};
+                         /*counters=*/{{"verified", 1}, {"mfu", 0.25}},
+                         /*label=*/"DISTURBED: MFU 140% > 100%"};
   absl::StatusOr<nlohmann::json> j = BenchmarkJson({{"k", "v"}}, {e});
   ASSERT_TRUE(j.ok()) << j.status();
   EXPECT_EQ((*j)["context"]["k"], "v");
@@ -50,6 +51,10 @@ TEST(BenchmarkJsonTest, EntriesAreIterationsWithCountersAsKeys) {
   EXPECT_EQ(b["time_unit"], "ms");
   EXPECT_EQ(b["verified"], 1);
   EXPECT_EQ(b["mfu"], 0.25);
+  EXPECT_EQ(b["label"], "DISTURBED: MFU 140% > 100%");
+  BenchmarkEntry unlabelled = e;
+  unlabelled.label.clear();
+  EXPECT_FALSE((*BenchmarkJson({}, {unlabelled}))["benchmarks"][0].contains("label"));
 }
 
 TEST(BenchmarkJsonTest, BadEntriesAreRefusedByName) {

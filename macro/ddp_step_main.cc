@@ -33,6 +33,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
 #include "comm/grad_allreduce.h"
@@ -46,6 +47,7 @@
 #include "macro/ddp_trainer.h"
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
+#include "accounting/disturbed.h"
 #include "macro/rank_peak.h"
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
@@ -129,7 +131,9 @@ struct Setup {
   std::unique_ptr<comm::GradAllReducer> reducer;
   std::unique_ptr<model::BatchSource> source;
   std::unique_ptr<StepClock> clock;
-  accounting::Peak peak;        // this rank's device's peak
+  accounting::Peak peak;        // this rank's device's peak (after training: the best probe)
+  RankPeak run_peak;            // the start-up choice (rank_peak.h)
+  accounting::PeakProbes probes;  // before and after the steps, when measured at start-up
   std::string peak_rule;        // which case of rank_peak.h applied
   accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
   std::string json_out;         // --json_out, --benchmark_out: absolute (harness/user_path.h)
@@ -237,6 +241,7 @@ absl::Status Build(Setup* s) {
       local = peak.status();
     } else {
       s->peak = peak->peak;
+      s->run_peak = *peak;
       s->peak_rule = peak->rule_text;
     }
   }
@@ -346,7 +351,9 @@ TimedSteps Train(Setup* s) {
 struct RankFigures {
   SeriesStats st;  // this rank's step times
   std::vector<double> mfus, steps_med, comm_med, comm_share, tps, sums, hashes, losses, peaks;
+  std::vector<double> probe_before, probe_after;  // 0: not probed (a figure from a flag or file)
   bool identical = false;  // parameters identical on every rank after the last step
+  accounting::Disturbance disturbance;  // any rank's, each reason prefixed "rank q: "
 };
 
 RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
@@ -370,7 +377,9 @@ RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
                                     f.st.sum,
                                     hash.ok() ? static_cast<double>(*hash >> 12) : -1,
                                     timed.times.empty() ? 0 : timed.times.back().loss,
-                                    s.peak.flops_per_s};
+                                    s.peak.flops_per_s,
+                                    s.probes.before,
+                                    s.probes.after};
   const int kF = static_cast<int>(mine.size());
   auto all = g_world->AllgatherDoubles(mine);
   if (!all.ok()) Die(std::string(all.status().message()));
@@ -381,6 +390,19 @@ RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
   };
   f.mfus = field(0), f.steps_med = field(1), f.comm_med = field(2), f.comm_share = field(3), f.tps = field(4);
   f.sums = field(5), f.hashes = field(6), f.losses = field(7), f.peaks = field(8);
+  f.probe_before = field(9), f.probe_after = field(10);
+  // Per rank: its MFU above 100%, or its peak probes more than 10% apart (accounting/disturbed.h).
+  std::vector<std::string> why;
+  for (int q = 0; q < W; ++q) {
+    accounting::PeakProbes p;
+    p.before = f.probe_before[q];
+    p.after = f.probe_after[q];
+    const accounting::Disturbance d = accounting::JudgeDisturbance(
+        {{"MFU", s.flops.model_flops_per_step * f.st.n / std::max(f.sums[q], 1e-30), f.peaks[q]}}, p);
+    if (d.disturbed) why.push_back(absl::StrCat("rank ", q, ": ", d.reason));
+  }
+  f.disturbance.disturbed = !why.empty();
+  f.disturbance.reason = absl::StrJoin(why, "; ");
   f.identical =
       std::all_of(f.hashes.begin(), f.hashes.end(), [&](double h) { return h == f.hashes[0] && h >= 0; });
   return f;
@@ -419,7 +441,8 @@ std::string CaseName(const Setup& s) {
 
 void LogRankTable(const Setup& s, const RankFigures& f) {
   Log0(absl::StrCat("\n== per-rank figures: ", CaseName(s), ", ", f.st.n, " timed steps after ",
-                    s.o.warmup_steps, " warm-up"));
+                    s.o.warmup_steps, " warm-up",
+                    f.disturbance.disturbed ? absl::StrCat(" | DISTURBED: ", f.disturbance.reason) : ""));
   Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
                        "tokens/s", "loss", "peak GFLOP/s", "MFU"));
   for (int q = 0; q < g_world->size(); ++q) {
@@ -458,6 +481,15 @@ void LogRankSummary(const Setup& s, const RankFigures& f) {
       "denominator   step seconds (data, forward, backward, all-reduce, optimizer) x ONE device's peak: "
       "each rank's own (column 'peak'); rank 0's %.4g FLOP/s: %s",
       s.peak.flops_per_s, s.peak.source));
+  if (std::find_if(f.probe_after.begin(), f.probe_after.end(), [](double x) { return x > 0; }) !=
+      f.probe_after.end()) {
+    std::string probes;
+    for (int q = 0; q < W; ++q) {
+      absl::StrAppend(&probes, q ? "; " : "", "rank ", q, " ",
+                      absl::StrFormat("%.1f -> %.1f", f.probe_before[q] / 1e9, f.probe_after[q] / 1e9));
+    }
+    Log0(absl::StrCat("peak probes   GFLOP/s before -> after the steps, the best taken: ", probes));
+  }
   auto inflated = InflatedMfu(local_flops * f.st.n, W, f.sums[0], s.peak.flops_per_s);
   auto deflated = DeflatedMfu(local_flops * f.st.n, W, f.sums[0], s.peak.flops_per_s);
   if (W > 1 && inflated.ok() && deflated.ok()) {
@@ -545,6 +577,8 @@ nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
     j["mfu_summary"] = {{"min", sm->min}, {"median", sm->median}, {"max", sm->max}, {"mean", sm->mean}};
   }
   j["params_identical"] = f.identical;
+  j["disturbed"] = f.disturbance.disturbed;
+  if (f.disturbance.disturbed) j["disturbed_reason"] = f.disturbance.reason;
   return j;
 }
 
@@ -582,7 +616,9 @@ absl::StatusOr<nlohmann::json> BenchmarkJsonOf(const Setup& s, const RankFigures
                   {"flops_per_step", s.flops.model_flops_per_step * W},
                   {"ranks", W},
                   {"grad_accum", s.grad_accum},
-                  {"verified", f.identical ? 1.0 : 0.0}};
+                  {"verified", f.identical ? 1.0 : 0.0},
+                  {"disturbed", f.disturbance.disturbed ? 1.0 : 0.0}};
+    e.label = accounting::DisturbedLabel(f.disturbance, "");
     entries.push_back(std::move(e));
   }
   nlohmann::json context = harness::BenchmarkContext(g_executable);
@@ -622,6 +658,15 @@ int Run() {
     return harness::Fail(Prefix(), st);
   }
   const TimedSteps timed = Train(&s);
+  // Every rank probes its peak again, at the same moment as at start-up (after the last step):
+  // the rank divides by the best of its two probes (rank_peak.h ProbeAgain).
+  if (auto probed = ProbeAgain(s.run_peak); probed.ok()) {
+    s.peak = probed->peak;
+    s.probes = probed->probes;
+  } else {
+    std::fprintf(stderr, "%s: warning: %s; the start-up peak stays\n", Prefix().c_str(),
+                 std::string(probed.status().message()).c_str());
+  }
   const RankFigures f = GatherRankFigures(s, timed);
   const StepMatrix m = GatherStepMatrix(timed);
   int rc = f.identical ? 0 : 1;
@@ -642,6 +687,10 @@ constexpr char kUsage[] =
     "Rank 0 prints each step and the per-rank table: MFU per rank (local work over one device's\n"
     "peak), all-reduce time and share, tokens/s. --benchmark_out writes Google Benchmark JSON\n"
     "(tools/gate and compare.py read it).\n"
+    "A rank measuring its peak at start-up probes it again after the steps and divides by the best;\n"
+    "a rank whose MFU exceeds 100% or whose probes differ by more than 10% makes the run DISTURBED\n"
+    "(the table's first line says why; --benchmark_out: disturbed=1, refused by tools/gate).\n"
+    "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
     "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"
     "an output file could not be written; 2 bad input (the message names the flag).";
 

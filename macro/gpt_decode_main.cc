@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "accounting/disturbed.h"
 #include "accounting/throughput.h"
 #include "benchmark/benchmark.h"
 #include "harness/benchmark_main.h"
@@ -74,6 +75,7 @@ struct CaseResult {
   bool ran = false;
   std::vector<Generation> gens;
   DecodeFigures figures;
+  accounting::Disturbance disturbance;  // accounting/disturbed.h
 };
 
 struct Run {
@@ -138,6 +140,11 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
     r.gens.push_back(std::move(*g));
   }
   if (r.gens.empty()) return;
+  // The peak's second probe, after the timed generations and outside their time (rank_peak.h).
+  if (auto probed = s.ProbePeakAgain(); !probed.ok()) {
+    state.SkipWithError(std::string(probed.message()).c_str());
+    return;
+  }
   auto f = ComputeDecodeFigures(o.step.config, s.bytes_per_param(), s.bytes_per_kv(), B, P, G, r.gens,
                                 s.bandwidth(), s.peak().flops_per_s);
   if (!f.ok()) {
@@ -169,7 +176,18 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
   state.counters["mfu"] = f->mfu;
   state.counters["batch"] = B;
   state.counters["verified"] = verified ? 1 : 0;
-  state.SetLabel(absl::StrCat(o.step.config.name, " decode; bandwidth: ", s.bandwidth_source()));
+  // Bytes/s above the bandwidth the bound divides by, MFU above 100%, or peak probes 10% apart.
+  r.disturbance = accounting::JudgeDisturbance(
+      {{"bandwidth bound", f->achieved_bytes_per_s, f->bandwidth, "B/s"},
+       {"MFU", f->flops_per_token * f->decode_tokens_per_s, f->peak_flops}},
+      s.probes());
+  state.counters["disturbed"] = r.disturbance.disturbed ? 1 : 0;
+  if (s.probes().both()) {
+    state.counters["peak_probe_before"] = s.probes().before;
+    state.counters["peak_probe_after"] = s.probes().after;
+  }
+  state.SetLabel(accounting::DisturbedLabel(
+      r.disturbance, absl::StrCat(o.step.config.name, " decode; bandwidth: ", s.bandwidth_source())));
 }
 
 void PrintSummary(const Run& run, const CaseResult& r) {
@@ -178,7 +196,8 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   const DecodeFigures& f = r.figures;
   const int B = r.batch, P = o.prompt, G = o.generate;
   Log(absl::StrCat("\n== summary: BM_GptDecode/", o.CaseName(B), ", ", f.generations,
-                   " timed generations after ", o.warmup_generations, " warm-up"));
+                   " timed generations after ", o.warmup_generations, " warm-up",
+                   r.disturbance.disturbed ? absl::StrCat(" | DISTURBED: ", r.disturbance.reason) : ""));
   accounting::TokenCount num;
   num.tokens = static_cast<double>(B) * G * f.generations;
   accounting::TimedPhases den;  // compute only: each step's Step + greedy pick
@@ -238,6 +257,12 @@ constexpr char kUsage[] =
     "Each timed iteration is one generation: a prefill of --prompt tokens per stream (timed apart),\n"
     "then --generate decode steps of one token per stream (greedy); the iteration's time is the\n"
     "decode steps'. --warmup_steps and --steps count generations. The model flags are gpt_step's.\n"
+    "\n"
+    "A FMA peak measured at start-up is probed again after each case's timed generations, the best\n"
+    "taken. DISTURBED: a case whose bytes/s exceed the bandwidth of its bound, whose MFU exceeds\n"
+    "100%, or whose peak probes differ by more than 10% says so in its summary's first line; its\n"
+    "JSON has disturbed=1 and a label 'DISTURBED: <reason>', refused by tools/gate and tools/bench.\n"
+    "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, e.g. --prompt + --generate > block,\n"

@@ -152,6 +152,7 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   auto peak = ChooseRunPeak(so, s->device_name_, so.threads);
   if (!peak.ok()) return peak.status();
   s->peak_ = peak->peak;
+  s->run_peak_ = *peak;
   if (peak->peak.bytes_per_s > 0) {
     s->bandwidth_ = peak->peak.bytes_per_s;
     s->bandwidth_source_ = so.device == "cpu"
@@ -173,6 +174,14 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
     s->bandwidth_source_ = sheet->source;
   }
   return s;
+}
+
+absl::Status DecodeSession::ProbePeakAgain() {
+  auto probed = ProbeAgain(run_peak_);
+  if (!probed.ok()) return probed.status();
+  peak_ = probed->peak;
+  probes_ = probed->probes;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {

@@ -13,7 +13,9 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "accounting/decode_cost.h"
+#include "accounting/disturbed.h"
 #include "accounting/peaks.h"
+#include "macro/rank_peak.h"
 #include "macro/gpt_decode_options.h"
 #include "model/gpt_decoder.h"
 
@@ -80,6 +82,11 @@ class DecodeSession {
   const DecodeOptions& options() const { return o_; }
   const std::string& device_name() const { return device_name_; }
   const accounting::Peak& peak() const { return peak_; }  // flops_per_s and the rule's source
+  // After a case's timed generations: the FMA peak probed again when it was measured at start-up
+  // (rank_peak.h ProbeAgain); peak() becomes the best probe, probes() holds both. The bandwidth
+  // is not probed again (its exceed check still applies: accounting/disturbed.h).
+  absl::Status ProbePeakAgain();
+  const accounting::PeakProbes& probes() const { return probes_; }
   double bandwidth() const { return bandwidth_; }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
   double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
@@ -93,6 +100,8 @@ class DecodeSession {
   std::unique_ptr<model::GptDecoder> decoder_;
   std::string device_name_;
   accounting::Peak peak_;
+  RankPeak run_peak_;  // the start-up choice
+  accounting::PeakProbes probes_;
   double bandwidth_ = 0;
   std::string bandwidth_source_;
   double bytes_per_param_ = 4;

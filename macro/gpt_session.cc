@@ -66,6 +66,7 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
   auto peak = ChooseRunPeak(o, device_name, o.threads);
   if (!peak.ok()) return peak.status();
   s->peak_ = peak->peak;
+  s->run_peak_ = *peak;
 
   auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, 1, o.convention);
   if (!flops.ok()) return flops.status();
@@ -91,6 +92,14 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
   s->clock_ = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
   if (s->clock_ == nullptr) return absl::InternalError("no CUDA clock in a build without CUDA");
   return s;
+}
+
+absl::Status GptSession::ProbePeakAgain() {
+  auto probed = ProbeAgain(run_peak_);
+  if (!probed.ok()) return probed.status();
+  peak_ = probed->peak;
+  probes_ = probed->probes;
+  return absl::OkStatus();
 }
 
 std::string GptSession::DescribeData(bool real_data) const {

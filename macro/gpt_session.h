@@ -15,7 +15,9 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/gpt_flops.h"
+#include "accounting/disturbed.h"
 #include "accounting/peaks.h"
+#include "macro/rank_peak.h"
 #include "macro/step_clock.h"
 #include "macro/step_options.h"
 #include "model/data/batch_source.h"
@@ -61,6 +63,11 @@ class GptSession {
   model::GptModel& model() { return *model_; }
   const accounting::StepFlops& flops() const { return flops_; }
   const accounting::Peak& peak() const { return peak_; }
+  // After the timed steps: the peak probed again when it was measured at start-up (rank_peak.h
+  // ProbeAgain); peak() becomes the best of the start-up probe and this one, probes() holds both.
+  // A figure from --peak_flops, --ceilings or a datasheet stays as it is, without probes.
+  absl::Status ProbePeakAgain();
+  const accounting::PeakProbes& probes() const { return probes_; }
   double counted_flops_per_step() const { return counted_flops_; }
   int steps_done() const { return steps_done_; }
   bool has_real_data() const { return real_source_ != nullptr; }
@@ -80,6 +87,8 @@ class GptSession {
   model::Batch batch_;
   accounting::StepFlops flops_;
   accounting::Peak peak_;
+  RankPeak run_peak_;  // the start-up choice
+  accounting::PeakProbes probes_;
   double counted_flops_ = 0;
   int steps_done_ = 0;
   model::GemmInfo gemm_info_;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "accounting/disturbed.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
 #include "benchmark/benchmark.h"
@@ -47,7 +48,8 @@ void Log(const std::string& s) {
 struct CaseResult {
   bool ran = false;
   bool real_data = false;
-  std::vector<StepTimes> steps;  // timed steps of the last repetition
+  std::vector<StepTimes> steps;        // timed steps of the last repetition
+  accounting::Disturbance disturbance;  // of the last repetition (accounting/disturbed.h)
 };
 
 struct Run {
@@ -145,6 +147,13 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
     result.steps.push_back(*t);
   }
   if (result.steps.empty()) return;
+  // The peak's second probe, after the timed steps and outside their time: the run divides by
+  // the best of the two, and two probes that differ by more than 10% make it DISTURBED.
+  if (auto probed = s.ProbePeakAgain(); !probed.ok()) {
+    state.SkipWithError(std::string(probed.message()).c_str());
+    result.steps.clear();
+    return;
+  }
 
   std::vector<double> totals;
   for (const StepTimes& t : result.steps) totals.push_back(t.total());
@@ -161,6 +170,16 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
   state.counters["flops_per_step"] = s.flops().model_flops_per_step;
   state.counters["peak_flops"] = s.peak().flops_per_s;
   state.counters["verified"] = std::isfinite(result.steps.back().loss) ? 1 : 0;
+  // MFU or HFU above 100%, or peak probes 10% apart: DISTURBED (the gate refuses the case).
+  result.disturbance = accounting::JudgeDisturbance(
+      {{"MFU", s.flops().model_flops_per_step * st.n / st.sum, s.peak().flops_per_s},
+       {"HFU", s.counted_flops_per_step() * st.n / st.sum, s.peak().flops_per_s}},
+      s.probes());
+  state.counters["disturbed"] = result.disturbance.disturbed ? 1 : 0;
+  if (s.probes().both()) {
+    state.counters["peak_probe_before"] = s.probes().before;
+    state.counters["peak_probe_after"] = s.probes().after;
+  }
   if (auto b = StepMfuBreakdown(s, result.steps); b.ok()) {
     state.counters["mfu_loss_gemm"] = b->gemm_efficiency;
     state.counters["mfu_loss_non_matmul"] = b->non_matmul;
@@ -173,8 +192,9 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
     state.counters["mfu_breakdown/lost: optimizer and data"] = 100 * b->optimizer_and_data;
   }
   const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.gemm_info().ToString());
-  state.SetLabel(absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
-                              " attention; peak: ", s.peak().source, gemm));
+  state.SetLabel(accounting::DisturbedLabel(
+      result.disturbance, absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
+                                       " attention; peak: ", s.peak().source, gemm)));
 }
 
 void PrintSummary(const Run& run, const CaseResult& r) {
@@ -191,7 +211,8 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   }
   SeriesStats st = Summarise(totals);
   Log(absl::StrCat("\n== summary: BM_GptStep/", o.CaseName(), r.real_data ? "/data:real" : "", ", ", st.n,
-                   " timed steps after ", o.warmup_steps, " warm-up"));
+                   " timed steps after ", o.warmup_steps, " warm-up",
+                   r.disturbance.disturbed ? absl::StrCat(" | DISTURBED: ", r.disturbance.reason) : ""));
   Log(absl::StrFormat("step time     median %.2f ms (min %.2f, max %.2f; spread (max-min)/median %.1f%%)",
                       st.median * 1e3, st.min * 1e3, st.max * 1e3,
                       st.median > 0 ? 100 * (st.max - st.min) / st.median : 0));
@@ -295,6 +316,16 @@ constexpr char kUsage[] =
     "Google Benchmark flags work too: --benchmark_filter, --benchmark_repetitions,\n"
     "--benchmark_format, --benchmark_out, --benchmark_out_format. Each timed step is one\n"
     "iteration; its time is the device-clock sum of data, forward, backward and optimizer.\n"
+    "\n"
+    "Peak: --peak_flops, else --ceilings, else on the CPU the FMA loop measured at start-up and\n"
+    "again after the timed steps (about 0.1-0.3 s, outside the step times); the best probe is the\n"
+    "peak, and the summary's peak line gives both.\n"
+    "DISTURBED: a run whose MFU or HFU exceeds 100%, or whose two peak probes differ by more than\n"
+    "10%, says so in the summary's first line with the reason, and its JSON case has the counter\n"
+    "disturbed=1 and a label starting 'DISTURBED: <reason>': tools/gate and tools/bench refuse it\n"
+    "(exit 2) like an unverified case. The binary itself still exits 0.\n"
+    "Test hook: MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment) multiplies the after-run probe by X,\n"
+    "a slow moment on demand (macro/disturbed_test.sh).\n"
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, bad token file, a failed or\n"

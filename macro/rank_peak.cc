@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -37,6 +38,7 @@ absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& 
   }
   RankPeak out;
   out.peak = chosen.peak;
+  out.origin = chosen.origin;
   if (run.device == "cuda") {
     out.rule = PeakRule::kAsIs;
     out.rule_text = absl::StrCat("used as is: a GPU's ", PeakOriginName(chosen.origin),
@@ -147,6 +149,40 @@ absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& 
     run.threads = threads > 0 ? threads : model::NumThreads();
   }
   return PeakForRank(*chosen, run);
+}
+
+ProbedPeak BestOfProbes(const RankPeak& run_peak, double after_flops_per_s) {
+  ProbedPeak out;
+  out.peak = run_peak.peak;
+  out.probes.before = run_peak.peak.flops_per_s;
+  out.probes.after = after_flops_per_s;
+  out.peak.flops_per_s = accounting::BestProbe(out.probes);
+  out.peak.source = absl::StrCat("best of 2 FMA ", accounting::DescribeProbes(out.probes),
+                                 "; the start-up probe: ", run_peak.peak.source);
+  return out;
+}
+
+absl::StatusOr<ProbedPeak> ProbeAgain(const RankPeak& run_peak) {
+  if (run_peak.origin != PeakOrigin::kMeasuredAtStartup) {
+    ProbedPeak out;
+    out.peak = run_peak.peak;
+    return out;
+  }
+  double scale = 1;
+  if (const char* env = std::getenv(kAfterProbeScaleEnv); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    scale = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(scale > 0 && scale <= 10)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kAfterProbeScaleEnv, "=", env, " is invalid: allowed 0 < X <= 10"));
+    }
+  }
+  auto fma = micro::MeasureCpuFmaPeak();
+  if (!fma.ok()) {
+    return absl::Status(fma.status().code(),
+                        absl::StrCat("the FMA probe after the timed steps: ", fma.status().message()));
+  }
+  return BestOfProbes(run_peak, fma->flops_per_s * run_peak.scale * scale);
 }
 
 }  // namespace macro

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "accounting/disturbed.h"
 #include "accounting/peaks.h"
 #include "macro/step_options.h"
 
@@ -58,6 +59,7 @@ enum class PeakRule {
 
 struct RankPeak {
   accounting::Peak peak;  // flops_per_s scaled; source = the figure's source + "; " + rule
+  PeakOrigin origin = PeakOrigin::kFlag;  // where the figure came from (chosen.origin)
   PeakRule rule = PeakRule::kAsIs;
   double scale = 1;       // peak.flops_per_s / chosen figure
   std::string rule_text;  // "used as is: measured with this run's 1 thread", "x 1/2 cores: ..."
@@ -76,6 +78,28 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
 // ChooseSourcePeak, then PeakForRank with `threads` (the run's thread count; <= 0: the OpenMP
 // default now) and this machine's physical cores.
 absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads);
+
+// The peak a run divides by once its timed work is done: the best of its probes.
+struct ProbedPeak {
+  accounting::Peak peak;          // flops_per_s: the best probe; source: the probes, then the start-up's
+  accounting::PeakProbes probes;  // before: the start-up probe; after: the one now (both scaled by
+                                  // the rule); both 0 when the figure was not measured at start-up
+};
+
+// The test hook of the second probe: the environment variable MLBENCH_TEST_AFTER_PROBE_SCALE=X
+// (0 < X <= 10) multiplies the after-probe's figure by X, a slow (X < 1) or fast moment on
+// demand (macro/disturbed_test.sh); documented in the binaries' --help. Unset: 1.
+inline constexpr char kAfterProbeScaleEnv[] = "MLBENCH_TEST_AFTER_PROBE_SCALE";
+
+// After the timed work: when `run_peak` was measured at start-up (PeakOrigin::kMeasuredAtStartup,
+// the CPU's FMA loop), measures the FMA peak again (micro::MeasureCpuFmaPeak, on the threads set
+// now, which are the run's), scales it by the same rule, and takes the best of the two; any other
+// figure (--peak_flops, --ceilings, a datasheet) is returned as is, without probes. Errors: the
+// measurement failed; a malformed MLBENCH_TEST_AFTER_PROBE_SCALE.
+absl::StatusOr<ProbedPeak> ProbeAgain(const RankPeak& run_peak);
+
+// The probes' figure from two measurements of the same rule (pure; ProbeAgain's arithmetic).
+ProbedPeak BestOfProbes(const RankPeak& run_peak, double after_flops_per_s);
 
 }  // namespace macro
 

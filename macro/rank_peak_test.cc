@@ -184,3 +184,39 @@ TEST(ChooseRunPeakTest, StartupMeasurementWithTheRunsThreadsIsUsedAsIs) {
 
 }  // namespace
 }  // namespace macro
+
+// The second probe: the run divides by the best of the start-up and after-run figures (both
+// scaled by the same rule), and a figure not measured at start-up is not probed again.
+namespace macro {
+namespace {
+
+TEST(RankPeakTest, BestOfProbesKeepsTheFasterAndNamesBoth) {
+  absl::StatusOr<RankPeak> p =
+      PeakForRank(Source(163e9, PeakOrigin::kMeasuredAtStartup, 2, "measured at start-up: x"), Cpu(2, 2));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->origin, PeakOrigin::kMeasuredAtStartup);
+  ProbedPeak slow_start = BestOfProbes(*p, 492e9);
+  EXPECT_DOUBLE_EQ(slow_start.peak.flops_per_s, 492e9);
+  EXPECT_DOUBLE_EQ(slow_start.probes.before, 163e9);
+  EXPECT_DOUBLE_EQ(slow_start.probes.after, 492e9);
+  EXPECT_THAT(slow_start.peak.source, testing::StartsWith("best of 2 FMA probes: before 163.0 GFLOP/s, after "
+                                                          "492.0 GFLOP/s, best taken (they differ by 66.9%)"));
+  EXPECT_THAT(slow_start.peak.source, testing::HasSubstr("the start-up probe: measured at start-up: x"));
+  ProbedPeak slow_end = BestOfProbes(*p, 100e9);
+  EXPECT_DOUBLE_EQ(slow_end.peak.flops_per_s, 163e9);
+}
+
+TEST(RankPeakTest, FiguresNotMeasuredAtStartupAreNotProbedAgain) {
+  for (PeakOrigin origin : {PeakOrigin::kFlag, PeakOrigin::kCeilingsFile, PeakOrigin::kDatasheet}) {
+    absl::StatusOr<RankPeak> p = PeakForRank(Source(1e3, origin, 0, "flag"), Cpu(1, 2));
+    ASSERT_TRUE(p.ok()) << p.status();
+    absl::StatusOr<ProbedPeak> again = ProbeAgain(*p);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_FALSE(again->probes.both());
+    EXPECT_DOUBLE_EQ(again->peak.flops_per_s, p->peak.flops_per_s);
+    EXPECT_EQ(again->peak.source, p->peak.source);
+  }
+}
+
+}  // namespace
+}  // namespace macro

@@ -74,6 +74,19 @@ absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& op
   return r;
 }
 
+absl::StatusOr<FmaPeakResult> MeasureCpuFmaPeak(const CpuCeilingOptions& options) {
+  std::optional<FmaPeakResult> avx2, avx512;
+  for (FmaIsa isa : {FmaIsa::kAvx2, FmaIsa::kAvx512}) {
+    if (!FmaIsaSupported(isa)) continue;
+    absl::StatusOr<FmaPeakResult> f = MeasureFmaPeak(isa, options.fma_seconds_per_trial, options.fma_trials);
+    if (!f.ok()) return f.status();
+    (isa == FmaIsa::kAvx2 ? avx2 : avx512) = *f;
+  }
+  const FmaPeakResult* best = Faster(avx2, avx512);
+  if (best == nullptr) return absl::FailedPreconditionError("no FMA measurement (neither AVX2 nor AVX-512 ran)");
+  return *best;
+}
+
 int CpuMethodThreads(const std::string& method) {
   const std::string key = "FMA loop on ";
   const size_t at = method.find(key);

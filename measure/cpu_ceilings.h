@@ -45,6 +45,11 @@ absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeak
 
 absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& options = {});
 
+// The fp32 FMA peak alone, measured as MeasureCpuCeilings measures it (every ISA this CPU runs,
+// the faster kept), without STREAM: the second probe of a run's peak after its timed work
+// (accounting/disturbed.h), about 0.1-0.3 s.
+absl::StatusOr<FmaPeakResult> MeasureCpuFmaPeak(const CpuCeilingOptions& options = {});
+
 // The fp32 peak FLOP/s and bandwidth a CPU benchmark divides by. With a path: that
 // measured-ceilings file (source "measured: <path> ..."), which must describe this CPU (its
 // `machine` equals the CPU model; a GPU's file is an error). Without: MeasureCpuCeilings()

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "accounting/costs.h"
+#include "accounting/disturbed.h"
 #include "accounting/roofline.h"
 #include "harness/atomic_file.h"
 #include "harness/benchmark_main.h"
@@ -221,7 +222,13 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
   state.counters["pct_of_peak"] = Counter(100.0 * r.achieved_flops_per_s / peak->flops_per_s);
   state.counters["pct_of_roofline"] = Counter(100.0 * r.fraction_of_bound);
   state.counters["memory_bound"] = Counter(r.memory_bound ? 1 : 0);
-  state.SetLabel(absl::StrCat(prefix, "peak: ", peak->source));
+  // FLOP/s above the FMA peak cannot be: the peak was probed in a slow moment (or the FLOPs are
+  // miscounted). Bytes/s above the STREAM bandwidth can (a cache-resident case), so only the
+  // FLOP rate is judged.
+  const accounting::Disturbance d =
+      accounting::JudgeDisturbance({{"FLOP/s of the peak", r.achieved_flops_per_s, peak->flops_per_s}});
+  state.counters["disturbed"] = Counter(d.disturbed ? 1 : 0);
+  state.SetLabel(accounting::DisturbedLabel(d, absl::StrCat(prefix, "peak: ", peak->source)));
 }
 
 absl::Status RouteCeilingsFiles(MicroFlags* flags) {

@@ -13,6 +13,10 @@
 //   memory_bound     1 when intensity < ridge point
 //   verified         1: the output matched its reference before timing (a mismatch is an
 //                    error, never a number)
+//   disturbed        1 when FLOP/s exceed the peak (pct_of_peak > 100: the peak was probed in a
+//                    slow moment); the label then starts "DISTURBED: <reason>" and tools/gate
+//                    and tools/bench refuse the case (accounting/disturbed.h). Bytes/s above the
+//                    STREAM bandwidth are not judged: a cache-resident case may exceed it.
 // Without a usable peak, the peak counters are left out and the label says why.
 #ifndef MICRO_COMMON_BENCH_COMMON_H_
 #define MICRO_COMMON_BENCH_COMMON_H_

@@ -15,7 +15,9 @@
 // side and <out>.base.json the base side, for `gate --current=OUT --against=OUT.base.json`.
 //
 // Never green on a broken measurement: a case that failed its output check or errored (other
-// than a skip, harness/skip.h), in any round, fails the run and no JSON is written.
+// than a skip, harness/skip.h), or was DISTURBED (counter disturbed=1: a rate above its ceiling,
+// or peak probes that differ; accounting/disturbed.h), in any round, fails the run and no JSON
+// is written (tools/gate refuses the same cases as UNVERIFIED).
 // Exit status (harness/exit_codes.h): 0 done; 1 command line not understood; 2 bad input, a
 // binary that failed, or a case that failed its check.
 #include <unistd.h>
@@ -37,6 +39,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "accounting/disturbed.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
@@ -102,6 +105,13 @@ std::vector<std::string> BrokenEntries(const nlohmann::json& merged) {
     } else if (b.contains("verified") && b["verified"].is_number() &&
                std::fabs(b["verified"].get<double>() - 1.0) > 1e-9) {
       why = absl::StrCat("output check failed (verified = ", b["verified"].get<double>(), ")");
+    } else if (b.contains("disturbed") && (!b["disturbed"].is_number() || b["disturbed"].get<double>() != 0)) {
+      // A rate above its ceiling, or peak probes that differ (accounting/disturbed.h): as
+      // tools/gate's UnverifiedReason, the reason is the start of the label.
+      std::optional<std::string> reason;
+      if (b.contains("label") && b["label"].is_string())
+        reason = accounting::DisturbedReasonFromLabel(b["label"].get<std::string>());
+      why = absl::StrCat("DISTURBED: ", reason ? *reason : "disturbed = 1 (its label gives no reason)");
     }
     if (why.empty()) continue;
     std::string line = absl::StrCat(side.empty() ? "" : absl::StrCat("[", side, "] "), name, ": ", why);
@@ -372,6 +382,8 @@ int main(int argc, char** argv) {
           "[--quick] "
           "[--against=REV]\n"
           "Example: bazel run //tools:bench -- --quick --repetitions=9 --out=run.json\n"
+          "A case that failed its output check, errored, or was DISTURBED (disturbed=1: a rate above its\n"
+          "ceiling, or peak probes that differ) in any round fails the run (exit 2), nothing written.\n"
           "Relative paths (--out, --against_cache, --against_runfiles) are relative to the folder bazel run\n"
           "was started from.\n",
           harness::kExitCodesHelp));
@@ -421,8 +433,8 @@ int main(int argc, char** argv) {
   if (!merged.ok()) return Fail(merged.status());
   if (std::vector<std::string> broken = BrokenEntries(*merged); !broken.empty()) {
     std::fprintf(stderr,
-                 "bench: error: %zu case(s) failed their output check or errored; their times are not "
-                 "results, so nothing was written:\n",
+                 "bench: error: %zu case(s) failed their output check, errored or were DISTURBED; their "
+                 "times are not results, so nothing was written:\n",
                  broken.size());
     for (const std::string& b : broken) std::fprintf(stderr, "  %s\n", b.c_str());
     return harness::kExitFailure;

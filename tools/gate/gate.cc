@@ -11,7 +11,8 @@
 // --update: gate_baseline.h.
 // Exit status (harness/exit_codes.h): 0 passed; 1 command line not understood (Abseil:
 // unknown flag, unparsable value); 2 bad input or broken measurement (unreadable or malformed
-// JSON, a value out of range, an UNVERIFIED case, a run without results, a metric no case
+// JSON, a value out of range, an UNVERIFIED case (failed its output check, errored, or
+// DISTURBED: counter disturbed=1, its reason printed), a run without results, a metric no case
 // has, non-finite or non-positive times, a missing baseline folder, another machine's
 // baseline, nothing compared); 3 a case REGRESSED; 4 no baseline for this machine key (nothing
 // compared; the message lists the baselines there are and how their keys differ).
@@ -256,9 +257,14 @@ void WriteSummary(const std::string& current_path, const gate::ReportHeader& hea
 // The exit status once the table is out: broken measurements first, then regressions.
 int Verdict(const gate::Comparison& cmp, const gate::ReportHeader& header) {
   if (int n = cmp.Count(gate::CaseStatus::kUnverified); n > 0) {
+    for (const gate::CaseResult& c : cmp.cases) {
+      if (c.status == gate::CaseStatus::kUnverified)
+        std::fprintf(stderr, "gate: UNVERIFIED %s: %s\n", c.name.c_str(), c.note.c_str());
+    }
     std::fprintf(stderr,
-                 "gate: error: %d case(s) UNVERIFIED: they failed their output check or errored, so their "
-                 "times are not results and nothing about them can pass (see the notes above)\n",
+                 "gate: error: %d case(s) UNVERIFIED: they failed their output check, errored, or were "
+                 "DISTURBED (a rate above its ceiling, or peak probes that differ), so their times are not "
+                 "results and nothing about them can pass (see the notes above)\n",
                  n);
     return harness::kExitFailure;
   }
@@ -341,6 +347,10 @@ int main(int argc, char** argv) {
           "Usage: bazel run //tools:gate -- --current=FILE [--baseline_dir=tools/gate/baselines] [--update] "
           "[--threshold=0.05] [--metric=real_time] | --current=FILE --against=FILE.base.json\n"
           "Example: bazel run //tools:gate -- --current=run.json\n"
+          "A case is UNVERIFIED (exit 2, the reason printed) when a repetition failed its output check\n"
+          "(verified != 1), errored, or is DISTURBED (counter disturbed=1: MFU/HFU or a rate above the\n"
+          "ceiling it is divided by, or the peak probed before and after the run differing by > 10%;\n"
+          "the reason is the start of its label). Such a case is never gated on nor stored by --update.\n"
           "Relative paths (--current, --against, --baseline, --summary) are relative to the folder bazel "
           "run\n"
           "was started from; --baseline_dir to the repository.\n",

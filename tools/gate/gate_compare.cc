@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "accounting/disturbed.h"
 #include "harness/skip.h"
 #include "tools/gate/stats.h"
 
@@ -163,7 +164,23 @@ std::optional<std::string> UnverifiedReason(const std::vector<nlohmann::json>& e
                     : absl::StrFormat("verified = %g, expected 1 (threaded cases: use kAvgThreads)", x);
     }
   }
+  for (const nlohmann::json& e : entries) {
+    if (std::optional<std::string> why = DisturbedReason(e)) return why;
+  }
   return std::nullopt;
+}
+
+std::optional<std::string> DisturbedReason(const nlohmann::json& entry) {
+  if (!entry.contains("disturbed")) return std::nullopt;
+  const nlohmann::json& d = entry["disturbed"];
+  if (!d.is_number()) return std::string("DISTURBED: 'disturbed' is not a number");
+  if (d.get<double>() == 0) return std::nullopt;
+  std::optional<std::string> reason;
+  if (entry.contains("label") && entry["label"].is_string()) {
+    reason = accounting::DisturbedReasonFromLabel(entry["label"].get<std::string>());
+  }
+  return absl::StrCat("DISTURBED: ", reason ? *reason : "disturbed = 1 (its label gives no reason)",
+                      " (a rate above its ceiling, or peak probes that differ: not a result)");
 }
 
 absl::StatusOr<std::vector<double>> MetricSamples(const std::vector<nlohmann::json>& entries,

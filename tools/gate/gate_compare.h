@@ -12,7 +12,10 @@
 // "error_occurred": true (SkipWithError, e.g. a CUDA case without a GPU) is unverified too,
 // with its error_message. With require_verified (the default) a case without the counter is
 // unverified ("no 'verified' counter"); with require_verified=false only an explicit 0 or an
-// error is. UNVERIFIED cases are shown and never gated on, and never stored in a baseline.
+// error is. A repetition with the counter "disturbed" != 0 is UNVERIFIED too, "DISTURBED: <reason>"
+// (the reason from its label, accounting/disturbed.h: a rate above the ceiling it is divided by,
+// MFU > 100%, or the peak probed before and after the timed work differing by more than 10%).
+// UNVERIFIED cases are shown and never gated on, and never stored in a baseline.
 //
 // Statuses, per case:
 //   SKIPPED     not applicable on this machine: every repetition errored with a skip message
@@ -140,7 +143,10 @@ struct Comparison {
 // The skip reason when every repetition is a skip (harness/skip.h), else nullopt.
 std::optional<std::string> SkipReason(const std::vector<nlohmann::json>& entries);
 
-// nullopt when every repetition passed; else the reason.
+// "DISTURBED: <reason>" when the entry has disturbed != 0; else nullopt.
+std::optional<std::string> DisturbedReason(const nlohmann::json& entry);
+
+// nullopt when every repetition passed its check and none is disturbed; else the reason.
 std::optional<std::string> UnverifiedReason(const std::vector<nlohmann::json>& entries,
                                             bool require_verified);
 

@@ -354,3 +354,34 @@ TEST(GateRunTest, RejectsWrongShapesNamingTheEntry) {
 
 }  // namespace
 }  // namespace gate
+
+// A disturbed repetition (MFU above 100%, or peak probes apart: accounting/disturbed.h) makes
+// the case UNVERIFIED with the reason from its label, never compared, never a baseline.
+namespace gate {
+namespace {
+
+TEST(GateCompareTest, DisturbedIsUnverifiedWithItsReason) {
+  std::vector<json> quiet = Reps("BM_GptStep/test-tiny", 1000, 9, {{"disturbed", 0.0}});
+  EXPECT_FALSE(UnverifiedReason(quiet, true).has_value());
+  EXPECT_FALSE(DisturbedReason(quiet[0]).has_value());
+  std::vector<json> cur = quiet;
+  cur[4]["disturbed"] = 1.0;
+  cur[4]["label"] = "DISTURBED: MFU 140.18% > 100%: 2.29e+11 FLOP/s achieved above the ceiling 1.634e+11 FLOP/s"
+                    " || test-tiny full attention; peak: measured at start-up";
+  std::optional<std::string> why = UnverifiedReason(cur, true);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(why->rfind("DISTURBED: MFU 140.18% > 100%", 0), 0u) << *why;
+  EXPECT_EQ(why->find("test-tiny full attention"), std::string::npos) << *why;  // the label's rest
+  // Without a reason in the label, still disturbed.
+  cur[4].erase("label");
+  EXPECT_NE(UnverifiedReason(cur, true)->find("its label gives no reason"), std::string::npos);
+
+  absl::StatusOr<Comparison> c = Compare(MakeRun({quiet}), MakeRun({cur}), Defaults());
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(Find(*c, "BM_GptStep/test-tiny").status, CaseStatus::kUnverified);
+  EXPECT_NE(Find(*c, "BM_GptStep/test-tiny").note.find("DISTURBED"), std::string::npos);
+  EXPECT_EQ(c->compared, 0);
+}
+
+}  // namespace
+}  // namespace gate

@@ -1,0 +1,71 @@
+// Is a measurement "disturbed"? The one place that decides, for gpt_step, ddp_step (per rank),
+// gpt_decode and the micro cases.
+//
+// A figure divided by a ceiling (MFU = model FLOP/s / peak, HFU, a decode's bytes/s / the
+// bandwidth, a micro case's FLOP/s / the peak) cannot exceed 1 when both were measured right:
+// a rate above its ceiling means the ceiling was measured in a slow moment (a shared VM, another
+// process on the cores) or the rate was counted wrong. And a ceiling measured twice, before and
+// after the timed work, that differs by more than kMaxProbeSpread says the machine's speed moved
+// during the run, so no single figure describes it. Either way the run is DISTURBED: its summary
+// says so first, its JSON carries the counter `disturbed` = 1 and a label starting with
+// "DISTURBED: <reason>", and tools/gate and tools/bench refuse it like an unverified case.
+//
+// The peak a run divides by is the best of its probes (BestProbe): a slow moment can only make
+// a probe slower, never faster, so the fastest probe is the closest to the machine's ceiling.
+#ifndef ACCOUNTING_DISTURBED_H_
+#define ACCOUNTING_DISTURBED_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accounting {
+
+// Two probes of one ceiling differing by more than this (relative to the faster) disturb a run.
+inline constexpr double kMaxProbeSpread = 0.10;
+
+// One rate divided by a ceiling: "MFU" = model FLOP/s / peak FLOP/s.
+struct CeilingUse {
+  std::string what;      // "MFU", "HFU", "bandwidth bound", "FLOP/s of the peak"
+  double achieved = 0;   // the rate, per second
+  double ceiling = 0;    // the ceiling it is divided by, same unit
+  std::string unit = "FLOP/s";
+};
+
+// The ceiling probed before the timed work and after it; 0: that probe did not run (a figure
+// from --peak_flops, a --ceilings file or a datasheet is not probed, so it has neither).
+struct PeakProbes {
+  double before = 0;
+  double after = 0;
+  std::string unit = "FLOP/s";
+  bool both() const { return before > 0 && after > 0; }
+};
+
+// The best (largest) of the probes that ran; 0 when none did.
+double BestProbe(const PeakProbes& p);
+// (faster - slower) / faster when both ran, else 0.
+double ProbeSpread(const PeakProbes& p);
+// "probes: before 163.0 GFLOP/s, after 492.0 GFLOP/s, best taken (they differ by 66.9%)";
+// "" when fewer than two ran. Rates are printed in G<unit>.
+std::string DescribeProbes(const PeakProbes& p);
+
+struct Disturbance {
+  bool disturbed = false;
+  std::string reason;  // "" when not disturbed; else every cause with its figures, "; "-joined
+};
+
+// Disturbed when any use's achieved rate exceeds its ceiling (ratio > 1), or when both probes
+// ran and differ by more than max_spread. A use with a ceiling <= 0 or a non-finite rate is
+// not judged (there is no ratio to speak of).
+Disturbance JudgeDisturbance(const std::vector<CeilingUse>& uses, const PeakProbes& probes = {},
+                             double max_spread = kMaxProbeSpread);
+
+// The benchmark label of a disturbed case: "DISTURBED: <reason> || <label>"; `label` as is when
+// not disturbed. DisturbedReasonFromLabel reads the reason back (tools/gate, tools/bench).
+inline constexpr char kDisturbedLabelPrefix[] = "DISTURBED: ";
+std::string DisturbedLabel(const Disturbance& d, const std::string& label);
+std::optional<std::string> DisturbedReasonFromLabel(const std::string& label);
+
+}  // namespace accounting
+
+#endif  // ACCOUNTING_DISTURBED_H_

@@ -1,0 +1,77 @@
+// The disturbed decision: a rate above its ceiling, probes that differ by more than 10%, and
+// the quiet case that is neither; the label round trip the gate relies on.
+#include "accounting/disturbed.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace accounting {
+namespace {
+
+TEST(DisturbedTest, QuietRunIsNotDisturbed) {
+  // MFU 46.5% against a peak probed at 492 and 480 GFLOP/s (2.4% apart).
+  PeakProbes p{492e9, 480e9};
+  Disturbance d = JudgeDisturbance({{"MFU", 229e9, 492e9}, {"HFU", 230e9, 492e9}}, p);
+  EXPECT_FALSE(d.disturbed);
+  EXPECT_EQ(d.reason, "");
+  EXPECT_DOUBLE_EQ(BestProbe(p), 492e9);
+  EXPECT_NEAR(ProbeSpread(p), 12.0 / 492, 1e-12);
+}
+
+TEST(DisturbedTest, RateAboveItsCeilingIsDisturbed) {
+  // The run: 229 GFLOP/s achieved against a start-up probe of 163.4 GFLOP/s.
+  Disturbance d = JudgeDisturbance({{"MFU", 229e9, 163.4e9}, {"HFU", 100e9, 163.4e9}});
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_NE(d.reason.find("MFU 140.15% > 100%"), std::string::npos) << d.reason;
+  EXPECT_EQ(d.reason.find("HFU"), std::string::npos) << d.reason;  // HFU 61% is fine
+  // Exactly at the ceiling is not above it.
+  EXPECT_FALSE(JudgeDisturbance({{"MFU", 5e9, 5e9}}).disturbed);
+}
+
+TEST(DisturbedTest, ProbesThatDifferByMoreThanTenPercentAreDisturbed) {
+  // Before slow, after quiet: the rates are fine against the best probe, the spread is not.
+  PeakProbes p{163e9, 492e9};
+  Disturbance d = JudgeDisturbance({{"MFU", 229e9, BestProbe(p)}}, p);
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_NE(d.reason.find("before (163.0 GFLOP/s) and after (492.0 GFLOP/s)"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("differ by 66.9% > 10%"), std::string::npos) << d.reason;
+  EXPECT_EQ(d.reason.find("MFU"), std::string::npos) << d.reason;
+  // The other order, and the boundary: 10% apart (relative to the faster) is still fine.
+  EXPECT_TRUE(JudgeDisturbance({}, PeakProbes{492e9, 163e9}).disturbed);
+  EXPECT_FALSE(JudgeDisturbance({}, PeakProbes{100e9, 90e9}).disturbed);
+  EXPECT_TRUE(JudgeDisturbance({}, PeakProbes{100e9, 89.9e9}).disturbed);
+  // One probe (a --peak_flops or --ceilings figure has none after): nothing to compare.
+  EXPECT_FALSE(JudgeDisturbance({}, PeakProbes{163e9, 0}).disturbed);
+  EXPECT_EQ(DescribeProbes(PeakProbes{163e9, 0}), "");
+  EXPECT_EQ(DescribeProbes(p), "probes: before 163.0 GFLOP/s, after 492.0 GFLOP/s, best taken (they differ by 66.9%)");
+}
+
+TEST(DisturbedTest, BothCausesAreNamed) {
+  Disturbance d = JudgeDisturbance({{"bandwidth bound", 40e9, 30e9, "B/s"}}, PeakProbes{100e9, 50e9});
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_NE(d.reason.find("bandwidth bound 133.33% > 100%: 4e+10 B/s achieved above the ceiling 3e+10 B/s"),
+            std::string::npos)
+      << d.reason;
+  EXPECT_NE(d.reason.find("; the peak probes before"), std::string::npos) << d.reason;
+}
+
+TEST(DisturbedTest, NoCeilingOrNonFiniteRateIsNotJudged) {
+  EXPECT_FALSE(JudgeDisturbance({{"MFU", 1e9, 0}}).disturbed);
+  EXPECT_FALSE(JudgeDisturbance({{"MFU", std::numeric_limits<double>::quiet_NaN(), 1e9}}).disturbed);
+  EXPECT_FALSE(JudgeDisturbance({{"MFU", 1e9, std::numeric_limits<double>::infinity()}}).disturbed);
+}
+
+TEST(DisturbedTest, LabelRoundTrip) {
+  Disturbance d = JudgeDisturbance({{"MFU", 2, 1}});
+  const std::string label = DisturbedLabel(d, "test-tiny full attention; peak: --peak_flops");
+  EXPECT_EQ(label.rfind("DISTURBED: MFU 200.00% > 100%", 0), 0u) << label;
+  EXPECT_EQ(DisturbedReasonFromLabel(label), d.reason);
+  EXPECT_EQ(DisturbedReasonFromLabel(DisturbedLabel(d, "")), d.reason);
+  EXPECT_EQ(DisturbedLabel(Disturbance{}, "plain"), "plain");
+  EXPECT_FALSE(DisturbedReasonFromLabel("plain").has_value());
+}
+
+}  // namespace
+}  // namespace accounting
