@@ -36,7 +36,7 @@ Disturbance JudgeDisturbance(const std::vector<CeilingUse>& uses, const PeakProb
   for (const CeilingUse& u : uses) {
     if (!(u.ceiling > 0) || !std::isfinite(u.ceiling) || !std::isfinite(u.achieved)) continue;
     const double ratio = u.achieved / u.ceiling;
-    if (ratio > 1) {
+    if (ratio > 1 + kCeilingTolerance) {
       why.push_back(absl::StrFormat("%s %.2f%% > 100%%: %.4g %s achieved above the ceiling %.4g %s", u.what,
                                     100 * ratio, u.achieved, u.unit, u.ceiling, u.unit));
     }
