@@ -391,7 +391,7 @@ RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
   f.mfus = field(0), f.steps_med = field(1), f.comm_med = field(2), f.comm_share = field(3), f.tps = field(4);
   f.sums = field(5), f.hashes = field(6), f.losses = field(7), f.peaks = field(8);
   f.probe_before = field(9), f.probe_after = field(10);
-  // Per rank: its MFU above 100%, or its peak probes more than 10% apart (accounting/disturbed.h).
+  // Per rank: its MFU above 103%, or its peak probes more than 10% apart (accounting/disturbed.h).
   std::vector<std::string> why;
   for (int q = 0; q < W; ++q) {
     accounting::PeakProbes p;
@@ -688,7 +688,7 @@ constexpr char kUsage[] =
     "peak), all-reduce time and share, tokens/s. --benchmark_out writes Google Benchmark JSON\n"
     "(tools/gate and compare.py read it).\n"
     "A rank measuring its peak at start-up probes it again after the steps and divides by the best;\n"
-    "a rank whose MFU exceeds 100% or whose probes differ by more than 10% makes the run DISTURBED\n"
+    "a rank whose MFU exceeds 103% or whose probes differ by more than 10% makes the run DISTURBED\n"
     "(the table's first line says why; --benchmark_out: disturbed=1, refused by tools/gate).\n"
     "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
     "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"

@@ -176,7 +176,7 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
   state.counters["mfu"] = f->mfu;
   state.counters["batch"] = B;
   state.counters["verified"] = verified ? 1 : 0;
-  // Bytes/s above the bandwidth the bound divides by, MFU above 100%, or peak probes 10% apart.
+  // Bytes/s or MFU more than 3% above their ceilings, or peak probes 10% apart.
   r.disturbance = accounting::JudgeDisturbance(
       {{"bandwidth bound", f->achieved_bytes_per_s, f->bandwidth, "B/s"},
        {"MFU", f->flops_per_token * f->decode_tokens_per_s, f->peak_flops}},
@@ -260,7 +260,7 @@ constexpr char kUsage[] =
     "\n"
     "A FMA peak measured at start-up is probed again after each case's timed generations, the best\n"
     "taken. DISTURBED: a case whose bytes/s exceed the bandwidth of its bound, whose MFU exceeds\n"
-    "100%, or whose peak probes differ by more than 10% says so in its summary's first line; its\n"
+    "103%, or whose peak probes differ by more than 10% says so in its summary's first line; its\n"
     "JSON has disturbed=1 and a label 'DISTURBED: <reason>', refused by tools/gate and tools/bench.\n"
     "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
     "\n"
