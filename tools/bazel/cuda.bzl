@@ -26,7 +26,7 @@ skipped by `bazel build //...`.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "CUDNN_ENABLED", "NVCC")
+load("@local_cuda//:defs.bzl", "CUDA_ENABLED", "CUDNN_ENABLED", "NVCC", "NVIDIA_DRIVER_FOUND")
 load("//tools/bazel:defs.bzl", "mlb_cc_library")
 
 DEFAULT_CUDA_ARCHS = "90"
@@ -167,6 +167,33 @@ def cuda_library(name, srcs = None, hdrs = [], deps = [], copts = [], host_srcs 
 def if_cuda(with_cuda, without_cuda = []):
     """Picks a value by whether the CUDA toolkit was found (e.g. a real or a stub backend)."""
     return with_cuda if CUDA_ENABLED else without_cuda
+
+def if_cuda_model(with_model, without_model = []):
+    """Picks a value by whether the binaries link the CUDA model (gpt_step, ddp_step, gpt_decode):
+    with the toolkit, by default where an NVIDIA driver was found (NVIDIA_DRIVER_FOUND in
+    cuda_configure.bzl), or as --define=cuda_model=on|off says. Without a driver the model's CUDA
+    code (about half of gpt_step's first build on 2 cores) would only be linked to say "no CUDA
+    device"; `bazel build //...` still compiles all of it, and the tests that link it always
+    (cuda_model_test) use if_cuda. Returns a select(): use it in attribute values only."""
+    if not CUDA_ENABLED:
+        return without_model
+    return select({
+        "//tools/bazel:cuda_model_on": with_model,
+        "//tools/bazel:cuda_model_off": without_model,
+        "//conditions:default": with_model if NVIDIA_DRIVER_FOUND else without_model,
+    })
+
+def cuda_model_absent_defines():
+    """local_defines for a *_none.cc stub: MLBENCH_CUDA_ABSENT=1 where the build has no CUDA
+    toolkit, 2 where it has one but no NVIDIA driver was found when Bazel configured the
+    workspace, 3 where --define=cuda_model=off left the model out (stub_reason.h words each)."""
+    if not CUDA_ENABLED:
+        return ["MLBENCH_CUDA_ABSENT=1"]
+    return select({
+        "//tools/bazel:cuda_model_on": [],
+        "//tools/bazel:cuda_model_off": ["MLBENCH_CUDA_ABSENT=3"],
+        "//conditions:default": [] if NVIDIA_DRIVER_FOUND else ["MLBENCH_CUDA_ABSENT=2"],
+    })
 
 def if_cudnn(with_cudnn, without_cudnn = []):
     """Picks a value by whether the toolkit has cuDNN's headers (cudnn.h): the real cuDNN attention

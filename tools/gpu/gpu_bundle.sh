@@ -10,6 +10,8 @@
 # Host code is built with --config=portable (x86-64-v3, not -march=native) in a separate Bazel
 # output base, so the bundle runs on another CPU and does not disturb the normal build cache.
 # --reuse-build skips both (minutes of compiling less): its binaries run on this CPU only.
+# Both link the CUDA model into gpt_step, ddp_step and gpt_decode (--define=cuda_model=on): this
+# machine may have no NVIDIA driver, where the default leaves the model out (tools/bazel/cuda.bzl).
 # The CUDA libraries are not packed (cuBLAS alone is hundreds of MB, cuDNN more): gpu_check.sh uses
 # the GPU machine's own. Only libcudart (small) travels as a fallback. cuDNN is opened at run time
 # (model/cuda/attention_cudnn.h), so no binary needs it to start; a bundle holding any libcudnn is
@@ -49,11 +51,11 @@ done
 if (( REUSE )); then
   echo "gpu_bundle: building ${#TARGETS[@]} targets in the workspace's own build (this CPU only)"
   BAZEL=(bazel)
-  FLAGS=(-c opt --dynamic_mode=off)
+  FLAGS=(-c opt --dynamic_mode=off --define=cuda_model=on)
 else
   echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
   BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
-  FLAGS=(-c opt --config=portable --dynamic_mode=off)
+  FLAGS=(-c opt --config=portable --dynamic_mode=off --define=cuda_model=on)
 fi
 "${BAZEL[@]}" build "${FLAGS[@]}" --symlink_prefix=/ "${TARGETS[@]}"  # no bazel-* links
 BIN="$("${BAZEL[@]}" info "${FLAGS[@]}" bazel-bin 2>/dev/null)"
@@ -71,6 +73,11 @@ for t in "${TARGETS[@]}"; do
   cp "$BIN/$pkg/$name" "$TMP/bin/$out"
   chmod u+w "$TMP/bin/$out"
   strip --strip-unneeded "$TMP/bin/$out"
+  # The stub's reason (model/cuda/cuda_absent.h) in a binary means it links no CUDA model.
+  if grep -q "this build links no CUDA model" "$TMP/bin/$out"; then
+    echo "gpu_bundle: $t links no CUDA model (--define=cuda_model=on did not reach it); bundle refused" >&2
+    rm -rf "$TMP"; exit 1
+  fi
 done
 # Test data the CUDA tests read (fixtures), if any.
 for d in model/testdata; do
