@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/atomic_file.h"
+#include "harness/json_doc.h"
 #include "nlohmann/json.hpp"
 
 namespace accounting {
@@ -69,7 +70,7 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
     for (const auto& [k, v] : c.gemm_flops_per_s) j["gemm_flops_per_s"][k] = v;
   }
 
-  absl::Status st = harness::WriteFileAtomically(path, j.dump(2) + "\n");
+  absl::Status st = harness::WriteFileAtomically(path, harness::DumpJson(j, 2) + "\n");
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("cannot write ceilings: ", st.message()));
   return absl::OkStatus();
 }
@@ -83,7 +84,7 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = harness::ParseJson(ss.str());
   if (j.is_discarded() || !j.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "' is not a JSON object"));
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "harness/atomic_file.h"
 #include "harness/exit_codes.h"
+#include "harness/json_doc.h"
 #include "harness/skip.h"
 #include "harness/user_path.h"
 #include "sysinfo/cuda_info.h"
@@ -48,7 +49,7 @@ void SetLeftOutNote(const std::string& note) { LeftOutNote() = note; }
 
 void AddRunContext() {
   const nlohmann::json rc = sysinfo::RunContext();
-  benchmark::AddCustomContext("mlbench_run_context", rc.dump());
+  benchmark::AddCustomContext("mlbench_run_context", DumpJson(rc));
   benchmark::AddCustomContext("mlbench_machine", sysinfo::DescribeRunContext(rc));
   benchmark::AddCustomContext("mlbench_commit", rc["build"]["commit"].get<std::string>());
 }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/atomic_file.h"
+#include "harness/json_doc.h"
 #include "nlohmann/json.hpp"
 
 namespace macro {
@@ -77,7 +78,7 @@ absl::Status OpTrace::WriteChromeTrace(const std::string& path, const std::strin
                       {"args", {{"self_us", s.self_us()}}}});
   }
   nlohmann::json doc = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-  absl::Status st = harness::WriteFileAtomically(path, doc.dump() + "\n");
+  absl::Status st = harness::WriteFileAtomically(path, harness::DumpJson(doc) + "\n");
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("--profile_out: ", st.message()));
   return absl::OkStatus();
 }

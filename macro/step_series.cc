@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "harness/atomic_file.h"
+#include "harness/json_doc.h"
 #include "harness/json_text.h"
 #include "nlohmann/json.hpp"
 
@@ -88,7 +89,7 @@ absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& l
   std::stringstream ss;
   ss << in.rdbuf();
   in.close();
-  Json j = Json::parse(ProtectTokens(ss.str()), nullptr, /*allow_exceptions=*/false);
+  Json j = harness::ParseOrderedJson(ProtectTokens(ss.str()));
   if (j.is_discarded() || !j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     return absl::InvalidArgumentError(absl::StrCat("step times: '", path, "' is not Google Benchmark JSON"));
   }
@@ -113,7 +114,7 @@ absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& l
       b["step_times_s"] = {{"warmup", r.warmup_s}, {"timed", r.timed_s}};
     }
   }
-  absl::Status st = harness::WriteFileAtomically(path, RestoreTokens(j.dump(2)) + "\n");
+  absl::Status st = harness::WriteFileAtomically(path, RestoreTokens(harness::DumpJson(j, 2)) + "\n");
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("step times: ", st.message()));
   return absl::OkStatus();
 }

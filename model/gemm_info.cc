@@ -2,6 +2,7 @@
 #include "model/gemm_info.h"
 
 #include "absl/strings/str_cat.h"
+#include "harness/json_doc.h"
 #include "model/onednn_gemm.h"
 #include "nlohmann/json.hpp"
 #include "sysinfo/gemm_libs.h"
@@ -42,7 +43,7 @@ std::string GemmInfo::ToJson() const {
                       {"forced", forced},
                       {"threads", threads},
                       {"config", config}};
-  return j.dump();
+  return harness::DumpJson(j);
 }
 
 GemmInfo CpuGemmInfo(CpuGemmBackend b) {

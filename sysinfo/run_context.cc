@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "harness/json_doc.h"
 #include "sysinfo/build_info.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_libs.h"
@@ -55,7 +56,7 @@ nlohmann::json RunContext() { return RunContext(ProbeCuda()); }
 
 std::string DescribeRunContext(const nlohmann::json& c) {
   auto str = [](const nlohmann::json& j, const char* k) {
-    return j.is_object() && j.contains(k) ? (j[k].is_string() ? j[k].get<std::string>() : j[k].dump())
+    return j.is_object() && j.contains(k) ? (j[k].is_string() ? j[k].get<std::string>() : harness::DumpJson(j[k]))
                                           : std::string("?");
   };
   const nlohmann::json& cpu = c.value("cpu", nlohmann::json::object());
