@@ -14,10 +14,12 @@
 // JSON, a value out of range, an UNVERIFIED case (failed its output check, errored, or
 // DISTURBED: counter disturbed=1, its reason printed), a run without results, a metric no case
 // has, non-finite or non-positive times, a missing baseline folder, another machine's
-// baseline, nothing compared); 3 a case REGRESSED; 4 no baseline for this machine key (nothing
+// baseline, nothing compared, --update not getting the baseline folder's lock within
+// --lock_timeout_s); 3 a case REGRESSED; 4 no baseline for this machine key (nothing
 // compared; the message lists the baselines there are and how their keys differ).
 #include <sys/stat.h>
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -34,6 +36,7 @@
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
+#include "harness/folder_lock.h"
 #include "harness/user_path.h"
 #include "sysinfo/utc_now.h"
 #include "tools/gate/gate_baseline.h"
@@ -48,6 +51,9 @@ ABSL_FLAG(std::string, baseline_dir, "tools/gate/baselines",
           "folder of baseline files (relative: to the workspace root)");
 ABSL_FLAG(std::string, baseline, "", "a baseline file to use instead of <baseline_dir>/<key file>");
 ABSL_FLAG(bool, update, false, "record the current run as this machine's baseline (merging by case)");
+ABSL_FLAG(double, lock_timeout_s, 600,
+          "with --update: how long to wait for another update of the same baseline folder to finish "
+          "(the folder's .lock), in seconds, before giving up (exit 2)");
 ABSL_FLAG(int, pool, 1,
           "with --update: keep this many recordings per case, pooled (1: the current run replaces the case)");
 ABSL_FLAG(double, threshold, 0.05, "minimum relative change of the medians to call a case changed");
@@ -180,6 +186,10 @@ absl::StatusOr<gate::CompareOptions> OptionsFromFlags() {
   if (pool < 1 || pool > 20) {
     return absl::InvalidArgumentError(absl::StrCat("--pool=", pool, " is out of range; allowed: 1 to 20"));
   }
+  if (const double t = absl::GetFlag(FLAGS_lock_timeout_s); !(t > 0 && t <= 86400)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--lock_timeout_s=", t, " is out of range; allowed: > 0 to 86400 seconds"));
+  }
   if (options.paired && absl::GetFlag(FLAGS_update)) {
     return absl::InvalidArgumentError(
         "--update records a stored baseline; it cannot be used with --against (an A/B run)");
@@ -310,6 +320,20 @@ int NoBaseline(const gate::MachineKey& key, const std::string& suite, const std:
 
 }  // namespace
 
+// --update: the lock of the folder the baseline file is in (created if missing), held until
+// the process exits, so that the read, the merge and the write of the file are one step that
+// a concurrent update of the folder waits for (harness/folder_lock.h).
+absl::StatusOr<harness::FolderLock> LockBaselineFolder(const std::string& baseline_dir) {
+  std::string folder = baseline_dir;
+  if (const std::string file = absl::GetFlag(FLAGS_baseline); !file.empty()) {
+    const std::string path = harness::UserPath(file);
+    const size_t slash = path.rfind('/');  // UserPath is absolute
+    folder = slash == 0 ? "/" : path.substr(0, slash);
+  }
+  if (absl::Status s = gate::MakeBaselineFolder(folder); !s.ok()) return s;
+  return harness::FolderLock::Acquire(folder, "gate", absl::GetFlag(FLAGS_lock_timeout_s));
+}
+
 // The stored baseline for `key` (--baseline, else its file in baseline_dir): true and *baseline
 // when there is one, false when there is none yet, an error when it cannot be used.
 absl::StatusOr<bool> LoadStoredBaseline(const std::string& baseline_dir, const gate::MachineKey& key,
@@ -351,6 +375,8 @@ int main(int argc, char** argv) {
           "(verified != 1), errored, or is DISTURBED (counter disturbed=1: MFU/HFU or a rate above the\n"
           "ceiling it is divided by, or the peak probed before and after the run differing by > 10%;\n"
           "the reason is the start of its label). Such a case is never gated on nor stored by --update.\n"
+          "--update locks the baseline folder (its .lock file) while it reads, merges and writes the\n"
+          "baseline: a second update of the folder waits (saying so) up to --lock_timeout_s, then exits 2.\n"
           "Relative paths (--current, --against, --baseline, --summary) are relative to the folder bazel "
           "run\n"
           "was started from; --baseline_dir to the repository.\n",
@@ -380,6 +406,7 @@ int main(int argc, char** argv) {
   std::string baseline_path;
   gate::Run baseline;
   bool baseline_exists = false;
+  std::optional<harness::FolderLock> baseline_lock;  // --update: held until exit
   if (options->paired) {
     baseline_path = harness::UserPath(absl::GetFlag(FLAGS_against));
     absl::StatusOr<gate::Run> base = LoadAgainst(baseline_path, *key);
@@ -387,6 +414,11 @@ int main(int argc, char** argv) {
     baseline = *std::move(base);
     baseline_exists = true;
   } else {
+    if (absl::GetFlag(FLAGS_update)) {
+      absl::StatusOr<harness::FolderLock> lock = LockBaselineFolder(baseline_dir);
+      if (!lock.ok()) return BadInput(lock.status());
+      baseline_lock = *std::move(lock);
+    }
     absl::StatusOr<bool> found = LoadStoredBaseline(baseline_dir, *key, suite, &baseline_path, &baseline);
     if (!found.ok()) return BadInput(found.status());
     baseline_exists = *found;

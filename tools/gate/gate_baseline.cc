@@ -184,6 +184,8 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
   return doc;
 }
 
+absl::Status MakeBaselineFolder(const std::string& dir) { return MakeDirs(dir); }
+
 absl::StatusOr<UpdateStats> UpdateBaselineFile(const std::string& path, const Run& current,
                                                const MachineKey& key, const std::string& suite,
                                                bool require_verified, const std::string& date,

@@ -19,7 +19,9 @@
 // recordings: a baseline pooled over runs made at different moments has a median that does
 // not depend on one moment's machine state, and an IQR that includes the run-to-run drift
 // (the gate's noise floor, gate_compare.h). Only this key's file is written
-// (temporary file + rename); other machines' files are never opened for writing.
+// (temporary file + rename); other machines' files are never opened for writing. gate --update
+// holds the folder's lock (harness/folder_lock.h) from reading the file to writing it, so two
+// updates of one folder at once serialize and neither's cases are lost.
 #ifndef TOOLS_GATE_GATE_BASELINE_H_
 #define TOOLS_GATE_GATE_BASELINE_H_
 
@@ -56,6 +58,9 @@ struct UpdateStats {
 nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current, const MachineKey& key,
                              const std::string& suite, bool require_verified, const std::string& date,
                              UpdateStats* stats, int pool_runs = 1);
+
+// Creates `dir` and its missing parents (mode 0755); an error names the folder that failed.
+absl::Status MakeBaselineFolder(const std::string& dir);
 
 // Reads `path` if it exists (NotFound otherwise), merges and writes it atomically, creating
 // the folder if needed.
