@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "harness/exit_codes.h"
 
 namespace comm {
 
@@ -70,7 +71,7 @@ void Watchdog::Loop() {
                    "probably died or hung; exiting\n",
                    prefix_.c_str(), what_.c_str(), seconds_);
       std::fflush(stderr);
-      std::_Exit(3);
+      std::_Exit(harness::kExitTimeout);
     }
   }
 }

@@ -5,7 +5,7 @@
 // file, line and MPI's own message (COMM_MPI_RETURN_IF_ERROR) instead of an abort without words.
 // A rank that dies makes mpirun end the job; one that hangs is caught by the watchdog: every
 // collective runs under a deadline (--timeout_s), after which the rank prints which collective
-// it was waiting in and exits (code 3), and mpirun ends the rest.
+// it was waiting in and exits (harness::kExitTimeout, 5), and mpirun ends the rest.
 #ifndef COMM_MPI_WORLD_H_
 #define COMM_MPI_WORLD_H_
 
@@ -34,7 +34,7 @@ std::string MpiErrorMessage(const char* call, int code, const char* file, int li
     }                                                                                                 \
   } while (0)
 
-// Ends the process (std::_Exit(3)) when an armed deadline passes. One per process.
+// Ends the process (std::_Exit(harness::kExitTimeout): 5) when an armed deadline passes. One per process.
 class Watchdog {
  public:
   explicit Watchdog(std::string prefix);  // prefix of the message: "ddp_step: rank 1"

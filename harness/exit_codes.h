@@ -9,6 +9,8 @@
 //   3  a performance regression (tools/gate only)
 //   4  no baseline for this machine's key, so nothing was compared (tools/gate only; CI then
 //      gates A/B against the parent commit)
+//   5  a timeout: an MPI rank waited longer than --timeout_s in a collective (another rank
+//      died or hung; ddp_step, allreduce)
 #ifndef HARNESS_EXIT_CODES_H_
 #define HARNESS_EXIT_CODES_H_
 
@@ -19,12 +21,14 @@ inline constexpr int kExitUsage = 1;
 inline constexpr int kExitFailure = 2;
 inline constexpr int kExitRegression = 3;
 inline constexpr int kExitNoBaseline = 4;
+inline constexpr int kExitTimeout = 5;
 
 // The table above, for --help texts.
 inline constexpr char kExitCodesHelp[] =
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, bad file, failed check, empty\n"
-    "selection); 3 regression (gate); 4 no baseline for this machine (gate).";
+    "selection); 3 regression (gate); 4 no baseline for this machine (gate); 5 an MPI rank\n"
+    "timed out waiting for the others (ddp_step, allreduce: --timeout_s).";
 
 }  // namespace harness
 

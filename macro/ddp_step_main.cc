@@ -48,6 +48,7 @@
 #include "macro/gpt_session.h"
 #include "macro/make_model.h"
 #include "accounting/disturbed.h"
+#include "macro/rank_flags.h"
 #include "macro/rank_peak.h"
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
@@ -63,7 +64,8 @@
 // gpt_step's flags come from macro/step_flags.cc; ddp_step's own:
 ABSL_FLAG(int, grad_accum, 1, "gradient-accumulation micro-steps per optimizer step (>= 1)");
 ABSL_FLAG(double, timeout_s, 120,
-          "a collective that takes longer ends the rank with an error (a peer died or hung); <= 0: none");
+          "a collective that takes longer ends the rank with an error, exit 5 (a peer died or hung); <= 0: "
+          "none");
 ABSL_FLAG(double, baseline_mfu, 0,
           "MFU of a 1-rank run of the same config: prints the scaling loss (MFU at N / MFU at 1)");
 ABSL_FLAG(std::string, json_out, "",
@@ -113,7 +115,40 @@ absl::Status AllOk(const std::string& stage, const absl::Status& local) {
   return absl::FailedPreconditionError(absl::StrCat(stage, ": ", msg));
 }
 
-// What must agree across ranks (not threads or paths of per-rank outputs).
+// The flags of the flag table that need not have one value on every rank (rank_flags.h); every
+// other flag, gpt_step's shared ones and ddp_step's own, must.
+const std::vector<RankOwnFlag>& RankOwnFlags() {
+  static const auto* own = new std::vector<RankOwnFlag>{
+      {"threads", false,
+       "each rank's own CPU threads (default: the node's cores / its ranks); a rank's MFU is over the "
+       "peak of its own threads"},
+      {"timeout_s", false, "each rank's own watchdog; it changes no figure"},
+      {"json_out", true, "rank 0 writes it; given to another rank alone it would be ignored"},
+      {"benchmark_out", true, "rank 0 writes it; given to another rank alone it would be ignored"},
+  };
+  return *own;
+}
+
+// Every rank's flags (rank_flags.h) must equal rank 0's; else every rank gets one error naming
+// each rank's flags that differ, with rank 0's values.
+absl::Status CheckFlagsAgree() {
+  absl::StatusOr<std::string> mine = RankAgreementLines(RankOwnFlags());
+  if (auto st = AllOk("flags", mine.status()); !st.ok()) return st;
+  auto all = g_world->AllgatherStrings(*mine);
+  if (!all.ok()) return all.status();
+  std::vector<std::string> differ;
+  for (int r = 1; r < g_world->size(); ++r) {
+    std::vector<std::string> d = FlagDifferences((*all)[0], (*all)[r]);
+    if (!d.empty()) differ.push_back(absl::StrCat("rank ", r, ": ", absl::StrJoin(d, ", ")));
+  }
+  if (differ.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "configuration differs across ranks (every rank must be given the same flags, except --threads and "
+      "--timeout_s; --json_out and --benchmark_out, which rank 0 writes, to every rank or to none): ",
+      absl::StrJoin(differ, "; ")));
+}
+
+// What must agree across ranks once resolved (device and dtype "auto" may resolve differently).
 std::string Fingerprint(const StepOptions& o, int grad_accum) {
   return absl::StrCat(model::DescribeConfig(o.config), " ", o.CaseName(), " accum=", grad_accum,
                       " warmup=", o.warmup_steps, " steps=", o.steps, " seed=", o.seed,
@@ -186,6 +221,7 @@ absl::StatusOr<std::unique_ptr<model::BatchSource>> MakeRankSource(const StepOpt
 // Everything a rank builds before training; collective: every rank returns the same status.
 absl::Status Build(Setup* s) {
   const int W = g_world->size(), r = g_world->rank();
+  if (auto st = CheckFlagsAgree(); !st.ok()) return st;
   absl::Status local = absl::OkStatus();
   auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
   s->grad_accum = absl::GetFlag(FLAGS_grad_accum);
@@ -691,8 +727,11 @@ constexpr char kUsage[] =
     "a rank whose MFU exceeds 103% or whose probes differ by more than 10% makes the run DISTURBED\n"
     "(the table's first line says why; --benchmark_out: disturbed=1, refused by tools/gate).\n"
     "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
+    "Every rank must be given the same flags (all but --threads and --timeout_s; --json_out and\n"
+    "--benchmark_out, which rank 0 writes, to every rank or to none), else every rank stops at start.\n"
     "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"
-    "an output file could not be written; 2 bad input (the message names the flag).";
+    "an output file could not be written; 2 bad input (the message names the flag), flags that\n"
+    "differ across ranks; 5 a rank waited longer than --timeout_s for the others (one died or hung).";
 
 // --timeout_s is needed before MPI is up: read from argv by hand (the rest is parsed after).
 absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {

@@ -2,8 +2,10 @@
 # ddp_step under mpirun with 2 CPU ranks:
 #  1. ddp_equivalence_test_main: one DDP step = one single-rank step over the combined batch,
 #     parameters identical on both ranks (also with gradient accumulation).
-#  2. ddp_step (when given): prints the per-rank table; a config that differs across ranks is an
-#     error on every rank; a rank that dies ends the job with an error within the timeout.
+#  2. ddp_step (when given): prints the per-rank table; a config that differs across ranks
+#     (--batch, --cpu_gemm, --json_out given to one rank only) is an error on every rank, exit 2;
+#     different --threads are not; a rank that dies ends the job with an error, one that hangs
+#     makes the others exit 5 (the timeout's code) within the timeout.
 #  3. ddp_step's --benchmark_out (Google Benchmark JSON) is accepted by the gate (when given):
 #     recorded as a baseline with --update, then gated against itself: exit 0.
 # Args: EQUIVALENCE_BINARY [DDP_STEP_BINARY [GATE_BINARY]]
@@ -98,8 +100,24 @@ echo "== configs that differ across ranks: an error on every rank, at start"
 run_job mismatch -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3 --peak_flops=1e12
 [ $rc -ne 0 ] || fail "a config mismatch must fail"
 grep -q "configuration differs across ranks" "$tmp/mismatch.log" || fail "mismatch message"
-grep -q "rank 1: .*B:3" "$tmp/mismatch.log" || fail "mismatch must name rank 1's config"
+grep -q -- "rank 1: --batch=3 (rank 0: --batch=2)" "$tmp/mismatch.log" || fail "mismatch must name rank 1's flag"
 ! grep -q "step .*timed" "$tmp/mismatch.log" || fail "no step may run with a mismatch"
+
+echo "== ranks given different --cpu_gemm: refused (the check compares every flag of the table)"
+run_job gemm -np 1 "$step" "${common[@]}" --cpu_gemm=onednn : -np 1 "$step" "${common[@]}" --cpu_gemm=openblas
+[ $rc -eq 2 ] || fail "mixed --cpu_gemm must exit 2 (rc=$rc)"
+grep -q -- "rank 1: --cpu_gemm=openblas (rank 0: --cpu_gemm=onednn)" "$tmp/gemm.log" || fail "mixed --cpu_gemm message"
+! grep -q "step .*timed" "$tmp/gemm.log" || fail "no step may run with mixed --cpu_gemm"
+
+echo "== --json_out given to one rank only: refused (rank 0 writes it; rank 1's would be ignored)"
+run_job json_one -np 1 "$step" "${common[@]}" : -np 1 "$step" "${common[@]}" --json_out="$tmp/rank1.json"
+[ $rc -eq 2 ] || fail "--json_out on rank 1 only must exit 2 (rc=$rc)"
+grep -q -- "rank 1: --json_out given (rank 0: --json_out not given)" "$tmp/json_one.log" || fail "--json_out message"
+[ ! -e "$tmp/rank1.json" ] || fail "--json_out on one rank wrote a file"
+
+echo "== --threads may differ (each rank's own CPUs)"
+run_job threads -np 1 "$step" "${common[@]}" --threads=1 : -np 1 "$step" "${common[@]}" --threads=2
+[ $rc -eq 0 ] || fail "different --threads must be accepted (rc=$rc)"
 
 echo "== a rank that dies: the job ends with an error"
 run_job die -np 2 --oversubscribe "$step" "${common[@]}" --test_exit_rank=1 --test_fail_step=2 --timeout_s=10
@@ -108,7 +126,7 @@ run_job die -np 2 --oversubscribe "$step" "${common[@]}" --test_exit_rank=1 --te
 
 echo "== a rank that hangs: the others exit after --timeout_s"
 run_job hang -np 2 --oversubscribe "$step" "${common[@]}" --test_hang_rank=1 --test_fail_step=2 --timeout_s=2
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a hung rank must end the job with an error (rc=$rc)"
+[ $rc -eq 5 ] || fail "a hung rank: the others must exit 5, the timeout's code (rc=$rc)"
 grep -q "did not finish within 2.0 s" "$tmp/hang.log" || fail "timeout message"
 [ $(( $(date +%s) - start )) -lt 30 ] || fail "hang not bounded by the timeout"
 echo "PASS"

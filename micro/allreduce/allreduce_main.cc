@@ -37,7 +37,8 @@ ABSL_FLAG(int64_t, min_bytes, 1024, "smallest message, bytes (multiple of 4)");
 ABSL_FLAG(int64_t, max_bytes, 16 << 20, "largest message, bytes; sizes double from min_bytes");
 ABSL_FLAG(int, warmup, 5, "untimed all-reduces per size");
 ABSL_FLAG(int, iters, 20, "timed all-reduces per size");
-ABSL_FLAG(double, timeout_s, 120, "a collective that takes longer ends the rank with an error");
+ABSL_FLAG(double, timeout_s, 120,
+          "a collective that takes longer ends the rank with an error, exit 5 (a peer died or hung)");
 ABSL_FLAG(
     std::string, benchmark_out, "",
     "rank 0 writes Google Benchmark JSON here: one iteration entry per size (real_time: the slowest "
@@ -52,7 +53,8 @@ constexpr char kUsage[] =
     "         [--warmup=5] [--iters=20] [--benchmark_out=FILE]\n"
     "busbw = algbw x 2(n-1)/n (nccl-tests). MPI results are verified; NCCL ones are not yet.\n"
     "Exit status: 0 success (or NCCL unusable: skipped, said on stdout); 1 a wrong MPI result or an\n"
-    "output file not written; 2 bad input (the message names the flag).";
+    "output file not written; 2 bad input (the message names the flag); 5 a rank waited longer than\n"
+    "--timeout_s for the others (one died or hung).";
 
 comm::MpiWorld* g_world = nullptr;
 
