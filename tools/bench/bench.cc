@@ -40,6 +40,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "accounting/disturbed.h"
+#include "harness/cache_dir.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
@@ -76,13 +77,15 @@ ABSL_FLAG(std::string, against, "",
           "A/B: a git revision (HEAD~1, a branch, a SHA) whose benchmark binaries run in alternating "
           "rounds with the current ones; the base side goes to <out>.base.json");
 ABSL_FLAG(std::string, against_cache, "",
-          "folder of the A/B worktrees, one per revision, reused (default ~/.cache/mlbench/ab)");
+          "folder of the A/B worktrees, one per revision, reused (default $XDG_CACHE_HOME/mlbench/ab, else "
+          "~/.cache/mlbench/ab; neither set: refused); created mode 0700, used only when ours");
 ABSL_FLAG(std::string, against_runfiles, "",
           "A/B against binaries already built: a runfiles folder holding mlbench/<binary> (e.g. "
           "another checkout's bazel-bin/tools/bench/bench.runfiles); no checkout, no build");
-ABSL_FLAG(std::string, against_bazel_args, "--disk_cache=~/.cache/mlbench/bazel-disk-cache",
-          "extra arguments for building the base revision (the default shares .bazelrc's disk "
-          "cache, which an old revision's .bazelrc may not name)");
+ABSL_FLAG(std::string, against_bazel_args, "",
+          "extra arguments for building the base revision (empty: --disk_cache=<the cache folder of "
+          "--against_cache's default>/bazel-disk-cache, .bazelrc's disk cache, which an old revision's "
+          ".bazelrc may not name)");
 ABSL_FLAG(std::string, binaries, "",
           "comma-separated binaries (runfiles paths or files) to use instead of the known list; "
           "for tests and experiments");
@@ -271,9 +274,22 @@ absl::StatusOr<bench::BaseRevision> AddBaseTargets(std::vector<bench::Target>* t
   } else {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     std::string cache = absl::GetFlag(FLAGS_against_cache);
-    if (cache.empty()) cache = bench::DefaultAbCacheDir();
-    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against),
-                                      harness::UserPath(cache), absl::GetFlag(FLAGS_against_bazel_args));
+    if (cache.empty()) {
+      absl::StatusOr<std::string> dflt = bench::DefaultAbCacheDir();
+      if (!dflt.ok()) return dflt.status();
+      cache = *dflt;
+    }
+    cache = harness::UserPath(cache);
+    // Ours, before anything else (harness/cache_dir.h): never build in a planted folder.
+    if (absl::Status s = harness::MakeOwnPrivateDir(cache); !s.ok()) return s;
+    std::string bazel_args = absl::GetFlag(FLAGS_against_bazel_args);
+    if (bazel_args.empty()) {
+      absl::StatusOr<std::string> disk = bench::DefaultAbDiskCache();
+      if (!disk.ok()) return disk.status();
+      bazel_args = absl::StrCat("--disk_cache=", gate::ShellQuote(*disk));
+    }
+    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), cache,
+                                      bazel_args);
   }
   if (!base.ok()) return base.status();
   std::vector<bench::Target> twins;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "harness/cache_dir.h"
 #include "harness/subprocess.h"
 #include "tools/gate/gate_io.h"
 
@@ -33,18 +34,20 @@ bool IsDir(const std::string& p) {
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-absl::Status MakeDirs(const std::string& dir) {
-  absl::StatusOr<std::string> r = Run({"mkdir", "-p", dir}, absl::StrCat("creating ", dir));
-  return r.ok() ? absl::OkStatus() : r.status();
-}
-
 }  // namespace
 
-std::string DefaultAbCacheDir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x)
-    return absl::StrCat(x, "/mlbench/ab");
-  const char* home = std::getenv("HOME");
-  return absl::StrCat(home != nullptr && *home ? home : "/tmp", "/.cache/mlbench/ab");
+absl::StatusOr<std::string> DefaultAbCacheDir() {
+  absl::StatusOr<std::string> root = harness::CacheRoot();
+  if (!root.ok()) return root.status();
+  return absl::StrCat(*root, "/ab");
+}
+
+absl::StatusOr<std::string> DefaultAbDiskCache() {
+  absl::StatusOr<std::string> root = harness::CacheRoot();
+  if (!root.ok()) return root.status();
+  const std::string dir = absl::StrCat(*root, "/bazel-disk-cache");
+  if (absl::Status s = harness::MakeOwnPrivateDir(dir); !s.ok()) return s;
+  return dir;
 }
 
 absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, const std::string& rev,
@@ -65,12 +68,13 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
                                                    " (a shallow clone may lack the parent)"));
   }
   base.sha = *sha;
+  // Ours before anything is checked out or built in it (harness/cache_dir.h).
+  if (absl::Status s = harness::MakeOwnPrivateDir(cache_dir); !s.ok()) return s;
   base.worktree = absl::StrCat(cache_dir, "/", base.sha);
   absl::StatusOr<std::string> head =
       IsDir(base.worktree) ? Run({"git", "-C", base.worktree, "rev-parse", "HEAD"}, "reading the worktree")
                            : absl::StatusOr<std::string>(absl::NotFoundError("none"));
   if (!head.ok() || *head != base.sha) {
-    if (absl::Status s = MakeDirs(cache_dir); !s.ok()) return s;
     // A stale or broken folder of that name: remove it and let git forget it.
     Run({"rm", "-rf", base.worktree}, "removing a stale worktree").IgnoreError();
     Run({"git", "-C", workspace, "worktree", "prune"}, "git worktree prune").IgnoreError();
@@ -81,6 +85,7 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
             "git worktree add");
     if (!add.ok()) return add.status();
   }
+  if (absl::Status s = harness::CheckOwnPrivateDir(base.worktree); !s.ok()) return s;
   std::fprintf(stderr, "bench: building %s's benchmark binaries (bazel build -c opt //tools:bench in %s)\n",
                rev.c_str(), base.worktree.c_str());
   auto start = std::chrono::steady_clock::now();

@@ -3,7 +3,10 @@
 // ones (bench_runner.h) and compare round by round (tools/gate --against, paired).
 //
 // The worktree lives in a cache folder keyed by the revision's SHA (default
-// ~/.cache/mlbench/ab/<sha>), so a second A/B against the same revision reuses its build.
+// $XDG_CACHE_HOME/mlbench/ab/<sha>, else ~/.cache/mlbench/ab/<sha>; harness/cache_dir.h: never
+// a shared folder such as /tmp), so a second A/B against the same revision reuses its build.
+// The cache folder is created with mode 0700; it and the worktree are built in only when they
+// are ours (this uid's, not writable by group or others).
 // Its Bazel output base is its own (Bazel keys output bases by workspace folder); the build
 // shares the disk cache of .bazelrc, so files unchanged between the revisions are not compiled
 // twice. What is built is the old revision's //tools:bench, whose runfiles hold that
@@ -26,11 +29,17 @@ struct BaseRevision {
   double build_seconds = 0;
 };
 
-// "~/.cache/mlbench/ab" ($XDG_CACHE_HOME/mlbench/ab when set).
-std::string DefaultAbCacheDir();
+// "$XDG_CACHE_HOME/mlbench/ab", else "$HOME/.cache/mlbench/ab"; an error saying why when neither
+// is set to an absolute path (harness::CacheRoot).
+absl::StatusOr<std::string> DefaultAbCacheDir();
+
+// The Bazel disk cache the base revision's build shares: "<cache root>/bazel-disk-cache",
+// created private (harness::MakeOwnPrivateDir); an error when it cannot be.
+absl::StatusOr<std::string> DefaultAbDiskCache();
 
 // Resolves `rev` in `workspace` (a git checkout), checks it out as a detached worktree under
-// `cache_dir` (reusing one already there), and builds its //tools:bench with `bazel build -c opt`
+// `cache_dir` (created with mode 0700; refused unless ours, as is an existing worktree: exit 2
+// naming the folder, its owner and mode), reusing one already there, and builds its //tools:bench with `bazel build -c opt`
 // (plus `bazel_args`). Progress goes to stderr. Errors name the step that failed and its output.
 absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, const std::string& rev,
                                                  const std::string& cache_dir, const std::string& bazel_args);

@@ -1,6 +1,9 @@
 // End to end: //tools:bench on the fixture binary (tools/bench/testdata/fake_bench): --list with
 // Google Benchmark filter semantics (a leading '-' negates), rounds merged into one JSON file
 // with the machine's description and the calibration cases, and bad input rejected (exit 2).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -180,6 +183,41 @@ TEST(BenchTest, AbRunOfIdenticalCodePassesAndASlowdownFails) {
   r = GateRun({"--current=" + dir + "/ab_slow.json", "--against=" + dir + "/ab_slow.base.json"});
   EXPECT_EQ(r.exit_code, 3) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stdout_text.find("REGRESSED   BM_Fake/cpu/axpy/N:262144"), std::string::npos) << r.stdout_text;
+}
+
+// --against keeps its worktrees under $XDG_CACHE_HOME or $HOME, never a predictable folder in
+// /tmp: with neither set bench refuses (exit 2, the reason); a planted cache folder (mode 0777,
+// or another user's) is refused before anything is checked out or built in it.
+TEST(BenchTest, AbCacheWithoutHomeOrPlantedIsRefused) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  const char* home = std::getenv("HOME");
+  const std::string saved_home = home == nullptr ? "" : home;
+  unsetenv("HOME");
+  unsetenv("XDG_CACHE_HOME");
+  harness::ProcessResult r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--out=" + dir + "/nohome.json"});
+  if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("no cache folder: XDG_CACHE_HOME is not set and HOME is not set"),
+            std::string::npos)
+      << r.stderr_text;
+
+  const std::string open = dir + "/open_cache";
+  ASSERT_EQ(mkdir(open.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(open.c_str(), 0777), 0);
+  r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--against_cache=" + open, "--out=" + dir + "/open.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("cache folder '" + open + "' is writable by its group or by others"),
+            std::string::npos)
+      << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("mode 0777"), std::string::npos) << r.stderr_text;
+
+  const std::string theirs = dir + "/their_cache";
+  ASSERT_EQ(mkdir(theirs.c_str(), 0700), 0);
+  if (chown(theirs.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "chown needs root";
+  r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--against_cache=" + theirs, "--out=" + dir + "/theirs.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("cache folder '" + theirs + "' is not ours (owner uid 65534"), std::string::npos)
+      << r.stderr_text;
 }
 
 }  // namespace

@@ -54,7 +54,19 @@ if (( REUSE )); then
   FLAGS=(-c opt --dynamic_mode=off --define=cuda_model=on)
 else
   echo "gpu_bundle: building ${#TARGETS[@]} targets (portable host code, sm_90 + PTX)"
-  BAZEL=(bazel --output_base="${HOME}/.cache/mlbench_gpu_bundle")
+  # Its own output base, in this user's cache (never a shared folder such as /tmp), private.
+  if [[ "${XDG_CACHE_HOME:-}" == /* ]]; then cache_root="$XDG_CACHE_HOME"
+  elif [[ "${HOME:-}" == /* ]]; then cache_root="$HOME/.cache"
+  else echo "gpu_bundle: error: no cache folder: XDG_CACHE_HOME and HOME are unset or relative; set one" >&2; exit 2
+  fi
+  output_base="$cache_root/mlbench_gpu_bundle"
+  mkdir -p "$cache_root" && mkdir -p -m 700 "$output_base"
+  if [[ "$(stat -c %u "$output_base")" != "$(id -u)" ]] || (( 0$(stat -c %a "$output_base") & 022 )); then
+    echo "gpu_bundle: error: $output_base is not ours or is writable by group or others (owner uid" \
+      "$(stat -c %u "$output_base"), mode $(stat -c %a "$output_base")); remove it or chmod go-w it" >&2
+    exit 2
+  fi
+  BAZEL=(bazel --output_base="$output_base")
   FLAGS=(-c opt --config=portable --dynamic_mode=off --define=cuda_model=on)
 fi
 "${BAZEL[@]}" build "${FLAGS[@]}" --symlink_prefix=/ "${TARGETS[@]}"  # no bazel-* links
