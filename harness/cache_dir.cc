@@ -39,8 +39,7 @@ absl::StatusOr<std::string> CacheRoot() {
 absl::Status CheckOwnPrivateDir(const std::string& dir) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cache folder '", dir, "': ", std::strerror(errno)));
+    return absl::FailedPreconditionError(absl::StrCat("cache folder '", dir, "': ", std::strerror(errno)));
   }
   const std::string what = absl::StrFormat("owner uid %d, mode %04o", st.st_uid, st.st_mode & 07777);
   if (!S_ISDIR(st.st_mode)) {

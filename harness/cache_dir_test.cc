@@ -72,7 +72,8 @@ TEST(CacheDirTest, RootFromXdgElseHomeElseRefused) {
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(absl::StrContains(r.status().message(), "XDG_CACHE_HOME is not set and HOME is not set"))
         << r.status();
-    EXPECT_TRUE(absl::StrContains(r.status().message(), "never in a shared folder such as /tmp")) << r.status();
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "never in a shared folder such as /tmp"))
+        << r.status();
   }
   {
     Env env("", "rel");
@@ -102,7 +103,8 @@ TEST(CacheDirTest, PlantedFoldersAreRefused) {
   ASSERT_EQ(chmod(open.c_str(), 0777), 0);
   absl::Status s = MakeOwnPrivateDir(open);
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("'", open, "' is writable by its group or by others")))
+  EXPECT_TRUE(
+      absl::StrContains(s.message(), absl::StrCat("'", open, "' is writable by its group or by others")))
       << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "mode 0777")) << s;
 
@@ -111,7 +113,8 @@ TEST(CacheDirTest, PlantedFoldersAreRefused) {
   if (chown(theirs.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "chown needs root";
   s = MakeOwnPrivateDir(theirs);
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("'", theirs, "' is not ours (owner uid 65534"))) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("'", theirs, "' is not ours (owner uid 65534")))
+      << s;
 }
 
 }  // namespace

@@ -43,8 +43,7 @@ absl::StatusOr<FolderLock> FolderLock::Acquire(const std::string& folder, const 
   while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
     if (errno != EWOULDBLOCK) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot lock '", path, "': ", std::strerror(errno)));
+      return absl::FailedPreconditionError(absl::StrCat("cannot lock '", path, "': ", std::strerror(errno)));
     }
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (timeout_s > 0 && waited >= timeout_s) {

@@ -24,7 +24,8 @@ absl::StatusOr<std::string> RankAgreementLines(const std::vector<RankOwnFlag>& o
   std::map<std::string, const RankOwnFlag*> own_by_name;
   for (const RankOwnFlag& f : own) {
     if (flags.find(f.name) == flags.end()) {
-      return absl::InternalError(absl::StrCat("the rank's own flag --", f.name, " is not a flag of this binary"));
+      return absl::InternalError(
+          absl::StrCat("the rank's own flag --", f.name, " is not a flag of this binary"));
     }
     own_by_name[f.name] = &f;
   }

@@ -288,8 +288,8 @@ absl::StatusOr<bench::BaseRevision> AddBaseTargets(std::vector<bench::Target>* t
       if (!disk.ok()) return disk.status();
       bazel_args = absl::StrCat("--disk_cache=", gate::ShellQuote(*disk));
     }
-    base = bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), cache,
-                                      bazel_args);
+    base =
+        bench::PrepareBaseRevision(ws == nullptr ? "" : ws, absl::GetFlag(FLAGS_against), cache, bazel_args);
   }
   if (!base.ok()) return base.status();
   std::vector<bench::Target> twins;

@@ -194,7 +194,8 @@ TEST(BenchTest, AbCacheWithoutHomeOrPlantedIsRefused) {
   const std::string saved_home = home == nullptr ? "" : home;
   unsetenv("HOME");
   unsetenv("XDG_CACHE_HOME");
-  harness::ProcessResult r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--out=" + dir + "/nohome.json"});
+  harness::ProcessResult r =
+      Bench({kFake, "--filter=axpy", "--against=HEAD", "--out=" + dir + "/nohome.json"});
   if (!saved_home.empty()) setenv("HOME", saved_home.c_str(), 1);
   EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("no cache folder: XDG_CACHE_HOME is not set and HOME is not set"),
@@ -204,7 +205,8 @@ TEST(BenchTest, AbCacheWithoutHomeOrPlantedIsRefused) {
   const std::string open = dir + "/open_cache";
   ASSERT_EQ(mkdir(open.c_str(), 0700), 0);
   ASSERT_EQ(chmod(open.c_str(), 0777), 0);
-  r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--against_cache=" + open, "--out=" + dir + "/open.json"});
+  r = Bench(
+      {kFake, "--filter=axpy", "--against=HEAD", "--against_cache=" + open, "--out=" + dir + "/open.json"});
   EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("cache folder '" + open + "' is writable by its group or by others"),
             std::string::npos)
@@ -214,9 +216,11 @@ TEST(BenchTest, AbCacheWithoutHomeOrPlantedIsRefused) {
   const std::string theirs = dir + "/their_cache";
   ASSERT_EQ(mkdir(theirs.c_str(), 0700), 0);
   if (chown(theirs.c_str(), 65534, 65534) != 0) GTEST_SKIP() << "chown needs root";
-  r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--against_cache=" + theirs, "--out=" + dir + "/theirs.json"});
+  r = Bench({kFake, "--filter=axpy", "--against=HEAD", "--against_cache=" + theirs,
+             "--out=" + dir + "/theirs.json"});
   EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find("cache folder '" + theirs + "' is not ours (owner uid 65534"), std::string::npos)
+  EXPECT_NE(r.stderr_text.find("cache folder '" + theirs + "' is not ours (owner uid 65534"),
+            std::string::npos)
       << r.stderr_text;
 }
 

@@ -19,8 +19,8 @@
 // compared; the message lists the baselines there are and how their keys differ).
 #include <sys/stat.h>
 #include <algorithm>
-#include <optional>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>

@@ -96,7 +96,8 @@ TEST(GateLockTest, ConcurrentUpdatesOfOneFolderLoseNothing) {
       if (!have.count(n)) lost.push_back(n);
     }
     EXPECT_TRUE(lost.empty()) << "round " << round << ": " << lost.size() << " case(s) lost, e.g. " << lost[0]
-                              << "\n" << ra.stdout_text << rb.stdout_text;
+                              << "\n"
+                              << ra.stdout_text << rb.stdout_text;
     if (!lost.empty()) break;
   }
 }
@@ -107,7 +108,8 @@ TEST(GateLockTest, AHeldLockIsWaitedForThenRefusedNamingTheHolder) {
   ASSERT_EQ(Gate({"--current=" + run, "--baseline_dir=" + dir, "--update"}).exit_code, 0);
   absl::StatusOr<harness::FolderLock> held = harness::FolderLock::Acquire(dir, "test", 5);
   ASSERT_TRUE(held.ok()) << held.status();
-  harness::ProcessResult r = Gate({"--current=" + run, "--baseline_dir=" + dir, "--update", "--lock_timeout_s=0.3"});
+  harness::ProcessResult r =
+      Gate({"--current=" + run, "--baseline_dir=" + dir, "--update", "--lock_timeout_s=0.3"});
   EXPECT_EQ(r.exit_code, 2) << r.stdout_text << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("gate: waiting for the lock " + dir + "/.lock (held by pid " +
                                std::to_string(getpid()) + ")"),
