@@ -320,18 +320,24 @@ int NoBaseline(const gate::MachineKey& key, const std::string& suite, const std:
 
 }  // namespace
 
-// --update: the lock of the folder the baseline file is in (created if missing), held until
-// the process exits, so that the read, the merge and the write of the file are one step that
-// a concurrent update of the folder waits for (harness/folder_lock.h).
-absl::StatusOr<harness::FolderLock> LockBaselineFolder(const std::string& baseline_dir) {
+// --update: the lock of the folder the baseline file is in (--baseline_dir: created if
+// missing), held until the process exits, so that the read, the merge and the write of the
+// file are one step that a concurrent update of the folder waits for (harness/folder_lock.h).
+// None when --baseline names a file in a folder that does not exist (reading it fails anyway).
+absl::StatusOr<std::optional<harness::FolderLock>> LockBaselineFolder(const std::string& baseline_dir) {
   std::string folder = baseline_dir;
   if (const std::string file = absl::GetFlag(FLAGS_baseline); !file.empty()) {
     const std::string path = harness::UserPath(file);
     const size_t slash = path.rfind('/');  // UserPath is absolute
     folder = slash == 0 ? "/" : path.substr(0, slash);
+    if (!IsDirectory(folder)) return std::nullopt;
+  } else if (absl::Status s = gate::MakeBaselineFolder(folder); !s.ok()) {
+    return s;
   }
-  if (absl::Status s = gate::MakeBaselineFolder(folder); !s.ok()) return s;
-  return harness::FolderLock::Acquire(folder, "gate", absl::GetFlag(FLAGS_lock_timeout_s));
+  absl::StatusOr<harness::FolderLock> lock =
+      harness::FolderLock::Acquire(folder, "gate", absl::GetFlag(FLAGS_lock_timeout_s));
+  if (!lock.ok()) return lock.status();
+  return std::optional<harness::FolderLock>(*std::move(lock));
 }
 
 // The stored baseline for `key` (--baseline, else its file in baseline_dir): true and *baseline
@@ -415,7 +421,7 @@ int main(int argc, char** argv) {
     baseline_exists = true;
   } else {
     if (absl::GetFlag(FLAGS_update)) {
-      absl::StatusOr<harness::FolderLock> lock = LockBaselineFolder(baseline_dir);
+      absl::StatusOr<std::optional<harness::FolderLock>> lock = LockBaselineFolder(baseline_dir);
       if (!lock.ok()) return BadInput(lock.status());
       baseline_lock = *std::move(lock);
     }
