@@ -71,6 +71,10 @@ absl::StatusOr<BaseRevision> PrepareBaseRevision(const std::string& workspace, c
   // Ours before anything is checked out or built in it (harness/cache_dir.h).
   if (absl::Status s = harness::MakeOwnPrivateDir(cache_dir); !s.ok()) return s;
   base.worktree = absl::StrCat(cache_dir, "/", base.sha);
+  // An existing worktree is ours too before git runs in it (a planted .git/config could run code).
+  if (IsDir(base.worktree)) {
+    if (absl::Status s = harness::CheckOwnPrivateDir(base.worktree); !s.ok()) return s;
+  }
   absl::StatusOr<std::string> head =
       IsDir(base.worktree) ? Run({"git", "-C", base.worktree, "rev-parse", "HEAD"}, "reading the worktree")
                            : absl::StatusOr<std::string>(absl::NotFoundError("none"));
