@@ -2,6 +2,8 @@
 #include "harness/subprocess.h"
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,11 +26,16 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
 
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     return absl::InternalError(absl::StrCat("fork() failed: ", std::strerror(errno)));
   }
   if (pid == 0) {
+    // The child does not outlive its parent: a parent stopped by SIGINT / SIGTERM stops it too
+    // (its own handler then removes its temporary files, harness/atomic_file.h).
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);

@@ -315,7 +315,7 @@ int main(int argc, char** argv) {
   const bool listing = stdout_use.listing;
   if (stdout_use.ProgressToStderr()) g_log = stderr;
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
-  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", argc, argv); !out.ok()) {
+  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", &argc, argv); !out.ok()) {
     return harness::Fail("gpt_decode", out.status());
   }
   benchmark::Initialize(&argc, argv);
