@@ -114,8 +114,8 @@ int StreamFd(const std::string& path) {
   if (path == "/dev/stderr") return STDERR_FILENO;
   for (absl::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
     int fd = -1;
-    if (absl::StartsWith(path, prefix) && absl::SimpleAtoi(absl::string_view(path).substr(prefix.size()), &fd) &&
-        fd >= 0) {
+    if (absl::StartsWith(path, prefix) &&
+        absl::SimpleAtoi(absl::string_view(path).substr(prefix.size()), &fd) && fd >= 0) {
       return fd;
     }
   }
@@ -170,8 +170,8 @@ absl::Status WriteReplacing(const std::string& path, const std::function<bool(st
   if (fd < 0) {
     const int err = errno;
     Unregister(slot);
-    return absl::PermissionDeniedError(absl::StrCat("cannot create '", tmp, "' (to write '", path,
-                                                    "'): ", std::strerror(err)));
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create '", tmp, "' (to write '", path, "'): ", std::strerror(err)));
   }
   std::FILE* f = ::fdopen(fd, "wb");
   int err = 0;
@@ -250,8 +250,8 @@ absl::Status CheckWritable(const std::string& path) {
       if (const int fd = StreamFd(path); fd >= 0) {
         const int fl = ::fcntl(fd, F_GETFL);
         if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
-          return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "': file descriptor ", fd,
-                                                          " is not open for writing"));
+          return absl::PermissionDeniedError(
+              absl::StrCat("cannot write '", path, "': file descriptor ", fd, " is not open for writing"));
         }
         return absl::OkStatus();
       }
@@ -261,8 +261,7 @@ absl::Status CheckWritable(const std::string& path) {
       }
       return absl::OkStatus();
     }
-    case OutputKind::kReplace:
-      break;
+    case OutputKind::kReplace: break;
   }
   const std::string dir = FolderOf(path);
   struct stat st;
@@ -289,10 +288,8 @@ absl::Status WriteFileAtomically(const std::string& path, const std::function<bo
   switch (OutputKindOf(path)) {
     case OutputKind::kFolder:
       return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': it is a folder"));
-    case OutputKind::kInPlace:
-      return WriteInPlace(path, write);
-    case OutputKind::kReplace:
-      break;
+    case OutputKind::kInPlace: return WriteInPlace(path, write);
+    case OutputKind::kReplace: break;
   }
   return WriteReplacing(path, write);
 }

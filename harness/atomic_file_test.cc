@@ -177,7 +177,8 @@ TEST(AtomicFileTest, AFullDeviceIsAnErrorNamingThePathAndENOSPC) {
   EXPECT_TRUE(CheckWritable(full).ok());  // writable; only the write says it is full
   const absl::Status st = WriteFileAtomically(full, "{\"a\": 1}\n");
   EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
-  EXPECT_NE(st.message().find("cannot write '" + full + "': No space left on device"), absl::string_view::npos)
+  EXPECT_NE(st.message().find("cannot write '" + full + "': No space left on device"),
+            absl::string_view::npos)
       << st;
   EXPECT_TRUE(IsCharDevice(full));
   // In pieces: the first failed fwrite or the final flush says so.

@@ -48,7 +48,8 @@ TakenOut& Taken() {
 }
 
 std::unique_ptr<benchmark::BenchmarkReporter> MakeFileReporter(const std::string& format) {
-  if (format == "console") return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+  if (format == "console")
+    return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // CSVReporter: deprecated, still supported
   if (format == "csv") return std::make_unique<benchmark::CSVReporter>();
@@ -175,7 +176,8 @@ int RunSelectedBenchmarks(const std::string& binary, RunOutcome* outcome) {
     if (out.format == "json" && out.amend_json) text = out.amend_json(*text);
     absl::Status st = text.ok() ? WriteFileAtomically(out.path, *text) : text.status();
     if (!st.ok()) {
-      std::fprintf(stderr, "%s: error: --benchmark_out: %s\n", binary.c_str(), std::string(st.message()).c_str());
+      std::fprintf(stderr, "%s: error: --benchmark_out: %s\n", binary.c_str(),
+                   std::string(st.message()).c_str());
       o.write_failed = true;
     }
   }

@@ -40,6 +40,7 @@
 #include "comm/mpi_world.h"
 #include "harness/atomic_file.h"
 #include "harness/benchmark_json.h"
+#include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
@@ -674,7 +675,7 @@ int Run() {
     LogRankTable(s, f);
     LogRankSummary(s, f);
     LogThroughputAndScaling(s, f);
-    if (!WriteOutputs(s, f, m)) rc = 1;
+    if (!WriteOutputs(s, f, m)) rc = harness::kExitFailure;  // a failed write (a full disk): exit 2
   }
   return rc;
 }
@@ -691,8 +692,9 @@ constexpr char kUsage[] =
     "a rank whose MFU exceeds 103% or whose probes differ by more than 10% makes the run DISTURBED\n"
     "(the table's first line says why; --benchmark_out: disturbed=1, refused by tools/gate).\n"
     "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
-    "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"
-    "an output file could not be written; 2 bad input (the message names the flag).";
+    "Exit status: 0 success; 1 command line not understood, or parameters differ across ranks;\n"
+    "2 bad input (the message names the flag), or an output file could not be written (a full\n"
+    "disk: the path and the reason; a previous file is kept).";
 
 // --timeout_s is needed before MPI is up: read from argv by hand (the rest is parsed after).
 absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {

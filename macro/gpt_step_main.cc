@@ -330,7 +330,10 @@ constexpr char kUsage[] =
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, bad token file, a failed or\n"
-    "non-finite step, a filter that selects nothing).\n"
+    "non-finite step, a filter that selects nothing, an output that could not be written).\n"
+    "--benchmark_out (json, console or csv) is written once the run ends, through a temporary\n"
+    "file and a rename (a device or /dev/stdout in place): Ctrl-C or a full disk leaves a previous\n"
+    "file as it was; a failed write is exit 2.\n"
     "\n"
     "Relative paths (--data, --ceilings, --profile_out, --benchmark_out) are relative to the\n"
     "folder bazel run was started from; the start-up lines print the absolute path used.";

@@ -4,12 +4,12 @@
 # test's folder (1,3 a null device, 1,7 a full one), never the machine's /dev files.
 #  1. make_tokens --out= a null device: exit 0, still a character device; a full device: exit 2
 #     naming the path and "No space left on device", no "wrote" line.
-#  2. gpt_step and matmul --benchmark_out= a full device: exit 2 naming the path; a null device:
-#     exit 0, still a device.
+#  2. gpt_step and matmul --benchmark_out= and gate --summary= a full device: exit 2 naming the
+#     path; a null device: exit 0, still a device.
 #  3. SIGINT and SIGTERM in the middle of a gpt_step run: exit status 130 / 143, the previous
 #     --benchmark_out file byte for byte as it was, no temporary file left.
 set -u
-MAKE_TOKENS="$1"; STEP="$2"; MATMUL="$3"; FIXTURE="$4"
+MAKE_TOKENS="$1"; STEP="$2"; MATMUL="$3"; FIXTURE="$4"; GATE="$5"
 TMP="$(mktemp -d "${TEST_TMPDIR:-/tmp}/output_writer.XXXXXX")"
 fail() { echo "FAIL: $*"; exit 1; }
 TINY=(--preset=test-tiny --batch=2 --seq=8 --warmup_steps=1 --steps=4 --device=cpu --threads=1 --peak_flops=1e12)
@@ -56,6 +56,18 @@ if [ "$DEVICES" = 1 ]; then
   grep -q "cannot write '$TMP/full': No space left on device" "$TMP/mm_full.log" \
     || { cat "$TMP/mm_full.log"; fail "matmul's full-device error"; }
   is_char "$TMP/full" || fail "matmul replaced the full device"
+
+  "$STEP" "${TINY[@]}" --benchmark_out="$TMP/step.json" >"$TMP/step.log" 2>&1 \
+    || { cat "$TMP/step.log"; fail "gpt_step --benchmark_out=<file> exited non-zero"; }
+  "$GATE" --current="$TMP/step.json" --against="$TMP/step.json" --summary="$TMP/full" >"$TMP/gate_full.log" 2>&1
+  rc=$?
+  [ "$rc" = 2 ] || { cat "$TMP/gate_full.log"; fail "gate --summary=<full device>: exit $rc, want 2"; }
+  grep -q "gate: error: --summary: cannot write '$TMP/full': No space left on device" "$TMP/gate_full.log" \
+    || { cat "$TMP/gate_full.log"; fail "gate's full-device error"; }
+  ! grep -q "summary written" "$TMP/gate_full.log" || fail "gate said 'summary written' after a failed write"
+  "$GATE" --current="$TMP/step.json" --against="$TMP/step.json" --summary="$TMP/null" >"$TMP/gate_null.log" 2>&1 \
+    || { cat "$TMP/gate_null.log"; fail "gate --summary=<null device> exited non-zero"; }
+  is_char "$TMP/null" || fail "gate replaced the null device"
 fi
 
 echo "== 3. SIGINT and SIGTERM mid-run leave the previous --benchmark_out file as it was"
