@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,8 +32,38 @@ std::atomic<int> g_state[kSlots];  // 0 free, 1 being filled, 2 live
 struct sigaction g_previous[2];    // SIGINT, SIGTERM as they were before Install
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
 
+constexpr int kChildSlots = 8;
+std::atomic<pid_t> g_children[kChildSlots];  // 0: free
+
+// Stops the registered children: SIGTERM, up to 2 s for them to go, then SIGKILL; each reaped.
+void StopChildren() {
+  for (int i = 0; i < kChildSlots; ++i) {
+    if (const pid_t pid = g_children[i].load(); pid > 0) ::kill(pid, SIGTERM);
+  }
+  for (int i = 0; i < kChildSlots; ++i) {
+    const pid_t pid = g_children[i].load();
+    if (pid <= 0) continue;
+    bool gone = false;
+    for (int t = 0; t < 200 && !gone; ++t) {  // 200 x 10 ms
+      int status = 0;
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      gone = r == pid || r < 0;
+      if (!gone) {
+        const struct timespec ten_ms = {0, 10 * 1000 * 1000};
+        ::nanosleep(&ten_ms, nullptr);
+      }
+    }
+    if (!gone) {
+      ::kill(pid, SIGKILL);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+    }
+  }
+}
+
 void OnSignal(int sig) {
   const int saved = errno;
+  StopChildren();
   for (int i = 0; i < kSlots; ++i) {
     if (g_state[i].load() == 2) ::unlink(g_paths[i]);
   }
@@ -298,6 +330,21 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
   return WriteFileAtomically(path, [&](std::FILE* f) {
     return std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
   });
+}
+
+void RegisterChildProcess(pid_t pid) {
+  InstallSignalCleanup();
+  for (int i = 0; i < kChildSlots; ++i) {
+    pid_t expected = 0;
+    if (g_children[i].compare_exchange_strong(expected, pid)) return;
+  }
+}
+
+void UnregisterChildProcess(pid_t pid) {
+  for (int i = 0; i < kChildSlots; ++i) {
+    pid_t expected = pid;
+    if (g_children[i].compare_exchange_strong(expected, 0)) return;
+  }
 }
 
 TempFileGuard::TempFileGuard(std::string path) : path_(std::move(path)), slot_(Register(path_)) {}

@@ -14,10 +14,14 @@
 // No space left on device"); every tool turns it into exit 2 (harness/exit_codes.h).
 //
 // SIGINT and SIGTERM while a temporary file exists remove it, then the process dies of the
-// signal as it would have (exit status 130 / 143 in a shell). A run killed otherwise (SIGKILL,
-// a crash) leaves its temporary file behind; the next writer of `path` removes it.
+// signal as it would have (exit status 130 / 143 in a shell). Child processes registered with
+// RegisterChildProcess are stopped and waited for first (one may be writing such a file). A run
+// killed otherwise (SIGKILL, a crash) leaves its temporary file behind; the next writer of
+// `path` removes it.
 #ifndef HARNESS_ATOMIC_FILE_H_
 #define HARNESS_ATOMIC_FILE_H_
+
+#include <sys/types.h>
 
 #include <cstdio>
 #include <functional>
@@ -78,6 +82,13 @@ class TempFileGuard {
   std::string path_;
   int slot_;
 };
+
+// A child process that SIGINT and SIGTERM stop before the temporary files are removed: it gets
+// SIGTERM, and SIGKILL if it is still there after 2 s, and is waited for, so that it cannot
+// write a temporary file again once it is removed (harness/subprocess.h registers every child it
+// runs). At most 8 at once; unregister it once it has been waited for.
+void RegisterChildProcess(pid_t pid);
+void UnregisterChildProcess(pid_t pid);
 
 }  // namespace harness
 

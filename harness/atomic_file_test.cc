@@ -321,5 +321,42 @@ TEST(AtomicFileTest, ATempFileGuardIsRemovedOnSigterm) {
   { TempFileGuard guard(again); }
   EXPECT_FALSE(Exists(again));
 }
+// A registered child that keeps writing a temporary file is stopped before the file is removed:
+// nothing writes it again once the parent has died of the signal.
+TEST(AtomicFileTest, ARegisteredChildIsStoppedBeforeTheTempFileIsRemoved) {
+  const std::string path = TestDir("child") + "/report.json";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t parent = fork();
+  if (parent == 0) {
+    const pid_t writer = fork();
+    if (writer == 0) {
+      for (int i = 0; i < 5000; ++i) {  // rewrites the file every millisecond until stopped (5 s at most)
+        if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
+        ::usleep(1000);
+      }
+      _exit(0);
+    }
+    RegisterChildProcess(writer);
+    TempFileGuard guard(path);
+    const char c = 'r';
+    if (::write(ready[1], &c, 1) != 1) _exit(10);
+    ::alarm(30);  // never outlives a broken test
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  ::usleep(20000);  // the writer is writing
+  EXPECT_TRUE(Exists(path));
+  ASSERT_EQ(::kill(parent, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(parent, &status, 0), parent);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  ::usleep(50000);  // a writer still running would have made the file again by now
+  EXPECT_FALSE(Exists(path));
+}
+
 }  // namespace
 }  // namespace harness

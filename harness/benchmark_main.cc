@@ -93,12 +93,13 @@ absl::StatusOr<std::string> ResolveBenchmarkOut(const std::string& binary, int* 
     return absl::InvalidArgumentError(
         absl::StrCat("--benchmark_out_format=", format, ": allowed: json, console, csv"));
   }
+  Taken().path.clear();
+  Taken().format = format;
   if (path.empty()) return path;
   path = UserPath(path);
   if (absl::Status w = CheckWritable(path); !w.ok())
     return absl::Status(w.code(), absl::StrCat("--benchmark_out: ", w.message()));
   Taken().path = path;
-  Taken().format = format;
   std::fprintf(stderr, "%s: --benchmark_out: writing %s\n", binary.c_str(), path.c_str());
   return path;
 }

@@ -1,6 +1,8 @@
 // Locating, listing, running and merging benchmark binaries; see bench_runner.h.
 #include "tools/bench/bench_runner.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,9 +43,17 @@ std::unique_ptr<harness::TempFileGuard> TempJsonFile() {
   if (dir == nullptr || *dir == '\0') dir = std::getenv("TMPDIR");
   if (dir == nullptr || *dir == '\0') dir = "/tmp";
   std::string templ = absl::StrCat(dir, "/mlbench_bench_XXXXXX");
+  // Created and registered with SIGINT / SIGTERM held back, so that a signal finds it registered.
+  sigset_t stop_signals, before;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
   int fd = mkstemp(templ.data());
   if (fd >= 0) close(fd);
-  return std::make_unique<harness::TempFileGuard>(templ);
+  auto guard = std::make_unique<harness::TempFileGuard>(templ);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return guard;
 }
 
 }  // namespace
