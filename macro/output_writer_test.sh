@@ -8,6 +8,8 @@
 #     path; a null device: exit 0, still a device.
 #  3. SIGINT and SIGTERM in the middle of a gpt_step run: exit status 130 / 143, the previous
 #     --benchmark_out file byte for byte as it was, no temporary file left.
+#  4. The BENCHMARK_OUT environment variable is taken over like the flag: a relative path lands
+#     in the user's folder, with gpt_step's step times.
 set -u
 MAKE_TOKENS="$1"; STEP="$2"; MATMUL="$3"; FIXTURE="$4"; GATE="$5"
 TMP="$(mktemp -d "${TEST_TMPDIR:-/tmp}/output_writer.XXXXXX")"
@@ -97,5 +99,12 @@ for sig in INT TERM; do
   [ -z "$left" ] || fail "SIG$sig: files left behind: $left"
 done
 set +m
+
+echo "== 4. BENCHMARK_OUT (environment) like --benchmark_out"
+mkdir -p "$TMP/user"
+BUILD_WORKING_DIRECTORY="$TMP/user" BENCHMARK_OUT=env.json "$STEP" "${TINY[@]}" >"$TMP/env.log" 2>&1 \
+  || { cat "$TMP/env.log"; fail "gpt_step with BENCHMARK_OUT exited non-zero"; }
+grep -q '"step_times_s"' "$TMP/user/env.json" || fail "BENCHMARK_OUT=env.json: no step times in $TMP/user/env.json"
+[ ! -e env.json ] || fail "BENCHMARK_OUT=env.json landed in the working directory, not the user's folder"
 
 echo "PASS"
