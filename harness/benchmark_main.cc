@@ -3,10 +3,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "harness/atomic_file.h"
 #include "harness/exit_codes.h"
 #include "harness/json_doc.h"
@@ -15,12 +18,43 @@
 #include "sysinfo/cuda_info.h"
 #include "sysinfo/run_context.h"
 
+// Google Benchmark 1.7.1's own flags (src/benchmark.cc, BM_DEFINE_string): set from the
+// BENCHMARK_OUT / BENCHMARK_OUT_FORMAT environment variables before main, and from argv by
+// benchmark::Initialize. ResolveBenchmarkOut clears them, so that the library never opens the
+// file itself.
+namespace benchmark {
+extern std::string FLAGS_benchmark_out;
+extern std::string FLAGS_benchmark_out_format;
+}  // namespace benchmark
+
 namespace harness {
 namespace {
 
 std::string& LeftOutNote() {
   static std::string* note = new std::string();
   return *note;
+}
+
+// The --benchmark_out ResolveBenchmarkOut took over.
+struct TakenOut {
+  std::string path;
+  std::string format = "json";
+  std::function<absl::StatusOr<std::string>(const std::string&)> amend_json;
+};
+
+TakenOut& Taken() {
+  static TakenOut* t = new TakenOut();
+  return *t;
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> MakeFileReporter(const std::string& format) {
+  if (format == "console")
+    return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // CSVReporter: deprecated, still supported
+  if (format == "csv") return std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  return std::make_unique<benchmark::JSONReporter>();
 }
 
 }  // namespace
@@ -36,13 +70,46 @@ StdoutUse ReadStdoutUse(int argc, char** argv) {
   return use;
 }
 
-absl::StatusOr<std::string> ResolveBenchmarkOut(const std::string& binary, int argc, char** argv) {
-  const std::string path = RewritePathFlag(argc, argv, "benchmark_out");
+absl::StatusOr<std::string> ResolveBenchmarkOut(const std::string& binary, int* argc, char** argv) {
+  // The environment's values first (already in the library's flags), then argv's.
+  std::string path = benchmark::FLAGS_benchmark_out;
+  std::string format = benchmark::FLAGS_benchmark_out_format;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    absl::string_view a = argv[i];
+    if (absl::ConsumePrefix(&a, "--benchmark_out=")) {
+      path = std::string(a);
+    } else if (absl::ConsumePrefix(&a, "--benchmark_out_format=")) {
+      format = std::string(a);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+  benchmark::FLAGS_benchmark_out.clear();
+  benchmark::FLAGS_benchmark_out_format = "json";
+  if (format != "json" && format != "console" && format != "csv") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--benchmark_out_format=", format, ": allowed: json, console, csv"));
+  }
+  Taken().path.clear();
+  Taken().format = format;
   if (path.empty()) return path;
+  path = UserPath(path);
   if (absl::Status w = CheckWritable(path); !w.ok())
     return absl::Status(w.code(), absl::StrCat("--benchmark_out: ", w.message()));
+  Taken().path = path;
   std::fprintf(stderr, "%s: --benchmark_out: writing %s\n", binary.c_str(), path.c_str());
   return path;
+}
+
+const std::string& BenchmarkOutPath() { return Taken().path; }
+
+const std::string& BenchmarkOutFormat() { return Taken().format; }
+
+void SetBenchmarkOutJsonAmender(std::function<absl::StatusOr<std::string>(const std::string&)> amend) {
+  Taken().amend_json = std::move(amend);
 }
 
 void SetLeftOutNote(const std::string& note) { LeftOutNote() = note; }
@@ -55,11 +122,15 @@ void AddRunContext() {
 }
 
 int RunOutcome::ExitCode() const {
-  if (selected == 0 || !failed.empty()) return kExitFailure;
+  if (selected == 0 || !failed.empty() || write_failed) return kExitFailure;
   return kExitOk;
 }
 
-bool OutcomeReporter::ReportContext(const Context& context) { return inner_->ReportContext(context); }
+bool OutcomeReporter::ReportContext(const Context& context) {
+  outcome_.ran = true;
+  if (file_ != nullptr) file_->ReportContext(context);
+  return inner_->ReportContext(context);
+}
 
 void OutcomeReporter::ReportRuns(const std::vector<Run>& runs) {
   for (const Run& r : runs) {
@@ -80,15 +151,37 @@ void OutcomeReporter::ReportRuns(const std::vector<Run>& runs) {
       outcome_.failed.push_back(name + ": output check failed (verified = " + value + ")");
     }
   }
+  if (file_ != nullptr) file_->ReportRuns(runs);
   inner_->ReportRuns(runs);
 }
 
-void OutcomeReporter::Finalize() { inner_->Finalize(); }
+void OutcomeReporter::Finalize() {
+  if (file_ != nullptr) file_->Finalize();
+  inner_->Finalize();
+}
 
 int RunSelectedBenchmarks(const std::string& binary, RunOutcome* outcome) {
-  OutcomeReporter reporter(benchmark::CreateDefaultDisplayReporter());
+  const TakenOut& out = Taken();
+  std::ostringstream file_text;  // the --benchmark_out report, written at the end
+  std::unique_ptr<benchmark::BenchmarkReporter> file;
+  if (!out.path.empty()) {
+    file = MakeFileReporter(out.format);
+    file->SetOutputStream(&file_text);
+    file->SetErrorStream(&file_text);
+  }
+  OutcomeReporter reporter(benchmark::CreateDefaultDisplayReporter(), file.get());
   reporter.outcome()->selected = benchmark::RunSpecifiedBenchmarks(&reporter);
-  const RunOutcome& o = *reporter.outcome();
+  RunOutcome& o = *reporter.outcome();
+  if (file != nullptr && o.selected > 0 && o.ran) {
+    absl::StatusOr<std::string> text = file_text.str();
+    if (out.format == "json" && out.amend_json) text = out.amend_json(*text);
+    absl::Status st = text.ok() ? WriteFileAtomically(out.path, *text) : text.status();
+    if (!st.ok()) {
+      std::fprintf(stderr, "%s: error: --benchmark_out: %s\n", binary.c_str(),
+                   std::string(st.message()).c_str());
+      o.write_failed = true;
+    }
+  }
   if (o.selected == 0) {
     const std::string& note = LeftOutNote();
     std::fprintf(stderr,

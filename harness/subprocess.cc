@@ -2,6 +2,9 @@
 #include "harness/subprocess.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/argv.h"
+#include "harness/atomic_file.h"
 
 namespace harness {
 
@@ -24,11 +28,25 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
 
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = getpid();
+  // SIGINT and SIGTERM wait until the child is registered: the parent's handler then stops it
+  // before it removes the temporary files the child may be writing (harness/atomic_file.h).
+  sigset_t stop_signals, before;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
   pid_t pid = fork();
   if (pid < 0) {
-    return absl::InternalError(absl::StrCat("fork() failed: ", std::strerror(errno)));
+    const int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    return absl::InternalError(absl::StrCat("fork() failed: ", std::strerror(fork_errno)));
   }
   if (pid == 0) {
+    // Nor does the child outlive a parent that dies otherwise.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
@@ -41,6 +59,8 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
     std::fprintf(stderr, "cannot execute %s: %s\n", cargv.argv()[0], std::strerror(errno));
     _exit(127);
   }
+  RegisterChildProcess(pid);  // stopped first by SIGINT / SIGTERM (harness/atomic_file.h)
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   close(out[1]);
   if (capture_stderr) close(err[1]);
 
@@ -70,9 +90,11 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv, b
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
+      UnregisterChildProcess(pid);
       return absl::InternalError(absl::StrCat("waitpid(", argv[0], ") failed: ", std::strerror(errno)));
     }
   }
+  UnregisterChildProcess(pid);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

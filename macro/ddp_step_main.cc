@@ -40,6 +40,7 @@
 #include "comm/mpi_world.h"
 #include "harness/atomic_file.h"
 #include "harness/benchmark_json.h"
+#include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
@@ -710,7 +711,7 @@ int Run() {
     LogRankTable(s, f);
     LogRankSummary(s, f);
     LogThroughputAndScaling(s, f);
-    if (!WriteOutputs(s, f, m)) rc = 1;
+    if (!WriteOutputs(s, f, m)) rc = harness::kExitFailure;  // a failed write (a full disk): exit 2
   }
   return rc;
 }
@@ -729,9 +730,10 @@ constexpr char kUsage[] =
     "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
     "Every rank must be given the same flags (all but --threads and --timeout_s; --json_out and\n"
     "--benchmark_out, which rank 0 writes, to every rank or to none), else every rank stops at start.\n"
-    "Exit status: 0 success; 1 command line not understood, parameters differ across ranks, or\n"
-    "an output file could not be written; 2 bad input (the message names the flag), flags that\n"
-    "differ across ranks; 5 a rank waited longer than --timeout_s for the others (one died or hung).";
+    "Exit status: 0 success; 1 command line not understood, or parameters differ across ranks;\n"
+    "2 bad input (the message names the flag), flags that differ across ranks, or an output file\n"
+    "could not be written (a full disk: the path and the reason; a previous file is kept);\n"
+    "5 a rank waited longer than --timeout_s for the others (one died or hung).";
 
 // --timeout_s is needed before MPI is up: read from argv by hand (the rest is parsed after).
 absl::StatusOr<double> TimeoutFromArgv(int argc, char** argv) {

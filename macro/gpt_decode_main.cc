@@ -266,7 +266,10 @@ constexpr char kUsage[] =
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, e.g. --prompt + --generate > block,\n"
-    "--batch=0, an unknown --dtype; a failed or non-finite generation; a filter that selects nothing).";
+    "--batch=0, an unknown --dtype; a failed or non-finite generation; a filter that selects nothing;\n"
+    "an output that could not be written, e.g. --benchmark_out on a full disk).\n"
+    "--benchmark_out is written once the run ends (temporary file, then rename; a device or\n"
+    "/dev/stdout in place): Ctrl-C or a failed write leaves a previous file as it was.";
 
 bool WantsHelp(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -315,7 +318,8 @@ int main(int argc, char** argv) {
   const bool listing = stdout_use.listing;
   if (stdout_use.ProgressToStderr()) g_log = stderr;
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
-  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", argc, argv); !out.ok()) {
+  // Taken over from Google Benchmark: written at the end through harness/atomic_file.h.
+  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_decode", &argc, argv); !out.ok()) {
     return harness::Fail("gpt_decode", out.status());
   }
   benchmark::Initialize(&argc, argv);

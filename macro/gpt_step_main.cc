@@ -330,7 +330,10 @@ constexpr char kUsage[] =
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, bad token file, a failed or\n"
-    "non-finite step, a filter that selects nothing).\n"
+    "non-finite step, a filter that selects nothing, an output that could not be written).\n"
+    "--benchmark_out (json, console or csv) is written once the run ends, through a temporary\n"
+    "file and a rename (a device or /dev/stdout in place): Ctrl-C or a full disk leaves a previous\n"
+    "file as it was; a failed write is exit 2.\n"
     "\n"
     "Relative paths (--data, --ceilings, --profile_out, --benchmark_out) are relative to the\n"
     "folder bazel run was started from; the start-up lines print the absolute path used.";
@@ -383,10 +386,10 @@ int main(int argc, char** argv) {
   const bool listing = stdout_use.listing;            // stdout lists case names only
   if (stdout_use.ProgressToStderr()) g_log = stderr;  // keep machine-readable stdout clean
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
-  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", argc, argv); !out.ok()) {
+  // Taken over from Google Benchmark: written at the end through harness/atomic_file.h.
+  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", &argc, argv); !out.ok()) {
     return harness::Fail("gpt_step", out.status());
   }
-  const std::string json_out = JsonOutPath(argc, argv);
   benchmark::Initialize(&argc, argv);             // takes the --benchmark_* flags
   harness::ParseFlagsOrExit(argc, argv, kUsage);  // unknown flags: an error naming them, exit 1
 
@@ -414,16 +417,15 @@ int main(int argc, char** argv) {
       return harness::Fail("gpt_step", st);
     }
   }
+  // Each step's time in the --benchmark_out JSON, added before it is written.
+  harness::SetBenchmarkOutJsonAmender([&run](const std::string& json) {
+    return AddStepSeriesToJsonText(json, run.series, "the --benchmark_out report");
+  });
   harness::RunOutcome outcome;
   const int rc = harness::RunSelectedBenchmarks("gpt_step", &outcome);
   if (rc != harness::kExitOk || listing) return rc;
   for (const CaseResult& r : run.results) {
     if (r.ran && !r.steps.empty()) PrintSummary(run, r);
-  }
-  if (!json_out.empty()) {
-    if (auto st = AddStepSeriesToJson(json_out, run.series); !st.ok()) {
-      return harness::Fail("gpt_step", st);
-    }
   }
   if (o.compare_data) PrintCompareData(run);
   if (o.profile) {

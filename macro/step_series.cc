@@ -70,28 +70,11 @@ void StepSeriesLog::AddTimed(double seconds) {
   if (!records_.empty()) records_.back().timed_s.push_back(seconds);
 }
 
-std::string JsonOutPath(int argc, char** argv) {
-  const char* env_out = std::getenv("BENCHMARK_OUT");
-  const char* env_format = std::getenv("BENCHMARK_OUT_FORMAT");
-  std::string out = env_out != nullptr ? env_out : "";
-  std::string format = env_format != nullptr ? env_format : "json";
-  for (int i = 1; i < argc; ++i) {
-    if (absl::StartsWith(argv[i], "--benchmark_out=")) out = argv[i] + std::strlen("--benchmark_out=");
-    if (absl::StartsWith(argv[i], "--benchmark_out_format="))
-      format = argv[i] + std::strlen("--benchmark_out_format=");
-  }
-  return format == "json" ? out : "";
-}
-
-absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("step times: cannot read '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  in.close();
-  Json j = harness::ParseOrderedJson(ProtectTokens(ss.str()));
+absl::StatusOr<std::string> AddStepSeriesToJsonText(const std::string& json, const StepSeriesLog& log,
+                                                    const std::string& what) {
+  Json j = harness::ParseOrderedJson(ProtectTokens(json));
   if (j.is_discarded() || !j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat("step times: '", path, "' is not Google Benchmark JSON"));
+    return absl::InvalidArgumentError(absl::StrCat("step times: ", what, " is not Google Benchmark JSON"));
   }
   for (Json& b : j["benchmarks"]) {
     if (!b.is_object() || b.value("run_type", "iteration") != "iteration") continue;
@@ -114,7 +97,18 @@ absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& l
       b["step_times_s"] = {{"warmup", r.warmup_s}, {"timed", r.timed_s}};
     }
   }
-  absl::Status st = harness::WriteFileAtomically(path, RestoreTokens(harness::DumpJson(j, 2)) + "\n");
+  return RestoreTokens(harness::DumpJson(j, 2)) + "\n";
+}
+
+absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("step times: cannot read '", path, "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  in.close();
+  absl::StatusOr<std::string> text = AddStepSeriesToJsonText(ss.str(), log, absl::StrCat("'", path, "'"));
+  if (!text.ok()) return text.status();
+  absl::Status st = harness::WriteFileAtomically(path, *text);
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("step times: ", st.message()));
   return absl::OkStatus();
 }

@@ -6,9 +6,9 @@
 //   "step_times_s": {"warmup": [s, ...], "timed": [s, ...]}
 //
 // in seconds, in step order: the warm-up steps that ran before that repetition (only the first
-// one warms up) and its timed steps. The file is rewritten through a temporary name and a
-// rename. JSON written to stdout (--benchmark_format=json without --benchmark_out) carries no
-// series.
+// one warms up) and its timed steps. gpt_step amends the report in memory before the harness
+// writes it (harness::SetBenchmarkOutJsonAmender). JSON written to stdout
+// (--benchmark_format=json without --benchmark_out) carries no series.
 #ifndef MACRO_STEP_SERIES_H_
 #define MACRO_STEP_SERIES_H_
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace macro {
 
@@ -43,14 +44,14 @@ class StepSeriesLog {
   std::vector<StepSeriesRecord> records_;
 };
 
-// The --benchmark_out path Google Benchmark will write as JSON: from argv (--benchmark_out=F,
-// read before benchmark::Initialize), else the BENCHMARK_OUT environment variable; "" when
-// there is none or --benchmark_out_format (or BENCHMARK_OUT_FORMAT) is not json.
-std::string JsonOutPath(int argc, char** argv);
-
 // Adds each record's series to the entry of its case and repetition (run_type "iteration") in
-// the JSON file at `path`. Errors name the file: unreadable, not Google Benchmark JSON,
-// unwritable. Entries without a record are left as they are.
+// Google Benchmark JSON text `json`; `what` names it in errors (not Google Benchmark JSON).
+// Entries without a record are left as they are.
+absl::StatusOr<std::string> AddStepSeriesToJsonText(const std::string& json, const StepSeriesLog& log,
+                                                    const std::string& what);
+
+// The same for the JSON file at `path`, rewritten through harness/atomic_file.h. Errors name the
+// file: unreadable, not Google Benchmark JSON, unwritable.
 absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log);
 
 }  // namespace macro

@@ -102,20 +102,5 @@ TEST(StepSeries, ErrorsNameTheFile) {
   EXPECT_NE(bad.message().find("not_a_run.json"), std::string::npos);
 }
 
-TEST(StepSeries, JsonOutPathReadsTheFlagsAndFormat) {
-  unsetenv("BENCHMARK_OUT");
-  unsetenv("BENCHMARK_OUT_FORMAT");
-  char a0[] = "gpt_step", a1[] = "--benchmark_out=/tmp/x.json", a2[] = "--benchmark_out_format=csv";
-  char* with_json[] = {a0, a1, nullptr};
-  EXPECT_EQ(JsonOutPath(2, with_json), "/tmp/x.json");
-  char* with_csv[] = {a0, a1, a2, nullptr};
-  EXPECT_EQ(JsonOutPath(3, with_csv), "");
-  char* none[] = {a0, nullptr};
-  EXPECT_EQ(JsonOutPath(1, none), "");
-  setenv("BENCHMARK_OUT", "/tmp/env.json", 1);
-  EXPECT_EQ(JsonOutPath(1, none), "/tmp/env.json");
-  unsetenv("BENCHMARK_OUT");
-}
-
 }  // namespace
 }  // namespace macro

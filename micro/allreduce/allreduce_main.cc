@@ -28,6 +28,7 @@
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
 #include "harness/benchmark_json.h"
+#include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
 #include "micro/allreduce/allreduce_bw.h"
@@ -52,9 +53,9 @@ constexpr char kUsage[] =
     "  mpirun -np N allreduce [--device=cpu|cuda] [--min_bytes=1024] [--max_bytes=16777216]\n"
     "         [--warmup=5] [--iters=20] [--benchmark_out=FILE]\n"
     "busbw = algbw x 2(n-1)/n (nccl-tests). MPI results are verified; NCCL ones are not yet.\n"
-    "Exit status: 0 success (or NCCL unusable: skipped, said on stdout); 1 a wrong MPI result or an\n"
-    "output file not written; 2 bad input (the message names the flag); 5 a rank waited longer than\n"
-    "--timeout_s for the others (one died or hung).";
+    "Exit status: 0 success (or NCCL unusable: skipped, said on stdout); 1 a wrong MPI result;\n"
+    "2 bad input (the message names the flag) or an output file not written; 5 a rank waited\n"
+    "longer than --timeout_s for the others (one died or hung).";
 
 comm::MpiWorld* g_world = nullptr;
 
@@ -272,7 +273,7 @@ int Run(const Options& o) {
   if (const std::string path = absl::GetFlag(FLAGS_benchmark_out); r == 0 && !path.empty()) {
     if (absl::Status s = WriteBenchmarkJson(path, o, sizes); !s.ok()) {
       std::fprintf(stderr, "allreduce: error: %s\n", std::string(s.message()).c_str());
-      rc = 1;
+      rc = harness::kExitFailure;  // a failed write (a full disk): exit 2
     }
   }
   return rc;

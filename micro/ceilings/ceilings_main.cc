@@ -3,7 +3,7 @@
 //
 //   bazel run //micro:ceilings -- --ceilings_out=/tmp/ceilings.json
 //   bazel run //micro:matmul -- --ceilings=/tmp/ceilings.json --benchmark_filter=cpu
-// Exit status 1 when a requested file could not be written (the message says why).
+// Exit status 2 when a requested file could not be written (the message says why).
 #include <cstdio>
 
 #include "benchmark/benchmark.h"

@@ -274,7 +274,7 @@ int InitMicroBinary(BinaryKind kind, int* argc, char** argv, MicroFlags* flags) 
         std::tuple{"cuda_ceilings_out", &flags->cuda_ceilings_out, "writing"}}) {
     if (!path->empty()) std::fprintf(stderr, "%s: --%s: %s %s\n", name.c_str(), flag, verb, path->c_str());
   }
-  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut(name, *argc, argv); !out.ok()) {
+  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut(name, argc, argv); !out.ok()) {
     std::fprintf(stderr, "%s: %s\n", argv[0], std::string(out.status().message()).c_str());
     return harness::kExitFailure;
   }

@@ -2,8 +2,9 @@
 //   bazel run //tools:make_tokens -- --in=FILE.txt --out=train.bin     byte-level tokens
 //   bazel run //tools:make_tokens -- --random=N --out=train.bin [--vocab=50257 --seed=1337]
 // Relative paths are taken from the directory bazel run was started in (harness/user_path.h). The file is
-// written to a temporary name and renamed, so a failure leaves nothing behind. Exit code 0 on success, 1 with
-// a message naming the problem otherwise.
+// written by harness/atomic_file.h: a regular file through a temporary name and a rename, so a failure
+// leaves nothing behind; a device or FIFO in place. Exit code 0 on success, 2 with a message naming the
+// problem otherwise (harness/exit_codes.h; 1 for a flag Abseil cannot parse).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -11,6 +12,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "harness/atomic_file.h"
+#include "harness/exit_codes.h"
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
 #include "model/data/token_writer.h"
@@ -24,8 +26,8 @@ ABSL_FLAG(std::string, out, "", "token file to write (e.g. train.bin)");
 namespace {
 
 int Fail(const std::string& msg) {
-  std::fprintf(stderr, "make_tokens: %s\n", msg.c_str());
-  return 1;
+  std::fprintf(stderr, "make_tokens: error: %s\n", msg.c_str());
+  return harness::kExitFailure;
 }
 
 }  // namespace

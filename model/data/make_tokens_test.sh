@@ -19,8 +19,9 @@ max="$(od -An -tu2 -v "$dir/rand.bin" | tr -s ' ' '\n' | sort -n | tail -1)"
 "$bin" --random=1000 --vocab=300 --seed=7 --out="$dir/rand2.bin"
 cmp -s "$dir/rand.bin" "$dir/rand2.bin" || fail "same seed gave different files"
 
-# A run killed between writing its temporary file and the rename leaves "<out>.tmp.<pid>";
-# the next run removes it when that process is gone, and keeps a live writer's file.
+# A run killed between writing its temporary file and the rename leaves
+# "<out>.tmp.make_tokens.<pid>" (before: "<out>.tmp.<pid>", the form planted here); the next run
+# removes it when that process is gone, and keeps a live writer's file.
 dead_pid="$(sh -c 'echo $$')"   # that shell has exited: no process has this pid
 printf 'partial' > "$dir/rand.bin.tmp.$dead_pid"
 printf 'partial' > "$dir/rand.bin.tmp.$$"   # this script: alive

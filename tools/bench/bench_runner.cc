@@ -1,6 +1,8 @@
 // Locating, listing, running and merging benchmark binaries; see bench_runner.h.
 #include "tools/bench/bench_runner.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -18,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "harness/atomic_file.h"
 #include "harness/subprocess.h"
 #include "harness/user_path.h"
 #include "tools/gate/gate_io.h"
@@ -32,14 +36,24 @@ bool IsExecutableFile(const std::string& p) {
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
 }
 
-std::string TempJsonPath() {
+// A fresh "<TEST_TMPDIR or TMPDIR or /tmp>/mlbench_bench_XXXXXX" file, removed when the
+// returned guard goes and by SIGINT / SIGTERM (harness/atomic_file.h).
+std::unique_ptr<harness::TempFileGuard> TempJsonFile() {
   const char* dir = std::getenv("TEST_TMPDIR");
   if (dir == nullptr || *dir == '\0') dir = std::getenv("TMPDIR");
   if (dir == nullptr || *dir == '\0') dir = "/tmp";
   std::string templ = absl::StrCat(dir, "/mlbench_bench_XXXXXX");
+  // Created and registered with SIGINT / SIGTERM held back, so that a signal finds it registered.
+  sigset_t stop_signals, before;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
   int fd = mkstemp(templ.data());
   if (fd >= 0) close(fd);
-  return templ;
+  auto guard = std::make_unique<harness::TempFileGuard>(templ);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return guard;
 }
 
 }  // namespace
@@ -132,7 +146,8 @@ absl::StatusOr<std::vector<std::string>> ListCases(const std::string& exe, const
 }
 
 absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time) {
-  const std::string out = TempJsonPath();
+  const std::unique_ptr<harness::TempFileGuard> temp = TempJsonFile();
+  const std::string& out = temp->path();
   std::vector<std::string> argv = {target.exe,
                                    "--benchmark_repetitions=1",
                                    absl::StrCat("--benchmark_out=", out),
@@ -144,18 +159,13 @@ absl::StatusOr<nlohmann::json> RunOnce(const Target& target, double min_time) {
   // Both streams are captured: the console table and Google Benchmark's context banner would
   // repeat every round. They are shown when the binary fails.
   absl::StatusOr<harness::ProcessResult> r = harness::RunProcess(argv, /*capture_stderr=*/true);
-  if (!r.ok()) {
-    std::remove(out.c_str());
-    return r.status();
-  }
+  if (!r.ok()) return r.status();
   if (r->exit_code != 0) {
-    std::remove(out.c_str());
     return absl::InternalError(absl::StrCat(
         target.binary.label, " (", target.exe, ") exited with ", r->exit_code, "; its output ended with:\n",
         harness::Tail(r->stdout_text, 1500), "\n", harness::Tail(r->stderr_text, 1500)));
   }
   absl::StatusOr<nlohmann::json> j = gate::ReadJsonFile(out);
-  std::remove(out.c_str());
   if (!j.ok()) {
     return absl::Status(j.status().code(),
                         absl::StrCat(target.binary.label, " wrote a bad report: ", j.status().message()));

@@ -1,14 +1,21 @@
 // End to end: //tools:bench on the fixture binary (tools/bench/testdata/fake_bench): --list with
 // Google Benchmark filter semantics (a leading '-' negates), rounds merged into one JSON file
 // with the machine's description and the calibration cases, and bad input rejected (exit 2).
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "harness/subprocess.h"
@@ -222,6 +229,56 @@ TEST(BenchTest, AbCacheWithoutHomeOrPlantedIsRefused) {
   EXPECT_NE(r.stderr_text.find("cache folder '" + theirs + "' is not ours (owner uid 65534"),
             std::string::npos)
       << r.stderr_text;
+}
+
+// Files in `dir` whose name starts with `prefix`.
+std::vector<std::string> FilesStartingWith(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) out.emplace_back(e->d_name);
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+// bench stopped by SIGINT or SIGTERM while a benchmark runs: it dies of the signal, and neither
+// its temporary report (mlbench_bench_XXXXXX) nor a half --out file is left behind.
+TEST(BenchTest, ASignalLeavesNoTemporaryReport) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/signal", sig);
+    mkdir(dir.c_str(), 0755);
+    const std::string exe = absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/bench/bench");
+    const std::string out = dir + "/run.json";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setenv("TEST_TMPDIR", dir.c_str(), 1);  // where bench makes its temporary reports
+      signal(SIGINT, SIG_DFL);
+      const std::string o = "--out=" + out;
+      execl(exe.c_str(), exe.c_str(), kFake, "--filter=axpy", "--repetitions=50", "--min_time=1",
+            "--retries=0", "--threads=1", o.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    ASSERT_GT(pid, 0);
+    bool running = false;                        // a child benchmark writing its report
+    for (int i = 0; i < 600 && !running; ++i) {  // up to 60 s
+      running = !FilesStartingWith(dir, "mlbench_bench_").empty();
+      if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(running) << "bench never started a benchmark";
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    // bench stopped its child benchmark before it removed the report (harness/atomic_file.h):
+    // nothing can write it again.
+    std::vector<std::string> left = FilesStartingWith(dir, "");
+    left.erase(
+        std::remove_if(left.begin(), left.end(), [](const std::string& n) { return n == "." || n == ".."; }),
+        left.end());
+    EXPECT_TRUE(left.empty()) << "signal " << sig << " left " << absl::StrJoin(left, ", ");
+  }
 }
 
 }  // namespace

@@ -249,8 +249,10 @@ gate::ReportHeader MakeHeader(const gate::MachineKey& key, const std::string& su
   return header;
 }
 
-void WriteSummary(const std::string& current_path, const gate::ReportHeader& header,
-                  const gate::Comparison& cmp, bool is_time) {
+// The markdown summary (--summary, default <current>.gate.md); a failed write (a full disk) is an
+// error, exit 2, like every output of the project (harness/atomic_file.h).
+absl::Status WriteSummary(const std::string& current_path, const gate::ReportHeader& header,
+                          const gate::Comparison& cmp, bool is_time) {
   std::string summary = absl::GetFlag(FLAGS_summary);
   summary = summary.empty() ? (absl::EndsWith(current_path, ".json")
                                    ? current_path.substr(0, current_path.size() - 5) + ".gate.md"
@@ -258,10 +260,10 @@ void WriteSummary(const std::string& current_path, const gate::ReportHeader& hea
                             : harness::UserPath(summary);
   if (absl::Status s = gate::WriteFileAtomically(summary, gate::FormatMarkdown(header, cmp, is_time));
       !s.ok()) {
-    std::fprintf(stderr, "gate: warning: summary not written: %s\n", std::string(s.message()).c_str());
-  } else {
-    std::printf("gate: summary written to %s\n", summary.c_str());
+    return absl::Status(s.code(), absl::StrCat("--summary: ", s.message()));
   }
+  std::printf("gate: summary written to %s\n", summary.c_str());
+  return absl::OkStatus();
 }
 
 // The exit status once the table is out: broken measurements first, then regressions.
@@ -445,7 +447,7 @@ int main(int argc, char** argv) {
   }
   const bool is_time = options->metric.is_time();
   std::fputs(gate::FormatTable(header, *cmp, is_time).c_str(), stdout);
-  WriteSummary(current_path, header, *cmp, is_time);
+  if (absl::Status s = WriteSummary(current_path, header, *cmp, is_time); !s.ok()) return BadInput(s);
 
   if (absl::GetFlag(FLAGS_update)) {
     if (cmp->Count(gate::CaseStatus::kUnverified) > 0)
