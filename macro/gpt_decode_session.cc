@@ -153,17 +153,26 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   if (!peak.ok()) return peak.status();
   s->peak_ = peak->peak;
   s->run_peak_ = *peak;
-  if (peak->peak.bytes_per_s > 0) {
+  // A STREAM figure on cache-sized arrays (`ceilings --sizes=quick`) is not a memory bound:
+  // ignored, with a note, for the start-up DRAM measurement (accounting/ceilings.h).
+  std::string ignored;
+  if (peak->peak.bytes_per_s > 0 && peak->peak.bandwidth_cache_resident) {
+    ignored = absl::StrFormat(
+        " (the --ceilings file's STREAM figure, %.1f GB/s, is cache-resident: not a memory bound, ignored)",
+        peak->peak.bytes_per_s / 1e9);
+  }
+  if (peak->peak.bytes_per_s > 0 && ignored.empty()) {
     s->bandwidth_ = peak->peak.bytes_per_s;
     s->bandwidth_source_ = so.device == "cpu"
                                ? absl::StrCat("STREAM copy, from the peak's source: ", peak->peak.source)
                                : peak->peak.source;
   } else if (so.device == "cpu") {
-    // --peak_flops gives no bandwidth: measure the STREAM copy now, on the run's threads.
+    // --peak_flops gives no bandwidth (or the file's is cache-resident): measure the STREAM copy
+    // now, on the run's threads.
     auto m = micro::MeasureCpuCeilings();
     if (!m.ok()) return m.status();
     s->bandwidth_ = m->stream.copy_bytes_per_s;
-    s->bandwidth_source_ = absl::StrCat("measured at start-up: ", micro::DescribeCpuMethod(*m));
+    s->bandwidth_source_ = absl::StrCat("measured at start-up: ", micro::DescribeCpuMethod(*m), ignored);
   } else {
     auto sheet = accounting::DatasheetPeak(s->device_name_, so.dtype);
     if (!sheet.ok() || !(sheet->bytes_per_s > 0)) {
@@ -171,7 +180,7 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
                                                      "': give --ceilings=FILE (a measured copy bandwidth)"));
     }
     s->bandwidth_ = sheet->bytes_per_s;
-    s->bandwidth_source_ = sheet->source;
+    s->bandwidth_source_ = absl::StrCat(sheet->source, ignored);
   }
   return s;
 }

@@ -251,6 +251,9 @@ absl::Status ResolveData(const RawStepFlags& f, StepOptions* o) {
 absl::Status ResolvePeakAndAttention(const RawStepFlags& f, StepOptions* o) {
   if (f.peak_flops < 0)
     return FlagError("peak_flops", absl::StrCat(f.peak_flops, " is negative; give FLOP/s > 0"));
+  if (f.peak_flops != 0) {  // 0: not given; else a physical figure (accounting/plausible.h)
+    if (absl::Status s = accounting::CheckPlausibleFlops("--peak_flops", f.peak_flops); !s.ok()) return s;
+  }
   if (f.peak_flops > 0 && !f.ceilings.empty()) {
     return FlagError("peak_flops", "give either --peak_flops or --ceilings, not both");
   }
