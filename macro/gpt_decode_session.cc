@@ -14,6 +14,8 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/cuda/cuda_decoder.h"
 #include "model/data/rng.h"
+#include "model/gpt_memory.h"
+#include "model/host_memory.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
 #include "model/threads.h"
@@ -145,6 +147,21 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
     s->device_name_ = inv.devices[0].name;
   }
   s->bytes_per_param_ = so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
+  // Refuse up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
+  // allocate 78 GB and aborted): on the CPU the weights, the KV cache, the logits and the
+  // activations (model/gpt_memory.h); on CUDA the host copy of the fp32 weights.
+  int max_batch = 1;
+  for (int b : o.batches) max_batch = std::max(max_batch, b);
+  model::DecodeMemoryEstimate need = model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions());
+  if (so.device != "cpu") need = model::DecodeMemoryEstimate{need.weights_bytes, 0, 0, 0};
+  if (absl::Status st = model::CheckHostMemory(
+          need.total_bytes(),
+          absl::StrCat(model::DescribeConfig(so.config), " decoding at batch=", max_batch, " prompt=", o.prompt,
+                       " positions=", o.positions()),
+          need.Describe());
+      !st.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat("--batch: ", st.message()));
+  }
   const model::ParamLayout layout(so.config);
   s->params_.assign(static_cast<size_t>(layout.num_params()), 0.0f);
   model::InitParams(so.config, layout, so.seed, s->params_.data());

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "accounting/plausible.h"
 #include "harness/atomic_file.h"
 
 namespace macro {
