@@ -108,6 +108,9 @@ import struct, sys
 open(sys.argv[1], 'wb').write(struct.pack('<200H', *[(7 * i) % 100 for i in range(200)]))
 " "$TMP/big_vocab.bin"
 expect_error 2 "outside the vocabulary \\[0, 60)" "${TINY[@]}" --data="$TMP/big_vocab.bin"
+# A token file of odd length: refused, naming its size (its last byte would be half a token).
+cp "$TMP/big_vocab.bin" "$TMP/odd.bin"; printf x >>"$TMP/odd.bin"  # 200 tokens and a half
+expect_error 2 "has 401 bytes, an odd count" "${TINY[@]}" --data="$TMP/odd.bin"
 expect_error 2 --cpu_gemm=bogus --cpu_gemm=bogus
 # Under an address-space limit (ulimit -v) the memory pre-check counts the limit, not only
 # MemAvailable: refused up front with the figures, not an abort halfway (model/host_memory.h).
