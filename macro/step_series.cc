@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "harness/atomic_file.h"
+#include "harness/bounded_read.h"
 #include "harness/json_doc.h"
 #include "harness/json_text.h"
 #include "nlohmann/json.hpp"
@@ -84,12 +85,10 @@ std::string JsonOutPath(int argc, char** argv) {
 }
 
 absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("step times: cannot read '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  in.close();
-  Json j = harness::ParseOrderedJson(ProtectTokens(ss.str()));
+  absl::StatusOr<std::string> text =
+      harness::ReadFileAtMost(path, harness::kMaxJsonFileBytes, "step times: --benchmark_out file");
+  if (!text.ok()) return text.status();
+  Json j = harness::ParseOrderedJson(ProtectTokens(*text));
   if (j.is_discarded() || !j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
     return absl::InvalidArgumentError(absl::StrCat("step times: '", path, "' is not Google Benchmark JSON"));
   }
