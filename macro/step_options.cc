@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "accounting/plausible.h"
 #include "harness/atomic_file.h"
+#include "sysinfo/cpu_info.h"
 
 namespace macro {
 namespace {
@@ -183,6 +184,12 @@ absl::Status ResolveSteps(const RawStepFlags& f, StepOptions* o) {
   }
   if (f.threads < 0)
     return FlagError("threads", absl::StrCat(f.threads, " is negative; give >= 1 (0: every core)"));
+  // More threads than CPUs only share them (--threads=1000 ran 64 threads and a garbled peak line).
+  if (const int cpus = sysinfo::AffinityCpuCount(); cpus > 0 && f.threads > cpus) {
+    return FlagError("threads", absl::StrCat(f.threads, " is more than the ", cpus,
+                                             " CPUs this process may run on (its affinity mask); give 1 to ",
+                                             cpus, " (0: every core)"));
+  }
   o->threads = f.threads;
 
   return absl::OkStatus();
