@@ -1,5 +1,5 @@
 // nlohmann::json's parser and serializer, compiled once (json_doc.cc) for every library that
-// calls them through these two functions. The two are most of the header's cost to a translation
+// calls them through these functions. Parse and dump are most of the header's cost to a translation
 // unit: each one that calls json::parse or dump itself took about 2 s more to compile (g++ 12,
 // -O2, the development VM), and gpt_step's first build had six of them.
 #ifndef HARNESS_JSON_DOC_H_
