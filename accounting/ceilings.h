@@ -6,11 +6,22 @@
 //    "gemm_flops_per_s": {"onednn/NT/M:256/N:2304/K:768/bias": 2.1e11, ...}}
 // gemm_flops_per_s (optional): a GEMM library's rate at one of the CPU train step's shapes, keyed
 // as model/step_gemms.h names them; gpt_step's MFU loss breakdown reads them.
+// stream_array_bytes (optional): bytes per array of the CPU STREAM copy behind the bandwidth.
+// bandwidth_cache_resident (optional, false when absent): the STREAM arrays were smaller than
+// STREAM's rule asks (4x the last-level cache; `ceilings --sizes=quick` uses 4 MiB), so the
+// figure is partly a cache bandwidth, not the memory's: printed as such, never a memory bound
+// (MeasuredPeak carries the label; gpt_decode ignores such a figure). A file without the field
+// is judged by its stream_array_bytes against this CPU's cache where it has one, else taken as
+// a DRAM figure, as files written before the field were.
+//
+// Every peak and the bandwidth, when not 0 (no figure), must lie in its physical band
+// (accounting/plausible.h); the file may be at most harness::kMaxJsonFileBytes.
 //
 // Written to a temporary name in the same folder and renamed, so a reader never sees half a file.
 #ifndef ACCOUNTING_CEILINGS_H_
 #define ACCOUNTING_CEILINGS_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -25,14 +36,22 @@ struct Ceilings {
   std::string machine;                       // CPU or GPU name
   std::map<std::string, double> peak_flops;  // key: dtype name ("fp32", "bf16", ...)
   double bandwidth_bytes_per_s = 0;
+  int64_t stream_array_bytes = 0;         // 0: not recorded (a GPU copy, or an older file)
+  bool bandwidth_cache_resident = false;  // see above
   std::string method;                              // how it was measured
   std::string date;                                // ISO 8601
   std::map<std::string, double> gemm_flops_per_s;  // key: model::StepGemm::Key
 };
 
+// True when a STREAM figure measured on arrays of bytes_per_array bytes is (partly) a cache
+// bandwidth: the arrays are under STREAM's 4x the last-level cache (llc_bytes; <= 0 unknown: under
+// 64 MiB, the smallest array measure/stream.h ever picks).
+bool StreamFigureIsCacheResident(int64_t bytes_per_array, int64_t llc_bytes);
+
 // Errors: a key that is not a dtype name, a negative or non-finite value, an unwritable path.
 absl::Status WriteCeilings(const std::string& path, const Ceilings& ceilings);
-// Errors name the path and what is wrong (missing file, bad JSON, wrong types, bad dtype key).
+// Errors name the path and what is wrong (missing file, a file over the size limit, bad JSON with
+// its line and column, wrong types, bad dtype key, a figure outside its physical band).
 absl::StatusOr<Ceilings> ReadCeilings(const std::string& path);
 // Peak for `dtype` with source "measured: <path> (<machine>, <method>, <date>)".
 // Error when the file has no figure for that dtype (names the ones it has).

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace accounting {
@@ -110,6 +111,61 @@ TEST(Ceilings, BadFilesAreErrorsNamingThePath) {
   absl::StatusOr<Ceilings> bad_key = ReadCeilings(WriteText("bad6.json", R"({"peak_flops": {"FP32": 1}})"));
   ASSERT_FALSE(bad_key.ok());
   EXPECT_NE(bad_key.status().message().find("'FP32'"), std::string::npos) << bad_key.status();
+}
+
+// A peak of 1e-300 printed "MFU inf%", one of 1e308 "MFU 0.00%": both refused, naming the
+// value and the band (accounting/plausible.h); 0 stays "no figure".
+TEST(Ceilings, FiguresOutsideThePhysicalBandsAreRefused) {
+  for (const char* v : {"1e-300", "1e308", "5e7", "2e16"}) {
+    absl::StatusOr<Ceilings> c =
+        ReadCeilings(WriteText("absurd_peak.json", absl::StrCat(R"({"peak_flops": {"fp32": )", v, "}}")));
+    ASSERT_FALSE(c.ok()) << v;
+    EXPECT_NE(c.status().message().find("peak_flops.fp32 = "), std::string::npos) << c.status();
+    EXPECT_NE(c.status().message().find("outside the plausible band 1e+08 to 1e+16 FLOP/s"), std::string::npos)
+        << c.status();
+  }
+  absl::StatusOr<Ceilings> bw = ReadCeilings(
+      WriteText("absurd_bw.json", R"({"peak_flops": {"fp32": 1e11}, "bandwidth_bytes_per_s": 1e300})"));
+  ASSERT_FALSE(bw.ok());
+  EXPECT_NE(bw.status().message().find("bandwidth_bytes_per_s = 1e+300 B/s is outside the plausible band"),
+            std::string::npos)
+      << bw.status();
+  EXPECT_TRUE(ReadCeilings(WriteText("zero_bf16.json", R"({"peak_flops": {"fp32": 1e11, "bf16": 0}})")).ok());
+  Ceilings c = Sample();
+  c.peak_flops["fp32"] = 1e-300;
+  EXPECT_FALSE(WriteCeilings(TempDir() + "/absurd_write.json", c).ok());
+}
+
+TEST(Ceilings, ParseErrorsGiveLineAndColumn) {
+  absl::StatusOr<Ceilings> c = ReadCeilings(WriteText("ceilings_syntax.json", "{\n  \"peak_flops\": {\n    \"fp32\": ,\n"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("ceilings_syntax.json"), std::string::npos) << c.status();
+  EXPECT_NE(c.status().message().find("(line 3, column 13)"), std::string::npos) << c.status();
+}
+
+TEST(Ceilings, CacheResidentBandwidthIsLabelledAndKept) {
+  // 4 MiB arrays (`ceilings --sizes=quick`) on a 32 MiB cache: under STREAM's 4x rule.
+  EXPECT_TRUE(StreamFigureIsCacheResident(int64_t{4} << 20, int64_t{32} << 20));
+  EXPECT_FALSE(StreamFigureIsCacheResident(int64_t{128} << 20, int64_t{32} << 20));
+  EXPECT_TRUE(StreamFigureIsCacheResident(int64_t{4} << 20, 0));  // unknown cache: under 64 MiB
+  const std::string path = TempDir() + "/ceilings_quick.json";
+  Ceilings c = Sample();
+  c.stream_array_bytes = int64_t{4} << 20;
+  c.bandwidth_cache_resident = true;
+  ASSERT_TRUE(WriteCeilings(path, c).ok());
+  absl::StatusOr<Ceilings> back = ReadCeilings(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->bandwidth_cache_resident);
+  EXPECT_EQ(back->stream_array_bytes, int64_t{4} << 20);
+  absl::StatusOr<Peak> p = MeasuredPeak(*back, Dtype::kFp32, path);
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->bandwidth_cache_resident);
+  // An older file (no label, no array size) is a DRAM figure, as it always was.
+  absl::StatusOr<Ceilings> old =
+      ReadCeilings(WriteText("ceilings_old.json", R"({"peak_flops": {"fp32": 1e11}, "bandwidth_bytes_per_s": 3e10})"));
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->bandwidth_cache_resident);
+  EXPECT_FALSE(ReadCeilings(WriteText("ceilings_badlabel.json", R"({"bandwidth_cache_resident": "yes"})")).ok());
 }
 
 TEST(Ceilings, WriteRejectsBadValuesAndUnwritablePaths) {

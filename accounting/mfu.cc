@@ -15,7 +15,15 @@ absl::StatusOr<double> Utilisation(const char* flops_name, double flops, double 
                   RequirePositive("peak_flops_per_s", peak)}) {
     if (!st.ok()) return st;
   }
-  return flops / seconds / peak;
+  // A ratio that overflows or underflows (a peak of 1e-300 or 1e308 slipped past the bands of
+  // accounting/plausible.h) is no figure: never printed as "inf%" or "0.00%".
+  const double u = flops / seconds / peak;
+  if (!std::isfinite(u) || !(u > 0)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%g %s / %g s / peak %g FLOP/s = %g is not a utilisation (check the peak)", flops, flops_name,
+        seconds, peak, u));
+  }
+  return u;
 }
 
 }  // namespace

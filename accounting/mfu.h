@@ -18,7 +18,8 @@
 
 namespace accounting {
 
-// All arguments must be finite and > 0; the error names the argument and value.
+// All arguments must be finite and > 0, and the result finite and > 0 (no inf or 0 from an
+// absurd peak); the error names the argument and value.
 absl::StatusOr<double> Mfu(double flops_per_step, double step_seconds, double peak_flops_per_s);
 // HFU: the same division with hardware FLOPs; named separately so call sites say which.
 absl::StatusOr<double> Hfu(double hardware_flops_per_step, double step_seconds, double peak_flops_per_s);

@@ -18,6 +18,11 @@ TEST(Mfu, BadInputsAreErrorsNamingTheArgument) {
   EXPECT_NE(m.status().message().find("step_seconds=0"), std::string::npos);
   EXPECT_FALSE(Mfu(-1, 1, 1).ok());
   EXPECT_FALSE(Mfu(1, 1, 0).ok());
+  // An absurd peak: the ratio overflows to inf or underflows to 0, neither a utilisation.
+  absl::StatusOr<double> inf = Mfu(1e12, 1, 1e-300);
+  ASSERT_FALSE(inf.ok());
+  EXPECT_NE(inf.status().message().find("is not a utilisation"), std::string::npos) << inf.status();
+  EXPECT_FALSE(Mfu(1e-300, 1, 1e308).ok());
   absl::StatusOr<double> d = MfuFromThroughput(1e9, 1000, 0, 1e12);
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("devices=0"), std::string::npos);

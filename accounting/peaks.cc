@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "accounting/plausible.h"
 
 namespace accounting {
 namespace {
@@ -191,6 +192,13 @@ absl::StatusOr<Peak> PeakFromFlags(double flops_per_s, double bytes_per_s, std::
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(flag_name), ": peak ", flops_per_s, " FLOP/s, bandwidth ", bytes_per_s,
                      " B/s is invalid: each must be finite and >= 0, and at least one > 0"));
+  }
+  // A figure given must be a physical one (accounting/plausible.h); 0 is "not given".
+  if (flops_per_s > 0) {
+    if (absl::Status s = CheckPlausibleFlops(std::string(flag_name), flops_per_s); !s.ok()) return s;
+  }
+  if (bytes_per_s > 0) {
+    if (absl::Status s = CheckPlausibleBandwidth(std::string(flag_name), bytes_per_s); !s.ok()) return s;
   }
   Peak p;
   p.flops_per_s = flops_per_s;

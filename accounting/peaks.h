@@ -23,6 +23,9 @@ namespace accounting {
 struct Peak {
   double flops_per_s = 0;  // 0: not known (e.g. a bandwidth-only peak)
   double bytes_per_s = 0;  // memory bandwidth; 0: not known
+  // bytes_per_s is a STREAM figure on cache-sized arrays (accounting/ceilings.h): not a memory
+  // bound.
+  bool bandwidth_cache_resident = false;
   // Where the figures come from, e.g. "datasheet: NVIDIA H100 SXM5 bf16 dense (URL)",
   // "measured: /path/ceilings.json", "flag: --peak_flops".
   std::string source;
@@ -60,7 +63,8 @@ absl::StatusOr<Peak> DatasheetPeak(std::string_view device_name, Dtype dtype,
 // Bandwidth only (for decode bounds): flops_per_s = 0.
 absl::StatusOr<Peak> DatasheetBandwidth(std::string_view device_name);
 
-// A peak given on the command line: source "flag: <flag_name>". Errors if not > 0.
+// A peak given on the command line: source "flag: <flag_name>". Errors if neither is > 0, or
+// one given (> 0) lies outside its physical band (accounting/plausible.h).
 absl::StatusOr<Peak> PeakFromFlags(double flops_per_s, double bytes_per_s, std::string_view flag_name);
 
 // The text appended to "unknown device" errors: how to give a peak instead.

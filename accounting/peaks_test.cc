@@ -96,6 +96,14 @@ TEST(Peaks, FlagPeaksMustBePositive) {
   EXPECT_EQ(PeakFromFlags(1e12, 0, "--peak_flops")->source, "flag: --peak_flops");
   EXPECT_FALSE(PeakFromFlags(-1, 0, "--peak_flops").ok());
   EXPECT_FALSE(PeakFromFlags(0, 0, "--peak_flops").ok());
+  // Outside the physical bands (accounting/plausible.h): an MFU of inf% or 0.00% otherwise.
+  absl::StatusOr<Peak> tiny = PeakFromFlags(1e-300, 0, "--peak_flops");
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_NE(tiny.status().message().find("--peak_flops = 1e-300 FLOP/s is outside the plausible band"),
+            std::string::npos)
+      << tiny.status();
+  EXPECT_FALSE(PeakFromFlags(1e308, 0, "--peak_flops").ok());
+  EXPECT_FALSE(PeakFromFlags(1e12, 1e15, "--bandwidth").ok());
 }
 
 }  // namespace

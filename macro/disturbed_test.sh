@@ -9,7 +9,7 @@
 #  3. The before/after rule: the start-up FMA probe, and an after-run probe made slow on demand
 #     (MLBENCH_TEST_AFTER_PROBE_SCALE=0.1): DISTURBED, the peak line names both probes and the
 #     run divides by the best; a malformed value is exit 2.
-#  4. gpt_decode and 1-rank ddp_step with --peak_flops=1e3: the same verdict and counter.
+#  4. gpt_decode and 1-rank ddp_step with --peak_flops=1e8: the same verdict and counter.
 # Args: GPT_STEP GPT_DECODE DDP_STEP GATE
 set -u
 STEP=$(readlink -f "$1"); DECODE=$(readlink -f "$2"); DDP=$(readlink -f "$3"); GATE=$(readlink -f "$4")
@@ -35,8 +35,8 @@ assert ok, f"{sys.argv[2]} is false for {json.dumps(b, indent=1)}"
 PY
 }
 
-echo "== 1. gpt_step --peak_flops=1e3: MFU far above 100%"
-"$STEP" "${TINY[@]}" --peak_flops=1e3 --benchmark_out="$TMP/dist.json" >"$TMP/dist.log" 2>&1 \
+echo "== 1. gpt_step --peak_flops=1e8: MFU far above 100%"
+"$STEP" "${TINY[@]}" --peak_flops=1e8 --benchmark_out="$TMP/dist.json" >"$TMP/dist.log" 2>&1 \
   || { cat "$TMP/dist.log"; fail "disturbed run exited non-zero (the binary itself still exits 0)"; }
 first=$(summary_line "$TMP/dist.log")
 echo "$first"
@@ -95,18 +95,18 @@ rc=$?
 [[ $rc == 2 ]] && grep -q "MLBENCH_TEST_AFTER_PROBE_SCALE=abc is invalid" "$TMP/badenv.log" \
   || { cat "$TMP/badenv.log"; fail "a malformed MLBENCH_TEST_AFTER_PROBE_SCALE: rc $rc, want 2 naming it"; }
 
-echo "== 4. gpt_decode --peak_flops=1e3"
+echo "== 4. gpt_decode --peak_flops=1e8"
 "$DECODE" --preset=test-tiny --device=cpu --threads=1 --warmup_steps=0 --steps=1 --batch=1 --prompt=4 --generate=4 \
-  --peak_flops=1e3 --benchmark_out="$TMP/decode.json" >"$TMP/decode.log" 2>&1 \
+  --peak_flops=1e8 --benchmark_out="$TMP/decode.json" >"$TMP/decode.log" 2>&1 \
   || { cat "$TMP/decode.log"; fail "gpt_decode exited non-zero"; }
 first=$(summary_line "$TMP/decode.log")
 echo "$first"
 [[ "$first" == *"| DISTURBED: "*"MFU "*"% > 100%"* ]] || { cat "$TMP/decode.log"; fail "gpt_decode summary"; }
 json_case "$TMP/decode.json" 'b["disturbed"] == 1 and "MFU" in b["label"].split(" || ")[0]' || fail "gpt_decode JSON"
 
-echo "== 4b. ddp_step, 1 rank, --peak_flops=1e3"
+echo "== 4b. ddp_step, 1 rank, --peak_flops=1e8"
 timeout 60 mpirun -np 1 "$DDP" --preset=test-tiny --batch=2 --seq=8 --warmup_steps=1 --steps=2 --device=cpu \
-  --threads=1 --peak_flops=1e3 --benchmark_out="$TMP/ddp.json" >"$TMP/ddp.log" 2>&1 \
+  --threads=1 --peak_flops=1e8 --benchmark_out="$TMP/ddp.json" >"$TMP/ddp.log" 2>&1 \
   || { cat "$TMP/ddp.log"; fail "ddp_step exited non-zero"; }
 grep -m1 "^== per-rank figures: " "$TMP/ddp.log" | grep -q "| DISTURBED: rank 0: MFU .*% > 100%" \
   || { cat "$TMP/ddp.log"; fail "ddp_step's table does not say DISTURBED first"; }

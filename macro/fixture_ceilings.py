@@ -5,9 +5,11 @@ sub-second FMA loop and a STREAM copy each time): they test the step, not the pr
 fixture peak does not vary with the machine's load.
 
     fixture_ceilings.py OUT [--peak=1e12] [--bandwidth=1e10] [--gemm_tiny_bt=16 --gemm_rate=1e9]
+                        [--cache_resident]
 
 --gemm_tiny_bt=BT adds GEMM rates for the test-tiny model's 15 step shapes at B*T = BT (the
-keys //micro:ceilings writes for the default step), each --gemm_rate FLOP/s.
+keys //micro:ceilings writes for the default step), each --gemm_rate FLOP/s. --cache_resident
+labels the bandwidth as `ceilings --sizes=quick` does (4 MiB STREAM arrays, bandwidth_cache_resident).
 """
 import argparse
 import json
@@ -36,9 +38,13 @@ def main():
     ap.add_argument("--bandwidth", type=float, default=1e10, help="STREAM copy, bytes/s")
     ap.add_argument("--gemm_tiny_bt", type=int, default=0, help="B*T of test-tiny GEMM rates to add (0: none)")
     ap.add_argument("--gemm_rate", type=float, default=1e9, help="each GEMM rate, FLOP/s")
+    ap.add_argument("--cache_resident", action="store_true", help="label the bandwidth cache-resident")
     a = ap.parse_args()
     doc = {"machine": cpu_model(), "peak_flops": {"fp32": a.peak}, "bandwidth_bytes_per_s": a.bandwidth,
            "method": "test fixture (macro/fixture_ceilings.py)", "date": "2026-12-01T00:00:00Z"}
+    if a.cache_resident:
+        doc["stream_array_bytes"] = 4 << 20
+        doc["bandwidth_cache_resident"] = True
     if a.gemm_tiny_bt > 0:
         doc["gemm_flops_per_s"] = tiny_gemm_rates(a.gemm_tiny_bt, a.gemm_rate)
     tmp = a.out + ".tmp"

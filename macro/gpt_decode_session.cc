@@ -14,6 +14,8 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/cuda/cuda_decoder.h"
 #include "model/data/rng.h"
+#include "model/gpt_memory.h"
+#include "model/host_memory.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
 #include "model/threads.h"
@@ -145,6 +147,21 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
     s->device_name_ = inv.devices[0].name;
   }
   s->bytes_per_param_ = so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
+  // Refuse up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
+  // allocate 78 GB and aborted): on the CPU the weights, the KV cache, the logits and the
+  // activations (model/gpt_memory.h); on CUDA the host copy of the fp32 weights.
+  int max_batch = 1;
+  for (int b : o.batches) max_batch = std::max(max_batch, b);
+  model::DecodeMemoryEstimate need = model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions());
+  if (so.device != "cpu") need = model::DecodeMemoryEstimate{need.weights_bytes, 0, 0, 0};
+  if (absl::Status st = model::CheckHostMemory(
+          need.total_bytes(),
+          absl::StrCat(model::DescribeConfig(so.config), " decoding at batch=", max_batch, " prompt=", o.prompt,
+                       " positions=", o.positions()),
+          need.Describe());
+      !st.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat("--batch: ", st.message()));
+  }
   const model::ParamLayout layout(so.config);
   s->params_.assign(static_cast<size_t>(layout.num_params()), 0.0f);
   model::InitParams(so.config, layout, so.seed, s->params_.data());
@@ -153,17 +170,26 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   if (!peak.ok()) return peak.status();
   s->peak_ = peak->peak;
   s->run_peak_ = *peak;
-  if (peak->peak.bytes_per_s > 0) {
+  // A STREAM figure on cache-sized arrays (`ceilings --sizes=quick`) is not a memory bound:
+  // ignored, with a note, for the start-up DRAM measurement (accounting/ceilings.h).
+  std::string ignored;
+  if (peak->peak.bytes_per_s > 0 && peak->peak.bandwidth_cache_resident) {
+    ignored = absl::StrFormat(
+        " (the --ceilings file's STREAM figure, %.1f GB/s, is cache-resident: not a memory bound, ignored)",
+        peak->peak.bytes_per_s / 1e9);
+  }
+  if (peak->peak.bytes_per_s > 0 && ignored.empty()) {
     s->bandwidth_ = peak->peak.bytes_per_s;
     s->bandwidth_source_ = so.device == "cpu"
                                ? absl::StrCat("STREAM copy, from the peak's source: ", peak->peak.source)
                                : peak->peak.source;
   } else if (so.device == "cpu") {
-    // --peak_flops gives no bandwidth: measure the STREAM copy now, on the run's threads.
+    // --peak_flops gives no bandwidth (or the file's is cache-resident): measure the STREAM copy
+    // now, on the run's threads.
     auto m = micro::MeasureCpuCeilings();
     if (!m.ok()) return m.status();
     s->bandwidth_ = m->stream.copy_bytes_per_s;
-    s->bandwidth_source_ = absl::StrCat("measured at start-up: ", micro::DescribeCpuMethod(*m));
+    s->bandwidth_source_ = absl::StrCat("measured at start-up: ", micro::DescribeCpuMethod(*m), ignored);
   } else {
     auto sheet = accounting::DatasheetPeak(s->device_name_, so.dtype);
     if (!sheet.ok() || !(sheet->bytes_per_s > 0)) {
@@ -171,7 +197,7 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
                                                      "': give --ceilings=FILE (a measured copy bandwidth)"));
     }
     s->bandwidth_ = sheet->bytes_per_s;
-    s->bandwidth_source_ = sheet->source;
+    s->bandwidth_source_ = absl::StrCat(sheet->source, ignored);
   }
   return s;
 }

@@ -89,6 +89,19 @@ expect_exit 1 "no_such_flag" --preset=test-tiny --no_such_flag=1
 # A filter that selects nothing is a failure too (harness/benchmark_main.h).
 expect_exit 2 "" "${TINY[@]}" --prompt=2 --generate=2 --benchmark_filter=nothing_matches
 
+# 3b. More than the host holds: refused before anything is allocated, naming the bytes needed
+# and available (the KV cache of 100000 streams), not an abort.
+expect_exit 2 "not enough host memory for gpt2" --preset=gpt2 --device=cpu --batch=100000
+grep -q "KV cache .* available (" "$TMP/bad.txt" || { cat "$TMP/bad.txt"; fail "--batch=100000: no figures"; }
+
+# 3c. A ceilings file whose bandwidth is cache-resident (`ceilings --sizes=quick`): never the
+# bound; the run says so and measures the memory's bandwidth at start-up instead.
+python3 "$FIXTURE" "$TMP/quick.json" --peak=1e12 --bandwidth=1e12 --cache_resident || fail "writing the quick ceilings file"
+"$DECODE" --preset=test-tiny --device=cpu --threads=1 --warmup_steps=0 --steps=1 --prompt=2 --generate=2 \
+  --ceilings="$TMP/quick.json" >"$TMP/quick.txt" 2>&1 || { cat "$TMP/quick.txt"; fail "run with a cache-resident ceilings file"; }
+grep -q "^bandwidth .*measured at start-up: .*STREAM figure, 1000.0 GB/s, is cache-resident: not a memory bound, ignored" \
+  "$TMP/quick.txt" || { cat "$TMP/quick.txt"; fail "the cache-resident bandwidth is not ignored with a note"; }
+
 # 4. --help names the decode flags and leaves out the train-step ones.
 "$DECODE" --help >"$TMP/help.txt" 2>&1 || fail "--help exited non-zero"
 for f in --prompt --generate --batch_sweep --batch --preset --dtype; do

@@ -108,7 +108,17 @@ import struct, sys
 open(sys.argv[1], 'wb').write(struct.pack('<200H', *[(7 * i) % 100 for i in range(200)]))
 " "$TMP/big_vocab.bin"
 expect_error 2 "outside the vocabulary \\[0, 60)" "${TINY[@]}" --data="$TMP/big_vocab.bin"
+# A token file of odd length: refused, naming its size (its last byte would be half a token).
+cp "$TMP/big_vocab.bin" "$TMP/odd.bin"; printf x >>"$TMP/odd.bin"  # 200 tokens and a half
+expect_error 2 "has 401 bytes, an odd count" "${TINY[@]}" --data="$TMP/odd.bin"
 expect_error 2 --cpu_gemm=bogus --cpu_gemm=bogus
+# Under an address-space limit (ulimit -v) the memory pre-check counts the limit, not only
+# MemAvailable: refused up front with the figures, not an abort halfway (model/host_memory.h).
+msg="$( (ulimit -v 3000000; "$STEP" --preset=gpt2 --batch=8 --seq=512 --device=cpu --peak_flops=1e12) 2>&1 >/dev/null)"; rc=$?
+if [[ "$msg" != *Sanitizer* ]]; then  # a sanitizer's shadow memory does not start under the limit
+  [[ $rc -eq 2 ]] || fail "gpt2 --batch=8 --seq=512 under ulimit -v 3000000 exited $rc, expected 2: $msg"
+  grep -q "not enough host memory.*address-space limit (RLIMIT_AS, ulimit -v)" <<<"$msg" || fail "ulimit -v: $msg"
+fi
 msg="$("$STEP" --cpu_gemm=bogus 2>&1)"; grep -q "onednn, openblas" <<<"$msg" || fail "--cpu_gemm=bogus does not list the allowed values: $msg"
 if ! "$STEP" --help | grep -q -- "--batch"; then fail "--help does not list --batch"; fi
 "$STEP" --help | grep -q "Exit status" || fail "--help does not document the exit codes"

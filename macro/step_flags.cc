@@ -34,8 +34,8 @@ ABSL_FLAG(std::string, cpu_gemm, "",
           "CPU GEMM library: onednn or openblas (empty: onednn, the default; see the start-up line for the "
           "kernel each would run here)");
 ABSL_FLAG(int, threads, 0,
-          "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS (0: every core; in ddp_step, the "
-          "cores / ranks)");
+          "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS, at most the CPUs this process may "
+          "run on (0: every core; in ddp_step, the cores / ranks)");
 ABSL_FLAG(bool, profile, false,
           "after the run: wait 5, warm up 5, record 5 steps of per-op timing; write --profile_out and print "
           "the top ops");

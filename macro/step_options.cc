@@ -7,7 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "accounting/plausible.h"
 #include "harness/atomic_file.h"
+#include "sysinfo/cpu_info.h"
 
 namespace macro {
 namespace {
@@ -182,6 +184,12 @@ absl::Status ResolveSteps(const RawStepFlags& f, StepOptions* o) {
   }
   if (f.threads < 0)
     return FlagError("threads", absl::StrCat(f.threads, " is negative; give >= 1 (0: every core)"));
+  // More threads than CPUs only share them (--threads=1000 ran 64 threads and a garbled peak line).
+  if (const int cpus = sysinfo::AffinityCpuCount(); cpus > 0 && f.threads > cpus) {
+    return FlagError("threads", absl::StrCat(f.threads, " is more than the ", cpus,
+                                             " CPUs this process may run on (its affinity mask); give 1 to ",
+                                             cpus, " (0: every core)"));
+  }
   o->threads = f.threads;
 
   return absl::OkStatus();
@@ -251,6 +259,9 @@ absl::Status ResolveData(const RawStepFlags& f, StepOptions* o) {
 absl::Status ResolvePeakAndAttention(const RawStepFlags& f, StepOptions* o) {
   if (f.peak_flops < 0)
     return FlagError("peak_flops", absl::StrCat(f.peak_flops, " is negative; give FLOP/s > 0"));
+  if (f.peak_flops != 0) {  // 0: not given; else a physical figure (accounting/plausible.h)
+    if (absl::Status s = accounting::CheckPlausibleFlops("--peak_flops", f.peak_flops); !s.ok()) return s;
+  }
   if (f.peak_flops > 0 && !f.ceilings.empty()) {
     return FlagError("peak_flops", "give either --peak_flops or --ceilings, not both");
   }

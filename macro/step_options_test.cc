@@ -108,6 +108,8 @@ TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
       {[](RawStepFlags* f) { f->ceilings = "/nonexistent.json"; }, "--ceilings"},
       {[](RawStepFlags* f) { f->lr = 0; }, "--lr"},
       {[](RawStepFlags* f) { f->threads = -3; }, "--threads"},
+      // Above the CPUs the process may run on (no machine has a million).
+      {[](RawStepFlags* f) { f->threads = 1000000; }, "--threads: 1000000 is more than the "},
       {[](RawStepFlags* f) { f->cpu_gemm = "bogus"; }, "--cpu_gemm=bogus"},
       // Past the limit the padded vocabulary overflowed an int (it read -2147483584).
       {[](RawStepFlags* f) { f->vocab = 2147483647; }, "--vocab: 2147483647 is out of range"},

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "harness/atomic_file.h"
+#include "harness/bounded_read.h"
 #include "harness/json_doc.h"
 #include "harness/json_text.h"
 #include "nlohmann/json.hpp"
@@ -101,12 +102,10 @@ absl::StatusOr<std::string> AddStepSeriesToJsonText(const std::string& json, con
 }
 
 absl::Status AddStepSeriesToJson(const std::string& path, const StepSeriesLog& log) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("step times: cannot read '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  in.close();
-  absl::StatusOr<std::string> text = AddStepSeriesToJsonText(ss.str(), log, absl::StrCat("'", path, "'"));
+  absl::StatusOr<std::string> json =
+      harness::ReadFileAtMost(path, harness::kMaxJsonFileBytes, "step times: --benchmark_out file");
+  if (!json.ok()) return json.status();
+  absl::StatusOr<std::string> text = AddStepSeriesToJsonText(*json, log, absl::StrCat("'", path, "'"));
   if (!text.ok()) return text.status();
   absl::Status st = harness::WriteFileAtomically(path, *text);
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("step times: ", st.message()));

@@ -29,11 +29,14 @@ std::string DescribeCpuMethod(const CpuCeilingsResult& r) {
                     absl::StrFormat("%.1f", (*f)->flops_per_s / 1e9), " GFLOP/s");
   }
   const FmaPeakResult* best = Faster(r.avx2, r.avx512);
+  const bool in_cache =
+      accounting::StreamFigureIsCacheResident(r.stream.elements * 4, sysinfo::ReadCpuInfo().l3_bytes);
   return absl::StrFormat(
-      "FMA loop on %d threads (%s; peak = the faster); STREAM copy %.0f MiB x 2 arrays, "
+      "FMA loop on %d threads (%s; peak = the faster); STREAM copy %.0f MiB x 2 arrays%s, "
       "best of %d (triad %.1f GB/s)",
-      best ? best->threads : 0, fma, r.stream.elements * 4.0 / (1 << 20), r.stream.trials,
-      r.stream.triad_bytes_per_s / 1e9);
+      best ? best->threads : 0, fma, r.stream.elements * 4.0 / (1 << 20),
+      in_cache ? " (CACHE-RESIDENT: under 4x the last-level cache, not a memory bandwidth)" : "",
+      r.stream.trials, r.stream.triad_bytes_per_s / 1e9);
 }
 
 absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
@@ -50,6 +53,9 @@ absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeak
   c.machine = sysinfo::ReadCpuInfo().model;
   c.peak_flops[std::string(accounting::DtypeName(accounting::Dtype::kFp32))] = best->flops_per_s;
   c.bandwidth_bytes_per_s = stream.copy_bytes_per_s;
+  c.stream_array_bytes = stream.elements * 4;
+  c.bandwidth_cache_resident =
+      accounting::StreamFigureIsCacheResident(c.stream_array_bytes, sysinfo::ReadCpuInfo().l3_bytes);
   c.method = method;
   c.date = sysinfo::UtcNow();
   return c;

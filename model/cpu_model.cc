@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "model/cpu_gpt.h"
 #include "model/gpt_memory.h"
+#include "model/host_memory.h"
 #include "model/param_init.h"
 
 namespace model {
@@ -63,30 +64,17 @@ class CpuGptModel final : public GptModel {
   std::unique_ptr<CpuGpt<float>> core_;
 };
 
-// MemAvailable from /proc/meminfo in bytes, or -1 when unknown.
-int64_t AvailableHostBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  int64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit) {
-    if (key == "MemAvailable:") return kb * 1024;
-  }
-  return -1;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed) {
   // Refuse up front rather than be killed halfway through zeroing the buffers.
   absl::StatusOr<MemoryEstimate> need = EstimateTrainingMemory(config, B, T);
   if (!need.ok()) return need.status();
-  const int64_t available = AvailableHostBytes();
-  if (available >= 0 && need->total_bytes() > available) {
-    return absl::ResourceExhaustedError(absl::StrCat("not enough host memory for ", DescribeConfig(config),
-                                                     " at batch=", B, " seq=", T, ": needs ",
-                                                     need->total_bytes() / 1000000, " MB (", need->Describe(),
-                                                     "), ", available / 1000000, " MB available"));
+  if (absl::Status st = CheckHostMemory(need->total_bytes(),
+                                        absl::StrCat(DescribeConfig(config), " at batch=", B, " seq=", T),
+                                        need->Describe());
+      !st.ok()) {
+    return st;
   }
   absl::StatusOr<std::unique_ptr<CpuGpt<float>>> core = CpuGpt<float>::Create(config, B, T);
   if (!core.ok()) return core.status();

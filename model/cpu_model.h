@@ -14,7 +14,8 @@
 namespace model {
 
 // Errors: an invalid config, batch < 1, or seq outside [1, block] (ValidateRunShape);
-// ResourceExhausted when the memory estimate (gpt_memory.h) exceeds the host's MemAvailable.
+// ResourceExhausted when the memory estimate (gpt_memory.h) exceeds the memory this process may
+// still allocate (host_memory.h: MemAvailable, and the address-space limit where one is set).
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed);
 
 }  // namespace model

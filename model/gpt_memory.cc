@@ -34,4 +34,27 @@ absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, i
   return m;
 }
 
+std::string DecodeMemoryEstimate::Describe() const {
+  return absl::StrFormat("weights %s, KV cache %s, logits %s, activations %s: total %s",
+                         FormatBytes(weights_bytes), FormatBytes(kv_cache_bytes), FormatBytes(logits_bytes),
+                         FormatBytes(activations_bytes), FormatBytes(total_bytes()));
+}
+
+DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch, int64_t max_prompt,
+                                          int64_t max_positions, int64_t bytes_per_element) {
+  // As CpuDecoder::Create allocates (cpu_decoder.cc); fp32 activations.
+  const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
+  const int64_t rows = batch * max_prompt;
+  DecodeMemoryEstimate m;
+  m.weights_bytes = ParamLayout(config).num_params() * bytes_per_element;
+  m.kv_cache_bytes = 2 * L * batch * max_positions * C * bytes_per_element;
+  m.logits_bytes = batch * Vp * 4;
+  // x, ln, atty, proj (C each), qkv (3C), fch, fch_gelu (4C each), mean and rstd (1 each); the
+  // prompt's attention (NH x P x P per stream), the scores (NH x positions) and the last rows.
+  m.activations_bytes =
+      4 * (rows * (4 * C + 3 * C + 8 * C + 2) + batch * NH * max_prompt * max_prompt + batch * NH * max_positions +
+           batch * C);
+  return m;
+}
+
 }  // namespace model

@@ -23,6 +23,24 @@ struct MemoryEstimate {
   std::string Describe() const;
 };
 
+// Memory a decoding run needs (the CPU decoder's buffers, cpu_decoder.h, which it allocates
+// exactly; the CUDA decoder keeps the same on the device): the weights, the KV cache for
+// max_positions of each of B streams, the logits of B streams and the prompt pass's activations.
+struct DecodeMemoryEstimate {
+  int64_t weights_bytes = 0;
+  int64_t kv_cache_bytes = 0;
+  int64_t logits_bytes = 0;
+  int64_t activations_bytes = 0;
+  int64_t total_bytes() const { return weights_bytes + kv_cache_bytes + logits_bytes + activations_bytes; }
+  // "weights 498.0 MB, KV cache 75.50 GB, logits 20.1 MB, activations 2.30 GB: total 78.32 GB"
+  std::string Describe() const;
+};
+
+// batch, max_prompt, max_positions >= 1 (the decoder checks the shape itself); bytes_per_element
+// of the weights and the cache (4: fp32).
+DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch, int64_t max_prompt,
+                                          int64_t max_positions, int64_t bytes_per_element = 4);
+
 // "1.23 GB", "456.7 MB", "12.0 kB", "17 B" (decimal units), for memory messages here and in the
 // CUDA model's plan.
 std::string FormatBytes(int64_t bytes);

@@ -1,6 +1,8 @@
 // Reads /proc/cpuinfo and /sys/devices/system/cpu for CpuInfo.
 #include "sysinfo/cpu_info.h"
 
+#include <sched.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -131,6 +133,13 @@ CpuInfo ReadCpuInfo() {
     if (level == "3") info.l3_bytes = size;
   }
   return info;
+}
+
+int AffinityCpuCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 }  // namespace sysinfo

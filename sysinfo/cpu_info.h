@@ -39,6 +39,11 @@ struct CpuInfo {
 // Reads the running machine. Never fails: unknown fields stay at their defaults.
 CpuInfo ReadCpuInfo();
 
+// The CPUs this process may run on (its affinity mask, sched_getaffinity: what taskset, a
+// container's cpuset or mpirun's binding leave it); 0 when unknown. A --threads above it only
+// makes threads share CPUs.
+int AffinityCpuCount();
+
 }  // namespace sysinfo
 
 #endif  // SYSINFO_CPU_INFO_H_

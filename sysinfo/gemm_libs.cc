@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 
@@ -38,6 +39,32 @@ std::string IsaName(dnnl_cpu_isa_t isa) {
 
 }  // namespace
 
+std::string OneDnnIsaCap::Note(const std::string& dispatch) const {
+  if (variable.empty()) return "";
+  if (honoured) return "capped by " + variable + "=" + value;
+  std::string accepted;
+  for (const char* isa : kOneDnnIsaCaps) accepted += std::string(accepted.empty() ? "" : ", ") + isa;
+  return variable + "=" + value + " is ignored by oneDNN (it accepts " + accepted + "; case-insensitive): " +
+         dispatch;
+}
+
+OneDnnIsaCap ParseOneDnnIsaCap(const std::string& onednn_max_cpu_isa, const std::string& dnnl_max_cpu_isa) {
+  OneDnnIsaCap cap;
+  if (!onednn_max_cpu_isa.empty()) {
+    cap.variable = "ONEDNN_MAX_CPU_ISA";
+    cap.value = onednn_max_cpu_isa;
+  } else if (!dnnl_max_cpu_isa.empty()) {
+    cap.variable = "DNNL_MAX_CPU_ISA";
+    cap.value = dnnl_max_cpu_isa;
+  } else {
+    return cap;
+  }
+  std::string upper = cap.value;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* isa : kOneDnnIsaCaps) cap.honoured = cap.honoured || upper == isa;
+  return cap;
+}
+
 std::string GemmLibrary::Describe() const {
   std::string s = name;
   if (!version.empty()) s += " " + version;
@@ -71,11 +98,10 @@ GemmLibrary OneDnnLibrary() {
   const dnnl_version_t* v = dnnl_version();
   lib.version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
   lib.kernel = IsaName(dnnl_get_effective_cpu_isa());
-  const std::string cap =
-      Env("DNNL_MAX_CPU_ISA").empty() ? Env("ONEDNN_MAX_CPU_ISA") : Env("DNNL_MAX_CPU_ISA");
-  lib.forced = !cap.empty();
-  lib.note = lib.forced ? "capped by DNNL_MAX_CPU_ISA=" + cap
-                        : "the library's CPU dispatch (JIT for the best ISA it finds)";
+  const OneDnnIsaCap cap = ParseOneDnnIsaCap(Env("ONEDNN_MAX_CPU_ISA"), Env("DNNL_MAX_CPU_ISA"));
+  const std::string dispatch = "the library's CPU dispatch (JIT for the best ISA it finds)";
+  lib.forced = cap.honoured;
+  lib.note = cap.variable.empty() ? dispatch : cap.Note(dispatch);
   lib.threads = omp_get_max_threads();
   lib.config = "oneDNN " + lib.version + " (git " + std::string(v->hash) + "), CPU runtime " +
                (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other");

@@ -25,8 +25,30 @@ struct GemmLibrary {
 // forced its core.
 GemmLibrary OpenBlasLibrary();
 
-// oneDNN as linked (dnnl_version, dnnl_get_effective_cpu_isa), whether DNNL_MAX_CPU_ISA /
-// ONEDNN_MAX_CPU_ISA capped its ISA. The kernel is the effective ISA ("avx512_core_bf16").
+// The values oneDNN 2.6 accepts in ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA (its dispatcher-control
+// documentation), compared case-insensitively; any other value is ignored by the library, which
+// then dispatches as if the variable were unset (checked: "bogus" and "AVX512_MIC" leave the
+// kernel at avx512_core_bf16 on a Zen 4, "avx2" caps it at avx2).
+inline constexpr const char* kOneDnnIsaCaps[] = {"ALL",         "AVX512_CORE_AMX", "AVX512_CORE_BF16",
+                                                 "AVX512_CORE_VNNI", "AVX512_CORE", "AVX2_VNNI",
+                                                 "AVX2",        "AVX",             "SSE41"};
+
+// The ISA cap the environment gives oneDNN: ONEDNN_MAX_CPU_ISA where set and not empty (it takes
+// precedence), else DNNL_MAX_CPU_ISA; variable "" when neither is set.
+struct OneDnnIsaCap {
+  std::string variable;   // "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA" or ""
+  std::string value;      // as given
+  bool honoured = false;  // one of kOneDnnIsaCaps: oneDNN caps its ISA there
+  // "capped by ONEDNN_MAX_CPU_ISA=avx2"; for a value oneDNN ignores, "ONEDNN_MAX_CPU_ISA=bogus is
+  // ignored by oneDNN (it accepts ALL, AVX512_CORE_AMX, ...; case-insensitive): <dispatch>"; ""
+  // when not set.
+  std::string Note(const std::string& dispatch) const;
+};
+OneDnnIsaCap ParseOneDnnIsaCap(const std::string& onednn_max_cpu_isa, const std::string& dnnl_max_cpu_isa);
+
+// oneDNN as linked (dnnl_version, dnnl_get_effective_cpu_isa), whether ONEDNN_MAX_CPU_ISA /
+// DNNL_MAX_CPU_ISA capped its ISA (forced only when oneDNN honours the value: ParseOneDnnIsaCap).
+// The kernel is the effective ISA ("avx512_core_bf16").
 GemmLibrary OneDnnLibrary();
 
 // Every CPU GEMM library linked into this build: oneDNN, OpenBLAS.

@@ -137,6 +137,14 @@ void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, Ce
   }
   SetCeilingCounters(state, "bytes", bytes, total, best,
                      absl::NotFoundError("a CPU has no datasheet bandwidth here"), true);
+  // Arrays under STREAM's 4x the last-level cache (--sizes=quick): say so on the case, as the
+  // ceilings file does (bandwidth_cache_resident).
+  const int64_t llc = sysinfo::ReadCpuInfo().l3_bytes;
+  if (accounting::StreamFigureIsCacheResident(bytes_per_array, llc)) {
+    state.SetLabel(absl::StrFormat("CACHE-RESIDENT: %.0f MiB arrays, under 4x the last-level cache (%.0f MiB): "
+                                   "not a memory bandwidth",
+                                   bytes_per_array / 1048576.0, llc / 1048576.0));
+  }
 }
 
 // A CUDA ceiling case: RunCudaCase on the kernel `create(error)` makes (checked before it is
@@ -365,6 +373,13 @@ absl::Status WriteRecordedCeilings(const CeilingRecorder& recorder, const MicroF
     }
     absl::Status s = accounting::WriteCeilings(path, *c);
     if (s.ok()) std::fprintf(stderr, "wrote %s ceilings to %s\n", what, path.c_str());
+    if (s.ok() && c->bandwidth_cache_resident) {
+      std::fprintf(stderr,
+                   "note: its STREAM bandwidth (%.1f GB/s) was measured on %.0f MiB arrays, under 4x the "
+                   "last-level cache: labelled cache-resident (bandwidth_cache_resident), never used as a "
+                   "memory bound; run without --sizes=quick for a DRAM figure\n",
+                   c->bandwidth_bytes_per_s / 1e9, c->stream_array_bytes / 1048576.0);
+    }
     return s;
   };
   std::string cuda_out = flags.cuda_ceilings_out;

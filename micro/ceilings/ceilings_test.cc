@@ -13,6 +13,7 @@
 #include "measure/cpu_ceilings.h"
 #include "micro/ceilings/ceilings_cases.h"
 #include "micro/common/collecting_reporter.h"
+#include "sysinfo/cpu_info.h"
 
 namespace micro {
 namespace {
@@ -69,11 +70,18 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   EXPECT_GT(best_copy, 0);
   EXPECT_GE(back->bandwidth_bytes_per_s, best_copy);
   EXPECT_TRUE(absl::StrContains(back->method, "STREAM copy")) << back->method;
+  // Quick STREAM arrays (4 MiB) under 4x the last-level cache: labelled cache-resident in the
+  // file and its method, and carried to the peak (never a memory bound).
+  EXPECT_EQ(back->stream_array_bytes, int64_t{4} << 20);
+  const bool resident = accounting::StreamFigureIsCacheResident(int64_t{4} << 20, sysinfo::ReadCpuInfo().l3_bytes);
+  EXPECT_EQ(back->bandwidth_cache_resident, resident);
+  EXPECT_EQ(absl::StrContains(back->method, "CACHE-RESIDENT"), resident) << back->method;
 
   absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak(flags.ceilings_out);
   ASSERT_TRUE(peak.ok()) << peak.status();
   EXPECT_EQ(peak->flops_per_s, back->peak_flops.at("fp32"));
   EXPECT_EQ(peak->bytes_per_s, back->bandwidth_bytes_per_s);
+  EXPECT_EQ(peak->bandwidth_cache_resident, resident);
   EXPECT_TRUE(absl::StartsWith(peak->source, "measured: ")) << peak->source;
   // The file's method names the threads its FMA figure was measured with.
   absl::StatusOr<ResolvedCpuPeak> with_threads = ResolveCpuPeakWithThreads(flags.ceilings_out);

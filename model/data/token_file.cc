@@ -38,6 +38,12 @@ absl::StatusOr<std::unique_ptr<TokenFile>> TokenFile::Open(const std::string& pa
     return absl::InvalidArgumentError(
         absl::StrCat("token file '", path, "' is empty: it must hold uint16 tokens (2 bytes each)"));
   }
+  if (bytes > kMaxTokenFileBytes) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("token file '", path, "' has ", bytes,
+                                                   " bytes, over the limit of ", kMaxTokenFileBytes,
+                                                   " (1 TiB, model/data/token_file.h): is it a token file?"));
+  }
   if (bytes % 2 != 0) {
     ::close(fd);
     return absl::InvalidArgumentError(

@@ -11,10 +11,17 @@
 
 namespace model {
 
+// The largest token file opened: 1 TiB, 550 billion tokens, some 60x OpenWebText's train.bin
+// (9 billion tokens, 18 GB) and 50x FineWeb-Edu's 10B sample. The format itself (a headerless
+// array of uint16) has no limit; a larger file is far more likely a wrong path (a disk image, a
+// device) than a dataset. The file is memory-mapped, never read whole.
+inline constexpr int64_t kMaxTokenFileBytes = int64_t{1} << 40;
+
 class TokenFile {
  public:
-  // Errors: NotFound for a missing file; InvalidArgument for a directory, an empty file or an
-  // odd byte count; the message names the path.
+  // Errors: NotFound for a missing file; InvalidArgument for a directory or another file that
+  // is not a regular one, an empty file, an odd byte count (naming the size: the last byte
+  // would be half a token) or one over kMaxTokenFileBytes; the message names the path.
   static absl::StatusOr<std::unique_ptr<TokenFile>> Open(const std::string& path);
   ~TokenFile();
   TokenFile(const TokenFile&) = delete;

@@ -1,6 +1,8 @@
 // Token files: written atomically, memory-mapped back, and clear errors for missing, empty,
-// odd-length and too-short files.
+// odd-length, too-short and oversized files.
 #include "model/data/token_file.h"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -53,6 +55,24 @@ TEST(TokenFile, Errors) {
 
   auto dir = TokenFile::Open(TempPath(""));
   EXPECT_FALSE(dir.ok());
+}
+
+// Files over the documented limits, made sparse (nothing is written): refused from their size,
+// before they are mapped or read.
+TEST(TokenFile, OverTheSizeLimits) {
+  const std::string huge = TempPath("huge.bin");
+  {
+    std::ofstream(huge) << "";
+  }
+  if (truncate(huge.c_str(), kMaxTokenFileBytes + 2) != 0) GTEST_SKIP() << "no sparse 1 TiB file here";
+  auto t = TokenFile::Open(huge);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("over the limit of 1099511627776 (1 TiB"), std::string::npos) << t.status();
+  ASSERT_EQ(truncate(huge.c_str(), static_cast<off_t>(kMaxTextBytes) + 1), 0);
+  auto text = ByteTokensFromFile(huge);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("over the limit of 1 GiB"), std::string::npos) << text.status();
+  unlink(huge.c_str());
 }
 
 TEST(TokenFile, TooShortForTheWindow) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/atomic_file.h"
+#include "harness/bounded_read.h"
 #include "model/data/rng.h"
 
 namespace model {
@@ -27,21 +28,14 @@ absl::Status WriteTokenFile(const std::string& path, absl::Span<const uint16_t> 
 }
 
 absl::StatusOr<std::vector<uint16_t>> ByteTokensFromFile(const std::string& text_path) {
-  std::ifstream in(text_path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read text file '", text_path, "': ", std::strerror(errno)));
-  }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    return absl::InvalidArgumentError(absl::StrCat("error reading '", text_path, "'"));
-  }
-  if (bytes.empty()) {
+  absl::StatusOr<std::string> bytes = harness::ReadFileAtMost(text_path, kMaxTextBytes, "text file");
+  if (!bytes.ok()) return bytes.status();
+  if (bytes->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("text file '", text_path, "' is empty: nothing to tokenise"));
   }
-  std::vector<uint16_t> tokens(bytes.size());
-  for (size_t i = 0; i < bytes.size(); ++i) tokens[i] = static_cast<unsigned char>(bytes[i]);
+  std::vector<uint16_t> tokens(bytes->size());
+  for (size_t i = 0; i < bytes->size(); ++i) tokens[i] = static_cast<unsigned char>((*bytes)[i]);
   return tokens;
 }
 

@@ -46,6 +46,7 @@
 #include "harness/flags_main.h"
 #include "harness/skip.h"
 #include "harness/user_path.h"
+#include "sysinfo/cpu_info.h"
 #include "tools/bench/bench_ab.h"
 #include "tools/bench/bench_binaries.h"
 #include "tools/bench/bench_context.h"
@@ -200,9 +201,13 @@ absl::StatusOr<Settings> ReadSettings() {
   if (st.min_time == 0 && quick) st.min_time = 0.05;
   st.threads = absl::GetFlag(FLAGS_threads);
   if (st.threads < 0) st.threads = quick ? 1 : 0;
-  if (st.threads > 1024) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--threads=", st.threads, " is out of range; allowed: 0 (as is) to 1024"));
+  // At most the CPUs this process may run on (more would only share them); 1024 where unknown.
+  const int cpus = sysinfo::AffinityCpuCount();
+  const int max_threads = cpus > 0 ? cpus : 1024;
+  if (st.threads > max_threads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--threads=", st.threads, " is out of range; allowed: 0 (as is) to ", max_threads,
+        cpus > 0 ? absl::StrCat(", the ", cpus, " CPUs this process may run on (its affinity mask)") : ""));
   }
   st.suite = absl::GetFlag(FLAGS_suite);
   if (st.suite.empty()) st.suite = st.quick_suite ? "quick" : (st.filter.empty() ? "full" : "custom");

@@ -23,6 +23,7 @@
 #include "accounting/mfu.h"
 #include "accounting/mfu_rating.h"
 #include "accounting/peaks.h"
+#include "accounting/plausible.h"
 #include "accounting/roofline.h"
 
 namespace estimate {
@@ -357,10 +358,17 @@ absl::StatusOr<ResolvedPeak> PeakFromCeilings(const std::string& path, accountin
     r.peak = *p;
   } else {
     r.peak.bytes_per_s = c->bandwidth_bytes_per_s;
+    r.peak.bandwidth_cache_resident = c->bandwidth_cache_resident;
     r.peak.source = absl::StrCat("measured: ", path, " (", c->machine, "; ", c->method, "; ", c->date, ")");
   }
   if (need.bandwidth && !(r.peak.bytes_per_s > 0)) {
     return absl::InvalidArgumentError(absl::StrCat("--ceilings: '", path, "' has no bandwidth_bytes_per_s"));
+  }
+  if (need.bandwidth && r.peak.bandwidth_cache_resident) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ceilings: '", path, "' has a cache-resident STREAM bandwidth (bandwidth_cache_resident: measured on ",
+        c->stream_array_bytes, "-byte arrays, under 4x the last-level cache): not a memory bound; measure "
+        "one with `bazel run //micro:ceilings` (without --sizes=quick) or give --bandwidth"));
   }
   r.kind = "measured";
   r.label = Token(path);
@@ -375,6 +383,11 @@ absl::StatusOr<ResolvedPeak> PeakFromFlags(const FlagValues& v, PeakNeed need) {
     if (needed) {
       absl::StatusOr<double> x = Positive(v, name);
       if (!x.ok()) return x.status();
+      // A physical figure only (accounting/plausible.h): 1e-300 would print an MFU of inf%.
+      const std::string flag = absl::StrCat("--", name);
+      absl::Status plausible = out == &r.peak.flops_per_s ? accounting::CheckPlausibleFlops(flag, *x)
+                                                          : accounting::CheckPlausibleBandwidth(flag, *x);
+      if (!plausible.ok()) return plausible;
       *out = *x;
       given.push_back(absl::StrCat("--", name, "=", Get(v, name)));
     } else if (!Get(v, name).empty()) {

@@ -125,13 +125,18 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
     replaced.insert(name);
     ++st.updated_cases;
     std::vector<nlohmann::json> pooled;
+    const nlohmann::json recorded = {{"commit", commit}, {"date", measured}};
     if (pool_runs > 1 && existing != nullptr) {
       for (const nlohmann::json& e : existing->value("benchmarks", nlohmann::json::array())) {
-        if (e.value("name", "") == name) pooled.push_back(e);
+        // The same run recorded again replaces its earlier recording: pooled twice, its
+        // repetitions would count as more samples (and ParseRun refuses the duplicates).
+        if (e.value("name", "") == name && e.value("mlbench_recorded", nlohmann::json()) != recorded) {
+          pooled.push_back(e);
+        }
       }
     }
     for (nlohmann::json e : cur) {
-      e["mlbench_recorded"] = {{"commit", commit}, {"date", measured}};
+      e["mlbench_recorded"] = recorded;
       pooled.push_back(std::move(e));
     }
     // Keep the pool_runs most recent recordings (in file order, oldest first).

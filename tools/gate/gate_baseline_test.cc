@@ -92,6 +92,22 @@ TEST(GateBaselineTest, PoolingKeepsTheMostRecentRecordings) {
   EXPECT_EQ((*ParseRun(replaced, "b")).cases["BM_A"].size(), 1u);
 }
 
+// The same run recorded twice with --pool: one recording, not its repetitions counted twice
+// (which ParseRun would refuse as duplicated (case, repetition) entries).
+TEST(GateBaselineTest, PoolingTheSameRunTwiceKeepsOneRecording) {
+  MachineKey key = *KeyFromContext(Context("AMD EPYC", "c1"), "run.json");
+  json ctx = Context("AMD EPYC", "c1");
+  ctx["mlbench"]["date"] = "2024-01-01T00:00:00Z";
+  gate::Run r = MakeRun(ctx, {Entry("BM_A", 10, 0), Entry("BM_A", 11, 1)});
+  UpdateStats st;
+  json doc = MergeBaseline(nullptr, r, key, "quick", true, "d1", &st, /*pool_runs=*/3);
+  doc = MergeBaseline(&doc, r, key, "quick", true, "d2", &st, /*pool_runs=*/3);
+  absl::StatusOr<gate::Run> merged = ParseRun(doc, "baseline");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->cases["BM_A"].size(), 2u);
+  EXPECT_EQ(st.max_recordings, 1);
+}
+
 TEST(GateBaselineTest, UpdateFileKeepsOtherMachinesAndRefusesBadFiles) {
   const std::string dir = TmpDir() + "/baselines_test/nested";
   gate::Run a_run = MakeRun(Context("CPU A", "c1"), {Entry("BM_A", 10, 0)});

@@ -9,51 +9,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "harness/atomic_file.h"
+#include "harness/bounded_read.h"
+#include "harness/json_doc.h"
 
 namespace gate {
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
-  errno = 0;
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    int err = errno;
-    std::string msg = absl::StrCat("cannot read '", path, "': ", std::strerror(err));
-    if (err == ENOENT) return absl::NotFoundError(msg);
-    return absl::FailedPreconditionError(msg);
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return absl::DataLossError(absl::StrCat("error while reading '", path, "'"));
-  return ss.str();
+  return harness::ReadFileAtMost(path, harness::kMaxJsonFileBytes, "file");
 }
 
 absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::string& what) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based: the byte at which the parser gave up. Give line and column as well.
-    size_t byte = e.byte == 0 ? 0 : e.byte - 1;
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    return absl::InvalidArgumentError(absl::StrCat("malformed JSON in ", what, " at byte offset ", byte,
-                                                   " (line ", line, ", column ", col, "): ", e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // Well-formed but not representable, e.g. a number past the range of a double (out_of_range
-    // 406); found by fuzz/gate_run_fuzz, it aborted gate.
-    return absl::InvalidArgumentError(absl::StrCat("unreadable JSON in ", what, ": ", e.what()));
-  }
+  return harness::ParseJsonOrError(text, what);
 }
 
 absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path) {

@@ -14,13 +14,15 @@
 
 namespace gate {
 
-// NotFound when the file does not exist, FailedPrecondition when it cannot be read; InvalidArgument, naming
-// the file, the byte offset, line and column, when it is not JSON.
+// NotFound when the file does not exist, FailedPrecondition when it cannot be read, OutOfRange
+// when it is over harness::kMaxJsonFileBytes (checked before reading; harness/bounded_read.h);
+// InvalidArgument, naming the file, the byte offset, line and column, when it is not JSON.
 absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path);
 
-// Parses `text` as JSON; `what` names its origin in errors.
+// Parses `text` as JSON; `what` names its origin in errors (harness::ParseJsonOrError).
 absl::StatusOr<nlohmann::json> ParseJson(const std::string& text, const std::string& what);
 
+// The file's text, at most harness::kMaxJsonFileBytes; errors as ReadJsonFile's.
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 
 // Temp file, fsync, rename (harness/atomic_file.h).

@@ -2,6 +2,7 @@
 #include "tools/gate/gate_run.h"
 
 #include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "tools/gate/gate_io.h"
@@ -23,6 +24,9 @@ absl::StatusOr<Run> ParseRun(const nlohmann::json& j, const std::string& source)
     run.context = j["context"];
   }
   const nlohmann::json& list = j["benchmarks"];
+  // (name, repetition_index, side, recording) of each entry that has a repetition_index: one
+  // repetition counted twice is not two samples (a duplicated set at 3x the time passed as SAME).
+  std::map<std::string, size_t> first_index;
   for (size_t i = 0; i < list.size(); ++i) {
     const nlohmann::json& b = list[i];
     const std::string where = absl::StrCat("benchmarks[", i, "]");
@@ -49,6 +53,22 @@ absl::StatusOr<Run> ParseRun(const nlohmann::json& j, const std::string& source)
       return bad(absl::StrCat(where, ".time_unit is not a string"));
     }
     const std::string name = b["name"].get<std::string>();
+    if (b.contains("repetition_index")) {
+      if (!b["repetition_index"].is_number_integer()) {
+        return bad(absl::StrCat(where, ".repetition_index is a ", b["repetition_index"].type_name(),
+                                ", expected an integer"));
+      }
+      const nlohmann::json side = b.contains("mlbench_side") ? b["mlbench_side"] : nlohmann::json();
+      const nlohmann::json recorded = b.contains("mlbench_recorded") ? b["mlbench_recorded"] : nlohmann::json();
+      const std::string key = nlohmann::json::array({name, b["repetition_index"], side, recorded}).dump();
+      auto [at, fresh] = first_index.try_emplace(key, i);
+      if (!fresh) {
+        return bad(absl::StrCat(where, " repeats case '", name, "' repetition ", b["repetition_index"].dump(),
+                                side.is_string() ? absl::StrCat(" (side ", side.get<std::string>(), ")") : "",
+                                ", already benchmarks[", at->second,
+                                "]: a duplicated repetition is not another sample; remove one"));
+      }
+    }
     auto [it, inserted] = run.cases.try_emplace(name);
     if (inserted) run.order.push_back(name);
     it->second.push_back(b);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "harness/bounded_read.h"
 #include "tools/report/family.h"
 
 namespace report {
@@ -89,11 +90,10 @@ absl::StatusOr<GateSummary> ParseGateSummary(const std::string& text, const std:
 }
 
 absl::StatusOr<GateSummary> ReadGateSummary(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read --gate='", path, "': missing or unreadable"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseGateSummary(ss.str(), path);
+  // A gate summary is a few kB of Markdown: the JSON files' limit is ample.
+  absl::StatusOr<std::string> text = harness::ReadFileAtMost(path, harness::kMaxJsonFileBytes, "--gate file");
+  if (!text.ok()) return text.status();
+  return ParseGateSummary(*text, path);
 }
 
 std::string GateStatusOf(const GateSummary& gate, const std::string& case_name) {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "harness/bounded_read.h"
 #include "harness/json_text.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/family.h"
@@ -432,13 +433,10 @@ RunLoader::RunLoader() : entries_(std::make_unique<std::vector<Entry>>()) {}
 RunLoader::~RunLoader() = default;
 
 absl::Status RunLoader::AddFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read '", path, "': missing or unreadable"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return AddText(ss.str(), path);
+  // At most harness::kMaxJsonFileBytes, checked before the file is read.
+  absl::StatusOr<std::string> text = harness::ReadFileAtMost(path, harness::kMaxJsonFileBytes, "run file");
+  if (!text.ok()) return text.status();
+  return AddText(*text, path);
 }
 
 absl::Status RunLoader::AddText(const std::string& text, const std::string& path) {

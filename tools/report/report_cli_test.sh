@@ -33,7 +33,7 @@ printf '{"machine": "Other CPU", "peak_flops": {"fp32": 1e12}, "bandwidth_bytes_
 expect_error "no --in=RUN.json given" --out="$TMP/x"
 expect_error "no --out=DIR given" --in="$TMP/run.json"
 expect_error "unknown argument '--bogus'" --in="$TMP/run.json" --out="$TMP/x" --bogus
-expect_error "cannot read '$TMP/missing.json'" --in="$TMP/missing.json" --out="$TMP/x"
+expect_error "cannot read run file '$TMP/missing.json'" --in="$TMP/missing.json" --out="$TMP/x"
 expect_error "'$TMP/half.json' is not JSON (byte" --in="$TMP/half.json" --out="$TMP/x"
 expect_error "'$TMP/other_ceilings.json' is JSON but not a Google Benchmark run" --in="$TMP/other_ceilings.json" --out="$TMP/x"
 expect_error "--ceilings: cannot read ceilings file '$TMP/nope.json'" --in="$TMP/run.json" --ceilings="$TMP/nope.json" --out="$TMP/x"

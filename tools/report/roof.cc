@@ -47,7 +47,8 @@ RoofChoice FromCeilings(const accounting::Ceilings& c, const std::string& path) 
     Roof r;
     r.dtype = dtype;
     r.peak_flops = peak;
-    r.bandwidth = c.bandwidth_bytes_per_s;
+    // A cache-resident STREAM figure (`ceilings --sizes=quick`) is no memory roof: no slope.
+    r.bandwidth = c.bandwidth_cache_resident ? 0 : c.bandwidth_bytes_per_s;
     r.kind = "measured ceilings";
     r.source = absl::StrCat("measured: ", path, " (", c.machine, "; ", c.method, "; ", c.date, ")");
     choice.roofs.push_back(r);
@@ -57,8 +58,14 @@ RoofChoice FromCeilings(const accounting::Ceilings& c, const std::string& path) 
     peaks.push_back(absl::StrCat(r.dtype, " ", FormatSi(r.peak_flops, "FLOP/s")));
   choice.summary =
       absl::StrCat("Roof: measured ceilings of ", c.machine.empty() ? "this machine" : c.machine, " (",
-                   absl::StrJoin(peaks, ", "), "; ", FormatSi(c.bandwidth_bytes_per_s, "B/s"), ") from ",
+                   absl::StrJoin(peaks, ", "), "; ", FormatSi(c.bandwidth_bytes_per_s, "B/s"),
+                   c.bandwidth_cache_resident ? " cache-resident, not drawn as a memory roof" : "", ") from ",
                    path, c.method.empty() ? "" : absl::StrCat(": ", c.method));
+  if (c.bandwidth_cache_resident) {
+    choice.problems.push_back(absl::StrCat(
+        "the bandwidth of '", path, "' was measured on cache-sized arrays (ceilings --sizes=quick): not a "
+        "memory bound, so the roof has no memory slope; measure with `bazel run //micro:ceilings`"));
+  }
   return choice;
 }
 

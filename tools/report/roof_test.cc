@@ -59,6 +59,20 @@ TEST(ChooseRoofs, CeilingsOfThisMachine) {
   EXPECT_TRUE(c.problems.empty());
 }
 
+// `ceilings --sizes=quick`: its STREAM figure is a cache bandwidth, never drawn as the memory
+// slope, and the report says why.
+TEST(ChooseRoofs, CacheResidentBandwidthIsNoMemoryRoof) {
+  RunData d = RunOn("AMD EPYC 9R14");
+  accounting::Ceilings quick = File("AMD EPYC 9R14");
+  quick.bandwidth_cache_resident = true;
+  RoofChoice c = ChooseRoofs(d, quick, "/tmp/quick.json");
+  ASSERT_EQ(c.roofs.size(), 1u);
+  EXPECT_EQ(c.roofs[0].bandwidth, 0);
+  EXPECT_NE(c.summary.find("cache-resident, not drawn as a memory roof"), std::string::npos) << c.summary;
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_NE(c.problems[0].find("cache-sized arrays"), std::string::npos) << c.problems[0];
+}
+
 TEST(ChooseRoofs, CeilingsOfAnotherMachineAreNotUsed) {
   RoofChoice c = EpycRunWithCeilingsOf("Intel Xeon Platinum 8480", "/tmp/other.json");
   ASSERT_EQ(c.roofs.size(), 1u);

@@ -1,0 +1,31 @@
+// How much host memory this process may still allocate, for the pre-checks of gpt_step, ddp_step
+// (the CPU model, cpu_model.h) and gpt_decode: a run that needs more is refused up front with
+// the figures, instead of being killed halfway through zeroing its buffers or aborting with
+// bad_alloc. The lesser of the kernel's MemAvailable and, where the process has an address-space
+// limit (RLIMIT_AS, `ulimit -v`), that limit less the address space already mapped (VmSize): under
+// `ulimit -v 3000000` a gpt2 --batch=8 --seq=512 run passed the MemAvailable check and aborted.
+#ifndef MODEL_HOST_MEMORY_H_
+#define MODEL_HOST_MEMORY_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace model {
+
+struct HostMemory {
+  int64_t bytes = -1;  // -1: unknown (no /proc/meminfo and no limit)
+  std::string what;    // "MemAvailable" or "the address-space limit (ulimit -v) 3.07 GB less 0.41 GB mapped"
+};
+
+HostMemory AvailableHostMemory();
+
+// OK when need_bytes fits AvailableHostMemory() (or it is unknown); else ResourceExhausted
+// "not enough host memory for <what_for>: needs 78.02 GB (<breakdown>), 12.3 GB available
+// (<what>)".
+absl::Status CheckHostMemory(int64_t need_bytes, const std::string& what_for, const std::string& breakdown);
+
+}  // namespace model
+
+#endif  // MODEL_HOST_MEMORY_H_
