@@ -21,6 +21,7 @@
 #ifndef MICRO_COMMON_BENCH_COMMON_H_
 #define MICRO_COMMON_BENCH_COMMON_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,22 +72,44 @@ const sysinfo::CudaInventory& CudaProbe();
 // "" when a CUDA device is usable, else "no CUDA device: <reason>".
 std::string CudaSkipReason();
 
-// The peaks a case divides by; thread-safe, each measured or read once.
+// The peaks a case divides by; thread-safe, each measured or read once, except that a CPU peak
+// probed here is probed again when a case runs above it (CpuFor).
 class PeakProvider {
  public:
+  // Probes the CPU's FMA peak again (FLOP/s): MeasureCpuFmaPeak, or a test's fake.
+  using FmaReprobe = std::function<absl::StatusOr<double>()>;
+  // Re-probes a process makes at most: a rate miscounted above any peak stops costing time.
+  static constexpr int kMaxReprobes = 4;
+
   PeakProvider(std::string cpu_ceilings_path, std::string cuda_ceilings_path);
-  // A fixed CPU peak (tests; or a caller that measured it already).
-  explicit PeakProvider(accounting::Peak cpu);
+  // A fixed CPU peak (tests; or a caller that measured it already). With `reprobe`, it counts
+  // as probed here: CpuFor may probe again.
+  explicit PeakProvider(accounting::Peak cpu, FmaReprobe reprobe = nullptr);
 
   // --ceilings file, else measured at start-up (on first use: MeasureCpuCeilings).
   absl::StatusOr<accounting::Peak> Cpu();
+  // The CPU peak a case that ran at `achieved_flops_per_s` divides by: Cpu(), except where that
+  // peak was probed in this process and the rate is above it by more than
+  // accounting::kCeilingTolerance. Then the FMA loop runs again now, right after the case, and
+  // the peak becomes the best of the probes, for this case and every later one (its source says
+  // so). A slow moment can only make a probe slower, so one start-up probe taken in a slow
+  // moment must not condemn cases that ran in a fast one. A rate still above the best probe is
+  // DISTURBED (SetWorkCounters). A --ceilings file is never re-probed: it is what the user gave.
+  absl::StatusOr<accounting::Peak> CpuFor(double achieved_flops_per_s);
+  // How many re-probes CpuFor has run.
+  int reprobes();
   // --cuda_ceilings file, else the datasheet peak of `device_name` for `dtype`.
   absl::StatusOr<accounting::Peak> Cuda(const std::string& device_name, accounting::Dtype dtype);
 
  private:
+  absl::StatusOr<accounting::Peak> CpuLocked();  // Cpu() with mu_ held
+
   std::mutex mu_;
   std::string cpu_path_, cuda_path_;
   std::optional<absl::StatusOr<accounting::Peak>> cpu_;
+  FmaReprobe reprobe_;       // empty: the CPU peak is never re-probed (a file or a fixed figure)
+  double startup_flops_ = 0;  // the first probe's FMA rate, for the source text
+  int reprobes_ = 0;
   std::optional<absl::StatusOr<accounting::Ceilings>> cuda_file_;
 };
 
