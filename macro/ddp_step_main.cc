@@ -54,6 +54,7 @@
 #include "macro/step_clock.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
+#include "model/cuda/attention_choice.h"
 #include "model/cuda/cuda_model.h"
 #include "model/data/batch_source.h"
 #include "model/data/token_file.h"
@@ -171,6 +172,7 @@ struct Setup {
   RankPeak run_peak;            // the start-up choice (rank_peak.h)
   accounting::PeakProbes probes;  // before and after the steps, when measured at start-up
   std::string peak_rule;        // which case of rank_peak.h applied
+  std::string attention_choice;  // the CUDA model's attention and why (rank 0's); "" on the CPU
   accounting::StepFlops flops;  // one rank's: batch x accum x seq tokens
   std::string json_out;         // --json_out, --benchmark_out: absolute (harness/user_path.h)
   std::string benchmark_out;
@@ -264,7 +266,8 @@ absl::Status Build(Setup* s) {
   if (model.ok()) {
     s->model = std::move(*model);
     // The CUDA model's attention, decided now (the cuDNN probe and its start-up check).
-    if (std::string a = model::CudaAttentionChoice(*s->model); !a.empty()) Log0("ddp_step: " + a);
+    s->attention_choice = model::CudaAttentionChoice(*s->model);
+    if (!s->attention_choice.empty()) Log0("ddp_step: " + s->attention_choice);
   } else {
     local = model.status();
   }
@@ -576,6 +579,13 @@ void LogThroughputAndScaling(const Setup& s, const RankFigures& f) {
 }
 
 // --json_out: the per-rank figures.
+// The attention that ran, as gpt_step's JSON context records it (attention_choice.h).
+void AddAttentionRecord(const Setup& s, nlohmann::json* j) {
+  (*j)["mlbench_attention_impl"] = model::cuda::AttentionImplRecord(s.attention_choice);
+  (*j)["mlbench_attention_choice"] =
+      s.attention_choice.empty() ? "the CPU model's attention (no choice)" : s.attention_choice;
+}
+
 nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
   const int W = g_world->size();
   const StepOptions& o = s.o;
@@ -593,6 +603,7 @@ nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
   j["peak_flops_per_device"] = s.peak.flops_per_s;  // rank 0's; each rank's in per_rank
   j["peak_source"] = s.peak.source;
   j["peak_rule"] = s.peak_rule;
+  AddAttentionRecord(s, &j);
   if (o.device == "cpu") {
     const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
     j["threads_per_rank"] = o.threads;
@@ -661,6 +672,7 @@ absl::StatusOr<nlohmann::json> BenchmarkJsonOf(const Setup& s, const RankFigures
   nlohmann::json context = harness::BenchmarkContext(g_executable);
   context["mlbench_ddp_allreduce"] = s.reducer->name();
   context["mlbench_ddp_peak_source"] = s.peak.source;
+  AddAttentionRecord(s, &context);
   return harness::BenchmarkJson(context, entries);
 }
 

@@ -56,12 +56,14 @@ grep -q "numerator     LOCAL work per rank" "$tmp/run.log" || fail "numerator no
 grep -q "ONE device's peak" "$tmp/run.log" || fail "denominator not stated"
 grep -q "identical on every rank" "$tmp/run.log" || fail "parameters not identical"
 grep -q '"params_identical": true' "$tmp/ddp.json" || fail "json"
+grep -q '"mlbench_attention_impl": "cpu"' "$tmp/ddp.json" || fail "--json_out has no mlbench_attention_impl cpu"
 
 echo "== --benchmark_out: Google Benchmark JSON, one iteration entry per timed step"
 python3 - "$tmp/ddp_bm.json" <<'PY' || fail "benchmark JSON shape"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert "mlbench_run_context" in j["context"] and "num_cpus" in j["context"], j["context"].keys()
+assert j["context"]["mlbench_attention_impl"] == "cpu", j["context"]
 b = j["benchmarks"]
 assert len(b) == 3, len(b)  # --steps=3
 for i, e in enumerate(b):

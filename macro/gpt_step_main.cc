@@ -28,6 +28,7 @@
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
 #include "macro/step_series.h"
+#include "model/cuda/attention_choice.h"
 #include "model/cuda/cuda_model.h"
 #include "model/gemm_info.h"
 #include "model/gpt_config.h"
@@ -87,8 +88,13 @@ absl::Status EnsureSession(Run* run) {
     return s.status();
   }
   run->session = std::move(*s);
-  // The CUDA model's attention, decided now (the cuDNN probe and its start-up check).
-  if (std::string a = model::CudaAttentionChoice(run->session->model()); !a.empty()) Log("gpt_step: " + a);
+  // The CUDA model's attention, decided now (the cuDNN probe and its start-up check), printed and
+  // recorded in the JSON context (before any case runs, so before the context is written).
+  const std::string attention = model::CudaAttentionChoice(run->session->model());
+  if (!attention.empty()) Log("gpt_step: " + attention);
+  benchmark::AddCustomContext("mlbench_attention_impl", model::cuda::AttentionImplRecord(attention));
+  benchmark::AddCustomContext("mlbench_attention_choice",
+                              attention.empty() ? "the CPU model's attention (no choice)" : attention);
   Log(absl::StrCat("gpt_step: ", run->session->model().num_params(), " parameters; peak ",
                    absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
                    run->session->peak().source, ")"));

@@ -34,6 +34,9 @@ assert abs(sum(parts.values()) - 100) <= 0.02, parts
 print("breakdown OK:", parts)
 PY
 grep -q '"mlbench_gemm": ".*oneDNN' "$TMP/out.json" || fail "JSON context has no mlbench_gemm naming oneDNN"
+# Which attention ran (gpu_check fails an auto run on CUDA that did not get cuDNN): on the CPU, its one.
+grep -q '"mlbench_attention_impl": "cpu"' "$TMP/out.json" || fail "JSON context has no mlbench_attention_impl cpu"
+grep -q '"mlbench_attention_choice": "the CPU model' "$TMP/out.json" || fail "JSON context has no mlbench_attention_choice"
 
 # 1b. The same run on OpenBLAS names it.
 "$STEP" "${TINY[@]}" --cpu_gemm=openblas >"$TMP/blas.txt" 2>&1 || { cat "$TMP/blas.txt"; fail "--cpu_gemm=openblas run"; }

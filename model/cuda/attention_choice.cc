@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "model/enum_names.h"
 
@@ -75,6 +76,14 @@ absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaP
   return AttentionDecision{
       true, absl::StrCat("attention_impl: cudnn (auto: ", name,
                          " flash attention matched the kernels' output and dq, dk, dv at start-up)")};
+}
+
+std::string AttentionImplRecord(absl::string_view choice_line) {
+  if (choice_line.empty()) return "cpu";
+  for (const char* impl : {"cudnn", "kernels"}) {
+    if (absl::StartsWith(choice_line, absl::StrCat("attention_impl: ", impl, " ("))) return impl;
+  }
+  return "unknown";
 }
 
 }  // namespace cuda

@@ -58,6 +58,13 @@ absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaP
                                                   const CudnnStatus& cudnn,
                                                   const std::function<absl::Status()>& self_check);
 
+// What a run's JSON records of the attention it ran (the context key mlbench_attention_impl of
+// gpt_step and ddp_step): "cudnn" or "kernels" from a CUDA model's choice line
+// (AttentionDecision::line), "cpu" from "" (the CPU model has one attention, and no line), and
+// "unknown" from a line of another form. tools/gpu/gpu_check.sh reads it: an "auto" run that
+// did not get cuDNN where cuDNN is installed fails there.
+std::string AttentionImplRecord(absl::string_view choice_line);
+
 }  // namespace cuda
 }  // namespace model
 

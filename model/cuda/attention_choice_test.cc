@@ -128,6 +128,23 @@ TEST(AttentionChoice, AutoUsesCudnnOnlyWhenTheSelfCheckPasses) {
   EXPECT_EQ(fail.calls, 1);
 }
 
+// The JSON record of every decision line DecideAttention writes: what ran, never why.
+TEST(AttentionChoice, TheRecordNamesWhatRanForEveryDecision) {
+  FakeCheck pass, fail{absl::InternalError("dq differs")};
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kAuto, pass)->line), "cudnn");
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kCudnn, pass)->line), "cudnn");
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kKernels, pass)->line), "kernels");
+  // auto that fell back, for each reason: the kernels, whatever the line goes on to say.
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kAuto, fail)->line), "kernels");
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kAuto, pass, Missing())->line), "kernels");
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kAuto, pass, Loaded(90000 - 1))->line), "kernels");
+  EXPECT_EQ(AttentionImplRecord(Decide(AttentionImpl::kAuto, pass, Loaded(), CudaPrecision::kFp32)->line),
+            "kernels");
+  EXPECT_EQ(AttentionImplRecord(""), "cpu");  // the CPU model: no line
+  EXPECT_EQ(AttentionImplRecord("attention_impl: cudnnx (?)"), "unknown");
+  EXPECT_EQ(AttentionImplRecord("something else"), "unknown");
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace model
