@@ -136,6 +136,7 @@ fi
 (cd "$TMP/debs" && apt-get download "${!PKGS[@]}" >/dev/null)
 cp -L /usr/local/cuda/lib64/libcudart.so.13 "$TMP/lib/" 2>/dev/null || true
 cp tools/gpu/gpu_check.sh "$TMP/gpu_check.sh"
+cp tools/gpu/gpu_check_args.sh "$TMP/gpu_check_args.sh"
 
 {
   echo "commit: $(git rev-parse HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"

@@ -9,8 +9,14 @@
 # --attention_impl=auto (cuDNN after its self-check) and =kernels, each without and with
 # --cuda_graph (captured, checked once against an uncaptured step, replayed), //macro:gpt_decode
 # (GPT-2 124M bf16 decode, batch sweep 1..64, against the bandwidth bound), the CUDA tests,
-# memcheck of a tiny gpt_step, ddp_step on 1 rank and the quick micro cases. JSON and
-# summary.txt go under OUTDIR; each step's output is OUTDIR/steps/NAME.log (and log.txt).
+# memcheck of a tiny gpt_step, ddp_step on 1 rank and the quick micro cases. The argument lists
+# are tools/gpu/gpu_check_args.sh's (sourced; CI runs each on the CPU first).
+#
+# OUTDIR holds three files, since a device call returns at most 8: summary.txt (a verdict line
+# per step), log.txt (the machine: nvidia-smi, libraries, ldd; then each step's command and the
+# last lines of its output) and results.tar.gz (every JSON and each step's whole output,
+# steps/NAME.log), packed again after every step so that a run cut short still returns what it
+# measured. The work folder is a temporary one outside OUTDIR.
 #
 # One overall deadline (GPU_CHECK_DEADLINE_S, default 540 s, counted from the start) keeps the
 # whole check inside one 600 s device command: a step whose own limit would overrun it is not
@@ -21,6 +27,10 @@
 #            written, no CUDA device;
 #   TIMEOUT  the step's own limit;
 #   SKIPPED  not in the bundle, no compute-sanitizer, or the deadline.
+# An --attention_impl=auto step FAILs too when it ran the kernels on a machine that has cuDNN
+# (its JSON context's mlbench_attention_impl; the reason is its mlbench_attention_choice).
+# Each step runs under `timeout -k 15 LIMIT`: a step stuck in the driver that outlives SIGTERM is
+# killed 15 s later, and the deadline counts those 15 s.
 # Every verdict other than PASS carries its reason. Exit status 0 only when every step passed.
 # GPU_CHECK_DEPS: where the .debs are unpacked (default /tmp/deps). tools/gpu/gpu_check_selftest.sh
 # runs this without a GPU: every CUDA step must FAIL or be SKIPPED there, never PASS.
@@ -71,6 +81,21 @@ check_file() {
 check_memcheck() {
   grep -q "ERROR SUMMARY: 0 errors" "$1" || echo "no 'ERROR SUMMARY: 0 errors' in the output"
 }
+# A string value of the JSON context (one "key": "value" per line, as the binaries write it).
+json_context_value() {  # JSON KEY
+  sed -n "s/^ *\"$2\": \"\(.*\)\",\{0,1\}\$/\1/p" "$1" | head -1
+}
+# An --attention_impl=auto step (CUDNN: find_cudnn's answer): check_bench_json's checks, and on a
+# machine with cuDNN its JSON must record that cuDNN ran, not the kernels.
+check_auto_step() {  # JSON [LOG]
+  local why impl
+  why="$(check_bench_json "$@")"
+  if [[ -n "$why" ]]; then echo "$why"; return; fi
+  [[ "${CUDNN:-no libcudnn}" == "no libcudnn"* ]] && return
+  impl="$(json_context_value "$1" mlbench_attention_impl)"
+  [[ "$impl" == "cudnn" ]] && return
+  echo "auto ran '${impl:-unrecorded}' attention although cuDNN is here (${CUDNN}): $(json_context_value "$1" mlbench_attention_choice)"
+}
 
 # The first libcudnn.so.9 on a ':'-separated library path (what the binaries' dlopen finds first,
 # after their own runpath), or why there is none.
@@ -93,15 +118,23 @@ if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then return 0; fi
 OUT="${1:?usage: gpu_check.sh OUTDIR}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 DEADLINE_S="${GPU_CHECK_DEADLINE_S:-540}"
+KILL_GRACE_S=15  # timeout -k: SIGKILL this long after a step's SIGTERM
 t0=$(date +%s)
-mkdir -p "$OUT" "$OUT/steps"
+mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
-LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"
+LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"; RESULTS="$OUT/results.tar.gz"
 : > "$LOG"; : > "$SUMMARY"
-# Outputs of an earlier run in the same folder must not pass for this run's.
-rm -f "$OUT"/steps/*.log "$OUT"/{gpt_step,gpt_step_graph,gpt_step_kernels,gpt_step_kernels_graph,gpt_decode,ddp,ceilings,ceilings_bench,matmul,elementwise}.json
+rm -f "$RESULTS"  # an earlier run's results must not pass for this run's
+W="$(mktemp -d /tmp/gpu_check.XXXXXX)"  # JSON and step logs; packed into $RESULTS
+mkdir -p "$W/steps"
+# The work folder packed into $RESULTS (a temporary name, then renamed: never half-written).
+pack() {
+  tar -C "$W" -czf "$RESULTS.tmp" . 2>> "$LOG" && mv -f "$RESULTS.tmp" "$RESULTS"
+}
 say() { echo "$*" | tee -a "$SUMMARY"; }
 n_pass=0; n_fail=0; n_skip=0
+# shellcheck source=tools/gpu/gpu_check_args.sh
+source "$HERE/gpu_check_args.sh"
 
 # --- binaries and libraries ---------------------------------------------------------------
 # The bundle's binaries come gzip'd (gpu_bundle.sh): unpacked next to this script, over any
@@ -128,12 +161,13 @@ export LD_LIBRARY_PATH="$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OPAL_PREFIX="$DEPS/usr"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+CUDNN="$(find_cudnn "$LIBPATH")"
 {
   echo "=== bundle"; cat "$HERE/MANIFEST.txt"
   echo "=== date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "=== nvidia-smi"; nvidia-smi 2>&1
   echo "=== CUDA library folders: ${cuda_dirs[*]:-none found}"
-  echo "=== cuDNN: $(find_cudnn "$LIBPATH")"
+  echo "=== cuDNN: $CUDNN"
   echo "=== ldd"; for b in "$HERE"/bin/*; do echo "--- $(basename "$b")"; ldd "$b" 2>&1 | grep -E "not found|cublas|cudnn|nccl|cudart|openblas" ; done
 } >> "$LOG" 2>&1
 if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
@@ -153,19 +187,20 @@ step() {
   if [[ "$exe" == */* && ! -x "$exe" ]]; then record SKIPPED "$name" 0 "not in the bundle: $(basename "$exe")"; return; fi
   local now left
   now=$(date +%s); left=$(( t0 + DEADLINE_S - now ))
-  if (( left < limit )); then
-    record SKIPPED "$name" 0 "would overrun the ${DEADLINE_S}s deadline: its limit is ${limit}s, ${left}s left"
+  if (( left < limit + KILL_GRACE_S )); then
+    record SKIPPED "$name" 0 "would overrun the ${DEADLINE_S}s deadline: its limit is ${limit}s (+${KILL_GRACE_S}s to kill it), ${left}s left"
     return
   fi
-  local slog="$OUT/steps/$name.log"
+  local slog="$W/steps/$name.log"
   echo "=== $name: $*" >> "$LOG"
-  timeout "$limit" "$@" > "$slog" 2>&1
+  timeout -k "$KILL_GRACE_S" "$limit" "$@" > "$slog" 2>&1
   local rc=$?
-  cat "$slog" >> "$LOG"
+  echo "--- the last 30 lines (all of it: steps/$name.log in results.tar.gz)" >> "$LOG"
+  tail -n 30 "$slog" >> "$LOG"
   local secs=$(( $(date +%s) - now )) why=""
   if [[ "$check" != "-" ]]; then why="$($check "$slog")"; fi
-  if (( rc == 124 )); then
-    record "TIMEOUT" "$name" "$secs" "its ${limit}s limit${why:+; $why}"
+  if (( rc == 124 || rc == 137 )); then
+    record "TIMEOUT" "$name" "$secs" "its ${limit}s limit$( (( rc == 137 )) && echo ", killed ${KILL_GRACE_S}s after SIGTERM")${why:+; $why}"
   elif (( rc != 0 )); then
     local last
     last="$(grep -v '^[[:space:]]*$' "$slog" | tail -1 | cut -c1-200)"
@@ -175,33 +210,26 @@ step() {
   else
     record "PASS" "$name" "$secs"
   fi
+  pack
 }
 B="$HERE/bin"
 cd "$HERE/data" 2>/dev/null || cd "$HERE"
 
 step devices 30 check_devices "$B/tools_devices"
-if no_cuda="$(grep -m1 "^no CUDA device" "$OUT/steps/devices.log" 2>/dev/null)"; then
+if no_cuda="$(grep -m1 "^no CUDA device" "$W/steps/devices.log" 2>/dev/null)"; then
   say "$no_cuda -- every CUDA step below fails"
 fi
-# The main result first.
-# The four attention x graph modes of the same step (GPT-2 124M, B=12, T=1024, bf16), one JSON
-# each: gpt_step (--attention_impl=auto: cuDNN after its start-up self-check, else the kernels,
-# and the log says why), gpt_step_graph (the same, --cuda_graph), gpt_step_kernels and
-# gpt_step_kernels_graph (the attention kernels). --cuda_graph needs two warm-up steps (the
-# second is the capture with its check against an uncaptured step).
-STEP_ARGS=(--device=cuda --dtype=bf16 --batch=12 --seq=1024 --warmup_steps=3 --steps=20 --benchmark_out_format=json)
-step gpt_step 120 "check_bench_json $OUT/gpt_step.json" "$B/macro_gpt_step" "${STEP_ARGS[@]}" \
-  --attention_impl=auto --benchmark_out="$OUT/gpt_step.json"
-step gpt_step_graph 60 "check_bench_json $OUT/gpt_step_graph.json" "$B/macro_gpt_step" "${STEP_ARGS[@]}" \
-  --attention_impl=auto --cuda_graph --benchmark_out="$OUT/gpt_step_graph.json"
-step gpt_step_kernels 60 "check_bench_json $OUT/gpt_step_kernels.json" "$B/macro_gpt_step" "${STEP_ARGS[@]}" \
-  --attention_impl=kernels --benchmark_out="$OUT/gpt_step_kernels.json"
-step gpt_step_kernels_graph 60 "check_bench_json $OUT/gpt_step_kernels_graph.json" "$B/macro_gpt_step" \
-  "${STEP_ARGS[@]}" --attention_impl=kernels --cuda_graph --benchmark_out="$OUT/gpt_step_kernels_graph.json"
-# Decode against the bandwidth bound: GPT-2 124M bf16, 128 prompt + 128 new tokens, B = 1 .. 64.
-step gpt_decode 90 "check_bench_json $OUT/gpt_decode.json" "$B/macro_gpt_decode" --device=cuda --dtype=bf16 \
-  --prompt=128 --generate=128 --batch_sweep=64 --warmup_steps=1 --steps=3 \
-  --benchmark_out="$OUT/gpt_decode.json" --benchmark_out_format=json
+# The main result first: the four attention x graph modes of one step (gpu_check_args.sh), one
+# JSON each. --cuda_graph needs two warm-up steps (the second is the capture, with its check
+# against an uncaptured step). The auto modes must get cuDNN where it is installed.
+for mode in "${GPT_STEP_MODES[@]}"; do
+  name="${mode%%:*}"; read -r -a extra <<< "${mode#*:}"
+  check="check_bench_json"; [[ " ${extra[*]} " == *" --attention_impl=auto "* ]] && check="check_auto_step"
+  step "$name" "$( [[ $name == gpt_step ]] && echo 120 || echo 60 )" "$check $W/$name.json" "$B/macro_gpt_step" \
+    "${GPT_STEP_ARGS[@]}" "${extra[@]}" --benchmark_out="$W/$name.json"
+done
+step gpt_decode 90 "check_bench_json $W/gpt_decode.json" "$B/macro_gpt_decode" "${GPT_DECODE_ARGS[@]}" \
+  --benchmark_out="$W/gpt_decode.json"
 step cuda_rule_test 60 check_gtest "$B/tools_bazel_testdata_cuda_rule_test"
 for t in "$B"/model_cuda_*test; do
   [[ -e "$t" ]] && step "$(basename "$t")" 120 check_gtest "$t"
@@ -210,18 +238,22 @@ sanitizer="$(command -v compute-sanitizer || true)"
 [[ -z "$sanitizer" && -x /usr/local/cuda/bin/compute-sanitizer ]] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
 if [[ -n "$sanitizer" ]]; then
   step memcheck_gpt_step 120 check_memcheck "$sanitizer" --tool memcheck --error-exitcode 3 "$B/macro_gpt_step" \
-    --device=cuda --preset=test-tiny --batch=2 --seq=32 --warmup_steps=0 --steps=1 --benchmark_min_time=0
+    "${MEMCHECK_ARGS[@]}"
 else
   record SKIPPED memcheck_gpt_step 0 "compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
 fi
-step ddp_step_1rank 120 "check_file $OUT/ddp.json" "$B/macro_ddp_step" --device=cuda --dtype=bf16 --batch=12 --seq=1024 \
-  --steps=10 --warmup_steps=3 --json_out="$OUT/ddp.json"
-step micro_ceilings 90 "check_bench_json $OUT/ceilings_bench.json" "$B/micro_ceilings" --benchmark_filter=cuda \
-  --ceilings_out="$OUT/ceilings.json" --benchmark_out="$OUT/ceilings_bench.json" --benchmark_out_format=json
-step micro_matmul 120 "check_bench_json $OUT/matmul.json" "$B/micro_matmul" \
+step ddp_step_1rank 120 "check_file $W/ddp.json" "$B/macro_ddp_step" "${DDP_STEP_ARGS[@]}" --json_out="$W/ddp.json"
+step micro_ceilings 90 "check_bench_json $W/ceilings_bench.json" "$B/micro_ceilings" --benchmark_filter=cuda \
+  --ceilings_out="$W/ceilings.json" --benchmark_out="$W/ceilings_bench.json" --benchmark_out_format=json
+step micro_matmul 120 "check_bench_json $W/matmul.json" "$B/micro_matmul" \
   --benchmark_filter='cuda/.*/M:(4096|8192)/K:(4096|8192)/N:(4096|8192)/manual_time$|cuda/.*/M:12288/K:768' \
-  --benchmark_min_time=0.05 --benchmark_out="$OUT/matmul.json" --benchmark_out_format=json
-step micro_elementwise 90 "check_bench_json $OUT/elementwise.json" "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:16777216/manual_time$' \
-  --benchmark_min_time=0.05 --benchmark_out="$OUT/elementwise.json" --benchmark_out_format=json
+  --benchmark_min_time=0.05 --benchmark_out="$W/matmul.json" --benchmark_out_format=json
+step micro_elementwise 90 "check_bench_json $W/elementwise.json" "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:16777216/manual_time$' \
+  --benchmark_min_time=0.05 --benchmark_out="$W/elementwise.json" --benchmark_out_format=json
 say "result: $n_pass PASS, $n_fail FAIL or TIMEOUT, $n_skip SKIPPED; total $(( $(date +%s) - t0 ))s (deadline ${DEADLINE_S}s)"
+pack
+size=$(stat -c %s "$RESULTS" 2>/dev/null || echo 0)
+# A device call returns files of at most 16 MiB.
+if (( size > 16 * 1024 * 1024 )); then say "WARNING: results.tar.gz is $(( size >> 20 )) MiB, over the 16 MiB a device call returns"; fi
+rm -rf "$W"
 (( n_fail == 0 && n_skip == 0 ))

@@ -8,8 +8,12 @@
 #     bundle is there and is FAIL or SKIPPED with a reason, never PASS, that gpt_step comes right
 #     after devices, and that the exit status is non-zero;
 #  2. with a short deadline, a step whose limit would overrun it is SKIPPED, never run;
+#     It also asserts that the output folder holds at most 8 files (what a device call returns):
+#     summary.txt, log.txt and results.tar.gz, which holds every step's whole output;
 #  3. the checks pass real passing output (a host gtest, CPU benchmark cases): the FAILs of 1. are
-#     the missing device's, not checks that cannot pass.
+#     the missing device's, not checks that cannot pass; and an --attention_impl=auto step that
+#     ran the kernels fails where cuDNN is installed, and only there;
+#  4. gpu_check's argument lists run on the CPU (//tools/gpu:gpu_check_args_test passes).
 # On a machine with a CUDA device it says so and exits 0 without asserting: there the bundle's
 # steps may rightly pass. Exit status 1 with "FAIL: ..." on any broken assertion.
 set -euo pipefail
@@ -49,6 +53,14 @@ done
 [[ "$(grep -E '^(PASS|FAIL|SKIPPED|TIMEOUT) ' "$summary" | awk 'NR<=2{print $2}' | tr '\n' ' ')" == "devices gpt_step " ]] \
   || fail "gpt_step must run right after devices"
 grep -Eq "^FAIL +model_cuda_.* skipped [0-9]+ test\(s\): no CUDA device" "$summary" || fail "a skipped gtest must FAIL with its reason"
+# What comes back from a device call: at most 8 files; here exactly these three.
+files="$(cd "$tmp/out" && find . -type f | sort | tr '\n' ' ')"
+[[ "$files" == "./log.txt ./results.tar.gz ./summary.txt " ]] || fail "the output folder must hold log.txt, results.tar.gz and summary.txt only (at most 8 files come back), not: $files"
+packed="$(tar -tzf "$tmp/out/results.tar.gz")" || fail "results.tar.gz does not unpack"
+for s in "${steps[@]}"; do
+  [[ "$s" == memcheck_gpt_step ]] && continue  # SKIPPED without compute-sanitizer: it never ran
+  grep -qx "./steps/$s.log" <<< "$packed" || fail "results.tar.gz lacks steps/$s.log"
+done
 # The micro binaries register no CUDA case without a usable device: each CUDA-only step fails
 # (it selects nothing, exit 2) and its verdict names the reason the binary gave.
 for s in micro_matmul micro_elementwise micro_ceilings; do
@@ -62,7 +74,7 @@ GPU_CHECK_DEADLINE_S=100 GPU_CHECK_DEPS="$tmp/deps" bash "$tmp/bundle/gpu_check.
 set -e
 grep -Eq "^SKIPPED +gpt_step +0s  would overrun the 100s deadline: its limit is 120s" "$tmp/out2/summary.txt" \
   || { cat "$tmp/out2/summary.txt"; fail "gpt_step (limit 120 s) must be SKIPPED under a 100 s deadline"; }
-[[ ! -s "$tmp/out2/steps/gpt_step.log" ]] || fail "a skipped step must not run"
+! tar -tzf "$tmp/out2/results.tar.gz" | grep -q "steps/gpt_step.log" || fail "a skipped step must not run"
 
 echo "== 3. the checks pass real passing output"
 # shellcheck source=tools/gpu/gpu_check.sh
@@ -84,4 +96,21 @@ echo "matmul: 56 CUDA case(s) not registered: no CUDA device: test reason" > "$t
 why="$(check_bench_json "$tmp/none.json" "$tmp/none.log")"
 [[ "$why" == *"56 CUDA case(s) not registered: no CUDA device: test reason"* ]] \
   || fail "check_bench_json does not name the cases left out: $why"
+# An auto step that ran the kernels: FAIL where cuDNN is installed, with the run's own reason;
+# fine where it is not, and when it ran cuDNN.
+sed 's/^\( *\)"context": {$/&\n\1  "mlbench_attention_impl": "kernels",\n\1  "mlbench_attention_choice": "attention_impl: kernels (auto: test reason)",/' \
+  "$tmp/cpu.json" > "$tmp/auto_kernels.json"
+grep -q '"mlbench_attention_impl": "kernels"' "$tmp/auto_kernels.json" || fail "the auto fixture (no context line in the CPU JSON?)"
+sed 's/"mlbench_attention_impl": "kernels"/"mlbench_attention_impl": "cudnn"/' "$tmp/auto_kernels.json" > "$tmp/auto_cudnn.json"
+why="$(CUDNN=/opt/cudnn/libcudnn.so.9 check_auto_step "$tmp/auto_kernels.json" "$tmp/cpu.log")"
+[[ "$why" == "auto ran 'kernels' attention although cuDNN is here (/opt/cudnn/libcudnn.so.9): attention_impl: kernels (auto: test reason)" ]] \
+  || fail "check_auto_step must fail auto on the kernels where cuDNN is: '$why'"
+why="$(CUDNN=/opt/cudnn/libcudnn.so.9 check_auto_step "$tmp/auto_cudnn.json" "$tmp/cpu.log")"
+[[ -z "$why" ]] || fail "check_auto_step rejects an auto run on cuDNN: $why"
+why="$(CUDNN="no libcudnn.so.9 found" check_auto_step "$tmp/auto_kernels.json" "$tmp/cpu.log")"
+[[ -z "$why" ]] || fail "check_auto_step rejects the kernels where there is no cuDNN: $why"
+
+echo "== 4. gpu_check's argument lists run on the CPU"
+bazel test //tools/gpu:gpu_check_args_test > "$tmp/args_test.log" 2>&1 \
+  || { tail -30 "$tmp/args_test.log"; fail "//tools/gpu:gpu_check_args_test"; }
 echo "gpu_check_selftest: PASS ($(( $(date +%s) - start ))s)"
