@@ -36,9 +36,17 @@ std::string CudnnVersionName(int64_t version) {
   return absl::StrCat(version / 10000, ".", (version / 100) % 100, ".", version % 100);
 }
 
+std::string CudnnCaptureHazard(int64_t cudnn_version, int64_t T) {
+  if (T % 128 == 0 || cudnn_version > kLastCudnnWithPaddingWorkaround) return "";
+  return absl::StrCat("cuDNN ", CudnnVersionName(cudnn_version), " (9.15.0 or older) at T=", T,
+                      " (not a multiple of 128) makes cudnn-frontend copy from pageable host memory "
+                      "at each execute, which a CUDA graph capture does not allow");
+}
+
 absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaPrecision precision,
                                                   const CudnnStatus& cudnn,
-                                                  const std::function<absl::Status()>& self_check) {
+                                                  const std::function<absl::Status()>& self_check,
+                                                  const AttentionUse& use) {
   const bool automatic = requested == AttentionImpl::kAuto;
   const auto kernels = [](std::string why) {
     return AttentionDecision{false, absl::StrCat("attention_impl: kernels (", why, ")")};
@@ -63,6 +71,13 @@ absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaP
     if (automatic) return kernels(absl::StrCat("auto: ", unusable));
     return absl::UnavailableError(
         absl::StrCat("--attention_impl=cudnn: ", unusable, " (use --attention_impl=kernels or auto)"));
+  }
+  if (const std::string hazard = CudnnCaptureHazard(cudnn.version, use.seq); use.cuda_graph && !hazard.empty()) {
+    if (automatic) return kernels(absl::StrCat("auto: --cuda_graph: ", hazard));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--attention_impl=cudnn with --cuda_graph: ", hazard,
+        " (use a --seq that is a multiple of 128, cuDNN 9.16.0 or newer, --attention_impl=kernels, or no "
+        "--cuda_graph)"));
   }
   const std::string name = absl::StrCat("cuDNN ", CudnnVersionName(cudnn.version));
   if (!automatic)

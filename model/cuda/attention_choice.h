@@ -40,6 +40,20 @@ struct CudnnStatus {
 // 91900 -> "9.19.0" (cuDNN 9's encoding: major * 10000 + minor * 100 + patch).
 std::string CudnnVersionName(int64_t version);
 
+// cudnn-frontend 1.19, with cuDNN 9.15.0 or older and a sequence length T that is not a multiple
+// of 128, adds a padding-mask workaround to the graph; its execute then copies a host vector to
+// the workspace with cudaMemcpyAsync from pageable memory, which a CUDA graph capture does not
+// allow (scaled_dot_product_flash_attention.h: has_workaround_padding_mask).
+inline constexpr int64_t kLastCudnnWithPaddingWorkaround = 91500;  // 9.15.0
+// "" when cuDNN's attention at T can be captured; else why not, naming T and the version.
+std::string CudnnCaptureHazard(int64_t cudnn_version, int64_t T);
+
+// What the run will do with the attention, beyond its precision.
+struct AttentionUse {
+  bool cuda_graph = false;  // the step is captured into a CUDA graph (--cuda_graph)
+  int64_t seq = 0;          // T, the sequence length
+};
+
 struct AttentionDecision {
   bool cudnn = false;
   // One line for the run's choices: "attention_impl: cudnn (auto: cuDNN 9.19.0 matched the
@@ -51,12 +65,16 @@ struct AttentionDecision {
 //   kernels asked                  -> kernels;
 //   precision not bf16             -> kernels for auto; InvalidArgument naming it for cudnn;
 //   cuDNN not loaded or too old    -> kernels for auto (the reason in the line); Unavailable for cudnn;
+//   a --cuda_graph capture and a T that cuDNN's version cannot capture (CudnnCaptureHazard)
+//                                  -> kernels for auto (the reason in the line); InvalidArgument
+//                                     naming T and the version for cudnn;
 //   cudnn asked                    -> cuDNN (no self-check: the user chose it);
 //   auto                           -> self_check() (called only here): OK -> cuDNN, else kernels
 //                                     with its message.
 absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaPrecision precision,
                                                   const CudnnStatus& cudnn,
-                                                  const std::function<absl::Status()>& self_check);
+                                                  const std::function<absl::Status()>& self_check,
+                                                  const AttentionUse& use = {});
 
 // What a run's JSON records of the attention it ran (the context key mlbench_attention_impl of
 // gpt_step and ddp_step): "cudnn" or "kernels" from a CUDA model's choice line

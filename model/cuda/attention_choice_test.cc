@@ -128,6 +128,41 @@ TEST(AttentionChoice, AutoUsesCudnnOnlyWhenTheSelfCheckPasses) {
   EXPECT_EQ(fail.calls, 1);
 }
 
+// --cuda_graph with cuDNN <= 9.15.0 and T % 128 != 0: cudnn-frontend's padding-mask workaround
+// copies from pageable host memory at each execute, which a capture does not allow.
+TEST(AttentionChoice, CaptureIsRefusedWhereTheFrontendCopiesFromPageableMemory) {
+  EXPECT_EQ(CudnnCaptureHazard(91500, 1024), "");  // a multiple of 128: no workaround
+  EXPECT_EQ(CudnnCaptureHazard(91600, 1000), "");  // 9.16.0: no workaround
+  EXPECT_EQ(CudnnCaptureHazard(91500, 1000),
+            "cuDNN 9.15.0 (9.15.0 or older) at T=1000 (not a multiple of 128) makes cudnn-frontend copy from "
+            "pageable host memory at each execute, which a CUDA graph capture does not allow");
+
+  const AttentionUse graph_1000{true, 1000}, graph_1024{true, 1024}, plain_1000{false, 1000};
+  FakeCheck check;
+  // cudnn asked: an error naming both the version and T, before any self-check.
+  absl::StatusOr<AttentionDecision> e =
+      DecideAttention(AttentionImpl::kCudnn, CudaPrecision::kBf16, Loaded(91500), check.fn(), graph_1000);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("--attention_impl=cudnn with --cuda_graph: cuDNN 9.15.0 (9.15.0 or older) at T=1000"));
+  // auto: the kernels, saying why; no self-check spent on a cuDNN it will not use.
+  absl::StatusOr<AttentionDecision> a =
+      DecideAttention(AttentionImpl::kAuto, CudaPrecision::kBf16, Loaded(91400), check.fn(), graph_1000);
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->cudnn);
+  EXPECT_THAT(a->line, HasSubstr("attention_impl: kernels (auto: --cuda_graph: cuDNN 9.14.0"));
+  EXPECT_EQ(check.calls, 0);
+  // Unaffected: T a multiple of 128, no capture, or a newer cuDNN.
+  for (const auto& [version, use] : {std::pair{91500, graph_1024}, std::pair{91500, plain_1000},
+                                     std::pair{91900, graph_1000}}) {
+    absl::StatusOr<AttentionDecision> ok =
+        DecideAttention(AttentionImpl::kCudnn, CudaPrecision::kBf16, Loaded(version), check.fn(), use);
+    ASSERT_TRUE(ok.ok()) << ok.status();
+    EXPECT_TRUE(ok->cudnn);
+  }
+}
+
 // The JSON record of every decision line DecideAttention writes: what ran, never why.
 TEST(AttentionChoice, TheRecordNamesWhatRanForEveryDecision) {
   FakeCheck pass, fail{absl::InternalError("dq differs")};

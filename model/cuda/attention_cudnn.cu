@@ -25,6 +25,12 @@
 #include "model/cuda/model_stream.cuh"
 
 static_assert(CUDNN_MAJOR == 9, "attention_cudnn.cu opens libcudnn.so.9: update kLibrary for this cuDNN");
+// cudnn-frontend 1.19's shim opens "libcudart.so.13" and only that (load_cudart_so); built against
+// another CUDA major, its validate() would fail to load the runtime and --attention_impl=auto
+// would fall back to the kernels. Fail the build instead, naming the cause.
+static_assert(CUDART_VERSION / 1000 == 13,
+              "cudnn-frontend 1.19 loads libcudart.so.13 only (cudnn_frontend_shim.h); this build's CUDA "
+              "runtime has another major: pin a frontend whose shim opens it");
 
 // The frontend's dynamic loading reads cuDNN's symbols from this handle (ProbeCudnn sets it).
 namespace cudnn_frontend {
@@ -48,11 +54,9 @@ using GraphPtr = std::shared_ptr<fe::graph::Graph>;
 
 CudnnStatus LoadCudnn() {
   CudnnStatus s;
-  // The frontend opens the CUDA runtime by name for its own calls; where a CUDA 12 and a CUDA 13
-  // runtime are both on the search path it would take the first it tries (12). Name ours, unless
-  // the user already chose.
-  const std::string cudart = absl::StrCat("libcudart.so.", CUDART_VERSION / 1000);
-  setenv("CUDNN_FRONTEND_CUDART_LIB_NAME", cudart.c_str(), /*overwrite=*/0);
+  // The frontend's dynamic loading opens the CUDA runtime itself, by one fixed name that no
+  // environment variable changes (cudnn_frontend_shim.h: load_cudart_so). The static_assert on
+  // kFrontendCudart below keeps that name and the runtime we build against in step.
   dlerror();
   void* lib = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
@@ -234,7 +238,18 @@ absl::StatusOr<std::shared_ptr<const CudnnAttention::Impl>> BuildImpl(const Atte
     if (!bwd.ok()) return bwd.status();
     impl->forward = *std::move(fwd);
     impl->backward = *std::move(bwd);
-    impl->workspace = std::max(impl->forward->get_workspace_size(), impl->backward->get_workspace_size());
+    // The erroring overload: the plain one returns 0 on a failed query and only logs it, and the
+    // arena would then reserve no workspace for cuDNN.
+    int64_t forward_ws = 0, backward_ws = 0;
+    if (auto e = FromFe(impl->forward->get_workspace_size(forward_ws), s, "forward get_workspace_size");
+        !e.ok()) {
+      return e;
+    }
+    if (auto e = FromFe(impl->backward->get_workspace_size(backward_ws), s, "backward get_workspace_size");
+        !e.ok()) {
+      return e;
+    }
+    impl->workspace = std::max(forward_ws, backward_ws);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;

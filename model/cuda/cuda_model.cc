@@ -33,7 +33,8 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModelOnDevice(const GptConfig&
   const cuda::AttentionShape shape{B, T, config.heads, config.width / config.heads};
   absl::StatusOr<cuda::AttentionDecision> choice =
       cuda::DecideAttention(model_options.attention, precision, cuda::ProbeCudnn(),
-                            [&] { return cuda::CudnnSelfCheck(shape, gemm.get()); });
+                            [&] { return cuda::CudnnSelfCheck(shape, gemm.get()); },
+                            cuda::AttentionUse{model_options.cuda_graph, T});
   if (!choice.ok()) return choice.status();
   options.cudnn_attention = choice->cudnn;
   options.attention_choice = choice->line;
