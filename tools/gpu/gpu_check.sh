@@ -112,7 +112,67 @@ find_cudnn() {
   echo "no libcudnn.so.9 found (--attention_impl=auto runs the attention kernels; cudnn fails)"
 }
 
-# Sourced (tools/gpu/gpu_check_selftest.sh tests the checks on passing output): the functions only.
+# The work folder packed into $RESULTS (a temporary name, then renamed: never half-written).
+pack() {
+  tar -C "$W" -czf "$RESULTS.tmp" . 2>> "$LOG" && mv -f "$RESULTS.tmp" "$RESULTS"
+}
+say() { echo "$*" | tee -a "$SUMMARY"; }
+# --- running a step ------------------------------------------------------------------------
+# (They use the globals set below: t0, DEADLINE_S, KILL_GRACE_S, W, LOG, SUMMARY, RESULTS.)
+record() {  # record VERDICT NAME SECONDS [REASON]
+  local verdict="$1" name="$2" secs="$3" reason="${4:-}"
+  case "$verdict" in PASS) n_pass=$((n_pass + 1)) ;; SKIPPED) n_skip=$((n_skip + 1)) ;; *) n_fail=$((n_fail + 1)) ;; esac
+  say "$(printf '%-8s %-36s %4ss%s' "$verdict" "$name" "$secs" "${reason:+  $reason}")"
+}
+# step NAME LIMIT_S CHECK CMD...: runs CMD with its own time limit if the deadline allows it;
+# CHECK is a check_* function above, with the file it reads when that is not the step's own
+# output ("check_gtest", "check_bench_json FILE"; the step's log is appended), or "-".
+step() {
+  local name="$1" limit="$2" check="$3"; shift 3
+  local exe="$1"
+  if [[ "$exe" == */* && ! -x "$exe" ]]; then record SKIPPED "$name" 0 "not in the bundle: $(basename "$exe")"; return; fi
+  local now left
+  now=$(date +%s); left=$(( t0 + DEADLINE_S - now ))
+  if (( left < limit + KILL_GRACE_S )); then
+    record SKIPPED "$name" 0 "would overrun the ${DEADLINE_S}s deadline: its limit is ${limit}s (+${KILL_GRACE_S}s to kill it), ${left}s left"
+    return
+  fi
+  local slog="$W/steps/$name.log"
+  echo "=== $name: $*" >> "$LOG"
+  # In the background, waited for at most limit + grace + 5 s: a process stuck in the driver
+  # (uninterruptible) survives even SIGKILL, and `timeout` would wait for it; such a step is
+  # abandoned, so the check still ends inside its deadline.
+  # (In a subshell whose own stderr is dropped: bash's "Killed" notice for a step that SIGKILL
+  # ended would otherwise land in the middle of the summary.)
+  ( timeout -k "$KILL_GRACE_S" "$limit" "$@" > "$slog" 2>&1; exit $? ) 2>/dev/null &
+  local pid=$! rc=0 give_up=$(( $(date +%s) + limit + KILL_GRACE_S + 5 ))
+  while kill -0 "$pid" 2>/dev/null && (( $(date +%s) < give_up )); do sleep 0.2; done
+  if kill -0 "$pid" 2>/dev/null; then
+    disown "$pid" 2>/dev/null
+    rc=-1
+  else
+    wait "$pid"; rc=$?
+  fi
+  echo "--- the last 30 lines (all of it: steps/$name.log in results.tar.gz)" >> "$LOG"
+  tail -n 30 "$slog" >> "$LOG"
+  local secs=$(( $(date +%s) - now )) why=""
+  if [[ "$check" != "-" ]]; then why="$($check "$slog")"; fi
+  if (( rc == -1 )); then
+    record "TIMEOUT" "$name" "$secs" "still running after its ${limit}s limit's SIGTERM and SIGKILL (stuck in the driver?); abandoned${why:+; $why}"
+  elif (( rc == 124 || rc == 137 )); then
+    record "TIMEOUT" "$name" "$secs" "its ${limit}s limit$( (( rc == 137 )) && echo ", killed ${KILL_GRACE_S}s after SIGTERM")${why:+; $why}"
+  elif (( rc != 0 )); then
+    local last
+    last="$(grep -v '^[[:space:]]*$' "$slog" | tail -1 | cut -c1-200)"
+    record "FAIL" "$name" "$secs" "exit $rc${why:+; $why}${last:+; last line: $last}"
+  elif [[ -n "$why" ]]; then
+    record "FAIL" "$name" "$secs" "$why"
+  else
+    record "PASS" "$name" "$secs"
+  fi
+  pack
+}
+# Sourced (tools/gpu/gpu_check_selftest.sh tests the checks and the step runner): the functions only.
 if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then return 0; fi
 
 OUT="${1:?usage: gpu_check.sh OUTDIR}"
@@ -127,11 +187,6 @@ LOG="$OUT/log.txt"; SUMMARY="$OUT/summary.txt"; RESULTS="$OUT/results.tar.gz"
 rm -f "$RESULTS"  # an earlier run's results must not pass for this run's
 W="$(mktemp -d /tmp/gpu_check.XXXXXX)"  # JSON and step logs; packed into $RESULTS
 mkdir -p "$W/steps"
-# The work folder packed into $RESULTS (a temporary name, then renamed: never half-written).
-pack() {
-  tar -C "$W" -czf "$RESULTS.tmp" . 2>> "$LOG" && mv -f "$RESULTS.tmp" "$RESULTS"
-}
-say() { echo "$*" | tee -a "$SUMMARY"; }
 n_pass=0; n_fail=0; n_skip=0
 # shellcheck source=tools/gpu/gpu_check_args.sh
 source "$HERE/gpu_check_args.sh"
@@ -172,46 +227,6 @@ CUDNN="$(find_cudnn "$LIBPATH")"
 } >> "$LOG" 2>&1
 if grep -q "=> not found" "$LOG"; then say "WARNING: some libraries not found (see log.txt, section ldd)"; fi
 
-# --- steps -----------------------------------------------------------------------------------
-record() {  # record VERDICT NAME SECONDS [REASON]
-  local verdict="$1" name="$2" secs="$3" reason="${4:-}"
-  case "$verdict" in PASS) n_pass=$((n_pass + 1)) ;; SKIPPED) n_skip=$((n_skip + 1)) ;; *) n_fail=$((n_fail + 1)) ;; esac
-  say "$(printf '%-8s %-36s %4ss%s' "$verdict" "$name" "$secs" "${reason:+  $reason}")"
-}
-# step NAME LIMIT_S CHECK CMD...: runs CMD with its own time limit if the deadline allows it;
-# CHECK is a check_* function above, with the file it reads when that is not the step's own
-# output ("check_gtest", "check_bench_json FILE"; the step's log is appended), or "-".
-step() {
-  local name="$1" limit="$2" check="$3"; shift 3
-  local exe="$1"
-  if [[ "$exe" == */* && ! -x "$exe" ]]; then record SKIPPED "$name" 0 "not in the bundle: $(basename "$exe")"; return; fi
-  local now left
-  now=$(date +%s); left=$(( t0 + DEADLINE_S - now ))
-  if (( left < limit + KILL_GRACE_S )); then
-    record SKIPPED "$name" 0 "would overrun the ${DEADLINE_S}s deadline: its limit is ${limit}s (+${KILL_GRACE_S}s to kill it), ${left}s left"
-    return
-  fi
-  local slog="$W/steps/$name.log"
-  echo "=== $name: $*" >> "$LOG"
-  timeout -k "$KILL_GRACE_S" "$limit" "$@" > "$slog" 2>&1
-  local rc=$?
-  echo "--- the last 30 lines (all of it: steps/$name.log in results.tar.gz)" >> "$LOG"
-  tail -n 30 "$slog" >> "$LOG"
-  local secs=$(( $(date +%s) - now )) why=""
-  if [[ "$check" != "-" ]]; then why="$($check "$slog")"; fi
-  if (( rc == 124 || rc == 137 )); then
-    record "TIMEOUT" "$name" "$secs" "its ${limit}s limit$( (( rc == 137 )) && echo ", killed ${KILL_GRACE_S}s after SIGTERM")${why:+; $why}"
-  elif (( rc != 0 )); then
-    local last
-    last="$(grep -v '^[[:space:]]*$' "$slog" | tail -1 | cut -c1-200)"
-    record "FAIL" "$name" "$secs" "exit $rc${why:+; $why}${last:+; last line: $last}"
-  elif [[ -n "$why" ]]; then
-    record "FAIL" "$name" "$secs" "$why"
-  else
-    record "PASS" "$name" "$secs"
-  fi
-  pack
-}
 B="$HERE/bin"
 cd "$HERE/data" 2>/dev/null || cd "$HERE"
 

@@ -7,7 +7,9 @@
 #     gpu_check.sh and asserts that the summary says "no CUDA device", that every step of the
 #     bundle is there and is FAIL or SKIPPED with a reason, never PASS, that gpt_step comes right
 #     after devices, and that the exit status is non-zero;
-#  2. with a short deadline, a step whose limit would overrun it is SKIPPED, never run;
+#  2. with a short deadline, a step whose limit would overrun it is SKIPPED, never run; a step
+#     that ignores SIGTERM is killed 15 s later (timeout -k), and one that nothing ends (stuck in
+#     the driver) is abandoned, so the check ends inside its deadline;
 #     It also asserts that the output folder holds at most 8 files (what a device call returns):
 #     summary.txt, log.txt and results.tar.gz, which holds every step's whole output;
 #  3. the checks pass real passing output (a host gtest, CPU benchmark cases): the FAILs of 1. are
@@ -76,9 +78,24 @@ grep -Eq "^SKIPPED +gpt_step +0s  would overrun the 100s deadline: its limit is 
   || { cat "$tmp/out2/summary.txt"; fail "gpt_step (limit 120 s) must be SKIPPED under a 100 s deadline"; }
 ! tar -tzf "$tmp/out2/results.tar.gz" | grep -q "steps/gpt_step.log" || fail "a skipped step must not run"
 
-echo "== 3. the checks pass real passing output"
 # shellcheck source=tools/gpu/gpu_check.sh
 source tools/gpu/gpu_check.sh
+echo "== 2b. a step that ignores SIGTERM is killed; one that nothing ends is abandoned"
+(
+  W="$tmp/w"; mkdir -p "$W/steps"; LOG="$tmp/w.log"; SUMMARY="$tmp/w.summary"; RESULTS="$tmp/w.tar.gz"
+  t0=$(date +%s); DEADLINE_S=100; KILL_GRACE_S=1; n_pass=0; n_fail=0; n_skip=0
+  step term_ignored 1 - bash -c 'trap "" TERM; sleep 20' > /dev/null
+  timeout() { sleep 20; }  # stands for a process stuck in the driver: no signal ends it
+  step stuck 1 - true > /dev/null
+  (( $(date +%s) - t0 < 15 )) || fail "the hung steps held the check for $(( $(date +%s) - t0 ))s"
+) || exit 1
+grep -Eq "^TIMEOUT +term_ignored +[0-9]+s  its 1s limit, killed 1s after SIGTERM$" "$tmp/w.summary" \
+  || { cat "$tmp/w.summary"; fail "a step that ignores SIGTERM must be killed (timeout -k)"; }
+grep -Eq "^TIMEOUT +stuck +[0-9]+s  still running after its 1s limit's SIGTERM and SIGKILL .*abandoned$" "$tmp/w.summary" \
+  || { cat "$tmp/w.summary"; fail "a step that nothing ends must be abandoned"; }
+! grep -q "Killed" "$tmp/w.summary" || fail "a shell's job notice in the summary"
+
+echo "== 3. the checks pass real passing output"
 bin="$(bazel info bazel-bin 2>/dev/null)"
 [[ -x "$bin/accounting/mfu_test" ]] || bazel build //accounting:mfu_test > /dev/null 2>&1
 "$bin/accounting/mfu_test" > "$tmp/gtest_pass.log" 2>&1 || fail "accounting/mfu_test"
