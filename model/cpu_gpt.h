@@ -50,12 +50,16 @@ class CpuGpt {
   int T() const { return T_; }
   int64_t num_params() const { return layout_.num_params(); }
   F* params() { return params_.data(); }
-  F* grads() { return grads_.data(); }
+  // The gradients; a ZeroGrad not yet followed by a Backward is carried out here first.
+  F* grads();
   int64_t activation_elements() const { return acts_.size(); }
 
   absl::Status Forward(const Batch& batch);
   double loss() const { return loss_; }  // mean over B*T, summed in double
+  // Costs no pass over the gradients: the next Backward writes every gradient over instead of
+  // adding to it (GradWrite::kOverwrite); grads() and Update() zero them first if read before.
   void ZeroGrad();
+  // Adds this batch's gradients to the buffer, or writes them over it right after ZeroGrad.
   absl::Status Backward();
   absl::Status Update(const AdamWConfig& opt, int step);
 
@@ -81,6 +85,7 @@ class CpuGpt {
   std::vector<int32_t> inputs_, targets_;
   double loss_ = 0;
   bool have_forward_ = false;  // a Forward whose logits are intact
+  bool zero_pending_ = false;  // ZeroGrad was called; no Backward or read of the grads since
   OpTimer* timer_ = nullptr;
 };
 

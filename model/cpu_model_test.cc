@@ -2,7 +2,9 @@
 // until Backward, parameter round trips, gradient accumulation, and AdamW's weight decay rule.
 #include "model/cpu_model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "model/data/batch_source.h"
@@ -120,6 +122,47 @@ TEST(CpuModel, BackwardAccumulatesUntilZeroGrad) {
   m->ZeroGrad();
   ASSERT_TRUE(m->CopyGradsToHost(&twice).ok());
   for (float g : twice) ASSERT_EQ(g, 0.0f);
+}
+
+// ZeroGrad makes no pass over the gradients: the next Backward writes every one of them over.
+// Against the old way (the buffer zeroed, then a Backward that adds): the same gradients, bit
+// for bit, even where the buffer held NaN before, so no gradient is left unwritten (T < block
+// leaves wpe rows no position reaches; an untied config leaves wte rows no token reaches).
+TEST(CpuModel, AStepWithoutAZeroingPassGivesTheSameGradients) {
+  for (const bool tied : {true, false}) {
+    SCOPED_TRACE(tied ? "tied" : "untied");
+    GptConfig c = *GptPreset("test-tiny");
+    c.tie_weights = tied;
+    auto lazy = MakeCpuModel(c, kB, kT, 1);
+    auto zeroed = MakeCpuModel(c, kB, kT, 1);
+    ASSERT_TRUE(lazy.ok() && zeroed.ok());
+    const Batch b = TinyBatch();
+    const int64_t n = (*lazy)->num_params();
+    // The old way: zeros written, then Backward adds to them (no ZeroGrad pending).
+    std::fill((*zeroed)->grads_data(), (*zeroed)->grads_data() + n, 0.0f);
+    ASSERT_TRUE((*zeroed)->Forward(b).ok());
+    ASSERT_TRUE((*zeroed)->Backward().ok());
+    // The new way, over a buffer of NaN: ZeroGrad, then Backward overwrites.
+    std::fill((*lazy)->grads_data(), (*lazy)->grads_data() + n, std::nanf(""));
+    ASSERT_TRUE((*lazy)->Forward(b).ok());
+    (*lazy)->ZeroGrad();
+    ASSERT_TRUE((*lazy)->Backward().ok());
+    std::vector<float> want, got;
+    ASSERT_TRUE((*zeroed)->CopyGradsToHost(&want).ok());
+    ASSERT_TRUE((*lazy)->CopyGradsToHost(&got).ok());
+    ASSERT_EQ(got.size(), want.size());
+    int64_t nonzero = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i], want[i]) << "gradient " << i << " of " << got.size();
+      nonzero += got[i] != 0.0f;
+    }
+    EXPECT_GT(nonzero, n / 2);  // the comparison is of real gradients, not of two zero buffers
+    // And the second Backward of a step still adds (gradient accumulation).
+    ASSERT_TRUE((*lazy)->Forward(b).ok());
+    ASSERT_TRUE((*lazy)->Backward().ok());
+    ASSERT_TRUE((*lazy)->CopyGradsToHost(&got).ok());
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], 2 * want[i], 1e-6) << i;
+  }
 }
 
 TEST(CpuModel, ParamsRoundTrip) {

@@ -20,7 +20,9 @@ void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int
 }
 
 template <typename F>
-void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T, int64_t C) {
+void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T, int64_t C,
+                      GradWrite wpe_write) {
+  const bool overwrite_wpe = wpe_write == GradWrite::kOverwrite;
   constexpr int64_t kBlock = 64;
   const int64_t blocks = (C + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static)
@@ -31,6 +33,14 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64
       const F* d = dout + bt * C + c0;
       F* te = dwte + static_cast<int64_t>(inp[bt]) * C + c0;
       F* pe = dwpe + t * C + c0;
+      if (overwrite_wpe && bt < T) {  // b = 0: the first write of each position's row
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) {
+          te[j] += d[j];
+          pe[j] = d[j];
+        }
+        continue;
+      }
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j) {
         te[j] += d[j];
@@ -45,8 +55,8 @@ template void encoder_forward<float>(float*, const int32_t*, const float*, const
 template void encoder_forward<double>(double*, const int32_t*, const double*, const double*, int64_t, int64_t,
                                       int64_t);
 template void encoder_backward<float>(float*, float*, const float*, const int32_t*, int64_t, int64_t,
-                                      int64_t);
+                                      int64_t, GradWrite);
 template void encoder_backward<double>(double*, double*, const double*, const int32_t*, int64_t, int64_t,
-                                       int64_t);
+                                       int64_t, GradWrite);
 
 }  // namespace model

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "model/grad_write.h"
+
 namespace model {
 
 // out: (B, T, C) = wte[inp[b,t]] + wpe[t]; inp: (B, T) token ids in [0, Vp);
@@ -12,11 +14,14 @@ namespace model {
 template <typename F>
 void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int64_t B, int64_t T, int64_t C);
 
-// dwte: (Vp, C) += scattered rows of dout; dwpe: (maxT, C) += sums over the batch;
+// dwte: (Vp, C) += scattered rows of dout; dwpe: (maxT, C) += sums over the batch, or, with
+// wpe_write = GradWrite::kOverwrite, its first T rows written over (the caller owns rows T..maxT);
 // dout: (B, T, C); inp: (B, T). Parallel over channel blocks: no two threads touch one
-// element, and every element sums its contributions in (b, t) order.
+// element, and every element sums its contributions in (b, t) order. dwte is always added to:
+// a token's rows are a scatter (when tied, the LM head's gradient GEMM wrote dwte first).
 template <typename F>
-void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T, int64_t C);
+void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64_t B, int64_t T, int64_t C,
+                      GradWrite wpe_write = GradWrite::kAccumulate);
 
 }  // namespace model
 

@@ -43,8 +43,9 @@ void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, 
 
 template <typename F>
 void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
-                        const F* mean, const F* rstd, int64_t B, int64_t T, int64_t C) {
+                        const F* mean, const F* rstd, int64_t B, int64_t T, int64_t C, GradWrite write) {
   const int64_t BT = B * T;
+  const bool overwrite = write == GradWrite::kOverwrite;
   // Input gradient, row by row:
   //   dinp += rstd * (w*dout - mean(w*dout) - norm * mean(w*dout*norm))
 #pragma omp parallel for schedule(static)
@@ -87,9 +88,9 @@ void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* i
         db[j] += dy[j];
       }
     }
-    for (int64_t j = 0; j < n; ++j) dweight[c0 + j] += dw[j];
+    for (int64_t j = 0; j < n; ++j) dweight[c0 + j] = overwrite ? dw[j] : dweight[c0 + j] + dw[j];
     if (dbias != nullptr) {
-      for (int64_t j = 0; j < n; ++j) dbias[c0 + j] += db[j];
+      for (int64_t j = 0; j < n; ++j) dbias[c0 + j] = overwrite ? db[j] : dbias[c0 + j] + db[j];
     }
   }
 }
@@ -99,9 +100,9 @@ template void layernorm_forward<float>(float*, float*, float*, const float*, con
 template void layernorm_forward<double>(double*, double*, double*, const double*, const double*,
                                         const double*, int64_t, int64_t, int64_t);
 template void layernorm_backward<float>(float*, float*, float*, const float*, const float*, const float*,
-                                        const float*, const float*, int64_t, int64_t, int64_t);
+                                        const float*, const float*, int64_t, int64_t, int64_t, GradWrite);
 template void layernorm_backward<double>(double*, double*, double*, const double*, const double*,
                                          const double*, const double*, const double*, int64_t, int64_t,
-                                         int64_t);
+                                         int64_t, GradWrite);
 
 }  // namespace model

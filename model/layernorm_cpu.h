@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "model/grad_write.h"
+
 namespace model {
 
 // out: (B, T, C); mean, rstd: (B, T) saved for backward; inp: (B, T, C);
@@ -14,11 +16,14 @@ template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias, int64_t B,
                        int64_t T, int64_t C);
 
-// dinp: (B, T, C) +=; dweight: (C) +=; dbias: (C) += (skipped when nullptr);
+// dinp: (B, T, C) +=; dweight: (C) +=; dbias: (C) += (skipped when nullptr); with
+// GradWrite::kOverwrite, dweight and dbias are written over (dinp, the residual stream's
+// gradient, is always added to);
 // dout, inp: (B, T, C); weight: (C); mean, rstd: (B, T) from the forward pass.
 template <typename F>
 void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
-                        const F* mean, const F* rstd, int64_t B, int64_t T, int64_t C);
+                        const F* mean, const F* rstd, int64_t B, int64_t T, int64_t C,
+                        GradWrite write = GradWrite::kAccumulate);
 
 }  // namespace model
 

@@ -40,16 +40,17 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
 
 template <typename F>
 void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, int64_t B,
-                     int64_t T, int64_t C, int64_t OC, std::string_view tag) {
+                     int64_t T, int64_t C, int64_t OC, std::string_view tag, GradWrite write) {
   const int64_t BT = B * T;
+  const bool overwrite = write == GradWrite::kOverwrite;
   if (dinp != nullptr) {
     // dinp (BT, C) = dout (BT, OC) @ weight (OC, C)
     accounting::CountMatmul(BT, OC, C, tag);
     cpu_gemm(false, false, BT, C, OC, F(1), dout, OC, weight, C, F(0), dinp, C);
   }
-  // dweight (OC, C) += dout^T (OC, BT) @ inp (BT, C)
+  // dweight (OC, C) += dout^T (OC, BT) @ inp (BT, C), or = when overwriting
   accounting::CountMatmul(OC, BT, C, tag);
-  cpu_gemm(true, false, OC, C, BT, F(1), dout, OC, inp, C, F(1), dweight, C);
+  cpu_gemm(true, false, OC, C, BT, F(1), dout, OC, inp, C, overwrite ? F(0) : F(1), dweight, C);
   if (dbias != nullptr) {
     // Column sums; each thread owns a block of columns and walks the rows in order, so the
     // result does not depend on the thread count.
@@ -64,7 +65,11 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
 #pragma omp simd
         for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
       }
-      for (int64_t j = 0; j < n; ++j) dbias[o0 + j] += acc[j];
+      if (overwrite) {
+        for (int64_t j = 0; j < n; ++j) dbias[o0 + j] = acc[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) dbias[o0 + j] += acc[j];
+      }
     }
   }
 }
@@ -74,8 +79,8 @@ template void matmul_forward<float>(float*, const float*, const float*, const fl
 template void matmul_forward<double>(double*, const double*, const double*, const double*, int64_t, int64_t,
                                      int64_t, int64_t, std::string_view);
 template void matmul_backward<float>(float*, float*, float*, const float*, const float*, const float*,
-                                     int64_t, int64_t, int64_t, int64_t, std::string_view);
+                                     int64_t, int64_t, int64_t, int64_t, std::string_view, GradWrite);
 template void matmul_backward<double>(double*, double*, double*, const double*, const double*, const double*,
-                                      int64_t, int64_t, int64_t, int64_t, std::string_view);
+                                      int64_t, int64_t, int64_t, int64_t, std::string_view, GradWrite);
 
 }  // namespace model

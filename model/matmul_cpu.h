@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/grad_write.h"
+
 namespace model {
 
 // out: (B, T, OC) = inp (B, T, C) @ weight^T + bias; weight: (OC, C); bias: (OC) or nullptr.
@@ -18,11 +20,13 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
                     int64_t OC, std::string_view tag = "matmul");
 
 // dinp: (B, T, C) = dout @ weight, OVERWRITTEN.
-// dweight: (OC, C) += dout^T @ inp; dbias: (OC) += column sums of dout (skipped when nullptr).
+// dweight: (OC, C) += dout^T @ inp; dbias: (OC) += column sums of dout (skipped when nullptr);
+// with GradWrite::kOverwrite both are written over instead (the GEMM's beta = 0).
 // dout: (B, T, OC); inp: (B, T, C); weight: (OC, C). dinp may be nullptr (no input gradient).
 template <typename F>
 void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight, int64_t B,
-                     int64_t T, int64_t C, int64_t OC, std::string_view tag = "matmul");
+                     int64_t T, int64_t C, int64_t OC, std::string_view tag = "matmul",
+                     GradWrite write = GradWrite::kAccumulate);
 
 }  // namespace model
 
