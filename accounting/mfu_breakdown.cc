@@ -34,11 +34,23 @@ absl::StatusOr<MfuBreakdown> BreakDownMfu(const MfuBreakdownInput& in) {
         "gemm_seconds_at_rates=", in.gemm_seconds_at_rates, " is shorter than the same FLOPs at the peak (",
         ideal_gemm, " s): a measured GEMM rate above the peak; check the peak"));
   }
+  if (!std::isfinite(in.gemm_seconds_in_step)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gemm_seconds_in_step=", in.gemm_seconds_in_step, ": must be finite (< 0: not measured)"));
+  }
+  const bool in_step = in.gemm_seconds_in_step >= 0;
+  if (in_step && in.gemm_seconds_in_step > in.step_seconds - in.optimizer_and_data_seconds) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gemm_seconds_in_step=", in.gemm_seconds_in_step, " exceeds the forward and backward time ",
+        in.step_seconds - in.optimizer_and_data_seconds, " (step_seconds - optimizer_and_data_seconds)"));
+  }
   MfuBreakdown b;
   b.mfu = *mfu;
   b.gemm_efficiency = (in.gemm_seconds_at_rates - ideal_gemm) / in.step_seconds;
+  b.in_step_measured = in_step;
+  b.gemm_in_step = in_step ? (in.gemm_seconds_in_step - in.gemm_seconds_at_rates) / in.step_seconds : 0.0;
   b.optimizer_and_data = in.optimizer_and_data_seconds / in.step_seconds;
-  b.non_matmul = 1.0 - b.mfu - b.gemm_efficiency - b.optimizer_and_data;
+  b.non_matmul = 1.0 - b.mfu - b.gemm_efficiency - b.gemm_in_step - b.optimizer_and_data;
   return b;
 }
 

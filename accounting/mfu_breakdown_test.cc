@@ -30,6 +30,36 @@ TEST(MfuBreakdown, PartsAddUpToOneAndTheMfuPartIsTheMfu) {
   EXPECT_GT(b->non_matmul, 0);
 }
 
+// With the GEMMs' in-step time (the op timer's), the GEMMs slower in the step than alone are
+// their own part, and non_matmul is the other ops' time only.
+TEST(MfuBreakdown, InStepGemmTimeIsItsOwnPart) {
+  MfuBreakdownInput in = Example();
+  auto without = BreakDownMfu(in);
+  ASSERT_TRUE(without.ok());
+  EXPECT_FALSE(without->in_step_measured);
+  EXPECT_EQ(without->gemm_in_step, 0);
+  in.gemm_seconds_in_step = in.gemm_seconds_at_rates + 0.06;  // 60 ms slower in the step
+  auto b = BreakDownMfu(in);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(b->in_step_measured);
+  EXPECT_NEAR(b->gemm_in_step, 0.06 / 1.2, 1e-12);
+  EXPECT_NEAR(b->non_matmul, without->non_matmul - 0.06 / 1.2, 1e-12);
+  EXPECT_NEAR(b->sum(), 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(b->mfu, without->mfu);
+  EXPECT_DOUBLE_EQ(b->gemm_efficiency, without->gemm_efficiency);
+  // Faster in the step than alone: a negative part, still adding up.
+  in.gemm_seconds_in_step = in.gemm_seconds_at_rates - 0.01;
+  b = BreakDownMfu(in);
+  ASSERT_TRUE(b.ok());
+  EXPECT_LT(b->gemm_in_step, 0);
+  EXPECT_NEAR(b->sum(), 1.0, 1e-12);
+  // More GEMM time than the forward and backward had: an error naming the field.
+  in.gemm_seconds_in_step = in.step_seconds;
+  b = BreakDownMfu(in);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("gemm_seconds_in_step"), std::string::npos) << b.status();
+}
+
 TEST(MfuBreakdown, GemmsAtThePeakLoseNothing) {
   MfuBreakdownInput in = Example();
   in.gemm_seconds_at_rates = in.gemm_flops_per_step / in.peak_flops_per_s;

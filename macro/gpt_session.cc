@@ -5,12 +5,15 @@
 #include <map>
 #include <numeric>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "accounting/ceilings.h"
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
+#include "measure/stream.h"
 #include "model/data/token_file.h"
+#include "sysinfo/cpu_info.h"
 
 namespace macro {
 
@@ -88,6 +91,12 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
     auto rates = StepGemmRates(o, o.ceilings, &s->gemm_rates_source_);
     if (!rates.ok()) return rates.status();
     s->gemm_rates_ = std::move(*rates);
+    // STREAM triad, for AdamW's bytes/s and the step's floor (about 0.3 s: arrays of 4x the
+    // last-level cache, best of 3).
+    auto stream = micro::MeasureStream(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), 3);
+    if (!stream.ok()) return stream.status();
+    s->triad_bytes_per_s_ = stream->triad_bytes_per_s;
+    s->step_ops_ = std::make_unique<model::HostOpTimer>();
   }
   s->clock_ = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();
   if (s->clock_ == nullptr) return absl::InternalError("no CUDA clock in a build without CUDA");
@@ -119,6 +128,13 @@ absl::StatusOr<StepTimes> GptSession::Step(bool real_data) {
   std::unique_ptr<accounting::ScopedFlopCounter> scope;
   if (steps_done_ == 0) scope = std::make_unique<accounting::ScopedFlopCounter>(&counter);
 
+  // The GEMM ops' in-step time (CPU, outside --profile): the op timer's clock reads cost a few
+  // microseconds per step, against steps of tens of milliseconds and more.
+  const bool time_ops = step_ops_ != nullptr && !profiling_;
+  if (time_ops) {
+    step_ops_->Reset();
+    model_->SetOpTimer(step_ops_.get());
+  }
   clock_->Mark();
   if (auto s = source->Next(&batch_); !s.ok()) return s;
   clock_->Mark();
@@ -136,6 +152,13 @@ absl::StatusOr<StepTimes> GptSession::Step(bool real_data) {
   }
   clock_->Mark();
   StepTimes t;
+  if (time_ops) {
+    model_->SetOpTimer(nullptr);
+    t.gemm = 0;
+    for (const model::OpTime& op : step_ops_->Totals()) {
+      if (absl::StartsWith(op.op, "matmul_")) t.gemm += op.seconds;
+    }
+  }
   t.loss = model_->loss();  // synchronises a device
   std::vector<double> sec = clock_->Seconds();
   if (sec.size() != (o_.cuda_graph ? 2u : 4u)) {
@@ -161,6 +184,11 @@ absl::Status GptSession::Profile(bool real_data, OpTrace* trace) {
   std::unique_ptr<TraceTimer> timer = o_.device == "cuda" ? MakeCudaTraceTimer() : MakeHostTraceTimer();
   if (timer == nullptr) return absl::InternalError("no CUDA trace timer in a build without CUDA");
   const int total = kProfileWait + kProfileWarmup + kProfileActive;
+  profiling_ = true;  // Step leaves the op timer to this one
+  struct Done {
+    bool* flag;
+    ~Done() { *flag = false; }
+  } done{&profiling_};
   for (int i = 0; i < total; ++i) {
     const bool timing = i >= kProfileWait;
     const bool active = i >= kProfileWait + kProfileWarmup;

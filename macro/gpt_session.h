@@ -23,6 +23,7 @@
 #include "model/data/batch_source.h"
 #include "model/gemm_info.h"
 #include "model/gpt_model.h"
+#include "model/op_timer.h"
 #include "model/step_gemms.h"
 
 namespace macro {
@@ -30,6 +31,9 @@ namespace macro {
 struct StepTimes {
   double data = 0, forward = 0, backward = 0, optimizer = 0;
   double graph = 0;  // --cuda_graph: forward + backward + optimizer as one TrainStep (the others 0)
+  // The GEMM ops' own time inside forward + backward (the CPU model's op timer: every
+  // matmul_forward/... and matmul_backward/... op); < 0 where not timed (CUDA, --profile).
+  double gemm = -1;
   float loss = 0;
   double total() const { return data + forward + backward + optimizer + graph; }
 };
@@ -61,6 +65,7 @@ class GptSession {
 
   const StepOptions& options() const { return o_; }
   model::GptModel& model() { return *model_; }
+  int64_t num_params() const { return model_->num_params(); }
   const accounting::StepFlops& flops() const { return flops_; }
   const accounting::Peak& peak() const { return peak_; }
   // After the timed steps: the peak probed again when it was measured at start-up (rank_peak.h
@@ -77,6 +82,9 @@ class GptSession {
   const model::GemmInfo& gemm_info() const { return gemm_info_; }
   const std::vector<StepGemmRate>& gemm_rates() const { return gemm_rates_; }
   const std::string& gemm_rates_source() const { return gemm_rates_source_; }
+  // CPU only (0 on CUDA): STREAM triad measured at start-up (measure/stream.h), the bandwidth
+  // AdamW's bytes are held against and the step's floor counts them at.
+  double triad_bytes_per_s() const { return triad_bytes_per_s_; }
 
  private:
   GptSession() = default;
@@ -94,6 +102,10 @@ class GptSession {
   model::GemmInfo gemm_info_;
   std::vector<StepGemmRate> gemm_rates_;
   std::string gemm_rates_source_;
+  double triad_bytes_per_s_ = 0;
+  // CPU: times the GEMM ops inside each step (StepTimes::gemm); not while --profile's timer runs.
+  std::unique_ptr<model::HostOpTimer> step_ops_;
+  bool profiling_ = false;
 };
 
 // The rates of the CPU step's GEMMs for the backend in force: from `ceilings_path`'s

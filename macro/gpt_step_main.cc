@@ -194,8 +194,20 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
     // sort in this order: the achieved MFU first).
     state.counters["mfu_breakdown/achieved MFU"] = 100 * b->mfu;
     state.counters["mfu_breakdown/lost: GEMM efficiency"] = 100 * b->gemm_efficiency;
+    if (b->in_step_measured) {
+      state.counters["mfu_loss_gemm_in_step"] = b->gemm_in_step;
+      state.counters["mfu_breakdown/lost: GEMMs slower in the step"] = 100 * b->gemm_in_step;
+    }
     state.counters["mfu_breakdown/lost: non-matmul ops"] = 100 * b->non_matmul;
     state.counters["mfu_breakdown/lost: optimizer and data"] = 100 * b->optimizer_and_data;
+  }
+  if (auto f = StepFloorOf(s, result.steps); f.ok()) {
+    state.counters["floor_ms"] = 1e3 * f->seconds;
+    state.counters["step_over_floor"] = f->step_multiple;
+    state.counters["stream_triad_bytes_per_s"] = s.triad_bytes_per_s();
+  }
+  if (auto adamw = AdamWBytesPerSecondOf(s, result.steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
+    state.counters["adamw_bytes_per_s"] = *adamw;
   }
   const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.gemm_info().ToString());
   state.SetLabel(accounting::DisturbedLabel(

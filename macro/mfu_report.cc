@@ -21,22 +21,62 @@ absl::StatusOr<accounting::MfuBreakdown> StepMfuBreakdown(const GptSession& s,
     return absl::UnimplementedError("no per-shape GEMM rates on this device (CPU only for now)");
   }
   if (steps.empty()) return absl::FailedPreconditionError("no timed steps");
-  double total = 0, opt_data = 0;
+  double total = 0, opt_data = 0, gemm = 0;
+  bool gemm_timed = true;
   for (const StepTimes& t : steps) {
     total += t.total();
     opt_data += t.optimizer + t.data;
+    gemm += t.gemm;
+    gemm_timed = gemm_timed && t.gemm >= 0;
   }
   accounting::MfuBreakdownInput in;
   in.model_flops_per_step = s.flops().model_flops_per_step;
   in.peak_flops_per_s = s.peak().flops_per_s;
   in.step_seconds = total / steps.size();
   in.optimizer_and_data_seconds = opt_data / steps.size();
+  in.gemm_seconds_in_step = gemm_timed ? gemm / steps.size() : -1;
   for (const StepGemmRate& r : s.gemm_rates()) {
     const double f = r.gemm.calls * r.gemm.flops_per_call();
     in.gemm_flops_per_step += f;
     in.gemm_seconds_at_rates += f / r.flops_per_s;
   }
   return accounting::BreakDownMfu(in);
+}
+
+namespace {
+
+double GemmSecondsAtRates(const GptSession& s) {
+  double seconds = 0;
+  for (const StepGemmRate& r : s.gemm_rates()) seconds += r.gemm.calls * r.gemm.flops_per_call() / r.flops_per_s;
+  return seconds;
+}
+
+double MeanOf(const std::vector<StepTimes>& steps, double StepTimes::*field) {
+  double sum = 0;
+  for (const StepTimes& t : steps) sum += t.*field;
+  return steps.empty() ? 0 : sum / steps.size();
+}
+
+}  // namespace
+
+absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std::vector<StepTimes>& steps) {
+  if (s.gemm_rates().empty() || !(s.triad_bytes_per_s() > 0)) {
+    return absl::UnimplementedError("no per-shape GEMM rates and STREAM triad on this device (CPU only for now)");
+  }
+  if (steps.empty()) return absl::FailedPreconditionError("no timed steps");
+  double total = 0;
+  for (const StepTimes& t : steps) total += t.total();
+  accounting::StepFloorInput in;
+  in.gemm_seconds_at_rates = GemmSecondsAtRates(s);
+  in.params = s.num_params();
+  in.triad_bytes_per_s = s.triad_bytes_per_s();
+  in.step_seconds = total / steps.size();
+  return accounting::ComputeStepFloor(in);
+}
+
+absl::StatusOr<double> AdamWBytesPerSecondOf(const GptSession& s, const std::vector<StepTimes>& steps) {
+  if (steps.empty()) return absl::FailedPreconditionError("no timed steps");
+  return accounting::AdamWBytesPerSecond(s.num_params(), MeanOf(steps, &StepTimes::optimizer));
 }
 
 std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<StepTimes>& steps,
@@ -61,17 +101,43 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
         absl::StrFormat("  all: %.4g FLOPs/step in %.1f ms at these rates = %.1f GFLOP/s, %.1f%% of peak",
                         flops, seconds * 1e3, flops / seconds / 1e9, 100 * flops / seconds / peak));
   }
+  if (s.triad_bytes_per_s() > 0) {
+    const double triad = s.triad_bytes_per_s();
+    if (auto adamw = AdamWBytesPerSecondOf(s, steps); adamw.ok()) {
+      out.push_back(absl::StrFormat(
+          "AdamW         %.1f ms per step, %.1f GB/s (%.0f bytes per parameter: p, g, m, v read; p, m, v "
+          "written) = %.0f%% of STREAM triad %.1f GB/s (measured at start-up)",
+          1e3 * MeanOf(steps, &StepTimes::optimizer), *adamw / 1e9, accounting::kAdamWBytesPerFp32Param,
+          100 * *adamw / triad, triad / 1e9));
+    }
+    if (auto f = StepFloorOf(s, steps); f.ok()) {
+      out.push_back(absl::StrFormat(
+          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at STREAM "
+          "triad %.1f ms; the step takes %.2fx its floor",
+          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, 1e3 * f->adamw_seconds,
+          f->step_multiple));
+    }
+  }
   auto b = StepMfuBreakdown(s, steps);
   if (b.ok()) {
     out.push_back("where the MFU went (shares of the mean step time; they add up to 100%)");
     out.push_back(absl::StrCat("  achieved MFU                         ", Pct(b->mfu)));
     out.push_back(absl::StrCat("  lost to GEMM efficiency              ", Pct(b->gemm_efficiency),
                                "  (the step's GEMMs at the rates above vs at the peak)"));
-    out.push_back(absl::StrCat("  lost in non-matmul ops               ", Pct(b->non_matmul),
-                               "  (the rest of forward + backward: LayerNorm, attention, GeLU,"));
-    out.push_back(
-        "                                               cross-entropy, residuals, bias gradients;"
-        " GEMMs slower in the step than alone)");
+    if (b->in_step_measured) {
+      out.push_back(absl::StrCat("  lost to GEMMs slower in the step     ", Pct(b->gemm_in_step),
+                                 "  (the GEMM ops' time in the step, with their bias sums, vs the"));
+      out.push_back("                                               rates above; negative: faster in the step)");
+      out.push_back(absl::StrCat("  lost in non-matmul ops               ", Pct(b->non_matmul),
+                                 "  (the rest of forward + backward: LayerNorm, attention, GeLU,"));
+      out.push_back("                                               cross-entropy, residuals, the embeddings)");
+    } else {
+      out.push_back(absl::StrCat("  lost in non-matmul ops               ", Pct(b->non_matmul),
+                                 "  (the rest of forward + backward: LayerNorm, attention, GeLU,"));
+      out.push_back(
+          "                                               cross-entropy, residuals, bias gradients;"
+          " GEMMs slower in the step than alone)");
+    }
     out.push_back(absl::StrCat("  lost in optimizer and data           ", Pct(b->optimizer_and_data)));
     out.push_back(absl::StrCat("  total                                ", Pct(b->sum())));
   } else {

@@ -1,7 +1,8 @@
-// The end of gpt_step's summary: where the MFU went (accounting/mfu_breakdown.h: achieved MFU,
-// GEMM efficiency, non-matmul ops, optimizer and data; they add up to 100%), the GEMM library
-// and its rates at the step's shapes, and the MFU rating band with the first thing to check
-// (accounting/mfu_rating.h).
+// The end of gpt_step's summary: the GEMM library and its rates at the step's shapes, AdamW's
+// bytes/s against STREAM triad, the step's floor and the step time as a multiple of it
+// (accounting/step_floor.h), where the MFU went (accounting/mfu_breakdown.h: achieved MFU, GEMM
+// efficiency, GEMMs slower in the step than alone, non-matmul ops, optimizer and data; they add
+// up to 100%), and the MFU rating band with the first thing to check (accounting/mfu_rating.h).
 #ifndef MACRO_MFU_REPORT_H_
 #define MACRO_MFU_REPORT_H_
 
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/mfu_breakdown.h"
+#include "accounting/step_floor.h"
 #include "macro/gpt_session.h"
 
 namespace macro {
@@ -18,6 +20,11 @@ namespace macro {
 // session's GEMM rates. Error on CUDA (no per-shape rates there yet) or without steps.
 absl::StatusOr<accounting::MfuBreakdown> StepMfuBreakdown(const GptSession& s,
                                                           const std::vector<StepTimes>& steps);
+
+// The step's floor over the timed steps (CPU: needs the GEMM rates and the STREAM triad).
+absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std::vector<StepTimes>& steps);
+// AdamW's achieved bytes per second over the timed steps (the optimizer phase's mean time).
+absl::StatusOr<double> AdamWBytesPerSecondOf(const GptSession& s, const std::vector<StepTimes>& steps);
 
 // The summary's closing lines: GEMM library and rates, the breakdown (when it could be made),
 // the rating band of `mfu` and its advice.

@@ -1,0 +1,47 @@
+// A training step's floor: the least time its work could take on this machine at the rates it
+// measured, so that the step time reads as a multiple of something reachable, not only as a
+// fraction of the FMA peak (MFU).
+//
+//   floor = the step's GEMMs at their isolated rates (the rate of each shape, measured alone)
+//         + AdamW's bytes at the STREAM triad bandwidth measured in the same run
+//
+// Everything else (LayerNorm, attention's softmax, GeLU, cross-entropy, residuals, the data)
+// counts as time above the floor: a fused step could hide it in the GEMMs' memory traffic.
+// AdamW's bytes are the ideal traffic, counted as STREAM counts: per fp32 parameter it reads p,
+// g, m and v and writes p, m and v, 7 x 4 = 28 bytes (the write-allocate read is not counted).
+#ifndef ACCOUNTING_STEP_FLOOR_H_
+#define ACCOUNTING_STEP_FLOOR_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+
+namespace accounting {
+
+// fp32 AdamW: read p, g, m, v; write p, m, v.
+inline constexpr double kAdamWBytesPerFp32Param = 28;
+
+struct StepFloorInput {
+  double gemm_seconds_at_rates = 0;  // sum over the step's GEMMs of flops / isolated rate
+  int64_t params = 0;                // parameters AdamW updates
+  double triad_bytes_per_s = 0;      // STREAM triad, this run
+  double step_seconds = 0;           // the mean step time, all phases
+};
+
+struct StepFloor {
+  double gemm_seconds = 0;     // = gemm_seconds_at_rates
+  double adamw_bytes = 0;      // params x 28
+  double adamw_seconds = 0;    // adamw_bytes / triad
+  double seconds = 0;          // gemm_seconds + adamw_seconds
+  double step_multiple = 0;    // step_seconds / seconds (>= 1 on a machine that holds its rates)
+};
+
+// Errors name the field: a non-finite or negative value, params < 1, triad or step time <= 0.
+absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in);
+
+// AdamW's achieved bytes per second: params x 28 / seconds. Errors: params < 1, seconds <= 0.
+absl::StatusOr<double> AdamWBytesPerSecond(int64_t params, double seconds);
+
+}  // namespace accounting
+
+#endif  // ACCOUNTING_STEP_FLOOR_H_
