@@ -26,7 +26,8 @@ absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in) {
   StepFloor f;
   f.gemm_seconds = in.gemm_seconds_at_rates;
   f.adamw_bytes = static_cast<double>(in.params) * kAdamWBytesPerFp32Param;
-  f.adamw_seconds = f.adamw_bytes / in.triad_bytes_per_s;
+  f.triad_moved_bytes_per_s = in.triad_bytes_per_s * kTriadMovedPerCounted;
+  f.adamw_seconds = f.adamw_bytes / f.triad_moved_bytes_per_s;
   f.seconds = f.gemm_seconds + f.adamw_seconds;
   f.step_multiple = in.step_seconds / f.seconds;
   return f;

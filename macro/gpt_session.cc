@@ -156,7 +156,9 @@ absl::StatusOr<StepTimes> GptSession::Step(bool real_data) {
     model_->SetOpTimer(nullptr);
     t.gemm = 0;
     for (const model::OpTime& op : step_ops_->Totals()) {
-      if (absl::StartsWith(op.op, "matmul_")) t.gemm += op.seconds;
+      if (!absl::StartsWith(op.op, "matmul_")) continue;
+      t.gemm += op.seconds;
+      t.gemm_ops.emplace_back(op.op, op.seconds);
     }
   }
   t.loss = model_->loss();  // synchronises a device

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,9 @@ struct StepTimes {
   // The GEMM ops' own time inside forward + backward (the CPU model's op timer: every
   // matmul_forward/... and matmul_backward/... op); < 0 where not timed (CUDA, --profile).
   double gemm = -1;
+  // The same per GEMM op ("matmul_forward/qkv", "matmul_backward/qkv", ...), in first-run order;
+  // empty where not timed.
+  std::vector<std::pair<std::string, double>> gemm_ops;
   float loss = 0;
   double total() const { return data + forward + backward + optimizer + graph; }
 };

@@ -2,6 +2,9 @@
 #include "macro/mfu_report.h"
 
 #include <cmath>
+#include <utility>
+#include <map>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -57,6 +60,51 @@ double MeanOf(const std::vector<StepTimes>& steps, double StepTimes::*field) {
   return steps.empty() ? 0 : sum / steps.size();
 }
 
+// The op that runs a step GEMM: "qkv.fwd" -> "matmul_forward/qkv", "qkv.bwd_input" and
+// "qkv.bwd_weight" -> "matmul_backward/qkv" (model/cpu_gpt.cc's op names).
+std::string GemmOpName(const std::string& gemm) {
+  const size_t dot = gemm.find('.');
+  const std::string layer = gemm.substr(0, dot);
+  const bool forward = dot != std::string::npos && gemm.compare(dot + 1, 3, "fwd") == 0;
+  return absl::StrCat(forward ? "matmul_forward/" : "matmul_backward/", layer);
+}
+
+// Each GEMM op's mean time in the timed steps against its GEMMs at their isolated rates; empty
+// when the steps were not op-timed.
+std::vector<std::string> GemmOpLines(const GptSession& s, const std::vector<StepTimes>& steps) {
+  if (steps.empty()) return {};
+  std::vector<std::pair<std::string, double>> in_step;  // op, mean seconds
+  for (const StepTimes& t : steps) {
+    if (t.gemm < 0) return {};
+    for (const auto& [op, sec] : t.gemm_ops) {
+      auto it = std::find_if(in_step.begin(), in_step.end(), [&](const auto& e) { return e.first == op; });
+      if (it == in_step.end()) {
+        in_step.emplace_back(op, sec / steps.size());
+      } else {
+        it->second += sec / steps.size();
+      }
+    }
+  }
+  std::map<std::string, double> alone;
+  for (const StepGemmRate& r : s.gemm_rates()) {
+    alone[GemmOpName(r.gemm.name)] += r.gemm.calls * r.gemm.flops_per_call() / r.flops_per_s;
+  }
+  std::vector<std::string> out;
+  out.push_back("GEMM ops      in the step (the op timer's mean over the timed steps) vs their GEMMs at the rates above:");
+  double step_sum = 0, alone_sum = 0;
+  for (const auto& [op, sec] : in_step) {
+    auto it = alone.find(op);
+    const double a = it == alone.end() ? 0 : it->second;
+    step_sum += sec;
+    alone_sum += a;
+    out.push_back(absl::StrFormat("  %-24s %8.1f ms in the step %8.1f ms alone  %+6.1f%%", op, 1e3 * sec, 1e3 * a,
+                                  a > 0 ? 100 * (sec / a - 1) : 0.0));
+  }
+  out.push_back(absl::StrFormat("  %-24s %8.1f ms in the step %8.1f ms alone  %+6.1f%%", "all", 1e3 * step_sum,
+                                1e3 * alone_sum, alone_sum > 0 ? 100 * (step_sum / alone_sum - 1) : 0.0));
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std::vector<StepTimes>& steps) {
@@ -101,21 +149,24 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
         absl::StrFormat("  all: %.4g FLOPs/step in %.1f ms at these rates = %.1f GFLOP/s, %.1f%% of peak",
                         flops, seconds * 1e3, flops / seconds / 1e9, 100 * flops / seconds / peak));
   }
+  for (std::string& line : GemmOpLines(s, steps)) out.push_back(std::move(line));
   if (s.triad_bytes_per_s() > 0) {
     const double triad = s.triad_bytes_per_s();
+    const double moved = triad * accounting::kTriadMovedPerCounted;
     if (auto adamw = AdamWBytesPerSecondOf(s, steps); adamw.ok()) {
       out.push_back(absl::StrFormat(
           "AdamW         %.1f ms per step, %.1f GB/s (%.0f bytes per parameter: p, g, m, v read; p, m, v "
-          "written) = %.0f%% of STREAM triad %.1f GB/s (measured at start-up)",
+          "written in place) = %.0f%% of the %.1f GB/s STREAM triad moves (%.1f GB/s as STREAM counts it, "
+          "without the write-allocate read; measured at start-up)",
           1e3 * MeanOf(steps, &StepTimes::optimizer), *adamw / 1e9, accounting::kAdamWBytesPerFp32Param,
-          100 * *adamw / triad, triad / 1e9));
+          100 * *adamw / moved, moved / 1e9, triad / 1e9));
     }
     if (auto f = StepFloorOf(s, steps); f.ok()) {
       out.push_back(absl::StrFormat(
-          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at STREAM "
-          "triad %.1f ms; the step takes %.2fx its floor",
-          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, 1e3 * f->adamw_seconds,
-          f->step_multiple));
+          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at the triad's "
+          "%.1f GB/s %.1f ms; the step takes %.2fx its floor",
+          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, f->triad_moved_bytes_per_s / 1e9,
+          1e3 * f->adamw_seconds, f->step_multiple));
     }
   }
   auto b = StepMfuBreakdown(s, steps);
