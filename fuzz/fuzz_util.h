@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
+
 namespace fuzz {
 
 // Reads parameters off the front of a fuzz input; past the end every read gives 0.
@@ -52,6 +54,16 @@ const std::string& ScratchDir();
 #define FUZZ_CHECK(cond)                                  \
   do {                                                    \
     if (!(cond)) ::fuzz::Fail(#cond, __FILE__, __LINE__); \
+  } while (0)
+
+// An absl::Status that must be OK; a failure prints the expression and the status's message.
+#define FUZZ_CHECK_OK(expr)                                                                        \
+  do {                                                                                             \
+    const ::absl::Status fuzz_status_ = (expr);                                                    \
+    if (!fuzz_status_.ok()) {                                                                      \
+      ::fuzz::Fail((std::string(#expr) + ": " + std::string(fuzz_status_.message())).c_str(), __FILE__, \
+                   __LINE__);                                                                      \
+    }                                                                                              \
   } while (0)
 
 #endif  // FUZZ_FUZZ_UTIL_H_

@@ -60,8 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     gate::UpdateStats stats;
     nlohmann::json merged = gate::MergeBaseline(&*j, current, key, "quick", /*require_verified=*/false,
                                                 "2024-01-01T00:00:00Z", &stats, pool);
-    FUZZ_CHECK(gate::ValidateBaseline(merged, key, "merged.json").ok());
-    FUZZ_CHECK(gate::ParseRun(merged, "merged.json").ok());
+    FUZZ_CHECK_OK(gate::ValidateBaseline(merged, key, "merged.json"));
+    FUZZ_CHECK_OK(gate::ParseRun(merged, "merged.json").status());
     FUZZ_CHECK(stats.updated_cases + stats.skipped_unverified == static_cast<int>(current.order.size()));
   }
   return 0;

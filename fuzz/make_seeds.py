@@ -105,6 +105,13 @@ w("gate_baseline_fuzz", "not_an_object.json", "[1, 2, 3]")
 # objects with a string name (gate --update threw in MergeBaseline).
 w("gate_baseline_fuzz", "entries_not_objects.json", json.dumps(dict(base, benchmarks=[1, {"name": 5}])))
 w("gate_baseline_fuzz", "benchmarks_a_number.json", json.dumps(dict(base, benchmarks=7)))
+# Failed property (found by this target): a --current that is itself a baseline, one repetition
+# recorded before tags existed (untagged) beside the same repetition tagged with the current run's
+# own commit and date; tagging the untagged one as well made the merged file repeat a sample.
+it = [e for e in base["benchmarks"] if e["name"] == "BM_Matmul/onednn/256"]
+untagged = {k: v for k, v in it[7].items() if k != "mlbench_recorded"}
+w("gate_baseline_fuzz", "current_with_an_untagged_repetition.json",
+  json.dumps(dict(base, benchmarks=base["benchmarks"][:-2] + [untagged] + base["benchmarks"][-2:]), indent=1))
 
 
 # step_flags_fuzz: a byte for the CUDA inventory (0: none; else one device, cc_major = byte % 11),

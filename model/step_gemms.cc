@@ -44,12 +44,12 @@ std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T) {
     bi.name = absl::StrCat(l.name, ".bwd_input");
     bi.M = BT, bi.N = l.in, bi.K = l.out;
     bi.calls = l.calls;
-    // dW (OC, C) += dout^T (OC, BT) @ inp (BT, C)
+    // dW (OC, C) = dout^T (OC, BT) @ inp (BT, C): written over (beta = 0), as a step's one
+    // Backward after ZeroGrad writes it (cpu_gpt.h); only a later micro-batch adds.
     StepGemm bw;
     bw.name = absl::StrCat(l.name, ".bwd_weight");
     bw.trans_a = true;
     bw.M = l.out, bw.N = l.in, bw.K = BT;
-    bw.accumulate = true;
     bw.calls = l.calls;
     out.push_back(f);
     out.push_back(bi);

@@ -23,7 +23,8 @@ struct StepGemm {
   bool trans_a = false, trans_b = false;
   int64_t M = 0, N = 0, K = 0;
   bool bias = false;        // forward with the Linear bias (fused on oneDNN)
-  bool accumulate = false;  // C += (beta = 1): weight gradients
+  bool accumulate = false;  // C += (beta = 1): a weight gradient added to an earlier micro-batch's
+                            // (the step's own are written over: CpuStepGemms never sets it)
   int calls = 0;            // per step (the layer count, or 1 for the classifier)
 
   double flops_per_call() const { return 2.0 * M * N * K; }

@@ -2,7 +2,7 @@
 //   BM_Ceiling/cpu/fma/<avx2|avx512>            register-resident FMA loop, all threads
 //   BM_Ceiling/cpu/stream_copy/bytes:<B>        STREAM copy, arrays of B bytes (>= 4x LLC)
 //   BM_Ceiling/cpu/stream_triad/bytes:<B>       STREAM triad
-//   BM_Ceiling/cpu/gemm/<library>/<NN|NT|TN>/M:<m>/N:<n>/K:<k>[/bias][/accumulate]
+//   BM_Ceiling/cpu/gemm/<library>/<NN|NT|TN>/M:<m>/N:<n>/K:<k>[/bias]
 //                                               a GEMM of gpt_step's default CPU train step
 //                                               (GPT-2 124M, B=4, T=64; quick: test-tiny),
 //                                               run as the model runs it, per library

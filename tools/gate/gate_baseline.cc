@@ -126,19 +126,30 @@ nlohmann::json MergeBaseline(const nlohmann::json* existing, const Run& current,
     ++st.updated_cases;
     std::vector<nlohmann::json> pooled;
     const nlohmann::json recorded = {{"commit", commit}, {"date", measured}};
+    // The current run's entries, tagged with this recording: a fresh run's carry no tag. A
+    // --current that is itself a baseline carries its recordings' tags (some entries may have
+    // none, recorded before tags existed): they are kept as they are, since its recordings'
+    // repetitions may share indices, and one tag for all would make them duplicates.
+    bool tagged = false;
+    for (const nlohmann::json& e : cur) tagged = tagged || e.contains("mlbench_recorded");
+    std::vector<nlohmann::json> current_entries;
+    std::set<std::string> current_recordings;
+    for (nlohmann::json e : cur) {
+      if (!tagged) e["mlbench_recorded"] = recorded;
+      current_recordings.insert(e.value("mlbench_recorded", nlohmann::json()).dump());
+      current_entries.push_back(std::move(e));
+    }
     if (pool_runs > 1 && existing != nullptr) {
       for (const nlohmann::json& e : existing->value("benchmarks", nlohmann::json::array())) {
-        // The same run recorded again replaces its earlier recording: pooled twice, its
+        // A recording the current run holds again replaces its earlier copy: pooled twice, its
         // repetitions would count as more samples (and ParseRun refuses the duplicates).
-        if (e.value("name", "") == name && e.value("mlbench_recorded", nlohmann::json()) != recorded) {
+        if (e.value("name", "") == name &&
+            !current_recordings.count(e.value("mlbench_recorded", nlohmann::json()).dump())) {
           pooled.push_back(e);
         }
       }
     }
-    for (nlohmann::json e : cur) {
-      e["mlbench_recorded"] = recorded;
-      pooled.push_back(std::move(e));
-    }
+    for (nlohmann::json& e : current_entries) pooled.push_back(std::move(e));
     // Keep the pool_runs most recent recordings (in file order, oldest first).
     std::vector<std::string> recordings;
     for (const nlohmann::json& e : pooled) {

@@ -108,6 +108,31 @@ TEST(GateBaselineTest, PoolingTheSameRunTwiceKeepsOneRecording) {
   EXPECT_EQ(st.max_recordings, 1);
 }
 
+// A --current that is itself a baseline keeps its recordings' tags: one repetition recorded
+// before tags existed, beside the same repetition tagged with this run's commit and date, stays
+// two samples of two recordings instead of becoming one sample twice (found by
+// gate_baseline_fuzz).
+TEST(GateBaselineTest, ACurrentThatIsABaselineKeepsItsRecordings) {
+  json ctx = Context("AMD EPYC", "c1");
+  ctx["mlbench"]["date"] = "2024-01-01T00:00:00Z";
+  MachineKey key = *KeyFromContext(ctx, "run.json");
+  json tagged = Entry("BM_A", 10, 0);
+  tagged["mlbench_recorded"] = {{"commit", "c1"}, {"date", "2024-01-01T00:00:00Z"}};
+  const json doc_in = {{"context", ctx}, {"benchmarks", {Entry("BM_A", 11, 0), tagged}}};
+  const gate::Run current = *ParseRun(doc_in, "current.json");
+  for (int pool : {1, 3}) {
+    UpdateStats st;
+    json doc = MergeBaseline(&doc_in, current, key, "quick", true, "d", &st, pool);
+    EXPECT_TRUE(ValidateBaseline(doc, key, "merged.json").ok()) << ValidateBaseline(doc, key, "merged.json");
+    absl::StatusOr<gate::Run> merged = ParseRun(doc, "merged.json");
+    ASSERT_TRUE(merged.ok()) << merged.status();
+  }
+  // A fresh run (no tags) is still tagged with its commit and date.
+  const gate::Run fresh = MakeRun(ctx, {Entry("BM_A", 10, 0)});
+  json doc = MergeBaseline(nullptr, fresh, key, "quick", true, "d", nullptr, 1);
+  EXPECT_EQ(doc["benchmarks"][0]["mlbench_recorded"]["commit"], "c1");
+}
+
 TEST(GateBaselineTest, UpdateFileKeepsOtherMachinesAndRefusesBadFiles) {
   const std::string dir = TmpDir() + "/baselines_test/nested";
   gate::Run a_run = MakeRun(Context("CPU A", "c1"), {Entry("BM_A", 10, 0)});

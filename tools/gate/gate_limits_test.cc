@@ -16,22 +16,15 @@
 #include "gtest/gtest.h"
 #include "harness/subprocess.h"
 #include "nlohmann/json.hpp"
+#include "tools/gate/testdata/gate_process.h"
 #include "tools/gate/testdata/run_context_fixture.h"
 
 namespace {
 
 using nlohmann::json;
+using testdata::Gate;
+using testdata::Tmp;
 
-std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
-std::string GateExe() { return absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/gate/gate"); }
-
-harness::ProcessResult Gate(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {GateExe()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  absl::StatusOr<harness::ProcessResult> r = harness::RunProcess(argv, /*capture_stderr=*/true);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return *r;
-}
 
 std::string Output(const harness::ProcessResult& r) { return r.stdout_text + r.stderr_text; }
 

@@ -18,14 +18,15 @@
 #include "nlohmann/json.hpp"
 #include "tools/gate/gate_io.h"
 #include "tools/gate/gate_key.h"
+#include "tools/gate/testdata/gate_process.h"
 #include "tools/gate/testdata/run_context_fixture.h"
 
 namespace {
 
 using nlohmann::json;
+using testdata::Gate;
+using testdata::Tmp;
 
-std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
-std::string GateExe() { return absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/gate/gate"); }
 
 testdata::FakeCpu Cpu() {
   testdata::FakeCpu c;
@@ -51,14 +52,6 @@ std::string WriteRun(const std::string& prefix, int cases) {
   const std::string path = absl::StrCat(Tmp(), "/", prefix, ".json");
   std::ofstream(path) << j.dump();
   return path;
-}
-
-harness::ProcessResult Gate(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {GateExe()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  absl::StatusOr<harness::ProcessResult> r = harness::RunProcess(argv, /*capture_stderr=*/true);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : harness::ProcessResult{-1, "", ""};
 }
 
 std::set<std::string> BaselineNames(const std::string& dir) {

@@ -13,14 +13,15 @@
 #include "nlohmann/json.hpp"
 #include "tools/gate/gate_io.h"
 #include "tools/gate/gate_key.h"
+#include "tools/gate/testdata/gate_process.h"
 #include "tools/gate/testdata/run_context_fixture.h"
 
 namespace {
 
 using nlohmann::json;
+using testdata::Gate;
+using testdata::Tmp;
 
-std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
-std::string GateExe() { return absl::StrCat(std::getenv("TEST_SRCDIR"), "/mlbench/tools/gate/gate"); }
 
 testdata::FakeCpu Cpu(const std::string& name) {
   testdata::FakeCpu c;
@@ -62,14 +63,6 @@ std::string Write(const std::string& name, const std::string& text) {
   std::string p = Tmp() + "/" + name;
   std::ofstream(p) << text;
   return p;
-}
-
-harness::ProcessResult Gate(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {GateExe()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  absl::StatusOr<harness::ProcessResult> r = harness::RunProcess(argv, /*capture_stderr=*/true);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return *r;
 }
 
 bool Has(const harness::ProcessResult& r, const std::string& s) {
