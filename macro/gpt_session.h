@@ -47,6 +47,9 @@ struct StepGemmRate {
   model::StepGemm gemm;
   double flops_per_s = 0;
   bool from_file = false;  // --ceilings' gemm_flops_per_s, else measured at start-up
+
+  double flops_per_step() const { return gemm.calls * gemm.flops_per_call(); }
+  double seconds_per_step() const { return flops_per_step() / flops_per_s; }  // at this rate
 };
 
 class GptSession {

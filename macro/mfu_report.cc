@@ -16,41 +16,9 @@ namespace {
 
 std::string Pct(double fraction) { return accounting::FormatPercent(fraction, 2); }
 
-}  // namespace
-
-absl::StatusOr<accounting::MfuBreakdown> StepMfuBreakdown(const GptSession& s,
-                                                          const std::vector<StepTimes>& steps) {
-  if (s.gemm_rates().empty()) {
-    return absl::UnimplementedError("no per-shape GEMM rates on this device (CPU only for now)");
-  }
-  if (steps.empty()) return absl::FailedPreconditionError("no timed steps");
-  double total = 0, opt_data = 0, gemm = 0;
-  bool gemm_timed = true;
-  for (const StepTimes& t : steps) {
-    total += t.total();
-    opt_data += t.optimizer + t.data;
-    gemm += t.gemm;
-    gemm_timed = gemm_timed && t.gemm >= 0;
-  }
-  accounting::MfuBreakdownInput in;
-  in.model_flops_per_step = s.flops().model_flops_per_step;
-  in.peak_flops_per_s = s.peak().flops_per_s;
-  in.step_seconds = total / steps.size();
-  in.optimizer_and_data_seconds = opt_data / steps.size();
-  in.gemm_seconds_in_step = gemm_timed ? gemm / steps.size() : -1;
-  for (const StepGemmRate& r : s.gemm_rates()) {
-    const double f = r.gemm.calls * r.gemm.flops_per_call();
-    in.gemm_flops_per_step += f;
-    in.gemm_seconds_at_rates += f / r.flops_per_s;
-  }
-  return accounting::BreakDownMfu(in);
-}
-
-namespace {
-
 double GemmSecondsAtRates(const GptSession& s) {
   double seconds = 0;
-  for (const StepGemmRate& r : s.gemm_rates()) seconds += r.gemm.calls * r.gemm.flops_per_call() / r.flops_per_s;
+  for (const StepGemmRate& r : s.gemm_rates()) seconds += r.seconds_per_step();
   return seconds;
 }
 
@@ -59,6 +27,35 @@ double MeanOf(const std::vector<StepTimes>& steps, double StepTimes::*field) {
   for (const StepTimes& t : steps) sum += t.*field;
   return steps.empty() ? 0 : sum / steps.size();
 }
+
+double MeanStepSeconds(const std::vector<StepTimes>& steps) {
+  double sum = 0;
+  for (const StepTimes& t : steps) sum += t.total();
+  return steps.empty() ? 0 : sum / steps.size();
+}
+
+}  // namespace
+
+absl::StatusOr<accounting::MfuBreakdown> StepMfuBreakdown(const GptSession& s,
+                                                          const std::vector<StepTimes>& steps) {
+  if (s.gemm_rates().empty()) {
+    return absl::UnimplementedError("no per-shape GEMM rates on this device (CPU only for now)");
+  }
+  if (steps.empty()) return absl::FailedPreconditionError("no timed steps");
+  const bool gemm_timed =
+      std::all_of(steps.begin(), steps.end(), [](const StepTimes& t) { return t.gemm >= 0; });
+  accounting::MfuBreakdownInput in;
+  in.model_flops_per_step = s.flops().model_flops_per_step;
+  in.peak_flops_per_s = s.peak().flops_per_s;
+  in.step_seconds = MeanStepSeconds(steps);
+  in.optimizer_and_data_seconds = MeanOf(steps, &StepTimes::optimizer) + MeanOf(steps, &StepTimes::data);
+  in.gemm_seconds_in_step = gemm_timed ? MeanOf(steps, &StepTimes::gemm) : -1;
+  for (const StepGemmRate& r : s.gemm_rates()) in.gemm_flops_per_step += r.flops_per_step();
+  in.gemm_seconds_at_rates = GemmSecondsAtRates(s);
+  return accounting::BreakDownMfu(in);
+}
+
+namespace {
 
 // The op that runs a step GEMM: "qkv.fwd" -> "matmul_forward/qkv", "qkv.bwd_input" and
 // "qkv.bwd_weight" -> "matmul_backward/qkv" (model/cpu_gpt.cc's op names).
@@ -86,22 +83,22 @@ std::vector<std::string> GemmOpLines(const GptSession& s, const std::vector<Step
     }
   }
   std::map<std::string, double> alone;
-  for (const StepGemmRate& r : s.gemm_rates()) {
-    alone[GemmOpName(r.gemm.name)] += r.gemm.calls * r.gemm.flops_per_call() / r.flops_per_s;
-  }
+  for (const StepGemmRate& r : s.gemm_rates()) alone[GemmOpName(r.gemm.name)] += r.seconds_per_step();
   std::vector<std::string> out;
   out.push_back("GEMM ops      in the step (the op timer's mean over the timed steps) vs their GEMMs at the rates above:");
+  const auto row = [](const std::string& op, double step, double alone_s) {
+    return absl::StrFormat("  %-24s %8.1f ms in the step %8.1f ms alone  %+6.1f%%", op, 1e3 * step, 1e3 * alone_s,
+                           alone_s > 0 ? 100 * (step / alone_s - 1) : 0.0);
+  };
   double step_sum = 0, alone_sum = 0;
   for (const auto& [op, sec] : in_step) {
     auto it = alone.find(op);
     const double a = it == alone.end() ? 0 : it->second;
     step_sum += sec;
     alone_sum += a;
-    out.push_back(absl::StrFormat("  %-24s %8.1f ms in the step %8.1f ms alone  %+6.1f%%", op, 1e3 * sec, 1e3 * a,
-                                  a > 0 ? 100 * (sec / a - 1) : 0.0));
+    out.push_back(row(op, sec, a));
   }
-  out.push_back(absl::StrFormat("  %-24s %8.1f ms in the step %8.1f ms alone  %+6.1f%%", "all", 1e3 * step_sum,
-                                1e3 * alone_sum, alone_sum > 0 ? 100 * (step_sum / alone_sum - 1) : 0.0));
+  out.push_back(row("all", step_sum, alone_sum));
   return out;
 }
 
@@ -112,13 +109,11 @@ absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std
     return absl::UnimplementedError("no per-shape GEMM rates and STREAM triad on this device (CPU only for now)");
   }
   if (steps.empty()) return absl::FailedPreconditionError("no timed steps");
-  double total = 0;
-  for (const StepTimes& t : steps) total += t.total();
   accounting::StepFloorInput in;
   in.gemm_seconds_at_rates = GemmSecondsAtRates(s);
   in.params = s.num_params();
   in.triad_bytes_per_s = s.triad_bytes_per_s();
-  in.step_seconds = total / steps.size();
+  in.step_seconds = MeanStepSeconds(steps);
   return accounting::ComputeStepFloor(in);
 }
 
@@ -142,8 +137,8 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
       out.push_back(absl::StrFormat("  %-19s %s%s M=%-5d N=%-5d K=%-5d x%-3d %7.1f GFLOP/s %6.1f%% of peak",
                                     g.name, g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K,
                                     g.calls, r.flops_per_s / 1e9, 100 * r.flops_per_s / peak));
-      flops += g.calls * g.flops_per_call();
-      seconds += g.calls * g.flops_per_call() / r.flops_per_s;
+      flops += r.flops_per_step();
+      seconds += r.seconds_per_step();
     }
     out.push_back(
         absl::StrFormat("  all: %.4g FLOPs/step in %.1f ms at these rates = %.1f GFLOP/s, %.1f%% of peak",

@@ -33,18 +33,11 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64
       const F* d = dout + bt * C + c0;
       F* te = dwte + static_cast<int64_t>(inp[bt]) * C + c0;
       F* pe = dwpe + t * C + c0;
-      if (overwrite_wpe && bt < T) {  // b = 0: the first write of each position's row
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) {
-          te[j] += d[j];
-          pe[j] = d[j];
-        }
-        continue;
-      }
+      const bool first = overwrite_wpe && bt < T;  // b = 0: the first write of each position's row
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j) {
         te[j] += d[j];
-        pe[j] += d[j];
+        pe[j] = first ? d[j] : pe[j] + d[j];
       }
     }
   }

@@ -65,11 +65,7 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
 #pragma omp simd
         for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
       }
-      if (overwrite) {
-        for (int64_t j = 0; j < n; ++j) dbias[o0 + j] = acc[j];
-      } else {
-        for (int64_t j = 0; j < n; ++j) dbias[o0 + j] += acc[j];
-      }
+      for (int64_t j = 0; j < n; ++j) dbias[o0 + j] = overwrite ? acc[j] : dbias[o0 + j] + acc[j];
     }
   }
 }
