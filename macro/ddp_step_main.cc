@@ -271,6 +271,22 @@ absl::Status Build(Setup* s) {
   } else {
     local = model.status();
   }
+  // --cpu_gemm=auto: every rank chooses its GEMM backend per shape at the same moment, with its
+  // own threads, as it will train (the rates from --ceilings where the file has them).
+  if (local.ok() && o.device == "cpu" && o.cpu_gemm == model::CpuGemmBackend::kAuto) {
+    std::string source;
+    auto rates = StepGemmRates(o, o.ceilings, &source);
+    if (!rates.ok()) {
+      local = rates.status();
+    } else {
+      std::map<std::string, int> on;
+      for (const StepGemmRate& r : *rates) ++on[model::CpuGemmBackendName(r.backend)];
+      std::string text;
+      for (const auto& [name, n] : on) absl::StrAppend(&text, text.empty() ? "" : ", ", n, " on ", name);
+      Log0(absl::StrCat("ddp_step: --cpu_gemm=auto: rank 0's ", rates->size(), " GEMM shapes run ", text, " (",
+                        source, ")"));
+    }
+  }
   // Every rank measures its CPU peak at the same moment, as they will train: cores that share
   // FMA units (SMT siblings, a VM's vCPUs on one host core) or a power budget give each rank
   // less together than alone, and together is what the rank's device delivers in training.

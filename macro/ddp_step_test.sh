@@ -50,6 +50,7 @@ timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --grad_accum=2 --
   || { cat "$tmp/run.log"; fail "2-rank run"; }
 cat "$tmp/run.log"
 grep -q "per-rank figures" "$tmp/run.log" || fail "no per-rank table"
+grep -q "ddp_step: --cpu_gemm=auto: rank 0's 15 GEMM shapes run .* on " "$tmp/run.log" || fail "no per-shape GEMM choice line"
 for q in 0 1; do grep -Eq "^ +$q +[0-9.]+ +[0-9.]+ +[0-9.]+% .*%$" "$tmp/run.log" || fail "no table row for rank $q"; done
 grep -q "MFU per rank  min .* median .* max .* mean" "$tmp/run.log" || fail "no min/median/max/mean line"
 grep -q "numerator     LOCAL work per rank" "$tmp/run.log" || fail "numerator not stated"

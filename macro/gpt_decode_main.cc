@@ -371,7 +371,9 @@ int main(int argc, char** argv) {
     Log(absl::StrFormat("gpt_decode: bandwidth %.4g B/s (%s)", s.bandwidth(), s.bandwidth_source()));
     Log(absl::StrFormat("gpt_decode: peak %.4g FLOP/s (%s)", s.peak().flops_per_s, s.peak().source));
     if (o.step.device == "cpu")
-      Log(absl::StrCat("gpt_decode: GEMM ", model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
+      Log(absl::StrCat("gpt_decode: GEMM --cpu_gemm=", model::CpuGemmBackendName(o.step.cpu_gemm), ": ",
+                       model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
+    for (const std::string& line : s.gemm_choices()) Log(absl::StrCat("gpt_decode: GEMM choice: ", line));
     benchmark::AddCustomContext("mlbench_decode_bandwidth",
                                 absl::StrFormat("%.6g B/s: %s", s.bandwidth(), s.bandwidth_source()));
   }

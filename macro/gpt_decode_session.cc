@@ -4,9 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "accounting/ceilings.h"
 #include "accounting/mfu.h"
 #include "macro/rank_peak.h"
 #include "measure/cpu_ceilings.h"
@@ -14,10 +18,13 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/cuda/cuda_decoder.h"
 #include "model/data/rng.h"
+#include "model/gemm_chooser.h"
 #include "model/gpt_memory.h"
 #include "model/host_memory.h"
+#include "model/matvec_cpu.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
+#include "model/step_gemms.h"
 #include "model/threads.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
@@ -132,6 +139,45 @@ absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& confi
   return f;
 }
 
+namespace {
+
+// --cpu_gemm=auto for decoding: the prompt's Linear forwards (B x prompt rows) and the
+// classifier's (B rows), for every batch, where they are GEMMs (over kMatvecMaxRows rows),
+// chosen as the train step's are and published. Returns DescribeGemmChoices' lines.
+absl::StatusOr<std::vector<std::string>> ChooseDecodeGemms(const DecodeOptions& o) {
+  const StepOptions& so = o.step;
+  std::vector<model::StepGemm> gemms;
+  std::set<std::string> seen;
+  auto add = [&](const model::StepGemm& g) {
+    if (g.M > model::kMatvecMaxRows && seen.insert(g.Key(model::CpuGemmBackend::kOneDnn)).second) gemms.push_back(g);
+  };
+  for (int b : o.batches) {
+    for (const model::StepGemm& g : model::CpuStepGemms(so.config, b, std::max(1, o.prompt))) {
+      if (absl::EndsWith(g.name, ".fwd") && !absl::StartsWith(g.name, "lm_head")) add(g);
+    }
+    for (const model::StepGemm& g : model::CpuStepGemms(so.config, b, 1)) {
+      if (g.name == "lm_head.fwd") add(g);
+    }
+  }
+  std::map<std::string, double> file_rates;
+  if (!so.ceilings.empty()) {
+    auto c = accounting::ReadCeilings(so.ceilings);
+    if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
+    file_rates = c->gemm_flops_per_s;
+  }
+  const std::vector<model::CpuGemmBackend> all(std::begin(model::kConcreteCpuGemms),
+                                               std::end(model::kConcreteCpuGemms));
+  std::string source;
+  auto choices = model::ChooseCpuGemms(gemms, all, file_rates, 5, &source);
+  if (!choices.ok()) return choices.status();
+  if (auto st = model::ApplyCpuGemmChoices(*choices); !st.ok()) return st;
+  std::vector<std::string> lines = model::DescribeGemmChoices(*choices);
+  lines.insert(lines.begin(), absl::StrCat(gemms.size(), " prompt GEMM shapes, ", source, " (median GFLOP/s, * chosen)"));
+  return lines;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const DecodeOptions& o) {
   std::unique_ptr<DecodeSession> s(new DecodeSession());
   s->o_ = o;
@@ -165,6 +211,12 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   const model::ParamLayout layout(so.config);
   s->params_.assign(static_cast<size_t>(layout.num_params()), 0.0f);
   model::InitParams(so.config, layout, so.seed, s->params_.data());
+
+  if (so.device == "cpu" && so.cpu_gemm == model::CpuGemmBackend::kAuto) {
+    auto lines = ChooseDecodeGemms(o);
+    if (!lines.ok()) return lines.status();
+    s->gemm_choices_ = std::move(*lines);
+  }
 
   auto peak = ChooseRunPeak(so, s->device_name_, so.threads);
   if (!peak.ok()) return peak.status();

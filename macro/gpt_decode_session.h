@@ -87,6 +87,9 @@ class DecodeSession {
   // is not probed again (its exceed check still applies: accounting/disturbed.h).
   absl::Status ProbePeakAgain();
   const accounting::PeakProbes& probes() const { return probes_; }
+  // CPU, --cpu_gemm=auto: the prompt's GEMM shapes with each backend's rate and the choice
+  // (model/gemm_chooser.h; a decode step's few rows run the matrix-vector form, no GEMM).
+  const std::vector<std::string>& gemm_choices() const { return gemm_choices_; }
   double bandwidth() const { return bandwidth_; }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
   double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
@@ -104,6 +107,7 @@ class DecodeSession {
   accounting::PeakProbes probes_;
   double bandwidth_ = 0;
   std::string bandwidth_source_;
+  std::vector<std::string> gemm_choices_;
   double bytes_per_param_ = 4;
 };
 

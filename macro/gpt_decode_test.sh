@@ -60,6 +60,14 @@ print("counters OK:", {k: b[k] for k in ["decode_tokens_per_second", "bytes_per_
 PY
 grep -q '"mlbench_decode_bandwidth": ".*STREAM copy' "$TMP/out.json" || fail "JSON context has no mlbench_decode_bandwidth"
 
+# 1b. --cpu_gemm=auto (the default) chooses among the three backends for the prompt's GEMMs
+#     (B x P = 12 rows: GEMMs; a decode step's 2 rows run the matrix-vector form) and says so.
+"$DECODE" "${TINY[@]}" --steps=1 --batch=2 --prompt=6 --generate=2 >"$TMP/auto.txt" 2>&1 \
+  || { cat "$TMP/auto.txt"; fail "auto run exited non-zero"; }
+grep -q "gpt_decode: GEMM choice: 4 prompt GEMM shapes, measured at start-up" "$TMP/auto.txt" || { cat "$TMP/auto.txt"; fail "no GEMM choice header"; }
+[[ $(grep -Ec "gpt_decode: GEMM choice: (qkv|attproj|fc|fcproj)\.fwd +NT M:12 .* onednn [0-9.]+\*? +onednn_sgemm [0-9.]+\*? +openblas [0-9.]+\*? GFLOP/s" "$TMP/auto.txt") -eq 4 ]] \
+  || { cat "$TMP/auto.txt"; fail "not every prompt shape lists the three candidates"; }
+
 # 2. The batch sweep: cases B = 1, 2, 4 and the table.
 "$DECODE" "${TINY[@]}" --steps=1 --prompt=2 --generate=3 --batch_sweep=4 >"$TMP/sweep.txt" 2>&1 \
   || { cat "$TMP/sweep.txt"; fail "sweep exited non-zero"; }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "accounting/ceilings.h"
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
@@ -26,35 +27,28 @@ absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
     if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
     file_rates = c->gemm_flops_per_s;
   }
-  constexpr int kTrials = 3;
-  std::vector<StepGemmRate> rates;
-  int from_file = 0, measured = 0;
-  for (const model::StepGemm& g : model::CpuStepGemms(o.config, o.batch, o.seq)) {
-    StepGemmRate r;
-    r.gemm = g;
-    auto it = file_rates.find(g.Key(o.cpu_gemm));
-    if (it != file_rates.end() && it->second > 0) {
-      r.flops_per_s = it->second;
-      r.from_file = true;
-      ++from_file;
-    } else {
-      auto rate = model::MeasureStepGemmRate(g, kTrials);
-      if (!rate.ok()) return rate.status();
-      r.flops_per_s = *rate;
-      ++measured;
-    }
-    rates.push_back(r);
+  const bool chooses = o.cpu_gemm == model::CpuGemmBackend::kAuto;
+  std::vector<model::CpuGemmBackend> candidates = {o.cpu_gemm};
+  if (chooses) candidates.assign(std::begin(model::kConcreteCpuGemms), std::end(model::kConcreteCpuGemms));
+  // auto compares medians of interleaved calls; a fixed backend keeps its best of 3 (its ceiling).
+  auto choices = model::ChooseCpuGemms(model::CpuStepGemms(o.config, o.batch, o.seq), candidates, file_rates,
+                                       chooses ? 5 : 3, source);
+  if (!choices.ok()) return choices.status();
+  if (!ceilings_path.empty()) {
+    absl::StrReplaceAll({{"the ceilings file", absl::StrCat("--ceilings=", ceilings_path)}}, source);
   }
-  const std::string now =
-      absl::StrCat("measured at start-up (checked, then the best of ", kTrials, " calls per shape)");
-  if (measured == 0) {
-    *source = absl::StrCat("from --ceilings=", ceilings_path);
-  } else if (from_file == 0) {
-    *source = ceilings_path.empty()
-                  ? now
-                  : absl::StrCat(now, "; --ceilings=", ceilings_path, " has none of these shapes");
-  } else {
-    *source = absl::StrCat(from_file, " from --ceilings=", ceilings_path, ", ", measured, " ", now);
+  if (chooses) {
+    if (auto st = model::ApplyCpuGemmChoices(*choices); !st.ok()) return st;
+  }
+  std::vector<StepGemmRate> rates;
+  for (const model::GemmChoice& c : *choices) {
+    StepGemmRate r;
+    r.gemm = c.gemm;
+    r.flops_per_s = c.rate().best_flops_per_s;
+    r.from_file = c.rate().from_file;
+    r.backend = c.backend();
+    r.candidates = c.candidates;
+    rates.push_back(std::move(r));
   }
   return rates;
 }

@@ -25,6 +25,7 @@
 #include "model/gemm_info.h"
 #include "model/gpt_model.h"
 #include "model/op_timer.h"
+#include "model/gemm_chooser.h"
 #include "model/step_gemms.h"
 
 namespace macro {
@@ -42,11 +43,14 @@ struct StepTimes {
   double total() const { return data + forward + backward + optimizer + graph; }
 };
 
-// A GEMM of the CPU step and the library's rate at its shape (gpt_step's MFU loss breakdown).
+// A GEMM of the CPU step, the backend that runs it (--cpu_gemm, or auto's choice) and that
+// backend's rate at its shape (gpt_step's MFU loss breakdown and floor).
 struct StepGemmRate {
   model::StepGemm gemm;
-  double flops_per_s = 0;
+  double flops_per_s = 0;  // the running backend's best call (its ceiling at this shape)
   bool from_file = false;  // --ceilings' gemm_flops_per_s, else measured at start-up
+  model::CpuGemmBackend backend = model::CpuGemmBackend::kOneDnn;
+  std::vector<model::GemmCandidateRate> candidates;  // what was compared (one for a fixed --cpu_gemm)
 
   double flops_per_step() const { return gemm.calls * gemm.flops_per_call(); }
   double seconds_per_step() const { return flops_per_step() / flops_per_s; }  // at this rate
@@ -115,9 +119,11 @@ class GptSession {
   bool profiling_ = false;
 };
 
-// The rates of the CPU step's GEMMs for the backend in force: from `ceilings_path`'s
-// gemm_flops_per_s where it has the shape's key, the others measured now (each checked
-// against a double reference first; a wrong result is an error). `source` says which.
+// The rates of the CPU step's GEMMs (o.config at o.batch x o.seq) for o.cpu_gemm, or under auto
+// for each of the three backends, with the fastest per shape chosen (model/gemm_chooser.h) and
+// published for the model's calls: from `ceilings_path`'s gemm_flops_per_s where it has the
+// key, the others measured now (each checked against a double reference first; a wrong result
+// is an error). `source` says which.
 absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
                                                         const std::string& ceilings_path,
                                                         std::string* source);

@@ -6,6 +6,7 @@
 // --benchmark_filter, --benchmark_repetitions, --benchmark_format=json and --benchmark_out work.
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,12 +100,14 @@ absl::Status EnsureSession(Run* run) {
                    absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
                    run->session->peak().source, ")"));
   if (!run->session->gemm_rates().empty()) {
-    const model::CpuGemmBackend other = run->options.cpu_gemm == model::CpuGemmBackend::kOneDnn
-                                            ? model::CpuGemmBackend::kOpenBlas
-                                            : model::CpuGemmBackend::kOneDnn;
-    Log(absl::StrCat("gpt_step: GEMM ", run->session->gemm_info().ToString(),
-                     "; the other choice, --cpu_gemm=", model::CpuGemmBackendName(other), ": ",
-                     model::CpuGemmInfo(other).ToString()));
+    Log(absl::StrCat("gpt_step: GEMM --cpu_gemm=", model::CpuGemmBackendName(run->options.cpu_gemm), ": ",
+                     run->session->gemm_info().ToString()));
+    std::map<std::string, int> shapes_on;
+    for (const StepGemmRate& r : run->session->gemm_rates()) ++shapes_on[model::CpuGemmBackendName(r.backend)];
+    std::string on;
+    for (const auto& [name, n] : shapes_on) absl::StrAppend(&on, on.empty() ? "" : ", ", n, " on ", name);
+    Log(absl::StrCat("gpt_step: the step's ", run->session->gemm_rates().size(), " GEMM shapes run ", on, " (",
+                     run->session->gemm_rates_source(), "; the summary lists them)"));
   }
   return absl::OkStatus();
 }

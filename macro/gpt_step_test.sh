@@ -19,9 +19,25 @@ TINY=("${SHAPE[@]}" --peak_flops=1e12)
 grep -q "step   1/4   timed" "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no per-step log line"; }
 grep -q "== summary" "$TMP/log.txt" || fail "no summary"
 grep -q "^MFU " "$TMP/log.txt" || fail "summary has no MFU line"
-# The GEMM library is named (default oneDNN), and the MFU loss breakdown adds up to 100% with its
-# first part equal to the printed MFU.
-grep -q "^GEMM          oneDNN [0-9.]*, kernel " "$TMP/log.txt" || { cat "$TMP/log.txt"; fail "no 'GEMM oneDNN <version>, kernel' line"; }
+# The GEMM libraries are named (default auto: oneDNN and OpenBLAS, chosen per shape), every shape
+# lists the three candidates' medians with one starred, and the MFU loss breakdown adds up to
+# 100% with its first part equal to the printed MFU.
+grep -q "^GEMM          oneDNN + OpenBLAS [0-9.]* + [0-9.]*, kernel per shape: " "$TMP/log.txt" \
+  || { cat "$TMP/log.txt"; fail "no 'GEMM oneDNN + OpenBLAS <versions>, kernel per shape' line"; }
+grep -q "^gpt_step: the step's 15 GEMM shapes run .* on " "$TMP/log.txt" || fail "no start-up line on the GEMM choices"
+grep -q "^  --cpu_gemm=auto ran each shape on the fastest median" "$TMP/log.txt" || fail "no auto explanation line"
+python3 - "$TMP/log.txt" <<'PY' || fail "GEMM choice table"
+import re, sys
+rows = re.findall(r"^  (\S+) +[NT]{2} M=.* x\d+ +(onednn|onednn_sgemm|openblas) +([0-9.]+) GFLOP/s .*\(medians: onednn ([0-9.]+)(\*?) onednn_sgemm ([0-9.]+)(\*?) openblas ([0-9.]+)(\*?)\)$", open(sys.argv[1]).read(), re.M)
+assert len(rows) == 15, rows
+for name, chosen, best, m1, s1, m2, s2, m3, s3 in rows:
+    medians = {"onednn": float(m1), "onednn_sgemm": float(m2), "openblas": float(m3)}
+    stars = {"onednn": s1, "onednn_sgemm": s2, "openblas": s3}
+    assert [b for b in stars if stars[b]] == [chosen], (name, chosen, stars)
+    assert medians[chosen] == max(medians.values()), (name, chosen, medians)
+    assert float(best) >= medians[chosen] - 0.05, (name, best, medians)
+print("choice table OK:", len(rows), "shapes")
+PY
 grep -q "^MFU rating    " "$TMP/log.txt" || fail "no MFU rating line"
 python3 - "$TMP/log.txt" <<'PY' || fail "MFU breakdown"
 import re, sys
@@ -42,7 +58,8 @@ assert multiple > 0.5, multiple
 assert re.search(r"^AdamW +[0-9.]+ ms per step, [0-9.]+ GB/s \(28 bytes per parameter: .*\) = [0-9]+% of the [0-9.]+ GB/s STREAM triad moves", log, re.M), "no AdamW line"
 print("floor OK:", floor, "ms; step", med, "ms median;", multiple, "x")
 PY
-grep -q '"mlbench_gemm": ".*oneDNN' "$TMP/out.json" || fail "JSON context has no mlbench_gemm naming oneDNN"
+grep -q '"mlbench_gemm": ".*auto.*oneDNN + OpenBLAS' "$TMP/out.json" \
+  || fail "JSON context has no mlbench_gemm naming auto over oneDNN and OpenBLAS"
 # Which attention ran (gpu_check fails an auto run on CUDA that did not get cuDNN): on the CPU, its one.
 grep -q '"mlbench_attention_impl": "cpu"' "$TMP/out.json" || fail "JSON context has no mlbench_attention_impl cpu"
 grep -q '"mlbench_attention_choice": "the CPU model' "$TMP/out.json" || fail "JSON context has no mlbench_attention_choice"
@@ -83,11 +100,20 @@ print("counters OK:", {k: b[k] for k in ["tokens_per_second", "mfu", "hfu", "los
 PY
 
 # 1c. GEMM rates from a --ceilings file that holds them (keys as //micro:ceilings writes them):
-# no start-up measurement, and the breakdown uses them.
+# no start-up measurement, and the breakdown uses them. With all three backends' rates in the
+# file, auto chooses from it alone: oneDNN's matmul made the slow one (1 GFLOP/s against 3 and 2),
+# every shape runs onednn_sgemm, and the step still trains (its loss is checked as always).
 python3 "$FIXTURE" "$TMP/ceil.json" --gemm_tiny_bt=16 --gemm_rate=1e9 || fail "writing the ceilings file"
-"$STEP" "${SHAPE[@]}" --ceilings="$TMP/ceil.json" >"$TMP/ceil.txt" 2>&1 || { cat "$TMP/ceil.txt"; fail "--ceilings run"; }
+"$STEP" "${SHAPE[@]}" --cpu_gemm=onednn --ceilings="$TMP/ceil.json" >"$TMP/ceil.txt" 2>&1 || { cat "$TMP/ceil.txt"; fail "--ceilings run"; }
 grep -q "GEMM shapes, from --ceilings=$TMP/ceil.json:" "$TMP/ceil.txt" || { cat "$TMP/ceil.txt"; fail "rates not taken from --ceilings"; }
 grep -q "1.0 GFLOP/s" "$TMP/ceil.txt" || fail "the file's 1 GFLOP/s rates are not shown"
+python3 "$FIXTURE" "$TMP/ceil3.json" --gemm_tiny_bt=16 --gemm_rate=1e9 --gemm_rate_onednn_sgemm=3e9 \
+  --gemm_rate_openblas=2e9 || fail "writing the three-backend ceilings file"
+"$STEP" "${SHAPE[@]}" --ceilings="$TMP/ceil3.json" >"$TMP/ceil3.txt" 2>&1 || { cat "$TMP/ceil3.txt"; fail "auto --ceilings run"; }
+grep -q "GEMM shapes, from --ceilings=$TMP/ceil3.json:" "$TMP/ceil3.txt" || { cat "$TMP/ceil3.txt"; fail "auto measured what the file holds"; }
+grep -q "^gpt_step: the step's 15 GEMM shapes run 15 on onednn_sgemm " "$TMP/ceil3.txt" || { cat "$TMP/ceil3.txt"; fail "auto did not choose the fastest file rate"; }
+[[ $(grep -c " onednn_sgemm *3.0 GFLOP/s .*(medians: onednn 1.0 onednn_sgemm 3.0\* openblas 2.0)" "$TMP/ceil3.txt") -eq 15 ]] \
+  || { cat "$TMP/ceil3.txt"; fail "the choice table does not show the file's rates"; }
 
 # 2. A filter that selects nothing, or is not a valid regex, is an error (exit 2): a run that
 #    measured nothing must not look like a success to a script.
@@ -133,7 +159,7 @@ if ! ldd "$STEP" | grep -q "libasan\|libubsan"; then
   [[ $rc -eq 2 ]] || fail "gpt2 --batch=8 --seq=512 under ulimit -v 3000000 exited $rc, expected 2: $msg"
   grep -q "not enough host memory.*address-space limit (RLIMIT_AS, ulimit -v)" <<<"$msg" || fail "ulimit -v: $msg"
 fi
-msg="$("$STEP" --cpu_gemm=bogus 2>&1)"; grep -q "onednn, openblas" <<<"$msg" || fail "--cpu_gemm=bogus does not list the allowed values: $msg"
+msg="$("$STEP" --cpu_gemm=bogus 2>&1)"; grep -q "onednn, onednn_sgemm, openblas, auto" <<<"$msg" || fail "--cpu_gemm=bogus does not list the allowed values: $msg"
 if ! "$STEP" --help | grep -q -- "--batch"; then fail "--help does not list --batch"; fi
 "$STEP" --help | grep -q "Exit status" || fail "--help does not document the exit codes"
 msg="$("$STEP" --device=cuda 2>&1)"; rc=$?

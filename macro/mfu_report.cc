@@ -132,17 +132,41 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
     out.push_back(absl::StrCat("GEMM rates    at this step's ", s.gemm_rates().size(), " GEMM shapes, ",
                                s.gemm_rates_source(), ":"));
     double flops = 0, seconds = 0;
+    bool compared = false;
     for (const StepGemmRate& r : s.gemm_rates()) {
       const model::StepGemm& g = r.gemm;
-      out.push_back(absl::StrFormat("  %-19s %s%s M=%-5d N=%-5d K=%-5d x%-3d %7.1f GFLOP/s %6.1f%% of peak",
-                                    g.name, g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K,
-                                    g.calls, r.flops_per_s / 1e9, 100 * r.flops_per_s / peak));
+      std::string line = absl::StrFormat(
+          "  %-19s %s%s M=%-5d N=%-5d K=%-5d x%-3d %-12s %7.1f GFLOP/s %6.1f%% of peak", g.name,
+          g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K, g.calls, model::CpuGemmBackendName(r.backend),
+          r.flops_per_s / 1e9, 100 * r.flops_per_s / peak);
+      if (r.candidates.size() > 1) {
+        compared = true;
+        absl::StrAppend(&line, "  (medians:");
+        for (const model::GemmCandidateRate& c : r.candidates) {
+          absl::StrAppend(&line, absl::StrFormat(" %s %.1f%s", model::CpuGemmBackendName(c.backend),
+                                                 c.median_flops_per_s / 1e9, c.backend == r.backend ? "*" : ""));
+        }
+        absl::StrAppend(&line, ")");
+      }
+      out.push_back(std::move(line));
       flops += r.flops_per_step();
       seconds += r.seconds_per_step();
     }
     out.push_back(
         absl::StrFormat("  all: %.4g FLOPs/step in %.1f ms at these rates = %.1f GFLOP/s, %.1f%% of peak",
                         flops, seconds * 1e3, flops / seconds / 1e9, 100 * flops / seconds / peak));
+    if (compared) {
+      out.push_back(absl::StrCat(
+          "  --cpu_gemm=auto ran each shape on the fastest median (*) of: ",
+          model::CpuGemmBackendName(model::CpuGemmBackend::kOneDnn), " (",
+          model::CpuGemmBackendForm(model::CpuGemmBackend::kOneDnn), "), ",
+          model::CpuGemmBackendName(model::CpuGemmBackend::kOneDnnSgemm), " (",
+          model::CpuGemmBackendForm(model::CpuGemmBackend::kOneDnnSgemm), "), ",
+          model::CpuGemmBackendName(model::CpuGemmBackend::kOpenBlas), " (",
+          model::CpuGemmBackendForm(model::CpuGemmBackend::kOpenBlas),
+          "); oneDNN's primitive on Cᵀ has only its reference kernel and OpenBLAS has no row-major C = A·B, "
+          "so neither is a candidate"));
+    }
   }
   for (std::string& line : GemmOpLines(s, steps)) out.push_back(std::move(line));
   if (s.triad_bytes_per_s() > 0) {

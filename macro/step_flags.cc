@@ -31,8 +31,10 @@ ABSL_FLAG(std::string, dtype, "auto", "auto (bf16 on CUDA, fp16 without bf16, fp
 ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
 ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
 ABSL_FLAG(std::string, cpu_gemm, "",
-          "CPU GEMM library: onednn or openblas (empty: onednn, the default; see the start-up line for the "
-          "kernel each would run here)");
+          "CPU GEMM library: auto (the default when empty: per GEMM shape the fastest of the three, measured at "
+          "start-up or read from --ceilings), onednn (oneDNN's matmul primitive, C = A*B), onednn_sgemm "
+          "(oneDNN's dnnl_sgemm, the column-major C^T = B^T*A^T) or openblas (OpenBLAS's sgemm, also C^T); the "
+          "summary lists each shape's rates and choice");
 ABSL_FLAG(int, threads, 0,
           "CPU threads for OpenMP (the model's loops, oneDNN) and OpenBLAS, at most the CPUs this process may "
           "run on (0: every core; in ddp_step, the cores / ranks)");

@@ -199,12 +199,13 @@ absl::Status ResolveSteps(const RawStepFlags& f, StepOptions* o) {
 absl::Status ResolveCpuGemm(const RawStepFlags& f, StepOptions* o) {
   const bool gpu = o->device == "cuda";
   if (f.cpu_gemm.empty()) {
-    o->cpu_gemm = model::CpuGemmBackend::kOneDnn;
+    o->cpu_gemm = model::CpuGemmBackend::kAuto;
     if (!gpu) {
       o->choices.push_back(
-          "cpu_gemm: onednn (the default: oneDNN JIT-compiles its GEMM kernels for the widest ISA "
-          "it finds on this CPU, while OpenBLAS runs the core it detects or the one "
-          "OPENBLAS_CORETYPE names; --cpu_gemm=openblas for OpenBLAS)");
+          "cpu_gemm: auto (the default: each GEMM shape runs the fastest of oneDNN's matmul "
+          "primitive, oneDNN's dnnl_sgemm and OpenBLAS, measured on this machine at start-up or read from "
+          "--ceilings; the best library differs by CPU and by shape; --cpu_gemm=onednn, onednn_sgemm or "
+          "openblas for one library)");
     }
   } else {
     auto b = model::ParseCpuGemmBackend(f.cpu_gemm, "cpu_gemm");

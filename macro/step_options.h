@@ -35,7 +35,7 @@ struct RawStepFlags {
   std::string dtype = "auto";   // auto | fp32 | bf16 | fp16
   int warmup_steps = -1, steps = -1;
   int threads = 0;
-  std::string cpu_gemm;  // "", "onednn", "openblas"
+  std::string cpu_gemm;  // "", "auto", "onednn", "onednn_sgemm", "openblas"
   bool profile = false;
   std::string profile_out = "gpt_step_trace.json";
   std::string ceilings;                 // measured-ceilings JSON from //micro:ceilings
@@ -53,7 +53,7 @@ struct StepOptions {
   accounting::Dtype dtype = accounting::Dtype::kFp32;
   int warmup_steps = 0, steps = 0;
   int threads = 0;                                                  // 0: every core
-  model::CpuGemmBackend cpu_gemm = model::CpuGemmBackend::kOneDnn;  // the CPU model's GEMMs
+  model::CpuGemmBackend cpu_gemm = model::CpuGemmBackend::kAuto;  // the CPU model's GEMMs
   bool real_data = false;
   std::string data;
   bool compare_data = false;

@@ -124,12 +124,12 @@ TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
   }
 }
 
-TEST(StepOptionsTest, CpuGemmDefaultsToOneDnnAndSaysWhy) {
+TEST(StepOptionsTest, CpuGemmDefaultsToAutoAndSaysWhy) {
   auto o = ResolveStepOptions(RawStepFlags{}, NoGpu());
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->cpu_gemm, model::CpuGemmBackend::kOneDnn);
+  EXPECT_EQ(o->cpu_gemm, model::CpuGemmBackend::kAuto);
   bool explained = false;
-  for (const std::string& c : o->choices) explained |= c.rfind("cpu_gemm: onednn (", 0) == 0;
+  for (const std::string& c : o->choices) explained |= c.rfind("cpu_gemm: auto (", 0) == 0;
   EXPECT_TRUE(explained);
   RawStepFlags f;
   f.cpu_gemm = "openblas";
@@ -141,7 +141,7 @@ TEST(StepOptionsTest, CpuGemmDefaultsToOneDnnAndSaysWhy) {
   o = ResolveStepOptions(f, NoGpu());
   ASSERT_FALSE(o.ok());
   EXPECT_NE(o.status().message().find("--cpu_gemm=bogus"), std::string::npos) << o.status();
-  EXPECT_NE(o.status().message().find("onednn, openblas"), std::string::npos) << o.status();
+  EXPECT_NE(o.status().message().find("onednn, onednn_sgemm, openblas, auto"), std::string::npos) << o.status();
   // On CUDA the CPU library is not a choice.
   f.cpu_gemm = "openblas";
   ExpectErrorNames(ResolveStepOptions(f, OneGpu(9)), "--cpu_gemm");

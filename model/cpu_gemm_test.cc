@@ -1,6 +1,7 @@
 // The CPU GEMM backends: flag parsing, oneDNN's cached primitives against a double reference
 // (transposes, strides, alpha, beta, bias; from one thread and from inside a parallel region),
-// and the two backends agreeing with each other through cpu_gemm.
+// every backend (onednn, onednn_sgemm, openblas, and auto routing each shape to its choice)
+// matching the same reference through cpu_gemm.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -45,11 +46,13 @@ void ExpectClose(const std::vector<float>& got, const std::vector<double>& want,
 TEST(CpuGemmBackend, ParsesNamesAndRejectsOthersNamingTheFlag) {
   EXPECT_EQ(*ParseCpuGemmBackend("onednn"), CpuGemmBackend::kOneDnn);
   EXPECT_EQ(*ParseCpuGemmBackend("openblas"), CpuGemmBackend::kOpenBlas);
+  EXPECT_EQ(*ParseCpuGemmBackend("onednn_sgemm"), CpuGemmBackend::kOneDnnSgemm);
+  EXPECT_EQ(*ParseCpuGemmBackend("auto"), CpuGemmBackend::kAuto);
   auto bad = ParseCpuGemmBackend("bogus");
   ASSERT_FALSE(bad.ok());
   const std::string msg(bad.status().message());
   EXPECT_NE(msg.find("--cpu_gemm=bogus"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("onednn, openblas"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("onednn, onednn_sgemm, openblas, auto"), std::string::npos) << msg;
   EXPECT_EQ(CpuGemmBackendName(CpuGemmBackend::kOpenBlas), "openblas");
 }
 
@@ -178,19 +181,59 @@ TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
   }
 }
 
-TEST(CpuGemm, BothBackendsAgree) {
-  const int64_t M = 40, N = 70, K = 130;
-  const auto A = RandomNormals(K * M, 9), B = RandomNormals(N * K, 10);
-  std::vector<std::vector<float>> results;
-  for (CpuGemmBackend b : {CpuGemmBackend::kOneDnn, CpuGemmBackend::kOpenBlas}) {
-    ScopedCpuGemmBackend scope(b);
-    std::vector<float> C(M * N, 1.0f);
-    cpu_gemm(true, true, M, N, K, 2.0f, A.data(), M, B.data(), K, 1.0f, C.data(), N);
-    results.push_back(C);
+// Each formulation (C = A·B on oneDNN's primitive, Cᵀ = Bᵀ·Aᵀ on dnnl_sgemm and on OpenBLAS)
+// gives the reference's result for every transpose pair, strided operands, alpha and beta.
+TEST(CpuGemm, EveryBackendMatchesTheReference) {
+  const std::vector<Case> cases = {
+      {false, false, 40, 70, 130, 0, 1, 0, false}, {false, true, 33, 65, 17, 5, 1, 0, false},
+      {true, false, 12, 10, 31, 0, 1, 1, false},   {true, true, 40, 70, 130, 0, 2, 1, false},
+      {false, false, 64, 48, 96, 3, 0.5f, 0.5f, false},
+  };
+  uint64_t seed = 100;
+  for (const Case& c : cases) {
+    const int64_t lda = (c.ta ? c.M : c.K) + c.pad, ldb = (c.tb ? c.K : c.N) + c.pad, ldc = c.N + c.pad;
+    const OneDnnGemmShape s{c.ta, c.tb, c.M, c.N, c.K, lda, ldb, ldc, c.alpha, c.beta, false};
+    const auto A = RandomNormals((c.ta ? c.K : c.M) * lda, seed++);
+    const auto B = RandomNormals((c.tb ? c.N : c.K) * ldb, seed++);
+    const auto C0 = RandomNormals(c.M * ldc, seed++);
+    const auto want = Reference(s, A, B, nullptr, C0);
+    for (CpuGemmBackend b : kConcreteCpuGemms) {
+      SCOPED_TRACE(testing::Message() << CpuGemmBackendName(b) << " M=" << c.M << " N=" << c.N << " K=" << c.K
+                                      << " ta=" << c.ta << " tb=" << c.tb);
+      ScopedCpuGemmBackend scope(b);
+      auto C = C0;
+      cpu_gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb, c.beta, C.data(), ldc);
+      ExpectClose(C, want, 1e-5);
+    }
   }
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    ASSERT_NEAR(results[0][i], results[1][i], 1e-4 * (1 + std::fabs(results[1][i])));
+}
+
+TEST(CpuGemm, AutoRunsEachShapesChoiceAndOneDnnForOthers) {
+  ASSERT_TRUE(SetCpuGemmChoices({{false, false, 40, 70, 130, CpuGemmBackend::kOpenBlas},
+                                 {true, false, 40, 70, 130, CpuGemmBackend::kOneDnnSgemm}})
+                  .ok());
+  {
+    ScopedCpuGemmBackend scope(CpuGemmBackend::kAuto);
+    EXPECT_EQ(ResolveCpuGemmBackend(false, false, 40, 70, 130), CpuGemmBackend::kOpenBlas);
+    EXPECT_EQ(ResolveCpuGemmBackend(true, false, 40, 70, 130), CpuGemmBackend::kOneDnnSgemm);
+    EXPECT_EQ(ResolveCpuGemmBackend(false, true, 40, 70, 130), CpuGemmBackend::kOneDnn);  // no choice
+    EXPECT_EQ(ResolveCpuGemmBackend(false, false, 41, 70, 130), CpuGemmBackend::kOneDnn);
+    // The routed call gives the reference's result.
+    const auto A = RandomNormals(40 * 130, 31), B = RandomNormals(130 * 70, 32);
+    const OneDnnGemmShape s = PackedGemmShape(false, false, 40, 70, 130);
+    std::vector<float> C(40 * 70, 0.0f);
+    cpu_gemm(false, false, 40, 70, 130, 1.0f, A.data(), 130, B.data(), 70, 0.0f, C.data(), 70);
+    ExpectClose(C, Reference(s, A, B, nullptr, std::vector<float>(40 * 70, 0.0f)), 1e-5);
   }
+  // A fixed backend ignores the table.
+  {
+    ScopedCpuGemmBackend scope(CpuGemmBackend::kOneDnnSgemm);
+    EXPECT_EQ(ResolveCpuGemmBackend(false, false, 40, 70, 130), CpuGemmBackend::kOneDnnSgemm);
+  }
+  EXPECT_EQ(GetCpuGemmChoices().size(), 2u);
+  EXPECT_FALSE(SetCpuGemmChoices({{false, false, 1, 1, 1, CpuGemmBackend::kAuto}}).ok());
+  EXPECT_EQ(GetCpuGemmChoices().size(), 2u);  // a refused table leaves the old one
+  ASSERT_TRUE(SetCpuGemmChoices({}).ok());
 }
 
 }  // namespace

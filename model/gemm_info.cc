@@ -25,7 +25,28 @@ GemmInfo OneDnnInfo() {
   return g;
 }
 
+GemmInfo OneDnnSgemmInfo() {
+  GemmInfo g = FromLibrary(sysinfo::OneDnnLibrary(), "onednn_sgemm");
+  g.kernel = absl::StrCat(g.kernel, " (dnnl_sgemm: JIT gemm)");
+  return g;
+}
+
 GemmInfo OpenBlasInfo() { return FromLibrary(sysinfo::OpenBlasLibrary(), "openblas"); }
+
+// auto: both libraries, the kernel per shape (the choice table says which).
+GemmInfo AutoInfo() {
+  const GemmInfo d = OneDnnInfo(), o = OpenBlasInfo();
+  GemmInfo g;
+  g.backend = "auto";
+  g.library = absl::StrCat(d.library, " + ", o.library);
+  g.version = absl::StrCat(d.version, " + ", o.version);
+  g.kernel = absl::StrCat("per shape: ", d.kernel, " | ", o.kernel);
+  g.kernel_choice = absl::StrCat(d.kernel_choice, " | ", o.kernel_choice);
+  g.forced = d.forced || o.forced;
+  g.threads = d.threads;
+  g.config = absl::StrCat(d.config, " | ", o.config);
+  return g;
+}
 
 }  // namespace
 
@@ -47,7 +68,17 @@ std::string GemmInfo::ToJson() const {
 }
 
 GemmInfo CpuGemmInfo(CpuGemmBackend b) {
-  return b == CpuGemmBackend::kOneDnn ? OneDnnInfo() : OpenBlasInfo();
+  switch (b) {
+    case CpuGemmBackend::kOneDnn:
+      return OneDnnInfo();
+    case CpuGemmBackend::kOneDnnSgemm:
+      return OneDnnSgemmInfo();
+    case CpuGemmBackend::kOpenBlas:
+      return OpenBlasInfo();
+    case CpuGemmBackend::kAuto:
+      break;
+  }
+  return AutoInfo();
 }
 
 GemmInfo CurrentCpuGemmInfo() { return CpuGemmInfo(GetCpuGemmBackend()); }

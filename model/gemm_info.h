@@ -12,12 +12,14 @@
 namespace model {
 
 struct GemmInfo {
-  std::string backend;  // "onednn" | "openblas" (the --cpu_gemm value)
-  std::string library;  // "oneDNN" | "OpenBLAS"
-  std::string version;  // "2.6.3" | "0.3.21"
+  std::string backend;  // "onednn" | "onednn_sgemm" | "openblas" | "auto" (the --cpu_gemm value)
+  std::string library;  // "oneDNN" | "OpenBLAS" | "oneDNN + OpenBLAS" (auto)
+  std::string version;  // "2.6.3" | "0.3.21" | "2.6.3 + 0.3.21"
   // oneDNN: "avx512_core_bf16 (brg:avx512_core)": the effective ISA (dnnl_get_effective_cpu_isa)
   // and the implementation its matmul picks for a GPT-2 Linear shape (verbose-mode name).
+  // oneDNN's dnnl_sgemm: "avx512_core_bf16 (dnnl_sgemm: JIT gemm)".
   // OpenBLAS: "Cooperlake": openblas_get_corename().
+  // auto: "per shape: <oneDNN's> | <OpenBLAS's>".
   std::string kernel;
   // How the kernel was chosen: "the library's CPU dispatch", or "forced by OPENBLAS_CORETYPE=
   // Haswell" / "capped by DNNL_MAX_CPU_ISA=avx2" when the environment overrides it.

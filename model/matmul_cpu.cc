@@ -1,4 +1,4 @@
-// Linear layer forward/backward on the CPU via cpu_gemm (oneDNN or OpenBLAS for float,
+// Linear layer forward/backward on the CPU via cpu_gemm (the backend of cpu_gemm_backend.h for float,
 // OpenBLAS for double).
 #include "model/matmul_cpu.h"
 
@@ -16,7 +16,7 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
   const int64_t BT = B * T;
   accounting::CountMatmul(BT, C, OC, tag);
   if constexpr (std::is_same_v<F, float>) {
-    if (GetCpuGemmBackend() == CpuGemmBackend::kOneDnn) {
+    if (ResolveCpuGemmBackend(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C) == CpuGemmBackend::kOneDnn) {
       // The bias is the primitive's bias argument: added as the output tile is written.
       OneDnnGemmShape s = PackedGemmShape(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C);
       s.bias = bias != nullptr;

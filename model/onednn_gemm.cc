@@ -169,6 +169,22 @@ void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const
   }
 }
 
+void OneDnnBlasSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                     int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  const dnnl_status_t st = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb,
+                                      beta, C, ldc);
+  if (st != dnnl_success) {
+    std::fprintf(stderr,
+                 "oneDNN dnnl_sgemm failed for M=%lld N=%lld K=%lld trans_a=%d trans_b=%d lda=%lld ldb=%lld "
+                 "ldc=%lld: status %d\n",
+                 static_cast<long long>(M), static_cast<long long>(N), static_cast<long long>(K), trans_a,
+                 trans_b, static_cast<long long>(lda), static_cast<long long>(ldb), static_cast<long long>(ldc),
+                 static_cast<int>(st));
+    std::abort();
+  }
+}
+
 std::string OneDnnImplName(const OneDnnGemmShape& s) { return TheCache().Get(s).impl; }
 
 int64_t OneDnnCachedPrimitives() { return TheCache().size(); }

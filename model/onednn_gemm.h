@@ -35,6 +35,12 @@ OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N
 
 void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C);
 
+// oneDNN's BLAS-like dnnl_sgemm on row-major operands: C = alpha * op(A) op(B) + beta * C, run
+// as the column-major Cᵀ = Bᵀ·Aᵀ (its JIT gemm kernels, not the matmul primitive's brgemm). No
+// bias argument. A failure is a programming error: the process stops with oneDNN's status.
+void OneDnnBlasSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                     int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+
 // The implementation oneDNN chose for this shape, as its verbose mode names it
 // ("brg:avx512_core", "gemm:jit", "ref:any"); creates and caches the primitive if needed.
 std::string OneDnnImplName(const OneDnnGemmShape& s);

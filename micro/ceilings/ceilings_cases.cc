@@ -344,9 +344,10 @@ RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recor
       [=](benchmark::State& st) { StreamCase(st, false, stream_bytes, recorder); });
   reg(absl::StrCat("BM_Ceiling/cpu/stream_triad/bytes:", stream_bytes),
       [=](benchmark::State& st) { StreamCase(st, true, stream_bytes, recorder); });
-  // The GEMMs of gpt_step's default CPU step, per library (gpt_step --ceilings reads them).
+  // The GEMMs of gpt_step's default CPU step, per backend (gpt_step --ceilings reads them; with
+  // all three at a shape, --cpu_gemm=auto chooses from the file without measuring).
   const model::GptConfig step_model = *model::GptPreset(quick ? "test-tiny" : "gpt2");
-  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+  for (model::CpuGemmBackend lib : model::kConcreteCpuGemms) {
     for (const model::StepGemm& g : model::CpuStepGemms(step_model, quick ? 2 : 4, quick ? 8 : 64)) {
       reg(absl::StrCat("BM_Ceiling/cpu/gemm/", g.Key(lib)),
           [=](benchmark::State& st) { CpuGemmCase(st, lib, g, recorder); });

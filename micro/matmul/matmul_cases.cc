@@ -2,17 +2,20 @@
 #include "micro/matmul/matmul_cases.h"
 
 #include <chrono>
+#include <iterator>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "accounting/costs.h"
 #include "measure/random_fill.h"
 #include "micro/common/cuda_case.h"
 #include "micro/matmul/cuda_gemm_checked.h"
 #include "micro/matmul/matmul_check.h"
 #include "micro/matmul/matmul_cpu.h"
+#include "model/gemm_chooser.h"
 
 namespace micro {
 namespace {
@@ -66,6 +69,29 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
   FillUniform(b.get(), s.k * s.n, 12);
   FillUniform(c.get(), s.m * s.n, 13);
 
+  // cpu/auto: the chooser's pick for this shape (model/gemm_chooser.h: each backend checked, then
+  // interleaved calls, the highest median), timed below like any other backend's case.
+  std::string choice;
+  if (library == model::CpuGemmBackend::kAuto) {
+    model::StepGemm g;
+    g.name = "matmul";
+    g.M = s.m, g.N = s.n, g.K = s.k;
+    g.calls = 1;
+    const std::vector<model::CpuGemmBackend> all(std::begin(model::kConcreteCpuGemms),
+                                                 std::end(model::kConcreteCpuGemms));
+    auto chosen = model::ChooseCpuGemms({g}, all, {}, /*rounds=*/5, nullptr);
+    if (!chosen.ok()) {
+      state.SkipWithError(std::string(chosen.status().message()).c_str());
+      return;
+    }
+    library = (*chosen)[0].backend();
+    choice = "auto chose " + model::CpuGemmBackendName(library) + " (medians in GFLOP/s:";
+    for (const model::GemmCandidateRate& r : (*chosen)[0].candidates) {
+      absl::StrAppend(&choice, " ", model::CpuGemmBackendName(r.backend), " ",
+                      absl::StrFormat("%.1f", r.median_flops_per_s / 1e9));
+    }
+    absl::StrAppend(&choice, "): ");
+  }
   // Check once (this run also warms up the library's threads and buffers, and creates oneDNN's
   // primitive for the shape).
   MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
@@ -96,7 +122,7 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
   }
   const double flops = accounting::MatmulFlops(s.m, s.k, s.n), seconds = total / state.iterations();
   SetWorkCounters(state, peaks->CpuFor(flops / seconds), flops, accounting::MatmulBytes(s.m, s.k, s.n, 4),
-                  seconds, MatmulCpuKernel(library, s.m, s.k, s.n));
+                  seconds, choice + MatmulCpuKernel(library, s.m, s.k, s.n));
 }
 
 void CudaMatmulCase(benchmark::State& state, Dtype dtype, MatmulShape s, PeakProvider* peaks) {
@@ -139,7 +165,8 @@ RegisteredCases RegisterMatmulBenchmarks(SizeSet sizes, std::shared_ptr<PeakProv
   // The provider must outlive the benchmarks: keep it alive for the process.
   static std::vector<std::shared_ptr<PeakProvider>>* keep = new std::vector<std::shared_ptr<PeakProvider>>();
   keep->push_back(std::move(peaks));
-  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOneDnnSgemm,
+                                    model::CpuGemmBackend::kOpenBlas, model::CpuGemmBackend::kAuto}) {
     for (const MatmulShape& s : CpuMatmulShapes(sizes)) {
       const std::string name = MatmulCaseName(CpuMatmulDevice(lib).c_str(), Dtype::kFp32, s);
       auto* b = benchmark::RegisterBenchmark(

@@ -28,13 +28,13 @@ Gathered Gather(const std::vector<float>& a, const std::vector<float>& b, const 
   return g;
 }
 
-TEST(MatmulCheckTest, BothLibrariesPass) {
+TEST(MatmulCheckTest, EveryBackendPasses) {
   const int64_t m = 96, k = 200, n = 72;
   std::vector<float> a(m * k), b(k * n);
   FillUniform(a.data(), m * k, 1);
   FillUniform(b.data(), k * n, 2);
   const auto entries = MatmulSampleEntries(m, n, 32);
-  for (model::CpuGemmBackend lib : {model::CpuGemmBackend::kOneDnn, model::CpuGemmBackend::kOpenBlas}) {
+  for (model::CpuGemmBackend lib : model::kConcreteCpuGemms) {
     std::vector<float> c(m * n, -7.0f);
     MatmulCpu(lib, c.data(), a.data(), b.data(), m, k, n);
     Gathered g = Gather(a, b, c, k, n, entries);

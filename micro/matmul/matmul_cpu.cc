@@ -1,9 +1,9 @@
-// MatmulCpu: oneDNN's matmul primitive (model/onednn_gemm.h) or OpenBLAS's cblas_sgemm.
+// MatmulCpu: oneDNN's matmul primitive (model/onednn_gemm.h), oneDNN's dnnl_sgemm or OpenBLAS's
+// cblas_sgemm, through the model's own call (model/gemm_cpu.h).
 #include "micro/matmul/matmul_cpu.h"
 
-#include <cblas.h>
-
 #include "absl/strings/str_cat.h"
+#include "model/gemm_cpu.h"
 #include "model/gemm_info.h"
 #include "model/onednn_gemm.h"
 
@@ -20,13 +20,7 @@ model::OneDnnGemmShape Shape(int64_t m, int64_t k, int64_t n) {
 
 void MatmulCpu(model::CpuGemmBackend library, float* c, const float* a, const float* b, int64_t m, int64_t k,
                int64_t n) {
-  if (library == model::CpuGemmBackend::kOneDnn) {
-    model::OneDnnSgemm(Shape(m, k, n), a, b, nullptr, c);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
-              static_cast<blasint>(n));
+  model::cpu_gemm_on(library, /*trans_a=*/false, /*trans_b=*/false, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
 }
 
 std::string MatmulCpuKernel(model::CpuGemmBackend library, int64_t m, int64_t k, int64_t n) {
@@ -35,6 +29,11 @@ std::string MatmulCpuKernel(model::CpuGemmBackend library, int64_t m, int64_t k,
     const std::string isa = info.kernel.substr(0, info.kernel.find(' '));
     return absl::StrCat(info.library, " ", info.version, " ", model::OneDnnImplName(Shape(m, k, n)),
                         " (effective ISA ", isa, info.forced ? "; " + info.kernel_choice : "", ")");
+  }
+  if (library == model::CpuGemmBackend::kOneDnnSgemm) {
+    const std::string isa = info.kernel.substr(0, info.kernel.find(' '));
+    return absl::StrCat(info.library, " ", info.version, " dnnl_sgemm, column-major C^T = B^T*A^T (effective ISA ",
+                        isa, info.forced ? "; " + info.kernel_choice : "", ")");
   }
   return absl::StrCat(info.library, " ", info.version, " core ", info.kernel, " (", info.kernel_choice, ")");
 }

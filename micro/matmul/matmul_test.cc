@@ -17,7 +17,7 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
   const RegisteredCases cases = RegisterMatmulBenchmarks(SizeSet::kQuick, TestPeaks(1e12, 1e11));
   // One CPU family per library.
   const SweepCases expected{
-      2 * static_cast<int64_t>(CpuMatmulShapes(SizeSet::kQuick).size()),
+      4 * static_cast<int64_t>(CpuMatmulShapes(SizeSet::kQuick).size()),
       static_cast<int64_t>(CudaMatmulDtypes().size() * CudaMatmulShapes(SizeSet::kQuick).size())};
   ASSERT_NO_FATAL_FAILURE(RunCasesAndCheckCounters(
       cases, expected, {"FLOP/s", "bytes/s", "intensity", "verified"},
@@ -32,10 +32,25 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
                     1e-9 * run.counters.at("pct_of_peak"));
         EXPECT_EQ(run.counters.at("peak_FLOP/s"), 1e12);
         // The label names the kernel that ran, then the peak.
-        const bool onednn = absl::StrContains(run.name, "/cpu/onednn/");
-        EXPECT_TRUE(onednn || absl::StrContains(run.name, "/cpu/openblas/"));
-        EXPECT_TRUE(absl::StartsWith(run.label, onednn ? "oneDNN " : "OpenBLAS ")) << run.label;
-        EXPECT_TRUE(absl::StrContains(run.label, onednn ? "effective ISA " : " core ")) << run.label;
+        // cpu/auto first says what it chose, from which medians, then names that kernel.
+        std::string label = run.label;
+        if (absl::StrContains(run.name, "/cpu/auto/")) {
+          EXPECT_TRUE(absl::StartsWith(label, "auto chose ")) << label;
+          EXPECT_TRUE(absl::StrContains(label, "(medians in GFLOP/s: onednn ")) << label;
+          EXPECT_TRUE(absl::StrContains(label, " onednn_sgemm ")) << label;
+          EXPECT_TRUE(absl::StrContains(label, " openblas ")) << label;
+          label = label.substr(label.find("): ") + 3);
+        } else {
+          EXPECT_TRUE(absl::StrContains(run.name, "/cpu/onednn/") || absl::StrContains(run.name, "/cpu/openblas/") ||
+                      absl::StrContains(run.name, "/cpu/onednn_sgemm/"))
+              << run.name;
+        }
+        const bool onednn = absl::StartsWith(label, "oneDNN ");
+        EXPECT_TRUE(onednn || absl::StartsWith(label, "OpenBLAS ")) << run.label;
+        EXPECT_TRUE(absl::StrContains(label, onednn ? "effective ISA " : " core ")) << run.label;
+        if (absl::StrContains(run.name, "/cpu/onednn_sgemm/")) {
+          EXPECT_TRUE(absl::StrContains(label, "dnnl_sgemm, column-major")) << run.label;
+        }
         EXPECT_TRUE(absl::EndsWith(run.label, "; peak: test peak")) << run.label;
         // Ridge 1e12 / 1e11 = 10 FLOP/byte: squares sit above it (bound = peak), the GPT
         // shapes at B*T = 16 below it (bound = intensity x bandwidth).
@@ -56,6 +71,9 @@ TEST(MatmulBenchmarkTest, NamesEncodeEveryParameter) {
   EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kOpenBlas).c_str(),
                            accounting::Dtype::kFp32, {2048, 2048, 2048}),
             "BM_Matmul/cpu/openblas/fp32/M:2048/K:2048/N:2048");
+  EXPECT_EQ(MatmulCaseName(CpuMatmulDevice(model::CpuGemmBackend::kAuto).c_str(), accounting::Dtype::kFp32,
+                           {256, 256, 256}),
+            "BM_Matmul/cpu/auto/fp32/M:256/K:256/N:256");
 }
 
 TEST(MatmulBenchmarkTest, DefaultSweepHasSquaresAndGptShapes) {
