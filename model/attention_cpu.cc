@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "accounting/flop_counter.h"
+#include "model/fast_math_cpu.h"
 #include "model/gemm_cpu.h"
 
 namespace model {
@@ -37,16 +38,20 @@ void attention_forward(F* out, F* att, const F* inp, int64_t B, int64_t T, int64
     F* a = att + bh * T * T;
     // scores (T, T) = scale * q (T, hs) @ k^T (hs, T)
     cpu_gemm(false, true, T, T, hs, scale, in.q, C3, in.k, C3, F(0), a, T);
+    // Causal softmax per row, vectorised (ExpCpu: fp32 exp_fast, fp64 std::exp).
     for (int64_t t = 0; t < T; ++t) {
       F* row = a + t * T;
       F maxval = row[0];
+#pragma omp simd reduction(max : maxval)
       for (int64_t j = 1; j <= t; ++j) maxval = row[j] > maxval ? row[j] : maxval;
       F sum = 0;
+#pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j <= t; ++j) {
-        row[j] = std::exp(row[j] - maxval);
+        row[j] = ExpCpu(row[j] - maxval);
         sum += row[j];
       }
       const F inv = F(1) / sum;
+#pragma omp simd
       for (int64_t j = 0; j <= t; ++j) row[j] *= inv;
       for (int64_t j = t + 1; j < T; ++j) row[j] = 0;
     }
@@ -82,7 +87,9 @@ void attention_backward(F* dinp, F* datt, const F* dout, const F* inp, const F* 
       const F* arow = a + t * T;
       F* drow = da + t * T;
       F dot = 0;
+#pragma omp simd reduction(+ : dot)
       for (int64_t j = 0; j <= t; ++j) dot += arow[j] * drow[j];
+#pragma omp simd
       for (int64_t j = 0; j <= t; ++j) drow[j] = arow[j] * (drow[j] - dot);
       for (int64_t j = t + 1; j < T; ++j) drow[j] = 0;
     }

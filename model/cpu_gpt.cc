@@ -12,7 +12,6 @@
 #include "model/gelu_cpu.h"
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
-#include "model/residual_cpu.h"
 
 namespace model {
 
@@ -99,7 +98,8 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
           fch_gelu, residual3] = LayerActivations(l);
     F* proj = act(ActId::kProj);
-    {
+    if (l == 0) {
+      // Later layers' ln1 is fused into the residual add that ends the layer below.
       ScopedOp op(timer_, "layernorm_forward");
       layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C), B, T, C);
     }
@@ -116,12 +116,9 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
       matmul_forward(proj, atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), B, T, C, C, "attproj");
     }
     {
-      ScopedOp op(timer_, "residual_forward");
-      residual_forward(residual2, residual, proj, BT * C);
-    }
-    {
-      ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln2, ln2_mean, ln2_rstd, residual2, p.ln2w + l * C, Slice(p.ln2b, l * C), B, T, C);
+      ScopedOp op(timer_, "residual_layernorm_forward");
+      residual_layernorm_forward(residual2, ln2, ln2_mean, ln2_rstd, residual, static_cast<const F*>(proj),
+                                 p.ln2w + l * C, Slice(p.ln2b, l * C), B, T, C);
     }
     {
       ScopedOp op(timer_, "matmul_forward/fc");
@@ -137,15 +134,19 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
                      "fcproj");
     }
     {
-      ScopedOp op(timer_, "residual_forward");
-      residual_forward(residual3, residual2, proj, BT * C);
+      // residual3 and the LayerNorm that reads it next: the layer above's ln1, or the final one.
+      ScopedOp op(timer_, "residual_layernorm_forward");
+      if (l + 1 < L) {
+        const LayerActs next = LayerActivations(l + 1);
+        residual_layernorm_forward(residual3, next.ln1, next.ln1_mean, next.ln1_rstd,
+                                   static_cast<const F*>(residual2), static_cast<const F*>(proj),
+                                   p.ln1w + (l + 1) * C, Slice(p.ln1b, (l + 1) * C), B, T, C);
+      } else {
+        residual_layernorm_forward(residual3, act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd),
+                                   static_cast<const F*>(residual2), static_cast<const F*>(proj), p.lnfw, p.lnfb,
+                                   B, T, C);
+      }
     }
-  }
-  F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
-  {
-    ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd), last, p.lnfw, p.lnfb, B,
-                      T, C);
   }
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");

@@ -9,35 +9,60 @@
 
 namespace model {
 
+namespace {
+
+// One row: the statistics of x, then out = (x - mean) * rstd * weight (+ bias). Both forward
+// ops below run exactly this code, so the fused op's results are the unfused ones, bit for bit.
+template <typename F>
+inline void LayerNormRow(F* o, F* mean, F* rstd, const F* x, const F* weight, const F* bias, int64_t C) {
+  const F eps = F(kLayerNormEps);
+  F sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < C; ++i) sum += x[i];
+  const F m = sum / F(C);
+  F var = 0;
+#pragma omp simd reduction(+ : var)
+  for (int64_t i = 0; i < C; ++i) {
+    const F d = x[i] - m;
+    var += d * d;
+  }
+  const F s = F(1) / std::sqrt(var / F(C) + eps);
+  if (bias != nullptr) {
+#pragma omp simd
+    for (int64_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i];
+  }
+  *mean = m;
+  *rstd = s;
+}
+
+}  // namespace
+
 template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias, int64_t B,
                        int64_t T, int64_t C) {
-  const F eps = F(kLayerNormEps);
   const int64_t BT = B * T;
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < BT; ++r) {
-    const F* x = inp + r * C;
-    F sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < C; ++i) sum += x[i];
-    const F m = sum / F(C);
-    F var = 0;
-#pragma omp simd reduction(+ : var)
-    for (int64_t i = 0; i < C; ++i) {
-      const F d = x[i] - m;
-      var += d * d;
-    }
-    const F s = F(1) / std::sqrt(var / F(C) + eps);
-    F* o = out + r * C;
-    if (bias != nullptr) {
+    LayerNormRow(out + r * C, mean + r, rstd + r, inp + r * C, weight, bias, C);
+  }
+}
+
+template <typename F>
+void residual_layernorm_forward(F* residual, F* out, F* mean, F* rstd, const F* inp1, const F* inp2,
+                                const F* weight, const F* bias, int64_t B, int64_t T, int64_t C) {
+  const int64_t BT = B * T;
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < BT; ++r) {
+    F* x = residual + r * C;
+    const F* a = inp1 + r * C;
+    const F* b = inp2 + r * C;
 #pragma omp simd
-      for (int64_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i] + bias[i];
-    } else {
-#pragma omp simd
-      for (int64_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * weight[i];
-    }
-    mean[r] = m;
-    rstd[r] = s;
+    for (int64_t i = 0; i < C; ++i) x[i] = a[i] + b[i];
+    // The row just written is still in L1: the statistics and the output read it from there.
+    LayerNormRow(out + r * C, mean + r, rstd + r, static_cast<const F*>(x), weight, bias, C);
   }
 }
 
@@ -99,6 +124,11 @@ template void layernorm_forward<float>(float*, float*, float*, const float*, con
                                        int64_t, int64_t, int64_t);
 template void layernorm_forward<double>(double*, double*, double*, const double*, const double*,
                                         const double*, int64_t, int64_t, int64_t);
+template void residual_layernorm_forward<float>(float*, float*, float*, float*, const float*, const float*,
+                                                const float*, const float*, int64_t, int64_t, int64_t);
+template void residual_layernorm_forward<double>(double*, double*, double*, double*, const double*,
+                                                 const double*, const double*, const double*, int64_t, int64_t,
+                                                 int64_t);
 template void layernorm_backward<float>(float*, float*, float*, const float*, const float*, const float*,
                                         const float*, const float*, int64_t, int64_t, int64_t, GradWrite);
 template void layernorm_backward<double>(double*, double*, double*, const double*, const double*,

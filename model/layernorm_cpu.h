@@ -16,6 +16,14 @@ template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias, int64_t B,
                        int64_t T, int64_t C);
 
+// The residual add and the LayerNorm after it in one pass over the rows: residual = inp1 + inp2
+// (B, T, C), written (the stream carries it on), and out, mean, rstd = layernorm_forward of it,
+// computed from the row while it is still in L1 instead of reading the whole residual back.
+// Bit-identical to residual_forward followed by layernorm_forward.
+template <typename F>
+void residual_layernorm_forward(F* residual, F* out, F* mean, F* rstd, const F* inp1, const F* inp2,
+                                const F* weight, const F* bias, int64_t B, int64_t T, int64_t C);
+
 // dinp: (B, T, C) +=; dweight: (C) +=; dbias: (C) += (skipped when nullptr); with
 // GradWrite::kOverwrite, dweight and dbias are written over (dinp, the residual stream's
 // gradient, is always added to);

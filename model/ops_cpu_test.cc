@@ -10,6 +10,7 @@
 #include "model/data/rng.h"
 #include "model/layernorm_cpu.h"
 #include "model/matmul_cpu.h"
+#include "model/residual_cpu.h"
 
 namespace model {
 namespace {
@@ -149,6 +150,40 @@ TEST(LayerNormCpu, NormalisesRows) {
     EXPECT_NEAR(s / C, 0.0, 1e-6);
     EXPECT_NEAR(s2 / C, 1.0, 1e-3);  // var / (var + 1e-5) with var ~ 25
   }
+}
+
+// The fused residual add + LayerNorm against the two unfused ops: the same residual stream and
+// the same LayerNorm output and statistics, bit for bit, with and without a bias, in fp32 and
+// fp64, over GPT-2's width and an odd one (a vector tail).
+template <typename F>
+void ExpectFusedMatchesUnfused(int64_t B, int64_t T, int64_t C, bool with_bias, uint64_t seed) {
+  SCOPED_TRACE(testing::Message() << "B=" << B << " T=" << T << " C=" << C << " bias=" << with_bias
+                                  << " bytes=" << sizeof(F));
+  auto to = [](const std::vector<float>& v) { return std::vector<F>(v.begin(), v.end()); };
+  const auto a = to(RandomNormals(B * T * C, seed, 3.0)), b = to(RandomNormals(B * T * C, seed + 1));
+  const auto w = to(RandomNormals(C, seed + 2)), bias = to(RandomNormals(C, seed + 3));
+  const F* bp = with_bias ? bias.data() : nullptr;
+  std::vector<F> res1(B * T * C), out1(B * T * C), mean1(B * T), rstd1(B * T);
+  residual_forward(res1.data(), a.data(), b.data(), B * T * C);
+  layernorm_forward(out1.data(), mean1.data(), rstd1.data(), res1.data(), w.data(), bp, B, T, C);
+  std::vector<F> res2(B * T * C, F(-7)), out2(B * T * C, F(-7)), mean2(B * T, F(-7)), rstd2(B * T, F(-7));
+  residual_layernorm_forward(res2.data(), out2.data(), mean2.data(), rstd2.data(), a.data(), b.data(), w.data(),
+                             bp, B, T, C);
+  for (int64_t i = 0; i < B * T * C; ++i) {
+    ASSERT_EQ(res2[i], res1[i]) << "residual at " << i;
+    ASSERT_EQ(out2[i], out1[i]) << "layernorm output at " << i;
+  }
+  for (int64_t r = 0; r < B * T; ++r) {
+    ASSERT_EQ(mean2[r], mean1[r]) << "mean at row " << r;
+    ASSERT_EQ(rstd2[r], rstd1[r]) << "rstd at row " << r;
+  }
+}
+
+TEST(LayerNormCpu, FusedResidualLayerNormIsTheUnfusedPairBitForBit) {
+  ExpectFusedMatchesUnfused<float>(2, 16, 768, true, 40);
+  ExpectFusedMatchesUnfused<float>(3, 5, 37, false, 50);
+  ExpectFusedMatchesUnfused<double>(2, 7, 768, true, 60);
+  ExpectFusedMatchesUnfused<double>(1, 3, 13, false, 70);
 }
 
 }  // namespace
