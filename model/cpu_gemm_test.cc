@@ -148,7 +148,8 @@ TEST(OneDnnSgemm, RunsConcurrentlyInsideAParallelRegion) {
 
 // The shapes the GPT-2 step runs get a JIT implementation, never oneDNN's reference loops
 // ("ref:any", hundreds of times slower): every Linear GEMM of the step, and attention's
-// per-head products (strided views into the qkv buffer, alpha = 1/sqrt(hs)).
+// per-head products (strided views into the qkv buffer, alpha = 1/sqrt(hs)), one by one and
+// batched over every (batch, head).
 TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
   const GptConfig c = *GptPreset("gpt2");
   const int B = 4, T = 64;
@@ -174,6 +175,22 @@ TEST(OneDnnSgemm, ModelShapesGetJitKernels) {
   attn(true, false, T, hs, T, 1, T, C, C3);        // dv = att^T dout
   attn(false, false, T, hs, T, scale, T, C3, C3);  // dq = dscores k
   attn(true, false, T, hs, T, scale, T, C3, C3);   // dk = dscores^T q
+  // The same products batched over every (batch, head), as fp32 attention runs them on oneDNN.
+  auto batched = [&](bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda, int64_t sa0,
+                     int64_t sa1, int64_t ldb, int64_t sb0, int64_t sb1, int64_t ldc, int64_t sc0, int64_t sc1) {
+    OneDnnGemmShape s{ta, tb, M, N, K, lda, ldb, ldc, alpha, 0.0f, false};
+    s.batch[0] = B, s.batch[1] = c.heads;
+    s.a_stride[0] = sa0, s.a_stride[1] = sa1, s.b_stride[0] = sb0, s.b_stride[1] = sb1;
+    s.c_stride[0] = sc0, s.c_stride[1] = sc1;
+    shapes.push_back(s);
+  };
+  const int64_t NH = c.heads, TT = T * T;
+  batched(false, true, T, T, hs, scale, C3, T * C3, hs, C3, T * C3, hs, T, NH * TT, TT);  // scores
+  batched(false, false, T, hs, T, 1, T, NH * TT, TT, C3, T * C3, hs, C, T * C, hs);       // out
+  batched(false, true, T, T, hs, 1, C, T * C, hs, C3, T * C3, hs, T, NH * TT, TT);        // datt
+  batched(true, false, T, hs, T, 1, T, NH * TT, TT, C, T * C, hs, C3, T * C3, hs);        // dv
+  batched(false, false, T, hs, T, scale, T, NH * TT, TT, C3, T * C3, hs, C3, T * C3, hs);  // dq
+  batched(true, false, T, hs, T, scale, T, NH * TT, TT, C3, T * C3, hs, C3, T * C3, hs);   // dk
   for (const OneDnnGemmShape& s : shapes) {
     const std::string impl = OneDnnImplName(s);
     EXPECT_NE(impl.rfind("ref", 0), 0u) << "M=" << s.M << " N=" << s.N << " K=" << s.K << " ta=" << s.trans_a

@@ -84,8 +84,12 @@ absl::StatusOr<std::vector<GemmChoice>> ChooseCpuGemms(const std::vector<StepGem
     out.push_back(std::move(c));
   }
   if (source != nullptr) {
-    const std::string now = absl::StrCat("measured at start-up (checked, then ", rounds, " interleaved calls per ",
-                                         candidates.size() > 1 ? "candidate" : "shape", ", median)");
+    const std::string now =
+        candidates.size() > 1
+            ? absl::StrCat("measured at start-up (checked, then ", rounds,
+                           " interleaved calls per candidate: the highest median chooses, the rate is the "
+                           "chosen one's best call)")
+            : absl::StrCat("measured at start-up (checked, then the best of ", rounds, " calls per shape)");
     if (measured == 0) {
       *source = "from the ceilings file";
     } else if (from_file == 0) {

@@ -35,6 +35,12 @@ struct ShapeHash {
     mix(a);
     mix(b);
     mix(s.bias);
+    for (int i = 0; i < 2; ++i) {
+      mix(static_cast<uint64_t>(s.batch[i]));
+      mix(static_cast<uint64_t>(s.a_stride[i]));
+      mix(static_cast<uint64_t>(s.b_stride[i]));
+      mix(static_cast<uint64_t>(s.c_stride[i]));
+    }
     return h;
   }
 };
@@ -83,9 +89,20 @@ class Cache {
       Entry e;
       const auto f32 = memory::data_type::f32;
       // Row-major A (M, K): element (m, k) at m*lda + k, or k*lda + m when stored transposed.
-      e.a = memory::desc({s.M, s.K}, f32, s.trans_a ? memory::dims{1, s.lda} : memory::dims{s.lda, 1});
-      e.b = memory::desc({s.K, s.N}, f32, s.trans_b ? memory::dims{1, s.ldb} : memory::dims{s.ldb, 1});
-      e.c = memory::desc({s.M, s.N}, f32, memory::dims{s.ldc, 1});
+      const memory::dims a2 = s.trans_a ? memory::dims{1, s.lda} : memory::dims{s.lda, 1};
+      const memory::dims b2 = s.trans_b ? memory::dims{1, s.ldb} : memory::dims{s.ldb, 1};
+      const memory::dims c2 = {s.ldc, 1};
+      if (s.batched()) {
+        // (batch0, batch1, rows, cols) with each operand's batch strides in front.
+        const int64_t b0 = s.batch[0], b1 = s.batch[1];
+        e.a = memory::desc({b0, b1, s.M, s.K}, f32, {s.a_stride[0], s.a_stride[1], a2[0], a2[1]});
+        e.b = memory::desc({b0, b1, s.K, s.N}, f32, {s.b_stride[0], s.b_stride[1], b2[0], b2[1]});
+        e.c = memory::desc({b0, b1, s.M, s.N}, f32, {s.c_stride[0], s.c_stride[1], c2[0], c2[1]});
+      } else {
+        e.a = memory::desc({s.M, s.K}, f32, a2);
+        e.b = memory::desc({s.K, s.N}, f32, b2);
+        e.c = memory::desc({s.M, s.N}, f32, c2);
+      }
       if (s.bias) e.bias = memory::desc({1, s.N}, f32, memory::dims{s.N, 1});
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -139,6 +156,12 @@ char* Scratchpad(size_t bytes) {
 }  // namespace
 
 bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
+  for (int i = 0; i < 2; ++i) {
+    if (batch[i] != o.batch[i] || a_stride[i] != o.a_stride[i] || b_stride[i] != o.b_stride[i] ||
+        c_stride[i] != o.c_stride[i]) {
+      return false;
+    }
+  }
   return trans_a == o.trans_a && trans_b == o.trans_b && M == o.M && N == o.N && K == o.K && lda == o.lda &&
          ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta && bias == o.bias;
 }

@@ -1,6 +1,7 @@
 // Row-major fp32 GEMM through oneDNN's matmul primitive, one primitive per call shape, created
 // on first use and cached for the life of the process:
 //   C (M, N) = alpha * op(A) (M, K) @ op(B) (K, N) [+ bias (N) broadcast over rows] + beta * C
+// or a strided batch of such products in one primitive (OneDnnGemmShape::batch).
 // alpha != 1 becomes an output scale, beta != 0 a sum post-op, the bias the primitive's bias
 // argument (so a Linear layer's bias costs no separate pass over the output). GeLU is not fused
 // as a post-op: the backward needs the pre-GeLU activation, so the MLP's up-projection must
@@ -25,7 +26,13 @@ struct OneDnnGemmShape {
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1, beta = 0;
   bool bias = false;
+  // A batch of (batch[0] x batch[1]) such products in one primitive (attention's per-(batch, head)
+  // products): product (i, j) reads A at i * a_stride[0] + j * a_stride[1] elements, B and C
+  // likewise. {1, 1}: one product (the strides are then unused). No bias with a batch.
+  int64_t batch[2] = {1, 1};
+  int64_t a_stride[2] = {0, 0}, b_stride[2] = {0, 0}, c_stride[2] = {0, 0};
 
+  bool batched() const { return batch[0] * batch[1] > 1; }
   bool operator==(const OneDnnGemmShape& o) const;
 };
 

@@ -6,6 +6,7 @@
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
 #include "model/attention_cpu.h"
+#include "model/cpu_gemm_backend.h"
 #include "model/crossentropy_cpu.h"
 #include "model/data/rng.h"
 #include "model/layernorm_cpu.h"
@@ -177,6 +178,37 @@ void ExpectFusedMatchesUnfused(int64_t B, int64_t T, int64_t C, bool with_bias, 
     ASSERT_EQ(mean2[r], mean1[r]) << "mean at row " << r;
     ASSERT_EQ(rstd2[r], rstd1[r]) << "rstd at row " << r;
   }
+}
+
+// fp32 attention on oneDNN runs each product for every (batch, head) as one batched primitive;
+// on OpenBLAS one GEMM per (batch, head). Both, forward and backward, against the fp64 per-head
+// reference (the one the gradient check verifies), at a GPT-2-like head size and an odd one.
+void ExpectBatchedAttentionMatches(int64_t B, int64_t T, int64_t C, int64_t NH, uint64_t seed) {
+  SCOPED_TRACE(testing::Message() << "B=" << B << " T=" << T << " C=" << C << " NH=" << NH);
+  const auto inp = RandomNormals(B * T * 3 * C, seed), dout = RandomNormals(B * T * C, seed + 1);
+  const std::vector<double> inp64(inp.begin(), inp.end()), dout64(dout.begin(), dout.end());
+  std::vector<double> out64(B * T * C), att64(B * NH * T * T), dinp64(B * T * 3 * C), datt64(B * NH * T * T);
+  attention_forward(out64.data(), att64.data(), inp64.data(), B, T, C, NH);
+  attention_backward(dinp64.data(), datt64.data(), dout64.data(), inp64.data(), att64.data(), B, T, C, NH);
+  for (CpuGemmBackend backend : {CpuGemmBackend::kOneDnn, CpuGemmBackend::kOpenBlas}) {
+    SCOPED_TRACE(CpuGemmBackendName(backend));
+    ScopedCpuGemmBackend scope(backend);
+    std::vector<float> out(B * T * C, -7.0f), att(B * NH * T * T, -7.0f), dinp(B * T * 3 * C, -7.0f),
+        datt(B * NH * T * T, -7.0f);
+    attention_forward(out.data(), att.data(), inp.data(), B, T, C, NH);
+    attention_backward(dinp.data(), datt.data(), dout.data(), inp.data(), att.data(), B, T, C, NH);
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], out64[i], 2e-5 * (1 + std::fabs(out64[i]))) << i;
+    for (size_t i = 0; i < att.size(); ++i) ASSERT_NEAR(att[i], att64[i], 2e-6) << i;
+    for (size_t i = 0; i < dinp.size(); ++i) {
+      ASSERT_NEAR(dinp[i], dinp64[i], 5e-5 * (1 + std::fabs(dinp64[i]))) << "dinp at " << i;
+    }
+    for (size_t i = 0; i < datt.size(); ++i) ASSERT_NEAR(datt[i], datt64[i], 5e-5 * (1 + std::fabs(datt64[i]))) << i;
+  }
+}
+
+TEST(AttentionCpu, BatchedAndPerHeadProductsMatchTheReference) {
+  ExpectBatchedAttentionMatches(2, 16, 128, 2, 80);  // head size 64
+  ExpectBatchedAttentionMatches(3, 7, 30, 3, 90);    // head size 10, odd T
 }
 
 TEST(LayerNormCpu, FusedResidualLayerNormIsTheUnfusedPairBitForBit) {

@@ -3,7 +3,9 @@
 // path resolves to it.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include <omp.h>
 
@@ -13,6 +15,9 @@
 #include "measure/cpu_ceilings.h"
 #include "micro/ceilings/ceilings_cases.h"
 #include "micro/common/collecting_reporter.h"
+#include "model/gemm_chooser.h"
+#include "model/gpt_config.h"
+#include "model/step_gemms.h"
 #include "sysinfo/cpu_info.h"
 
 namespace micro {
@@ -76,6 +81,21 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   const bool resident = accounting::StreamFigureIsCacheResident(int64_t{4} << 20, sysinfo::ReadCpuInfo().l3_bytes);
   EXPECT_EQ(back->bandwidth_cache_resident, resident);
   EXPECT_EQ(absl::StrContains(back->method, "CACHE-RESIDENT"), resident) << back->method;
+
+  // Every step GEMM shape (quick: test-tiny at B=2, T=8) has all three backends' rates, so
+  // --cpu_gemm=auto with this file chooses without measuring anything.
+  const std::vector<model::StepGemm> gemms = model::CpuStepGemms(*model::GptPreset("test-tiny"), 2, 8);
+  for (const model::StepGemm& g : gemms) {
+    for (model::CpuGemmBackend b : model::kConcreteCpuGemms) {
+      EXPECT_GT(back->gemm_flops_per_s.count(g.Key(b)), 0u) << g.Key(b);
+    }
+  }
+  std::string source;
+  auto chosen = model::ChooseCpuGemms(
+      gemms, std::vector<model::CpuGemmBackend>(std::begin(model::kConcreteCpuGemms), std::end(model::kConcreteCpuGemms)),
+      back->gemm_flops_per_s, 5, &source);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(source, "from the ceilings file");
 
   absl::StatusOr<accounting::Peak> peak = ResolveCpuPeak(flags.ceilings_out);
   ASSERT_TRUE(peak.ok()) << peak.status();
