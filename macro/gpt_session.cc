@@ -13,6 +13,7 @@
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
 #include "measure/stream.h"
+#include "model/onednn_gemm.h"
 #include "model/data/token_file.h"
 #include "sysinfo/cpu_info.h"
 
@@ -21,6 +22,25 @@ namespace macro {
 absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
                                                         const std::string& ceilings_path,
                                                         std::string* source) {
+  if (o.dtype == accounting::Dtype::kBf16) {
+    // The mixed-precision step's GEMMs run bf16 on oneDNN's primitive, whatever --cpu_gemm: each
+    // shape checked, then its best of 3 calls, measured now (a ceilings file holds fp32 rates).
+    auto impl = model::OneDnnBf16Implementation();
+    if (!impl.ok()) return impl.status();
+    *source = absl::StrCat("bf16 on oneDNN's matmul primitive (", *impl,
+                           "), measured at start-up (checked, then best of 3 calls per shape)");
+    std::vector<StepGemmRate> rates;
+    for (const model::StepGemm& g : model::CpuStepGemms(o.config, o.batch, o.seq, /*bf16=*/true)) {
+      auto rate = model::MeasureStepGemmRate(g, 3);
+      if (!rate.ok()) return rate.status();
+      StepGemmRate r;
+      r.gemm = g;
+      r.flops_per_s = *rate;
+      r.backend = model::CpuGemmBackend::kOneDnn;
+      rates.push_back(std::move(r));
+    }
+    return rates;
+  }
   std::map<std::string, double> file_rates;
   if (!ceilings_path.empty()) {
     auto c = accounting::ReadCeilings(ceilings_path);

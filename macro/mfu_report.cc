@@ -137,7 +137,8 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
       const model::StepGemm& g = r.gemm;
       std::string line = absl::StrFormat(
           "  %-19s %s%s M=%-5d N=%-5d K=%-5d x%-3d %-12s %7.1f GFLOP/s %6.1f%% of peak", g.name,
-          g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K, g.calls, model::CpuGemmBackendName(r.backend),
+          g.trans_a ? "T" : "N", g.trans_b ? "T" : "N", g.M, g.N, g.K, g.calls,
+          g.bf16 ? "onednn bf16" : model::CpuGemmBackendName(r.backend),
           r.flops_per_s / 1e9, 100 * r.flops_per_s / peak);
       if (r.candidates.size() > 1) {
         compared = true;

@@ -99,9 +99,9 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
     return out;
   }
   if (o.device == "cpu") {
-    // A measured fp32 FMA peak (the --ceilings file, else a sub-second measurement now): the
-    // declared cores x lanes x units x clock over-states CPUs whose wide FMA is double-pumped.
-    auto measured = micro::ResolveCpuPeakWithThreads(o.ceilings);
+    // A measured peak in the run's dtype (the --ceilings file, else a sub-second measurement now):
+    // the declared cores x lanes x units x clock over-states CPUs whose wide FMA is double-pumped.
+    auto measured = micro::ResolveCpuPeakWithThreads(o.ceilings, o.dtype);
     if (measured.ok()) {
       out.peak = measured->peak;
       out.origin = measured->from_file ? PeakOrigin::kCeilingsFile : PeakOrigin::kMeasuredAtStartup;
@@ -110,6 +110,10 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
     }
     if (!o.ceilings.empty())
       return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", measured.status().message()));
+    if (o.dtype == accounting::Dtype::kBf16) {
+      return absl::Status(measured.status().code(),
+                          absl::StrCat("the CPU bf16 peak: ", measured.status().message()));
+    }
     auto declared = accounting::CpuDeclaredPeakFromInfo(sysinfo::ReadCpuInfo(), o.dtype);
     if (!declared.ok()) return declared.status();
     declared->source += absl::StrCat(" (the start-up measurement failed: ", measured.status().message(), ")");
@@ -148,7 +152,9 @@ absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& 
     run.cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
     run.threads = threads > 0 ? threads : model::NumThreads();
   }
-  return PeakForRank(*chosen, run);
+  auto peak = PeakForRank(*chosen, run);
+  if (peak.ok()) peak->dtype = o.dtype;
+  return peak;
 }
 
 ProbedPeak BestOfProbes(const RankPeak& run_peak, double after_flops_per_s) {
@@ -157,7 +163,8 @@ ProbedPeak BestOfProbes(const RankPeak& run_peak, double after_flops_per_s) {
   out.probes.before = run_peak.peak.flops_per_s;
   out.probes.after = after_flops_per_s;
   out.peak.flops_per_s = accounting::BestProbe(out.probes);
-  out.peak.source = absl::StrCat("best of 2 FMA ", accounting::DescribeProbes(out.probes),
+  out.peak.source = absl::StrCat("best of 2 ", run_peak.dtype == accounting::Dtype::kBf16 ? "bf16 " : "FMA ",
+                                 accounting::DescribeProbes(out.probes),
                                  "; the start-up probe: ", run_peak.peak.source);
   return out;
 }
@@ -176,6 +183,14 @@ absl::StatusOr<ProbedPeak> ProbeAgain(const RankPeak& run_peak) {
       return absl::InvalidArgumentError(
           absl::StrCat(kAfterProbeScaleEnv, "=", env, " is invalid: allowed 0 < X <= 10"));
     }
+  }
+  if (run_peak.dtype == accounting::Dtype::kBf16) {
+    auto bf16 = micro::MeasureCpuBf16PeakNow();
+    if (!bf16.ok()) {
+      return absl::Status(bf16.status().code(),
+                          absl::StrCat("the bf16 probe after the timed steps: ", bf16.status().message()));
+    }
+    return BestOfProbes(run_peak, bf16->flops_per_s * run_peak.scale * scale);
   }
   auto fma = micro::MeasureCpuFmaPeak();
   if (!fma.ok()) {

@@ -63,15 +63,17 @@ struct RankPeak {
   PeakRule rule = PeakRule::kAsIs;
   double scale = 1;       // peak.flops_per_s / chosen figure
   std::string rule_text;  // "used as is: measured with this run's 1 thread", "x 1/2 cores: ..."
+  // The dtype the figure is for: a CPU bf16 run's probes measure the bf16 loops (bf16_peak.h).
+  accounting::Dtype dtype = accounting::Dtype::kFp32;
 };
 
 // Errors: device not cpu or cuda; on the CPU threads or cores < 1, measured_threads < 0; a
 // figure that is not finite and > 0.
 absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& run);
 
-// Chooses the figure: --peak_flops; else on the CPU the measured fp32 FMA peak (--ceilings, or a
-// sub-second measurement now, on the thread count set for the run; the declared cores x lanes x
-// units x clock only if that fails); on CUDA --ceilings (measured) or the datasheet for
+// Chooses the figure: --peak_flops; else on the CPU the measured peak in the run's dtype: fp32's
+// FMA loop or bf16's dot-product loops (--ceilings, or a sub-second measurement now, on the thread
+// count set for the run; for fp32 the declared cores x lanes x units x clock only if that fails); on CUDA --ceilings (measured) or the datasheet for
 // `device_name` (the name of the GPU the run uses) and the dtype.
 absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::string& device_name);
 
@@ -92,7 +94,8 @@ struct ProbedPeak {
 inline constexpr char kAfterProbeScaleEnv[] = "MLBENCH_TEST_AFTER_PROBE_SCALE";
 
 // After the timed work: when `run_peak` was measured at start-up (PeakOrigin::kMeasuredAtStartup,
-// the CPU's FMA loop), measures the FMA peak again (micro::MeasureCpuFmaPeak, on the threads set
+// the CPU's FMA or bf16 loop), measures it again (micro::MeasureCpuFmaPeak, or
+// micro::MeasureCpuBf16PeakNow for a bf16 run, on the threads set
 // now, which are the run's), scales it by the same rule, and takes the best of the two; any other
 // figure (--peak_flops, --ceilings, a datasheet) is returned as is, without probes. Errors: the
 // measurement failed; a malformed MLBENCH_TEST_AFTER_PROBE_SCALE.

@@ -27,7 +27,9 @@ ABSL_FLAG(bool, compare_data, false,
 ABSL_FLAG(uint64_t, seed, 1337,
           "seed for the parameters and the batches (ddp_step: rank 0's parameters, batches seed + rank)");
 ABSL_FLAG(std::string, device, "auto", "auto (cuda if a GPU is present, else cpu), cpu or cuda");
-ABSL_FLAG(std::string, dtype, "auto", "auto (bf16 on CUDA, fp16 without bf16, fp32 on CPU), fp32 or bf16");
+ABSL_FLAG(std::string, dtype, "auto",
+          "auto (bf16 on CUDA, fp16 without bf16, fp32 on CPU), fp32 or bf16 (on the CPU: bf16 GEMM operands with fp32 "
+          "accumulation and fp32 master weights, MFU against the measured CPU bf16 peak)");
 ABSL_FLAG(int, warmup_steps, -1, "untimed steps first (-1: 10 on CUDA, 3 on CPU)");
 ABSL_FLAG(int, steps, -1, "timed steps (-1: 20 on CUDA, 10 on CPU)");
 ABSL_FLAG(std::string, cpu_gemm, "",

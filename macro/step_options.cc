@@ -157,8 +157,8 @@ absl::Status ResolveDtype(const RawStepFlags& f, const sysinfo::CudaInventory& c
     auto d = accounting::ParseDtype(f.dtype);
     if (!d.ok()) return FlagError("dtype", d.status().message());
     o->dtype = *d;
-    if (!gpu && o->dtype != accounting::Dtype::kFp32) {
-      return FlagError("dtype", absl::StrCat("'", f.dtype, "' on the CPU: the CPU model runs fp32 only"));
+    if (!gpu && o->dtype != accounting::Dtype::kFp32 && o->dtype != accounting::Dtype::kBf16) {
+      return FlagError("dtype", absl::StrCat("'", f.dtype, "' on the CPU: the CPU model runs fp32 or bf16"));
     }
     if (gpu && o->dtype != accounting::Dtype::kFp32 && o->dtype != accounting::Dtype::kBf16) {
       return FlagError("dtype", absl::StrCat("'", f.dtype, "' on CUDA: the CUDA model runs fp32 or bf16"));

@@ -109,7 +109,19 @@ int CpuMethodThreads(const std::string& method) {
   return n;
 }
 
-absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path) {
+absl::StatusOr<Bf16PeakResult> MeasureCpuBf16PeakNow(const CpuCeilingOptions& options) {
+  absl::StatusOr<CpuBf16Peak> b = MeasureCpuBf16Peak(options.fma_seconds_per_trial, options.fma_trials);
+  if (!b.ok()) return b.status();
+  return b->best;
+}
+
+absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path,
+                                                          accounting::Dtype dtype) {
+  if (dtype != accounting::Dtype::kFp32 && dtype != accounting::Dtype::kBf16) {
+    return absl::InvalidArgumentError(absl::StrCat("a CPU peak in ", accounting::DtypeName(dtype),
+                                                   ": the CPU is measured in fp32 and bf16 only"));
+  }
+  const bool bf16 = dtype == accounting::Dtype::kBf16;
   ResolvedCpuPeak out;
   if (!ceilings_path.empty()) {
     absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(ceilings_path);
@@ -120,9 +132,13 @@ absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& cei
           absl::StrCat("ceilings file '", ceilings_path, "' describes '", c->machine, "', not this CPU '",
                        cpu, "'; measure this one with `bazel run //micro:ceilings -- --ceilings_out=FILE`"));
     }
-    absl::StatusOr<accounting::Peak> p =
-        accounting::MeasuredPeak(*c, accounting::Dtype::kFp32, ceilings_path);
-    if (!p.ok()) return p.status();
+    absl::StatusOr<accounting::Peak> p = accounting::MeasuredPeak(*c, dtype, ceilings_path);
+    if (!p.ok()) {
+      if (!bf16) return p.status();
+      return absl::FailedPreconditionError(absl::StrCat(
+          p.status().message(), "; measure the bf16 peak with `bazel run //micro:ceilings -- --ceilings_out=FILE` "
+                                "(its BM_Ceiling/cpu/bf16 cases), or run without --ceilings"));
+    }
     out.peak = *p;
     out.from_file = true;
     out.fma_threads = CpuMethodThreads(c->method);
@@ -131,8 +147,20 @@ absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& cei
   absl::StatusOr<CpuCeilingsResult> r = MeasureCpuCeilings();
   if (!r.ok()) return r.status();
   accounting::Peak& p = out.peak;
-  p.flops_per_s = r->ceilings.peak_flops.at("fp32");
   p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
+  if (bf16) {
+    CpuCeilingOptions options;
+    absl::StatusOr<CpuBf16Peak> b = MeasureCpuBf16Peak(options.fma_seconds_per_trial, options.fma_trials);
+    if (!b.ok()) return b.status();
+    p.flops_per_s = b->best.flops_per_s;
+    p.source = absl::StrFormat("measured at start-up: %s %s loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",
+                               Bf16IsaName(b->best.isa), Bf16IsaInstruction(b->best.isa), b->best.threads,
+                               p.flops_per_s / 1e9, p.bytes_per_s / 1e9);
+    for (const std::string& note : b->notes) absl::StrAppend(&p.source, " (", note, ")");
+    out.fma_threads = b->best.threads;
+    return out;
+  }
+  p.flops_per_s = r->ceilings.peak_flops.at("fp32");
   const FmaPeakResult* best = Faster(r->avx2, r->avx512);
   p.source =
       absl::StrFormat("measured at start-up: %s FMA loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",

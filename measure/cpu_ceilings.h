@@ -12,6 +12,8 @@
 #include "absl/status/statusor.h"
 #include "accounting/ceilings.h"
 #include "accounting/peaks.h"
+#include "accounting/dtype.h"
+#include "measure/bf16_peak.h"
 #include "measure/fma_peak.h"
 #include "measure/stream.h"
 
@@ -64,12 +66,21 @@ int CpuMethodThreads(const std::string& method);
 // ResolveCpuPeak, and the threads its FMA figure was measured with: the start-up measurement's
 // own count (omp_get_max_threads() when it ran), or CpuMethodThreads of the file's method
 // (0: the file does not say). A caller whose work runs on fewer threads than that scales it.
+//
+// dtype bf16: the file's peak_flops["bf16"] (an error naming how to measure it when the file has
+// none), or now the faster of the bf16 loops this CPU runs (bf16_peak.h; an error when it has
+// none); the bandwidth is STREAM's as for fp32. Any other dtype than fp32 and bf16 is an error.
 struct ResolvedCpuPeak {
   accounting::Peak peak;
   bool from_file = false;
   int fma_threads = 0;
 };
-absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path);
+absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path,
+                                                          accounting::Dtype dtype = accounting::Dtype::kFp32);
+
+// The bf16 peak alone, measured now as ResolveCpuPeakWithThreads measures it (the second probe of
+// a bf16 run's peak after its timed work).
+absl::StatusOr<Bf16PeakResult> MeasureCpuBf16PeakNow(const CpuCeilingOptions& options = {});
 
 }  // namespace micro
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/adamw_math.h"
+#include "model/bf16.h"
 
 namespace model {
 
@@ -15,6 +16,16 @@ void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, fl
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     adamw_update_one(&params[i], &m[i], &v[i], grads[i], flr, fb1, fb2, feps, fwd, bc1, bc2);
+  }
+}
+
+void adamw_update_bf16_copy(float* params, uint16_t* params_bf16, const float* grads, float* m, float* v,
+                            int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
+  const float bc1 = adamw_bias_correction(beta1, t), bc2 = adamw_bias_correction(beta2, t);
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    adamw_update_one(&params[i], &m[i], &v[i], grads[i], lr, beta1, beta2, eps, weight_decay, bc1, bc2);
+    params_bf16[i] = FloatToBf16(params[i]);
   }
 }
 

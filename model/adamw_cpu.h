@@ -14,6 +14,11 @@ template <typename F>
 void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, float beta1, float beta2,
                   float eps, float weight_decay, int t);
 
+// The same for fp32 parameters, also writing their bf16 copies (params_bf16, n) in the same pass:
+// the mixed-precision step's weights for its GEMMs (model/bf16.h rounding).
+void adamw_update_bf16_copy(float* params, uint16_t* params_bf16, const float* grads, float* m, float* v,
+                            int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay, int t);
+
 }  // namespace model
 
 #endif  // MODEL_ADAMW_CPU_H_

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "model/adamw_cpu.h"
 #include "model/attention_cpu.h"
@@ -11,6 +12,9 @@
 #include "model/encoder_cpu.h"
 #include "model/gelu_cpu.h"
 #include "model/layernorm_cpu.h"
+#include "model/bf16.h"
+#include "model/matmul_bf16_cpu.h"
+#include "model/onednn_gemm.h"
 #include "model/matmul_cpu.h"
 
 namespace model {
@@ -38,8 +42,14 @@ template <typename F>
 CpuGpt<F>::CpuGpt(const GptConfig& config, int B, int T) : config_(config), layout_(config), B_(B), T_(T) {}
 
 template <typename F>
-absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& config, int B, int T) {
+absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& config, int B, int T,
+                                                             bool bf16_gemms) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  if (bf16_gemms) {
+    if (!std::is_same_v<F, float>) return absl::InvalidArgumentError("bf16 GEMMs need the fp32 model");
+    absl::StatusOr<std::string> impl = OneDnnBf16Implementation();
+    if (!impl.ok()) return impl.status();
+  }
   std::unique_ptr<CpuGpt<F>> m(new CpuGpt<F>(config, B, T));
   const int64_t n = m->layout_.num_params();
   m->params_ = AlignedArray<F>(n);
@@ -54,6 +64,14 @@ absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& co
   for (const ActivationTensor& t : acts) {
     m->act_[static_cast<int>(t.id)] = p;
     p += t.size;
+  }
+  if (bf16_gemms) {
+    const int64_t BT = static_cast<int64_t>(B) * T, C = config.width;
+    m->bf16_ = true;
+    m->params_bf16_ = AlignedArray<uint16_t>(n);
+    // Per layer the inputs of qkv, attproj (C each), fc (C) and fcproj (4C); then lnf's (C).
+    m->acts_bf16_ = AlignedArray<uint16_t>(config.layers * BT * 7 * C + BT * C);
+    m->dout_bf16_ = AlignedArray<uint16_t>(BT * std::max<int64_t>(config.padded_vocab, 4 * C));
   }
   m->inputs_.assign(static_cast<size_t>(B) * T, 0);
   m->targets_.assign(static_cast<size_t>(B) * T, 0);
@@ -82,6 +100,39 @@ typename CpuGpt<F>::LayerActs CpuGpt<F>::LayerActivations(int64_t l) {
 }
 
 template <typename F>
+typename CpuGpt<F>::LayerBf16 CpuGpt<F>::LayerBf16Inputs(int64_t l) {
+  const int64_t BT = static_cast<int64_t>(B_) * T_, C = config_.width;
+  uint16_t* base = acts_bf16_.data() + l * BT * 7 * C;
+  return LayerBf16{base, base + BT * C, base + 2 * BT * C, base + 3 * BT * C};
+}
+
+template <typename F>
+void CpuGpt<F>::LinearForward(F* out, const F* inp, uint16_t* inp_bf16, const F* w, const F* bias, int64_t C,
+                              int64_t OC, const char* tag) {
+  if constexpr (std::is_same_v<F, float>) {
+    if (bf16_) {
+      ConvertToBf16(inp, inp_bf16, static_cast<int64_t>(B_) * T_ * C);
+      matmul_forward_bf16(out, inp_bf16, WeightBf16(w), bias, B_, T_, C, OC, tag);
+      return;
+    }
+  }
+  matmul_forward(out, inp, w, bias, B_, T_, C, OC, tag);
+}
+
+template <typename F>
+void CpuGpt<F>::LinearBackward(F* dinp, F* dw, F* dbias, F* dout, const F* inp, const uint16_t* inp_bf16,
+                               const F* w, int64_t C, int64_t OC, const char* tag, GradWrite write) {
+  if constexpr (std::is_same_v<F, float>) {
+    if (bf16_) {
+      matmul_backward_bf16(dinp, dw, dbias, dout, inp_bf16, WeightBf16(w), B_, T_, C, OC, dout_bf16_.data(), tag,
+                           write);
+      return;
+    }
+  }
+  matmul_backward(dinp, dw, dbias, static_cast<const F*>(dout), inp, w, B_, T_, C, OC, tag, write);
+}
+
+template <typename F>
 absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
   inputs_ = batch.inputs;
@@ -89,6 +140,13 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
   const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
   const ParamPointers<F> p = PointParams(layout_, params_.data());
+  if (bf16_ && bf16_stale_) {
+    // The weights were handed out (InitParams, a copy in, DDP's broadcast) since AdamW last made
+    // their bf16 copies.
+    ScopedOp op(timer_, "bf16_weight_copy");
+    if constexpr (std::is_same_v<F, float>) ConvertToBf16(params_.data(), params_bf16_.data(), num_params());
+    bf16_stale_ = false;
+  }
 
   {
     ScopedOp op(timer_, "encoder_forward");
@@ -97,6 +155,7 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   for (int64_t l = 0; l < L; ++l) {
     auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
           fch_gelu, residual3] = LayerActivations(l);
+    const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
     F* proj = act(ActId::kProj);
     if (l == 0) {
       // Later layers' ln1 is fused into the residual add that ends the layer below.
@@ -105,7 +164,7 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/qkv");
-      matmul_forward(qkv, ln1, p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), B, T, C, 3 * C, "qkv");
+      LinearForward(qkv, ln1, xb.ln1, p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), C, 3 * C, "qkv");
     }
     {
       ScopedOp op(timer_, "attention_forward");
@@ -113,7 +172,7 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/attproj");
-      matmul_forward(proj, atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), B, T, C, C, "attproj");
+      LinearForward(proj, atty, xb.atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), C, C, "attproj");
     }
     {
       ScopedOp op(timer_, "residual_layernorm_forward");
@@ -122,7 +181,7 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/fc");
-      matmul_forward(fch, ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), B, T, C, 4 * C, "fc");
+      LinearForward(fch, ln2, xb.ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), C, 4 * C, "fc");
     }
     {
       ScopedOp op(timer_, "gelu_forward");
@@ -130,8 +189,8 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     }
     {
       ScopedOp op(timer_, "matmul_forward/fcproj");
-      matmul_forward(proj, fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), B, T, 4 * C, C,
-                     "fcproj");
+      LinearForward(proj, fch_gelu, xb.fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), 4 * C, C,
+                    "fcproj");
     }
     {
       // residual3 and the LayerNorm that reads it next: the layer above's ln1, or the final one.
@@ -150,8 +209,8 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   }
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");
-    matmul_forward(act(ActId::kLogits), act(ActId::kLnf), p.lm_head, static_cast<const F*>(nullptr), B, T, C,
-                   Vp, "lm_head");
+    LinearForward(act(ActId::kLogits), act(ActId::kLnf), LnfBf16(), p.lm_head, static_cast<const F*>(nullptr), C,
+                  Vp, "lm_head");
   }
   {
     ScopedOp op(timer_, "crossentropy_forward");
@@ -221,8 +280,8 @@ absl::Status CpuGpt<F>::Backward() {
   }
   {
     ScopedOp op(timer_, "matmul_backward/lm_head");
-    matmul_backward(dbtc, g.lm_head, static_cast<F*>(nullptr), dlogits, act(ActId::kLnf), p.lm_head, B, T, C,
-                    Vp, "lm_head.bwd", w);
+    LinearBackward(dbtc, g.lm_head, static_cast<F*>(nullptr), dlogits, act(ActId::kLnf), LnfBf16(), p.lm_head, C,
+                   Vp, "lm_head.bwd", w);
   }
   F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
   {
@@ -235,11 +294,12 @@ absl::Status CpuGpt<F>::Backward() {
     auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
           fch_gelu, residual3_unused] = LayerActivations(l);
     (void)residual3_unused;
+    const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
     // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
     {
       ScopedOp op(timer_, "matmul_backward/fcproj");
-      matmul_backward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu,
-                      p.fcprojw + l * 4 * C * C, B, T, 4 * C, C, "fcproj.bwd", w);
+      LinearBackward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu, xb.fch_gelu,
+                     p.fcprojw + l * 4 * C * C, 4 * C, C, "fcproj.bwd", w);
     }
     {
       ScopedOp op(timer_, "gelu_backward");
@@ -247,8 +307,8 @@ absl::Status CpuGpt<F>::Backward() {
     }
     {
       ScopedOp op(timer_, "matmul_backward/fc");
-      matmul_backward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, p.fcw + l * 4 * C * C,
-                      B, T, C, 4 * C, "fc.bwd", w);
+      LinearBackward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, xb.ln2,
+                     p.fcw + l * 4 * C * C, C, 4 * C, "fc.bwd", w);
     }
     {
       // dresidual becomes d(residual2).
@@ -258,8 +318,8 @@ absl::Status CpuGpt<F>::Backward() {
     }
     {
       ScopedOp op(timer_, "matmul_backward/attproj");
-      matmul_backward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty,
-                      p.attprojw + l * C * C, B, T, C, C, "attproj.bwd", w);
+      LinearBackward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty, xb.atty,
+                     p.attprojw + l * C * C, C, C, "attproj.bwd", w);
     }
     {
       ScopedOp op(timer_, "attention_backward");
@@ -267,8 +327,8 @@ absl::Status CpuGpt<F>::Backward() {
     }
     {
       ScopedOp op(timer_, "matmul_backward/qkv");
-      matmul_backward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1,
-                      p.qkvw + l * 3 * C * C, B, T, C, 3 * C, "qkv.bwd", w);
+      LinearBackward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1, xb.ln1,
+                     p.qkvw + l * 3 * C * C, C, 3 * C, "qkv.bwd", w);
     }
     {
       // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
@@ -291,10 +351,20 @@ absl::Status CpuGpt<F>::Update(const AdamWConfig& opt, int step) {
   ScopedOp op(timer_, "adamw_update");
   for (const ParamTensorInfo& t : layout_.tensors()) {
     if (t.size == 0) continue;
+    if constexpr (std::is_same_v<F, float>) {
+      if (bf16_) {
+        // The GEMMs' bf16 weights, in the same pass.
+        adamw_update_bf16_copy(params_.data() + t.offset, params_bf16_.data() + t.offset, grads_.data() + t.offset,
+                               m_.data() + t.offset, v_.data() + t.offset, t.size, opt.lr, opt.beta1, opt.beta2,
+                               opt.eps, t.weight_decay ? opt.weight_decay : 0.0f, step);
+        continue;
+      }
+    }
     adamw_update(params_.data() + t.offset, grads_.data() + t.offset, m_.data() + t.offset,
                  v_.data() + t.offset, t.size, opt.lr, opt.beta1, opt.beta2, opt.eps,
                  t.weight_decay ? opt.weight_decay : 0.0f, step);
   }
+  bf16_stale_ = false;  // every tensor's bf16 copy was written above (bf16 mode)
   return absl::OkStatus();
 }
 
@@ -303,6 +373,7 @@ const F* CpuGpt<F>::logits() const {
   return have_forward_ ? act_[static_cast<int>(ActId::kLogits)] : nullptr;
 }
 
+template class AlignedArray<uint16_t>;
 template class AlignedArray<float>;
 template class AlignedArray<double>;
 template class CpuGpt<float>;

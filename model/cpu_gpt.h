@@ -15,6 +15,7 @@
 #include "model/data/batch.h"
 #include "model/gpt_config.h"
 #include "model/gpt_model.h"
+#include "model/grad_write.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
 
@@ -42,14 +43,28 @@ template <typename F>
 class CpuGpt {
  public:
   // Parameters start at zero: call InitParams on params() (float) or copy them in.
-  static absl::StatusOr<std::unique_ptr<CpuGpt>> Create(const GptConfig& config, int B, int T);
+  // bf16_gemms (float only): mixed precision. The Linear layers' GEMMs take bf16 operands and
+  // accumulate in fp32 on oneDNN (matmul_bf16_cpu.h): bf16 copies of the weights, made in
+  // AdamW's pass (or at the next Forward after params() was handed out), and of each Linear's
+  // input, converted once in the forward and kept for the backward. Master weights, gradients,
+  // AdamW's moments and every other activation stay fp32, so LayerNorm's statistics, the softmax,
+  // the attention and the cross-entropy run in fp32. Error when oneDNN cannot run bf16 here.
+  static absl::StatusOr<std::unique_ptr<CpuGpt>> Create(const GptConfig& config, int B, int T,
+                                                        bool bf16_gemms = false);
 
   const GptConfig& config() const { return config_; }
   const ParamLayout& layout() const { return layout_; }
   int B() const { return B_; }
   int T() const { return T_; }
   int64_t num_params() const { return layout_.num_params(); }
-  F* params() { return params_.data(); }
+  // The fp32 master weights. The mutable form may be written through: a bf16 model remakes its
+  // bf16 copies at the next Forward.
+  F* params() {
+    bf16_stale_ = true;
+    return params_.data();
+  }
+  const F* params() const { return params_.data(); }
+  bool bf16_gemms() const { return bf16_; }
   // The gradients; a ZeroGrad not yet followed by a Backward is carried out here first.
   F* grads();
   int64_t activation_elements() const { return acts_.size(); }
@@ -76,11 +91,29 @@ class CpuGpt {
         *fch_gelu, *residual3;
   };
   LayerActs LayerActivations(int64_t l);
+  // The bf16 copies of layer l's Linear inputs (bf16 mode): ln1, atty, ln2, fch_gelu.
+  struct LayerBf16 {
+    uint16_t *ln1, *atty, *ln2, *fch_gelu;
+  };
+  LayerBf16 LayerBf16Inputs(int64_t l);
+  uint16_t* LnfBf16() {
+    return bf16_ ? acts_bf16_.data() + config_.layers * static_cast<int64_t>(B_) * T_ * 7 * config_.width : nullptr;
+  }
+  uint16_t* WeightBf16(const F* w) { return params_bf16_.data() + (w - params_.data()); }
+  // A Linear layer in the model's precision: fp32 (matmul_cpu.h), or bf16 GEMMs with `inp`
+  // converted into inp_bf16 (forward) and read from it (backward).
+  void LinearForward(F* out, const F* inp, uint16_t* inp_bf16, const F* w, const F* bias, int64_t C, int64_t OC,
+                     const char* tag);
+  void LinearBackward(F* dinp, F* dw, F* dbias, F* dout, const F* inp, const uint16_t* inp_bf16, const F* w,
+                      int64_t C, int64_t OC, const char* tag, GradWrite write);
 
   GptConfig config_;
   ParamLayout layout_;
   int B_, T_;
   AlignedArray<F> params_, grads_, m_, v_, acts_;
+  bool bf16_ = false;
+  bool bf16_stale_ = true;  // params_bf16_ does not hold the current params_
+  AlignedArray<uint16_t> params_bf16_, acts_bf16_, dout_bf16_;
   F* act_[kNumActivationTensors] = {};
   std::vector<int32_t> inputs_, targets_;
   double loss_ = 0;

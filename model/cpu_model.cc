@@ -34,7 +34,8 @@ class CpuGptModel final : public GptModel {
   void SetOpTimer(OpTimer* timer) override { core_->SetOpTimer(timer); }
 
   absl::Status CopyParamsToHost(std::vector<float>* out) override {
-    out->assign(core_->params(), core_->params() + core_->num_params());
+    const CpuGpt<float>& core = *core_;  // reading: the bf16 copies stay valid
+    out->assign(core.params(), core.params() + core.num_params());
     return absl::OkStatus();
   }
   absl::Status CopyParamsFromHost(absl::Span<const float> in) override {
@@ -66,17 +67,25 @@ class CpuGptModel final : public GptModel {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed) {
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed,
+                                                       bool bf16_gemms) {
   // Refuse up front rather than be killed halfway through zeroing the buffers.
   absl::StatusOr<MemoryEstimate> need = EstimateTrainingMemory(config, B, T);
   if (!need.ok()) return need.status();
-  if (absl::Status st = CheckHostMemory(need->total_bytes(),
-                                        absl::StrCat(DescribeConfig(config), " at batch=", B, " seq=", T),
+  // bf16: a 2-byte copy of every weight, of the Linear inputs and of the largest output gradient.
+  const int64_t BT = static_cast<int64_t>(B) * T;
+  const int64_t bf16_bytes =
+      bf16_gemms ? 2 * (ParamLayout(config).num_params() + config.layers * BT * 7 * config.width +
+                        BT * config.width + BT * std::max<int64_t>(config.padded_vocab, 4 * config.width))
+                 : 0;
+  if (absl::Status st = CheckHostMemory(need->total_bytes() + bf16_bytes,
+                                        absl::StrCat(DescribeConfig(config), " at batch=", B, " seq=", T,
+                                                     bf16_gemms ? " (bf16 GEMMs)" : ""),
                                         need->Describe());
       !st.ok()) {
     return st;
   }
-  absl::StatusOr<std::unique_ptr<CpuGpt<float>>> core = CpuGpt<float>::Create(config, B, T);
+  absl::StatusOr<std::unique_ptr<CpuGpt<float>>> core = CpuGpt<float>::Create(config, B, T, bf16_gemms);
   if (!core.ok()) return core.status();
   InitParams(config, (*core)->layout(), seed, (*core)->params());
   return std::unique_ptr<GptModel>(new CpuGptModel(std::move(*core)));

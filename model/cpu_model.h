@@ -16,7 +16,11 @@ namespace model {
 // Errors: an invalid config, batch < 1, or seq outside [1, block] (ValidateRunShape);
 // ResourceExhausted when the memory estimate (gpt_memory.h) exceeds the memory this process may
 // still allocate (host_memory.h: MemAvailable, and the address-space limit where one is set).
-absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed);
+// bf16_gemms: the mixed-precision step of cpu_gpt.h (bf16 GEMM operands, fp32 masters and the
+// rest in fp32); its bf16 copies count in the memory check. FailedPrecondition when oneDNN cannot
+// run bf16 here (matmul_bf16_cpu.h).
+absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed,
+                                                       bool bf16_gemms = false);
 
 }  // namespace model
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace model {
@@ -35,6 +36,7 @@ struct ShapeHash {
     mix(a);
     mix(b);
     mix(s.bias);
+    mix(s.bf16);
     for (int i = 0; i < 2; ++i) {
       mix(static_cast<uint64_t>(s.batch[i]));
       mix(static_cast<uint64_t>(s.a_stride[i]));
@@ -88,6 +90,7 @@ class Cache {
     try {
       Entry e;
       const auto f32 = memory::data_type::f32;
+      const auto in = s.bf16 ? memory::data_type::bf16 : f32;
       // Row-major A (M, K): element (m, k) at m*lda + k, or k*lda + m when stored transposed.
       const memory::dims a2 = s.trans_a ? memory::dims{1, s.lda} : memory::dims{s.lda, 1};
       const memory::dims b2 = s.trans_b ? memory::dims{1, s.ldb} : memory::dims{s.ldb, 1};
@@ -95,12 +98,12 @@ class Cache {
       if (s.batched()) {
         // (batch0, batch1, rows, cols) with each operand's batch strides in front.
         const int64_t b0 = s.batch[0], b1 = s.batch[1];
-        e.a = memory::desc({b0, b1, s.M, s.K}, f32, {s.a_stride[0], s.a_stride[1], a2[0], a2[1]});
-        e.b = memory::desc({b0, b1, s.K, s.N}, f32, {s.b_stride[0], s.b_stride[1], b2[0], b2[1]});
+        e.a = memory::desc({b0, b1, s.M, s.K}, in, {s.a_stride[0], s.a_stride[1], a2[0], a2[1]});
+        e.b = memory::desc({b0, b1, s.K, s.N}, in, {s.b_stride[0], s.b_stride[1], b2[0], b2[1]});
         e.c = memory::desc({b0, b1, s.M, s.N}, f32, {s.c_stride[0], s.c_stride[1], c2[0], c2[1]});
       } else {
-        e.a = memory::desc({s.M, s.K}, f32, a2);
-        e.b = memory::desc({s.K, s.N}, f32, b2);
+        e.a = memory::desc({s.M, s.K}, in, a2);
+        e.b = memory::desc({s.K, s.N}, in, b2);
         e.c = memory::desc({s.M, s.N}, f32, c2);
       }
       if (s.bias) e.bias = memory::desc({1, s.N}, f32, memory::dims{s.N, 1});
@@ -163,7 +166,7 @@ bool OneDnnGemmShape::operator==(const OneDnnGemmShape& o) const {
     }
   }
   return trans_a == o.trans_a && trans_b == o.trans_b && M == o.M && N == o.N && K == o.K && lda == o.lda &&
-         ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta && bias == o.bias;
+         ldb == o.ldb && ldc == o.ldc && alpha == o.alpha && beta == o.beta && bias == o.bias && bf16 == o.bf16;
 }
 
 OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K) {
@@ -171,14 +174,16 @@ OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N
   return OneDnnGemmShape{trans_a, trans_b, M, N, K, trans_a ? M : K, trans_b ? K : N, N};
 }
 
-void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C) {
+namespace {
+
+void Execute(const OneDnnGemmShape& s, const void* A, const void* B, const float* bias, float* C) {
   if (s.M == 0 || s.N == 0) return;
   const Entry& e = TheCache().Get(s);
   try {
     const dnnl::engine& eng = Engine();
     thread_local dnnl::stream stream(eng);
-    memory a(e.a, eng, const_cast<float*>(A));
-    memory b(e.b, eng, const_cast<float*>(B));
+    memory a(e.a, eng, const_cast<void*>(A));
+    memory b(e.b, eng, const_cast<void*>(B));
     memory c(e.c, eng, C);
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}};
     if (s.bias) args.emplace(DNNL_ARG_BIAS, memory(e.bias, eng, const_cast<float*>(bias)));
@@ -190,6 +195,24 @@ void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const
   } catch (const dnnl::error& err) {
     Die(s, err);
   }
+}
+
+}  // namespace
+
+void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C) {
+  if (s.bf16) {
+    std::fprintf(stderr, "OneDnnSgemm called with a bf16 shape (use OneDnnGemmBf16)\n");
+    std::abort();
+  }
+  Execute(s, A, B, bias, C);
+}
+
+void OneDnnGemmBf16(const OneDnnGemmShape& s, const uint16_t* A, const uint16_t* B, const float* bias, float* C) {
+  if (!s.bf16) {
+    std::fprintf(stderr, "OneDnnGemmBf16 called with an fp32 shape (set OneDnnGemmShape::bf16)\n");
+    std::abort();
+  }
+  Execute(s, A, B, bias, C);
 }
 
 void OneDnnBlasSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
@@ -206,6 +229,28 @@ void OneDnnBlasSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K
                  static_cast<int>(st));
     std::abort();
   }
+}
+
+absl::StatusOr<std::string> OneDnnBf16Implementation() {
+  // A Linear layer's forward shape; creating the primitive descriptor is all that is tried.
+  try {
+    using dnnl::memory;
+    const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    const memory::desc a({64, 256}, memory::data_type::bf16, memory::dims{256, 1});
+    const memory::desc b({256, 256}, memory::data_type::bf16, memory::dims{1, 256});
+    const memory::desc c({64, 256}, memory::data_type::f32, memory::dims{256, 1});
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), eng);
+    return std::string(pd.impl_info_str());
+  } catch (const dnnl::error& e) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("oneDNN cannot run a bf16 matmul here (", e.what(),
+                     "): it needs AVX-512 (bf16 units: AVX512-BF16 or AMX), and ONEDNN_MAX_CPU_ISA, when set, "
+                     "must allow it"));
+  }
+}
+
+bool IsEmulatedBf16(const std::string& impl) {
+  return impl.find("bf16") == std::string::npos;  // brg:avx512_core_bf16, brg:avx512_core_amx_bf16, ...
 }
 
 std::string OneDnnImplName(const OneDnnGemmShape& s) { return TheCache().Get(s).impl; }

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/statusor.h"
+
 namespace model {
 
 struct OneDnnGemmShape {
@@ -31,6 +33,8 @@ struct OneDnnGemmShape {
   // likewise. {1, 1}: one product (the strides are then unused). No bias with a batch.
   int64_t batch[2] = {1, 1};
   int64_t a_stride[2] = {0, 0}, b_stride[2] = {0, 0}, c_stride[2] = {0, 0};
+  // A and B in bf16 (C and the bias stay fp32; products accumulate in fp32): OneDnnGemmBf16.
+  bool bf16 = false;
 
   bool batched() const { return batch[0] * batch[1] > 1; }
   bool operator==(const OneDnnGemmShape& o) const;
@@ -42,6 +46,9 @@ OneDnnGemmShape PackedGemmShape(bool trans_a, bool trans_b, int64_t M, int64_t N
 
 void OneDnnSgemm(const OneDnnGemmShape& s, const float* A, const float* B, const float* bias, float* C);
 
+// The same with A and B in bf16 (s.bf16 must be set): the raw 16-bit patterns (model/bf16.h).
+void OneDnnGemmBf16(const OneDnnGemmShape& s, const uint16_t* A, const uint16_t* B, const float* bias, float* C);
+
 // oneDNN's BLAS-like dnnl_sgemm on row-major operands: C = alpha * op(A) op(B) + beta * C, run
 // as the column-major Cᵀ = Bᵀ·Aᵀ (its JIT gemm kernels, not the matmul primitive's brgemm). No
 // bias argument. A failure is a programming error: the process stops with oneDNN's status.
@@ -51,6 +58,16 @@ void OneDnnBlasSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K
 // The implementation oneDNN chose for this shape, as its verbose mode names it
 // ("brg:avx512_core", "gemm:jit", "ref:any"); creates and caches the primitive if needed.
 std::string OneDnnImplName(const OneDnnGemmShape& s);
+
+// Whether oneDNN runs bf16 matmuls on this machine: OK with the implementation it picks for a
+// Linear layer's shape ("brg:avx512_core_amx_bf16", "brg:avx512_core_bf16", "gemm:jit" when it
+// emulates bf16 without bf16 units, e.g. under ONEDNN_MAX_CPU_ISA=AVX512_CORE); FailedPrecondition
+// naming the reason when it cannot create one (a CPU without AVX-512, or the ISA capped below it).
+absl::StatusOr<std::string> OneDnnBf16Implementation();
+
+// True for an implementation that computes bf16 without bf16 units (oneDNN's "gemm:jit" or
+// "ref:any" for a bf16 matmul): correct, but slower than fp32.
+bool IsEmulatedBf16(const std::string& impl);
 
 // Primitives created so far (each a distinct shape); for tests of the cache.
 int64_t OneDnnCachedPrimitives();

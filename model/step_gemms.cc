@@ -8,16 +8,20 @@
 #include "absl/strings/str_cat.h"
 #include "model/cpu_gpt.h"
 #include "model/gemm_cpu.h"
+#include "model/bf16.h"
+#include "model/matmul_bf16_cpu.h"
 #include "model/matmul_cpu.h"
+#include "model/onednn_gemm.h"
 
 namespace model {
 
 std::string StepGemm::Key(CpuGemmBackend backend) const {
-  return absl::StrCat(CpuGemmBackendName(backend), "/", trans_a ? "T" : "N", trans_b ? "T" : "N", "/M:", M,
+  if (bf16) backend = CpuGemmBackend::kOneDnn;
+  return absl::StrCat(CpuGemmBackendName(backend), bf16 ? "/bf16/" : "/", trans_a ? "T" : "N", trans_b ? "T" : "N", "/M:", M,
                       "/N:", N, "/K:", K, bias ? "/bias" : "", accumulate ? "/accumulate" : "");
 }
 
-std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T) {
+std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T, bool bf16) {
   const int64_t BT = static_cast<int64_t>(B) * T, C = c.width;
   struct Linear {
     const char* name;
@@ -51,6 +55,7 @@ std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T) {
     bw.trans_a = true;
     bw.M = l.out, bw.N = l.in, bw.K = BT;
     bw.calls = l.calls;
+    f.bf16 = bi.bf16 = bw.bf16 = bf16;
     out.push_back(f);
     out.push_back(bi);
     out.push_back(bw);
@@ -60,6 +65,7 @@ std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T) {
 
 struct StepGemmRunner::Buffers {
   AlignedArray<float> a, b, c, c0, bias;
+  AlignedArray<uint16_t> a16, b16;  // bf16 GEMMs: the operands as they run
 };
 
 StepGemmRunner::StepGemmRunner(const StepGemm& g) : g_(g), buf_(new Buffers) {
@@ -85,12 +91,33 @@ StepGemmRunner::StepGemmRunner(const StepGemm& g) : g_(g), buf_(new Buffers) {
   fill(u.b, 2, 0.05f);
   fill(u.bias, 3, 1.0f);
   fill(u.c0, 4, 1.0f);
+  if (g.bf16) {
+    // The check below reads a and b: make them the bf16 values the GEMM sees.
+    u.a16 = AlignedArray<uint16_t>(u.a.size());
+    u.b16 = AlignedArray<uint16_t>(u.b.size());
+    ConvertToBf16(u.a.data(), u.a16.data(), u.a.size());
+    ConvertToBf16(u.b.data(), u.b16.data(), u.b.size());
+    for (int64_t i = 0; i < u.a.size(); ++i) u.a.data()[i] = Bf16ToFloat(u.a16.data()[i]);
+    for (int64_t i = 0; i < u.b.size(); ++i) u.b.data()[i] = Bf16ToFloat(u.b16.data()[i]);
+  }
 }
 
 StepGemmRunner::~StepGemmRunner() = default;
 
 void StepGemmRunner::Run() {
   Buffers& u = *buf_;
+  if (g_.bf16) {
+    if (g_.trans_b && !g_.trans_a) {
+      matmul_forward_bf16(u.c.data(), u.a16.data(), u.b16.data(), g_.bias ? u.bias.data() : nullptr, 1, g_.M, g_.K,
+                          g_.N, "gemm_rate");
+    } else {
+      OneDnnGemmShape s = PackedGemmShape(g_.trans_a, g_.trans_b, g_.M, g_.N, g_.K);
+      s.bf16 = true;
+      s.beta = g_.accumulate ? 1.0f : 0.0f;
+      OneDnnGemmBf16(s, u.a16.data(), u.b16.data(), nullptr, u.c.data());
+    }
+    return;
+  }
   if (g_.trans_b && !g_.trans_a) {
     // The forward call itself (bias fused on oneDNN, bias rows first on OpenBLAS).
     matmul_forward(u.c.data(), u.a.data(), u.b.data(), g_.bias ? u.bias.data() : nullptr, 1, g_.M, g_.K, g_.N,
@@ -122,7 +149,8 @@ absl::Status StepGemmRunner::RunAndCheck() {
     const double got = u.c.data()[m * g_.N + n];
     // fp32 rounding: well under 1e-5 of the absolute sum for these K.
     if (!(std::fabs(got - want) <= 1e-5 * sum_abs + 1e-6)) {
-      return absl::InternalError(absl::StrCat(CpuGemmBackendName(GetCpuGemmBackend()), " GEMM ", g_.name,
+      return absl::InternalError(absl::StrCat(g_.bf16 ? "bf16" : CpuGemmBackendName(GetCpuGemmBackend()),
+                                              " GEMM ", g_.name,
                                               " (", g_.Key(GetCpuGemmBackend()), ") is wrong at (", m, ", ",
                                               n, "): got ", got, ", want ", want));
     }

@@ -26,20 +26,26 @@ struct StepGemm {
   bool accumulate = false;  // C += (beta = 1): a weight gradient added to an earlier micro-batch's
                             // (the step's own are written over: CpuStepGemms never sets it)
   int calls = 0;            // per step (the layer count, or 1 for the classifier)
+  // The mixed-precision step's GEMM: bf16 A and B, fp32 C, on oneDNN's primitive
+  // (matmul_bf16_cpu.h) whatever the fp32 backend.
+  bool bf16 = false;
 
   double flops_per_call() const { return 2.0 * M * N * K; }
-  // "onednn/NT/M:256/N:2304/K:768/bias": the key of its rate in a ceilings file.
+  // "onednn/NT/M:256/N:2304/K:768/bias": the key of its rate in a ceilings file
+  // ("onednn/bf16/NT/..." for a bf16 GEMM, whatever `backend`).
   std::string Key(CpuGemmBackend backend) const;
 };
 
 // The step's GEMMs for batch B and sequence T (fp32 CPU model), 15 for GPT-2: 5 Linear
 // shapes x 3. The sum of calls x flops_per_call is the Linear part of the matmul FLOPs the
 // model counts (accounting::FlopCounter).
-std::vector<StepGemm> CpuStepGemms(const GptConfig& config, int B, int T);
+// bf16: the mixed-precision step's (StepGemm::bf16 set on each).
+std::vector<StepGemm> CpuStepGemms(const GptConfig& config, int B, int T, bool bf16 = false);
 
 // Holds `g`'s operands (random values, laid out as the model lays them out) and runs it on the
 // backend in force through the model's own call (matmul_forward for the forward, cpu_gemm for
-// the backward GEMMs).
+// the backward GEMMs; for a bf16 GEMM matmul_forward_bf16 and OneDnnGemmBf16 on bf16 copies of
+// the operands, checked against double on the bf16 values).
 class StepGemmRunner {
  public:
   explicit StepGemmRunner(const StepGemm& g);

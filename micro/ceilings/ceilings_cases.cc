@@ -87,6 +87,33 @@ void FmaCase(benchmark::State& state, FmaIsa isa, double seconds, CeilingRecorde
   SetCeilingCounters(state, "FLOP", flops, total, best, accounting::CpuDeclaredPeak(d), false);
 }
 
+void Bf16Case(benchmark::State& state, Bf16Isa isa, double seconds, CeilingRecorder* rec) {
+  absl::StatusOr<Bf16PeakResult> r = MeasureBf16Peak(isa, seconds, 1);  // calibrates; the error says why not
+  if (!r.ok()) {
+    state.SkipWithError(harness::SkipMessage(std::string(r.status().message())).c_str());
+    return;
+  }
+  const int64_t steps = static_cast<int64_t>(r->flops / r->threads / Bf16FlopsPerStep(isa));
+  double total = 0, best = 0, flops = 0;
+  for (auto _ : state) {
+    r = RunBf16Loop(isa, steps);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    state.SetIterationTime(r->seconds);
+    total += r->seconds;
+    best = std::max(best, r->flops_per_s);
+    flops = r->flops;
+    rec->RecordBf16(*r);
+  }
+  // A CPU has no bf16 datasheet here: the fp32 FMA peak of this run is the reference, so
+  // pct_of_peak reads as how many times the fp32 rate the bf16 units reach.
+  SetCeilingCounters(state, "FLOP", flops, total, best, rec->CpuFmaPeak(), false);
+  state.SetLabel(absl::StrCat(Bf16IsaInstruction(isa), " loop; pct_of_peak: of ",
+                              rec->CpuFmaPeak().ok() ? "the fp32 FMA peak of this run" : "no fp32 peak in this run"));
+}
+
 struct FreeDeleter {
   void operator()(float* p) const { std::free(p); }
 };
@@ -242,6 +269,11 @@ void CeilingRecorder::RecordFma(const FmaPeakResult& r) {
   if (!slot || r.flops_per_s > slot->flops_per_s) slot = r;
 }
 
+void CeilingRecorder::RecordBf16(const Bf16PeakResult& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!bf16_ || r.flops_per_s > bf16_->flops_per_s) bf16_ = r;
+}
+
 void CeilingRecorder::RecordStream(bool triad, int64_t elements, double bytes_per_s) {
   std::lock_guard<std::mutex> lock(mu_);
   stream_.elements = elements;
@@ -296,7 +328,14 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CpuCeilings() const {
       avx2_, avx512_, stream_,
       absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
                    cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library", "; best trial of each"));
-  if (c.ok()) c->gemm_flops_per_s = cpu_gemm_flops_;
+  if (c.ok()) {
+    c->gemm_flops_per_s = cpu_gemm_flops_;
+    if (bf16_) {
+      c->peak_flops["bf16"] = bf16_->flops_per_s;
+      c->method += absl::StrFormat("; bf16: %s %s loop on %d threads", Bf16IsaName(bf16_->isa),
+                                   Bf16IsaInstruction(bf16_->isa), bf16_->threads);
+    }
+  }
   return c;
 }
 
@@ -339,6 +378,10 @@ RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recor
       [=](benchmark::State& st) { FmaCase(st, FmaIsa::kAvx2, fma_seconds, recorder); });
   reg("BM_Ceiling/cpu/fma/avx512",
       [=](benchmark::State& st) { FmaCase(st, FmaIsa::kAvx512, fma_seconds, recorder); });
+  for (Bf16Isa isa : {Bf16Isa::kAvx512Bf16, Bf16Isa::kAmx}) {
+    reg(absl::StrCat("BM_Ceiling/cpu/bf16/", Bf16IsaKey(isa)),
+        [=](benchmark::State& st) { Bf16Case(st, isa, fma_seconds, recorder); });
+  }
   const int64_t stream_bytes = quick ? int64_t{4} << 20 : StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes);
   reg(absl::StrCat("BM_Ceiling/cpu/stream_copy/bytes:", stream_bytes),
       [=](benchmark::State& st) { StreamCase(st, false, stream_bytes, recorder); });

@@ -1,5 +1,7 @@
 // The cases of //micro:ceilings, which measure the ceilings the other benchmarks divide by:
 //   BM_Ceiling/cpu/fma/<avx2|avx512>            register-resident FMA loop, all threads
+//   BM_Ceiling/cpu/bf16/<avx512_bf16|amx_bf16>  register-resident bf16 dot-product loop
+//                                               (VDPBF16PS, or AMX's TDPBF16PS), all threads
 //   BM_Ceiling/cpu/stream_copy/bytes:<B>        STREAM copy, arrays of B bytes (>= 4x LLC)
 //   BM_Ceiling/cpu/stream_triad/bytes:<B>       STREAM triad
 //   BM_Ceiling/cpu/gemm/<library>/<NN|NT|TN>/M:<m>/N:<n>/K:<k>[/bias]
@@ -23,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/ceilings.h"
+#include "measure/bf16_peak.h"
 #include "measure/fma_peak.h"
 #include "measure/stream.h"
 #include "micro/common/bench_common.h"
@@ -34,6 +37,8 @@ namespace micro {
 class CeilingRecorder {
  public:
   void RecordFma(const FmaPeakResult& r);
+  // The CPU file's peak_flops["bf16"] is the faster loop's best trial.
+  void RecordBf16(const Bf16PeakResult& r);
   void RecordStream(bool triad, int64_t elements, double bytes_per_s);
   void RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s);
   void RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size, double flops_per_s);
@@ -51,6 +56,7 @@ class CeilingRecorder {
  private:
   mutable std::mutex mu_;
   std::optional<FmaPeakResult> avx2_, avx512_;
+  std::optional<Bf16PeakResult> bf16_;
   StreamResult stream_;
   int stream_trials_ = 0;
   std::string device_;
