@@ -101,8 +101,24 @@ void CheckDdpMatchesSingleRank(int B, int accum) {
   const double grad_diff = MaxAbsDiff(ddp_grads, ref_grads);
   EXPECT_LE(grad_diff, 1e-5 * MaxAbs(ref_grads) + 1e-8)
       << "rank " << r << ": max |g_ddp - g_single| = " << grad_diff << ", max |g| = " << MaxAbs(ref_grads);
-  const double param_diff = MaxAbsDiff(ddp_params, ref_params);
-  EXPECT_LE(param_diff, 2e-6) << "rank " << r << ": max |p_ddp - p_single| = " << param_diff;
+  // Parameters after AdamW's first step, p - lr * g / (|g| + eps) - lr * wd * p: the update's
+  // slope in g, eps / (|g| + eps)^2, turns the gradients' rounding difference (grad_diff, which
+  // depends on the GEMM kernels each batch size runs) into up to lr * eps * grad_diff / (|g| -
+  // grad_diff + eps)^2, large only where |g| is near eps. Each parameter is held to that plus
+  // 2e-6 of fp32 rounding, at most the whole update's 2 * lr.
+  double param_diff = 0, worst_excess = 0;
+  int64_t worst = -1;
+  for (size_t i = 0; i < ref_params.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(ddp_params[i]) - ref_params[i]);
+    const double g = std::max(0.0, std::fabs(static_cast<double>(ref_grads[i])) - grad_diff) + opt.eps;
+    const double tol = std::min(2.0 * opt.lr, opt.lr * opt.eps * grad_diff / (g * g)) + 2e-6;
+    param_diff = std::max(param_diff, d);
+    if (d - tol > worst_excess) worst_excess = d - tol, worst = static_cast<int64_t>(i);
+  }
+  EXPECT_EQ(worst, -1) << "rank " << r << ": parameter " << worst << " differs by "
+                       << std::fabs(ddp_params[worst] - ref_params[worst]) << " (gradient " << ref_grads[worst]
+                       << "), beyond AdamW's sensitivity to the gradients' rounding";
+  EXPECT_LE(param_diff, 2.0 * opt.lr + 2e-6) << "rank " << r << ": max |p_ddp - p_single| = " << param_diff;
   // The step did move the parameters (so the comparison is not of two untouched copies).
   auto init = model::MakeCpuModel(*config, 1, T, kSeed);
   std::vector<float> init_params;

@@ -24,6 +24,7 @@
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
+#include "macro/cpu_bf16_note.h"
 #include "macro/gpt_session.h"
 #include "macro/mfu_report.h"
 #include "macro/step_flags.h"
@@ -99,7 +100,12 @@ absl::Status EnsureSession(Run* run) {
   Log(absl::StrCat("gpt_step: ", run->session->model().num_params(), " parameters; peak ",
                    absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
                    run->session->peak().source, ")"));
-  if (!run->session->gemm_rates().empty()) {
+  if (run->options.device == "cpu") {
+    const std::string note =
+        CpuBf16Note("gpt_step", run->options.dtype, run->session->peak().flops_per_s);
+    if (!note.empty()) Log(note);
+  }
+  if (!run->session->gemm_rates().empty() && run->options.dtype != accounting::Dtype::kBf16) {
     Log(absl::StrCat("gpt_step: GEMM --cpu_gemm=", model::CpuGemmBackendName(run->options.cpu_gemm), ": ",
                      run->session->gemm_info().ToString()));
     std::map<std::string, int> shapes_on;

@@ -98,7 +98,7 @@ TEST(StepOptionsTest, OtherBadValuesNameTheirFlag) {
       {[](RawStepFlags* f) { f->preset = "gpt5"; }, "--preset"},
       {[](RawStepFlags* f) { f->device = "tpu"; }, "--device"},
       {[](RawStepFlags* f) { f->dtype = "int3"; }, "--dtype"},
-      {[](RawStepFlags* f) { f->dtype = "bf16"; }, "--dtype"},  // CPU runs fp32 only
+      {[](RawStepFlags* f) { f->dtype = "fp16"; }, "--dtype"},  // the CPU runs fp32 or bf16
       {[](RawStepFlags* f) { f->batch = -2; }, "--batch"},
       {[](RawStepFlags* f) { f->layers = -1; }, "--layers"},
       {[](RawStepFlags* f) { f->steps = 0; }, "--steps"},

@@ -208,6 +208,15 @@ absl::StatusOr<accounting::Peak> PeakProvider::CpuLocked() {
   return *cpu_;
 }
 
+absl::StatusOr<accounting::Peak> PeakProvider::CpuBf16() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!cpu_bf16_.has_value()) {
+    absl::StatusOr<ResolvedCpuPeak> r = ResolveCpuPeakWithThreads(cpu_path_, accounting::Dtype::kBf16);
+    cpu_bf16_ = r.ok() ? absl::StatusOr<accounting::Peak>(r->peak) : absl::StatusOr<accounting::Peak>(r.status());
+  }
+  return *cpu_bf16_;
+}
+
 absl::StatusOr<accounting::Peak> PeakProvider::Cpu() {
   std::lock_guard<std::mutex> lock(mu_);
   return CpuLocked();

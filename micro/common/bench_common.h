@@ -96,6 +96,9 @@ class PeakProvider {
   // moment must not condemn cases that ran in a fast one. A rate still above the best probe is
   // DISTURBED (SetWorkCounters). A --ceilings file is never re-probed: it is what the user gave.
   absl::StatusOr<accounting::Peak> CpuFor(double achieved_flops_per_s);
+  // The CPU's bf16 peak: the --ceilings file's "bf16", else measured on first use (the faster
+  // bf16 loop, measure/bf16_peak.h); never re-probed.
+  absl::StatusOr<accounting::Peak> CpuBf16();
   // How many re-probes CpuFor has run.
   int reprobes();
   // --cuda_ceilings file, else the datasheet peak of `device_name` for `dtype`.
@@ -106,7 +109,7 @@ class PeakProvider {
 
   std::mutex mu_;
   std::string cpu_path_, cuda_path_;
-  std::optional<absl::StatusOr<accounting::Peak>> cpu_;
+  std::optional<absl::StatusOr<accounting::Peak>> cpu_, cpu_bf16_;
   FmaReprobe reprobe_;       // empty: the CPU peak is never re-probed (a file or a fixed figure)
   double startup_flops_ = 0;  // the first probe's FMA rate, for the source text
   int reprobes_ = 0;

@@ -2,6 +2,7 @@
 #include "micro/matmul/matmul_cases.h"
 
 #include <chrono>
+#include <cstdio>
 #include <iterator>
 #include <cstdlib>
 #include <memory>
@@ -15,7 +16,10 @@
 #include "micro/matmul/cuda_gemm_checked.h"
 #include "micro/matmul/matmul_check.h"
 #include "micro/matmul/matmul_cpu.h"
+#include "measure/bf16_peak.h"
+#include "model/bf16.h"
 #include "model/gemm_chooser.h"
+#include "model/onednn_gemm.h"
 
 namespace micro {
 namespace {
@@ -125,6 +129,56 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
                   seconds, choice + MatmulCpuKernel(library, s.m, s.k, s.n));
 }
 
+// bf16 A and B (converted from the fp32 values once, before timing), fp32 accumulation and an fp32
+// C, on oneDNN's matmul primitive as the bf16 train step runs its GEMMs; checked against the fp32
+// values (not the rounded ones) within bf16's tolerance.
+void CpuBf16MatmulCase(benchmark::State& state, MatmulShape s, PeakProvider* peaks) {
+  peaks->CpuBf16().status().IgnoreError();
+  auto a = AllocFloats(s.m * s.k), b = AllocFloats(s.k * s.n), c = AllocFloats(s.m * s.n);
+  std::vector<uint16_t> a16(s.m * s.k), b16(s.k * s.n);
+  if (!a || !b || !c) {
+    state.SkipWithError(absl::StrCat("cannot allocate the ", s.m, "x", s.k, "x", s.n, " matrices").c_str());
+    return;
+  }
+  FillUniform(a.get(), s.m * s.k, 11);
+  FillUniform(b.get(), s.k * s.n, 12);
+  FillUniform(c.get(), s.m * s.n, 13);
+  model::ConvertToBf16(a.get(), a16.data(), s.m * s.k);
+  model::ConvertToBf16(b.get(), b16.data(), s.k * s.n);
+  model::OneDnnGemmShape shape = model::PackedGemmShape(false, false, s.m, s.n, s.k);
+  shape.bf16 = true;
+  model::OneDnnGemmBf16(shape, a16.data(), b16.data(), nullptr, c.get());
+  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
+  std::vector<float> a_rows(entries.size() * s.k), b_cols(entries.size() * s.k), cs(entries.size());
+  for (size_t e = 0; e < entries.size(); ++e) {
+    const auto [i, j] = entries[e];
+    for (int64_t kk = 0; kk < s.k; ++kk) {
+      a_rows[e * s.k + kk] = a.get()[i * s.k + kk];
+      b_cols[e * s.k + kk] = b.get()[kk * s.n + j];
+    }
+    cs[e] = c.get()[i * s.n + j];
+  }
+  absl::Status ok = CheckMatmulSamples(Dtype::kBf16, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
+  if (!ok.ok()) {
+    state.SkipWithError(std::string(ok.message()).c_str());
+    return;
+  }
+  double total = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    model::OneDnnGemmBf16(shape, a16.data(), b16.data(), nullptr, c.get());
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(c.get()[0]);
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  const double flops = accounting::MatmulFlops(s.m, s.k, s.n), seconds = total / state.iterations();
+  // Bytes: bf16 A and B read, fp32 C written.
+  const double bytes = 2.0 * (s.m * s.k + s.k * s.n) + 4.0 * s.m * s.n;
+  SetWorkCounters(state, peaks->CpuBf16(), flops, bytes, seconds,
+                  absl::StrCat("oneDNN ", model::OneDnnImplName(shape), ", bf16 x bf16 -> fp32"));
+}
+
 void CudaMatmulCase(benchmark::State& state, Dtype dtype, MatmulShape s, PeakProvider* peaks) {
   const std::optional<CudaCaseTiming> t = RunCudaCase(
       state, CudaWarmUp::kOnce,
@@ -154,9 +208,25 @@ std::string CpuMatmulDevice(model::CpuGemmBackend library) {
   return absl::StrCat("cpu/", model::CpuGemmBackendName(library));
 }
 
+std::string CpuBf16Unsupported() {
+  const std::string units = DescribeCpuBf16Units();
+  if (units == "none") return "this CPU has no bf16 units (neither AVX512-BF16 nor AMX-BF16)";
+  absl::StatusOr<std::string> impl = model::OneDnnBf16Implementation();
+  if (!impl.ok()) return std::string(impl.status().message());
+  if (model::IsEmulatedBf16(*impl)) {
+    return absl::StrCat("oneDNN would run bf16 as ", *impl,
+                        ", without the CPU's bf16 units (is ONEDNN_MAX_CPU_ISA capped?)");
+  }
+  return "";
+}
+
 std::string MatmulCaseName(const char* device, Dtype dtype, const MatmulShape& s) {
   return absl::StrCat("BM_Matmul/", device, "/", std::string(accounting::DtypeName(dtype)), "/M:", s.m,
                       "/K:", s.k, "/N:", s.n);
+}
+
+std::string CpuBf16MatmulCaseName(const MatmulShape& s) {
+  return absl::StrCat("BM_Matmul/cpu/onednn/bf16/out:fp32/M:", s.m, "/K:", s.k, "/N:", s.n);
 }
 
 RegisteredCases RegisterMatmulBenchmarks(SizeSet sizes, std::shared_ptr<PeakProvider> peaks) {
@@ -175,6 +245,20 @@ RegisteredCases RegisterMatmulBenchmarks(SizeSet sizes, std::shared_ptr<PeakProv
       if (sizes == SizeSet::kQuick) b->MinTime(0.01);
       cases.names.push_back(name);
     }
+  }
+  // bf16 on the CPU: only where it runs on bf16 units.
+  if (const std::string why = CpuBf16Unsupported(); why.empty()) {
+    for (const MatmulShape& s : CpuMatmulShapes(sizes)) {
+      const std::string name = CpuBf16MatmulCaseName(s);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(),
+                                             [s, p](benchmark::State& st) { CpuBf16MatmulCase(st, s, p); });
+      b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      if (sizes == SizeSet::kQuick) b->MinTime(0.01);
+      cases.names.push_back(name);
+    }
+  } else {
+    std::fprintf(stderr, "matmul: the CPU bf16 cases (BM_Matmul/cpu/onednn/bf16/...) are not registered: %s\n",
+                 why.c_str());
   }
   for (Dtype d : CudaMatmulDtypes()) {
     for (const MatmulShape& s : CudaMatmulShapes(sizes)) {

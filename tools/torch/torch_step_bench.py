@@ -3,7 +3,9 @@
 
 Same model and step as gpt_step's CPU defaults: GPT-2 124M (nanoGPT's model: 12 layers, 12
 heads, width 768, vocab padded to 50304, LM head tied to the token embedding, biases on,
-scaled_dot_product_attention with is_causal), batch 4, sequence 64, fp32, AdamW (lr 6e-4,
+scaled_dot_product_attention with is_causal), batch 4, sequence 64, fp32 (or --dtype=bf16:
+torch.autocast on the CPU in bfloat16 around the forward and the loss, fp32 master weights and
+AdamW, as `gpt_step --dtype=bf16`), AdamW (lr 6e-4,
 betas 0.9/0.95, weight decay 0.1 on 2-D tensors), one fixed random batch, 3 warm-up + 10 timed
 steps, every step = forward, backward, optimizer step, zero_grad, loss.item(). Threads: the
 same count as gpt_step (--threads, default every core).
@@ -82,6 +84,8 @@ def main():
     ap.add_argument("--warmup_steps", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1337)
+    ap.add_argument("--dtype", choices=["fp32", "bf16"], default="fp32",
+                    help="bf16: torch.autocast('cpu', dtype=torch.bfloat16) around forward and loss")
     ap.add_argument("--json_out", default="", help="also write the result as JSON here")
     a = ap.parse_args()
     threads = a.threads or os.cpu_count()
@@ -98,12 +102,14 @@ def main():
     n_params = sum(p.numel() for p in model.parameters())
     print(f"torch {torch.__version__}, {threads} threads "
           f"(MKLDNN {torch.backends.mkldnn.is_available()}, {torch.backends.cpu.get_cpu_capability()}), "
-          f"{n_params} parameters, B={a.batch} T={a.seq} fp32", flush=True)
+          f"{n_params} parameters, B={a.batch} T={a.seq} {a.dtype}"
+          f"{' (autocast bfloat16)' if a.dtype == 'bf16' else ''}", flush=True)
 
     times, loss = [], float("nan")
     for i in range(a.warmup_steps + a.steps):
         t0 = time.perf_counter()
-        l = model(idx, targets)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.dtype == "bf16"):
+            l = model(idx, targets)
         l.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -117,7 +123,7 @@ def main():
     total = sum(times)
     result = {
         "torch": torch.__version__, "threads": threads, "params": n_params,
-        "batch": a.batch, "seq": a.seq, "steps": len(times),
+        "batch": a.batch, "seq": a.seq, "dtype": a.dtype, "steps": len(times),
         "tokens_per_second": a.batch * a.seq * len(times) / total,
         "ms_per_step_median": 1e3 * statistics.median(times),
         "ms_per_step_min": 1e3 * min(times), "ms_per_step_max": 1e3 * max(times),
