@@ -5,12 +5,16 @@
 #   gpu_check_args_test.sh GPU_CHECK_ARGS GPT_STEP GPT_DECODE DDP_STEP
 # What changes for the CPU, and only that:
 #   --device=cuda        -> --device=cpu
-#   --dtype=bf16         -> --dtype=fp32 (the CPU model trains in fp32)
+#   --dtype=bf16         -> --dtype=fp32 (the CPU trains in bf16 only where it has bf16 units;
+#                           fp32 runs on every CI machine)
 #   --attention_impl=X, --cuda_graph -> left out: the CUDA model's (refused on the CPU; their own
 #                           rules, cudnn only in bf16 and two warm-up steps for a graph, are
 #                           step_options_test's, against a fake GPU)
 #   --batch, --steps, --warmup_steps, --batch_sweep, --generate -> 1, 1, 0, 1, 4: sizes that set
 #                           only how long the run takes on the CPU.
+#   gpt_step and ddp_step get --cpu_gemm=onednn added: one library's best of 3 calls per GEMM
+#                           shape instead of auto's 3 x 5 (at seq 1024 the choice alone took a
+#                           minute on a busy 2-core VM); //macro:gpt_step_test covers auto.
 # Everything else (preset, seq, prompt, the output flags) is passed as gpu_check.sh passes it:
 # a --seq longer than the preset's block, say, is refused here as it would be there.
 set -u
@@ -63,13 +67,13 @@ for mode in "${GPT_STEP_MODES[@]}"; do
   [[ -z "$seen" || "$seen" == "$list" ]] || fail "$name maps to another CPU list: $list (not $seen)"
   [[ -n "$seen" ]] && continue
   seen="$list"
-  run "$name" "$GPT_STEP" "${GPT_STEP_ARGS[@]}" "${extra[@]}" --benchmark_out="$TMP/$name.json"
+  run "$name" "$GPT_STEP" "${GPT_STEP_ARGS[@]}" "${extra[@]}" --cpu_gemm=onednn --benchmark_out="$TMP/$name.json"
   grep -q '"mlbench_attention_impl": "cpu"' "$TMP/$name.json" || fail "$name: no JSON with its attention record"
 done
 run gpt_decode "$GPT_DECODE" "${GPT_DECODE_ARGS[@]}" --benchmark_out="$TMP/gpt_decode.json"
 [[ -s "$TMP/gpt_decode.json" ]] || fail "gpt_decode wrote no JSON"
 run memcheck_gpt_step "$GPT_STEP" "${MEMCHECK_ARGS[@]}"
-run ddp_step_1rank "$DDP_STEP" "${DDP_STEP_ARGS[@]}" --json_out="$TMP/ddp.json"
+run ddp_step_1rank "$DDP_STEP" "${DDP_STEP_ARGS[@]}" --cpu_gemm=onednn --json_out="$TMP/ddp.json"
 [[ -s "$TMP/ddp.json" ]] || fail "ddp_step wrote no --json_out"
 
 # The mapping cannot hide a refusal: the list memcheck once had (--seq=32 against test-tiny's
