@@ -42,6 +42,13 @@ absl::Status Validate(const Ceilings& c, const std::string& where) {
       return CheckPlausibleFlops(absl::StrCat(where, ": gemm_flops_per_s.", key), value);
     }
   }
+  if (auto st = CheckFigure(absl::StrCat(where, ": triad_bytes_per_s"), c.triad_bytes_per_s); !st.ok()) return st;
+  if (c.triad_bytes_per_s > 0) {
+    if (auto st = CheckPlausibleBandwidth(absl::StrCat(where, ": triad_bytes_per_s"), c.triad_bytes_per_s);
+        !st.ok()) {
+      return st;
+    }
+  }
   if (c.stream_array_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": stream_array_bytes=", c.stream_array_bytes, " is invalid: must be >= 0"));
@@ -87,6 +94,7 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
   for (const auto& [k, v] : c.peak_flops) j["peak_flops"][k] = v;
   j["bandwidth_bytes_per_s"] = c.bandwidth_bytes_per_s;
   if (c.stream_array_bytes > 0) j["stream_array_bytes"] = c.stream_array_bytes;
+  if (c.triad_bytes_per_s > 0) j["triad_bytes_per_s"] = c.triad_bytes_per_s;
   j["bandwidth_cache_resident"] = c.bandwidth_cache_resident;
   j["method"] = c.method;
   j["date"] = c.date;
@@ -138,6 +146,13 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
           absl::StrCat("ceilings file '", path, "': 'bandwidth_bytes_per_s' must be a number"));
     }
     c.bandwidth_bytes_per_s = j["bandwidth_bytes_per_s"].get<double>();
+  }
+  if (j.contains("triad_bytes_per_s")) {
+    if (!j["triad_bytes_per_s"].is_number()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceilings file '", path, "': 'triad_bytes_per_s' must be a number"));
+    }
+    c.triad_bytes_per_s = j["triad_bytes_per_s"].get<double>();
   }
   if (j.contains("stream_array_bytes")) {
     if (!j["stream_array_bytes"].is_number_integer()) {

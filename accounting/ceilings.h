@@ -7,6 +7,8 @@
 // gemm_flops_per_s (optional): a GEMM library's rate at one of the CPU train step's shapes, keyed
 // as model/step_gemms.h names them; gpt_step's MFU loss breakdown reads them.
 // stream_array_bytes (optional): bytes per array of the CPU STREAM copy behind the bandwidth.
+// triad_bytes_per_s (optional): STREAM triad on the same arrays, as STREAM counts it (12 bytes an
+// element); gpt_step's AdamW line and step floor read it instead of measuring a triad at start-up.
 // bandwidth_cache_resident (optional, false when absent): the STREAM arrays were smaller than
 // STREAM's rule asks (4x the last-level cache; `ceilings --sizes=quick` uses 4 MiB), so the
 // figure is partly a cache bandwidth, not the memory's: printed as such, never a memory bound
@@ -37,6 +39,7 @@ struct Ceilings {
   std::map<std::string, double> peak_flops;  // key: dtype name ("fp32", "bf16", ...)
   double bandwidth_bytes_per_s = 0;
   int64_t stream_array_bytes = 0;         // 0: not recorded (a GPU copy, or an older file)
+  double triad_bytes_per_s = 0;           // 0: not recorded
   bool bandwidth_cache_resident = false;  // see above
   std::string method;                              // how it was measured
   std::string date;                                // ISO 8601

@@ -25,7 +25,11 @@ absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in) {
   }
   StepFloor f;
   f.gemm_seconds = in.gemm_seconds_at_rates;
-  f.adamw_bytes = static_cast<double>(in.params) * kAdamWBytesPerFp32Param;
+  if (!(in.adamw_bytes_per_param > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("adamw_bytes_per_param=", in.adamw_bytes_per_param, ": must be > 0"));
+  }
+  f.adamw_bytes = static_cast<double>(in.params) * in.adamw_bytes_per_param;
   f.triad_moved_bytes_per_s = in.triad_bytes_per_s * kTriadMovedPerCounted;
   f.adamw_seconds = f.adamw_bytes / f.triad_moved_bytes_per_s;
   f.seconds = f.gemm_seconds + f.adamw_seconds;
@@ -33,12 +37,12 @@ absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in) {
   return f;
 }
 
-absl::StatusOr<double> AdamWBytesPerSecond(int64_t params, double seconds) {
+absl::StatusOr<double> AdamWBytesPerSecond(int64_t params, double seconds, double bytes_per_param) {
   if (params < 1) return absl::InvalidArgumentError(absl::StrCat("params=", params, ": must be >= 1"));
   if (!(seconds > 0) || !std::isfinite(seconds)) {
     return absl::InvalidArgumentError(absl::StrCat("seconds=", seconds, ": must be finite and > 0"));
   }
-  return static_cast<double>(params) * kAdamWBytesPerFp32Param / seconds;
+  return static_cast<double>(params) * bytes_per_param / seconds;
 }
 
 }  // namespace accounting

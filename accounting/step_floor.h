@@ -23,6 +23,8 @@ namespace accounting {
 
 // fp32 AdamW: read p, g, m, v; write p, m, v.
 inline constexpr double kAdamWBytesPerFp32Param = 28;
+// The CPU's bf16 step: the same, plus the weight's bf16 copy written in the same pass.
+inline constexpr double kAdamWBytesPerBf16CopyParam = 30;
 // STREAM triad: bytes moved (the write-allocate read of a included) per byte STREAM counts.
 inline constexpr double kTriadMovedPerCounted = 16.0 / 12.0;
 
@@ -31,11 +33,12 @@ struct StepFloorInput {
   int64_t params = 0;                // parameters AdamW updates
   double triad_bytes_per_s = 0;      // STREAM triad as STREAM counts it (3 x 4 bytes an element), this run
   double step_seconds = 0;           // the mean step time, all phases
+  double adamw_bytes_per_param = kAdamWBytesPerFp32Param;  // 30 with the bf16 copy
 };
 
 struct StepFloor {
   double gemm_seconds = 0;     // = gemm_seconds_at_rates
-  double adamw_bytes = 0;      // params x 28
+  double adamw_bytes = 0;      // params x adamw_bytes_per_param (28, or 30 with the bf16 copy)
   double triad_moved_bytes_per_s = 0;  // triad_bytes_per_s x 16/12
   double adamw_seconds = 0;    // adamw_bytes / triad_moved_bytes_per_s
   double seconds = 0;          // gemm_seconds + adamw_seconds
@@ -45,8 +48,10 @@ struct StepFloor {
 // Errors name the field: a non-finite or negative value, params < 1, triad or step time <= 0.
 absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in);
 
-// AdamW's achieved bytes per second: params x 28 / seconds. Errors: params < 1, seconds <= 0.
-absl::StatusOr<double> AdamWBytesPerSecond(int64_t params, double seconds);
+// AdamW's achieved bytes per second: params x bytes_per_param / seconds. Errors: params < 1,
+// seconds <= 0.
+absl::StatusOr<double> AdamWBytesPerSecond(int64_t params, double seconds,
+                                           double bytes_per_param = kAdamWBytesPerFp32Param);
 
 }  // namespace accounting
 

@@ -21,6 +21,21 @@ TEST(StepFloor, GemmsAtTheirRatesPlusAdamWAtTriad) {
   EXPECT_NEAR(f->step_multiple, 1.0915, 1e-4);  // 0.75 / (0.6 + 0.0871)
 }
 
+// The CPU's bf16 step writes each weight's bf16 copy in AdamW's pass: 30 bytes a parameter.
+TEST(StepFloor, Bf16CopyAddsTwoBytesAParameter) {
+  StepFloorInput in = Gpt2();
+  in.adamw_bytes_per_param = kAdamWBytesPerBf16CopyParam;
+  auto f = ComputeStepFloor(in);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_DOUBLE_EQ(f->adamw_bytes, 124475904.0 * 30);
+  EXPECT_NEAR(f->adamw_seconds, 124475904.0 * 30 / 40e9, 1e-12);
+  auto r = AdamWBytesPerSecond(1000, 1e-6, kAdamWBytesPerBf16CopyParam);
+  ASSERT_TRUE(r.ok());
+  EXPECT_DOUBLE_EQ(*r, 30e9);
+  in.adamw_bytes_per_param = 0;
+  EXPECT_FALSE(ComputeStepFloor(in).ok());
+}
+
 TEST(StepFloor, AdamWBytesPerSecond) {
   auto r = AdamWBytesPerSecond(1000, 1e-6);
   ASSERT_TRUE(r.ok());

@@ -4,7 +4,7 @@ end-to-end tests of gpt_step, gpt_decode and ddp_step run without the start-up p
 sub-second FMA loop and a STREAM copy each time): they test the step, not the probe, and a
 fixture peak does not vary with the machine's load.
 
-    fixture_ceilings.py OUT [--peak=1e12] [--bandwidth=1e10] [--gemm_tiny_bt=16 --gemm_rate=1e9
+    fixture_ceilings.py OUT [--peak=1e12] [--bf16_peak=4e12] [--bandwidth=1e10] [--triad=1e10] [--gemm_tiny_bt=16 --gemm_rate=1e9
                         [--gemm_rate_onednn_sgemm=R] [--gemm_rate_openblas=R]] [--cache_resident]
 
 --gemm_tiny_bt=BT adds GEMM rates for the test-tiny model's 15 step shapes at B*T = BT (the
@@ -40,7 +40,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
     ap.add_argument("--peak", type=float, default=1e12, help="fp32 peak, FLOP/s")
+    ap.add_argument("--bf16_peak", type=float, default=0, help="the CPU bf16 peak, FLOP/s (0: none)")
     ap.add_argument("--bandwidth", type=float, default=1e10, help="STREAM copy, bytes/s")
+    ap.add_argument("--triad", type=float, default=1e10,
+                    help="STREAM triad, bytes/s as STREAM counts them (0: none; gpt_step then measures one)")
     ap.add_argument("--gemm_tiny_bt", type=int, default=0, help="B*T of test-tiny GEMM rates to add (0: none)")
     ap.add_argument("--gemm_rate", type=float, default=1e9, help="each onednn GEMM rate, FLOP/s")
     ap.add_argument("--gemm_rate_onednn_sgemm", type=float, default=0, help="each onednn_sgemm rate (0: none)")
@@ -49,6 +52,10 @@ def main():
     a = ap.parse_args()
     doc = {"machine": cpu_model(), "peak_flops": {"fp32": a.peak}, "bandwidth_bytes_per_s": a.bandwidth,
            "method": "test fixture (macro/fixture_ceilings.py)", "date": "2026-12-01T00:00:00Z"}
+    if a.triad > 0:
+        doc["triad_bytes_per_s"] = a.triad
+    if a.bf16_peak > 0:
+        doc["peak_flops"]["bf16"] = a.bf16_peak
     if a.cache_resident:
         doc["stream_array_bytes"] = 4 << 20
         doc["bandwidth_cache_resident"] = True

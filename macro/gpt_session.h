@@ -96,6 +96,8 @@ class GptSession {
   // CPU only (0 on CUDA): STREAM triad measured at start-up (measure/stream.h), the bandwidth
   // AdamW's bytes are held against and the step's floor counts them at.
   double triad_bytes_per_s() const { return triad_bytes_per_s_; }
+  // "measured at start-up", or "from --ceilings=FILE".
+  const std::string& triad_source() const { return triad_source_; }
 
  private:
   GptSession() = default;
@@ -114,6 +116,7 @@ class GptSession {
   std::vector<StepGemmRate> gemm_rates_;
   std::string gemm_rates_source_;
   double triad_bytes_per_s_ = 0;
+  std::string triad_source_;
   // CPU: times the GEMM ops inside each step (StepTimes::gemm); not while --profile's timer runs.
   std::unique_ptr<model::HostOpTimer> step_ops_;
   bool profiling_ = false;

@@ -4,14 +4,17 @@
 #    and FLOPs per step equal //tools:estimate's figure for the same shape;
 #  - a filter that selects nothing exits 2; bad flags and data exit 1 or 2 naming the flag;
 #  - the log and the summary are printed; --profile writes a Chrome trace.
-#  Runs take a fixture peak (--peak_flops, or a ceilings file from fixture_ceilings.py), not the
+#  Runs take a fixture peak and triad (a ceilings file from fixture_ceilings.py), not the
 #  start-up FMA and STREAM probes: they test the step, and the test's time stays machine-bound.
 set -u
 STEP="$1"; ESTIMATE="$2"; FIXTURE="$3"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "FAIL: $*"; exit 1; }
 SHAPE=(--preset=test-tiny --batch=2 --seq=8 --warmup_steps=1 --steps=4 --device=cpu --threads=1)
-TINY=("${SHAPE[@]}" --peak_flops=1e12)
+# The peak and the STREAM triad from a fixture file: no FMA loop, and no triad over arrays of 4x the
+# last-level cache (20 s and more at --threads=1 on a VM that reports its host's 480 MiB L3).
+python3 "$FIXTURE" "$TMP/tiny_ceil.json" --peak=1e12 --triad=1e10 || fail "writing the fixture ceilings file"
+TINY=("${SHAPE[@]}" --ceilings="$TMP/tiny_ceil.json")
 
 # 1. JSON counters against accounting.
 "$STEP" "${TINY[@]}" --benchmark_format=json --benchmark_out="$TMP/out.json" >"$TMP/stdout.json" 2>"$TMP/log.txt" \
@@ -63,6 +66,43 @@ grep -q '"mlbench_gemm": ".*auto.*oneDNN + OpenBLAS' "$TMP/out.json" \
 # Which attention ran (gpu_check fails an auto run on CUDA that did not get cuDNN): on the CPU, its one.
 grep -q '"mlbench_attention_impl": "cpu"' "$TMP/out.json" || fail "JSON context has no mlbench_attention_impl cpu"
 grep -q '"mlbench_attention_choice": "the CPU model' "$TMP/out.json" || fail "JSON context has no mlbench_attention_choice"
+
+# 1a. bf16 on the CPU (mixed precision): where oneDNN runs bf16 (AVX-512), the run names it and its
+# MFU divides by the bf16 peak (4e12 in the fixture file, the fp32 one 1e12); without AVX-512 it is
+# refused with the reason.
+python3 "$FIXTURE" "$TMP/bf16_ceil.json" --peak=1e12 --bf16_peak=4e12 || fail "writing the bf16 ceilings file"
+if "$STEP" "${SHAPE[@]}" --dtype=bf16 --ceilings="$TMP/bf16_ceil.json" --benchmark_format=json \
+    --benchmark_out="$TMP/bf16.json" >"$TMP/bf16_stdout.json" 2>"$TMP/bf16.txt"; then
+  grep -q "^gpt_step: bf16 mixed precision on this CPU's bf16 units" "$TMP/bf16.txt" || { cat "$TMP/bf16.txt"; fail "no bf16 start-up line"; }
+  grep -q "bf16 on oneDNN's matmul primitive" "$TMP/bf16.txt" || fail "the GEMM rates are not the bf16 GEMMs'"
+  grep -q "(30 bytes per parameter: .*the bf16 copy of p written)" "$TMP/bf16.txt" || fail "AdamW's bytes without the bf16 copy"
+  # The same file in fp32: the bf16 run's peak is 4x the fp32 run's (each scaled alike to the
+  # run's one thread), and its MFU divides by it.
+  "$STEP" "${SHAPE[@]}" --ceilings="$TMP/bf16_ceil.json" --benchmark_format=json \
+    --benchmark_out="$TMP/fp32.json" >/dev/null 2>"$TMP/fp32.txt" || { cat "$TMP/fp32.txt"; fail "fp32 run"; }
+  python3 - "$TMP/bf16.json" "$TMP/fp32.json" <<'PY' || fail "bf16 counters"
+import json, sys
+def run(path, dtype):
+    runs = [b for b in json.load(open(path))["benchmarks"] if b.get("run_type") == "iteration"]
+    assert len(runs) == 1 and f"/cpu/{dtype}/" in runs[0]["name"], [b["name"] for b in runs]
+    return runs[0]
+b, f = run(sys.argv[1], "bf16"), run(sys.argv[2], "fp32")
+assert abs(b["peak_flops"] - 4 * f["peak_flops"]) <= 1e-9 * b["peak_flops"], (b["peak_flops"], f["peak_flops"])
+assert abs(b["mfu"] - b["flops_per_second"] / b["peak_flops"]) <= 1e-9 * b["mfu"] + 1e-15, b
+print("bf16 OK: peak", b["peak_flops"], "= 4 x fp32's", f["peak_flops"], "; mfu", b["mfu"])
+PY
+elif grep -q "avx512f" /proc/cpuinfo; then
+  cat "$TMP/bf16.txt"; fail "--dtype=bf16 refused on a CPU with AVX-512"
+else
+  grep -q "oneDNN cannot run a bf16 matmul here" "$TMP/bf16.txt" || { cat "$TMP/bf16.txt"; fail "bf16 refused without the reason"; }
+fi
+# Without the bf16 peak in the file: the error says how to measure it.
+python3 "$FIXTURE" "$TMP/fp32_ceil.json" --peak=1e12 || fail "writing the fp32 ceilings file"
+if "$STEP" "${SHAPE[@]}" --dtype=bf16 --ceilings="$TMP/fp32_ceil.json" >"$TMP/nobf16.txt" 2>&1; then
+  fail "--dtype=bf16 ran with a ceilings file that has no bf16 peak"
+fi
+grep -q "BM_Ceiling/cpu/bf16" "$TMP/nobf16.txt" || grep -q "oneDNN cannot run a bf16 matmul here" "$TMP/nobf16.txt" \
+  || { cat "$TMP/nobf16.txt"; fail "no way to the bf16 peak named"; }
 
 # 1b. The same run on OpenBLAS names it.
 "$STEP" "${TINY[@]}" --cpu_gemm=openblas >"$TMP/blas.txt" 2>&1 || { cat "$TMP/blas.txt"; fail "--cpu_gemm=openblas run"; }

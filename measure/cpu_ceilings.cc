@@ -54,6 +54,7 @@ absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeak
   c.peak_flops[std::string(accounting::DtypeName(accounting::Dtype::kFp32))] = best->flops_per_s;
   c.bandwidth_bytes_per_s = stream.copy_bytes_per_s;
   c.stream_array_bytes = stream.elements * 4;
+  c.triad_bytes_per_s = stream.triad_bytes_per_s;
   c.bandwidth_cache_resident =
       accounting::StreamFigureIsCacheResident(c.stream_array_bytes, sysinfo::ReadCpuInfo().l3_bytes);
   c.method = method;

@@ -38,11 +38,21 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   const std::string no_cuda = CudaSkipReason();
   EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : 5);
   EXPECT_EQ(cases.left_out_reason, no_cuda);
-  double best_fma = 0, best_copy = 0;
+  double best_fma = 0, best_copy = 0, best_bf16 = 0;
   for (const CollectedRun& run : reporter.runs()) {
     SCOPED_TRACE(run.name);
     const bool cuda = absl::StrContains(run.name, "/cuda/");
     EXPECT_FALSE(cuda && !no_cuda.empty()) << "a CUDA case registered without a device";
+    if (absl::StrContains(run.name, "cpu/bf16/")) {
+      // A bf16 loop this CPU lacks (or AMX without the kernel's permission) is skipped with why.
+      const Bf16Isa isa = absl::StrContains(run.name, "amx") ? Bf16Isa::kAmx : Bf16Isa::kAvx512Bf16;
+      const bool runs = Bf16IsaSupported(isa) && (isa != Bf16Isa::kAmx || RequestAmxTileData().ok());
+      EXPECT_EQ(run.error, !runs) << run.error_message;
+      if (!runs) continue;
+      EXPECT_EQ(run.counters.at("verified"), 1);
+      best_bf16 = std::max(best_bf16, run.counters.at("best_FLOP/s"));
+      continue;
+    }
     if (absl::StrContains(run.name, "avx512") && !FmaIsaSupported(FmaIsa::kAvx512)) {
       EXPECT_TRUE(run.error);
       continue;
@@ -75,6 +85,15 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   EXPECT_GT(best_copy, 0);
   EXPECT_GE(back->bandwidth_bytes_per_s, best_copy);
   EXPECT_TRUE(absl::StrContains(back->method, "STREAM copy")) << back->method;
+  // The bf16 peak: the faster loop's best trial, named in the method; absent without bf16 units.
+  EXPECT_EQ(back->peak_flops.count("bf16"), best_bf16 > 0 ? 1u : 0u);
+  if (best_bf16 > 0) {
+    EXPECT_GE(back->peak_flops.at("bf16"), best_bf16);
+    EXPECT_TRUE(absl::StrContains(back->method, "; bf16: ")) << back->method;
+    absl::StatusOr<ResolvedCpuPeak> bf16 = ResolveCpuPeakWithThreads(flags.ceilings_out, accounting::Dtype::kBf16);
+    ASSERT_TRUE(bf16.ok()) << bf16.status();
+    EXPECT_EQ(bf16->peak.flops_per_s, back->peak_flops.at("bf16"));
+  }
   // Quick STREAM arrays (4 MiB) under 4x the last-level cache: labelled cache-resident in the
   // file and its method, and carried to the peak (never a memory bound).
   EXPECT_EQ(back->stream_array_bytes, int64_t{4} << 20);

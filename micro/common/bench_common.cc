@@ -186,8 +186,12 @@ std::string CudaSkipReason() {
 PeakProvider::PeakProvider(std::string cpu_ceilings_path, std::string cuda_ceilings_path)
     : cpu_path_(std::move(cpu_ceilings_path)), cuda_path_(std::move(cuda_ceilings_path)) {}
 
-PeakProvider::PeakProvider(accounting::Peak cpu, FmaReprobe reprobe)
-    : cpu_(std::move(cpu)), reprobe_(std::move(reprobe)), startup_flops_(cpu_->value().flops_per_s) {}
+PeakProvider::PeakProvider(accounting::Peak cpu, FmaReprobe reprobe, std::optional<accounting::Peak> cpu_bf16)
+    : cpu_(std::move(cpu)), reprobe_(std::move(reprobe)), startup_flops_(cpu_->value().flops_per_s) {
+  cpu_bf16_ = cpu_bf16 ? absl::StatusOr<accounting::Peak>(*cpu_bf16)
+                       : absl::StatusOr<accounting::Peak>(absl::FailedPreconditionError(
+                             "no bf16 peak: this provider was given an fp32 peak only"));
+}
 
 absl::StatusOr<accounting::Peak> PeakProvider::CpuLocked() {
   if (cpu_.has_value()) return *cpu_;

@@ -84,7 +84,9 @@ class PeakProvider {
   PeakProvider(std::string cpu_ceilings_path, std::string cuda_ceilings_path);
   // A fixed CPU peak (tests; or a caller that measured it already). With `reprobe`, it counts
   // as probed here: CpuFor may probe again.
-  explicit PeakProvider(accounting::Peak cpu, FmaReprobe reprobe = nullptr);
+  // cpu_bf16: the bf16 peak CpuBf16 returns; without one, CpuBf16 is an error saying so.
+  explicit PeakProvider(accounting::Peak cpu, FmaReprobe reprobe = nullptr,
+                        std::optional<accounting::Peak> cpu_bf16 = std::nullopt);
 
   // --ceilings file, else measured at start-up (on first use: MeasureCpuCeilings).
   absl::StatusOr<accounting::Peak> Cpu();

@@ -14,7 +14,10 @@ std::shared_ptr<PeakProvider> TestPeaks(double flops_per_s, double bytes_per_s) 
   peak.flops_per_s = flops_per_s;
   peak.bytes_per_s = bytes_per_s;
   peak.source = "test peak";
-  return std::make_shared<PeakProvider>(peak);
+  accounting::Peak bf16 = peak;  // 4x: bf16 cases divide by their own peak
+  bf16.flops_per_s = 4 * flops_per_s;
+  bf16.source = "test bf16 peak";
+  return std::make_shared<PeakProvider>(peak, nullptr, bf16);
 }
 
 void RunCasesAndCheckCounters(const RegisteredCases& cases, SweepCases expected,

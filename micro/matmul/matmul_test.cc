@@ -15,9 +15,11 @@ namespace {
 
 TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
   const RegisteredCases cases = RegisterMatmulBenchmarks(SizeSet::kQuick, TestPeaks(1e12, 1e11));
-  // One CPU family per library.
+  // One CPU family per library, and the bf16 family where the CPU has bf16 units.
+  const int64_t shapes = static_cast<int64_t>(CpuMatmulShapes(SizeSet::kQuick).size());
+  const bool bf16 = CpuBf16Unsupported().empty();
   const SweepCases expected{
-      4 * static_cast<int64_t>(CpuMatmulShapes(SizeSet::kQuick).size()),
+      4 * shapes + (bf16 ? shapes : 0),
       static_cast<int64_t>(CudaMatmulDtypes().size() * CudaMatmulShapes(SizeSet::kQuick).size())};
   ASSERT_NO_FATAL_FAILURE(RunCasesAndCheckCounters(
       cases, expected, {"FLOP/s", "bytes/s", "intensity", "verified"},
@@ -28,6 +30,17 @@ TEST(MatmulBenchmarkTest, EveryCaseReportsItsCounters) {
                     1e-9 * run.counters.at("intensity"));
         if (cuda) return;
         ASSERT_TRUE(run.counters.count("pct_of_peak"));
+        if (absl::StrContains(run.name, "/cpu/onednn/bf16/out:fp32/")) {
+          // bf16 x bf16 -> fp32 on oneDNN's bf16 kernel, against the bf16 peak (4e12 here).
+          EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 4e12,
+                      1e-9 * run.counters.at("pct_of_peak"));
+          EXPECT_TRUE(absl::StartsWith(run.label, "oneDNN ")) << run.label;
+          EXPECT_TRUE(absl::StrContains(run.label, "bf16, bf16 x bf16 -> fp32")) << run.label;
+          EXPECT_TRUE(absl::EndsWith(run.label, "; peak: test bf16 peak")) << run.label;
+          const double m = 1.0 * run.counters.at("intensity");
+          EXPECT_EQ(run.counters.at("memory_bound"), m < 40 ? 1 : 0);  // ridge 4e12 / 1e11
+          return;
+        }
         EXPECT_NEAR(run.counters.at("pct_of_peak"), 100 * run.counters.at("FLOP/s") / 1e12,
                     1e-9 * run.counters.at("pct_of_peak"));
         EXPECT_EQ(run.counters.at("peak_FLOP/s"), 1e12);
