@@ -215,8 +215,27 @@ absl::StatusOr<accounting::Peak> PeakProvider::CpuLocked() {
 absl::StatusOr<accounting::Peak> PeakProvider::CpuBf16() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!cpu_bf16_.has_value()) {
-    absl::StatusOr<ResolvedCpuPeak> r = ResolveCpuPeakWithThreads(cpu_path_, accounting::Dtype::kBf16);
-    cpu_bf16_ = r.ok() ? absl::StatusOr<accounting::Peak>(r->peak) : absl::StatusOr<accounting::Peak>(r.status());
+    if (!cpu_path_.empty()) {
+      absl::StatusOr<ResolvedCpuPeak> r = ResolveCpuPeakWithThreads(cpu_path_, accounting::Dtype::kBf16);
+      cpu_bf16_ = r.ok() ? absl::StatusOr<accounting::Peak>(r->peak) : absl::StatusOr<accounting::Peak>(r.status());
+    } else {
+      // The bf16 loops now; the bandwidth is the fp32 probe's STREAM copy (one STREAM run a process).
+      absl::StatusOr<accounting::Peak> fp32 = CpuLocked();
+      absl::StatusOr<CpuBf16Peak> b = MeasureCpuBf16Peak();
+      if (!b.ok()) {
+        cpu_bf16_ = b.status();
+      } else {
+        accounting::Peak p;
+        p.flops_per_s = b->best.flops_per_s;
+        p.bytes_per_s = fp32.ok() ? fp32->bytes_per_s : 0;
+        p.bandwidth_cache_resident = fp32.ok() && fp32->bandwidth_cache_resident;
+        p.source = absl::StrFormat("measured at start-up: %s %s loop x%d threads %.1f GFLOP/s%s",
+                                   Bf16IsaName(b->best.isa), Bf16IsaInstruction(b->best.isa), b->best.threads,
+                                   p.flops_per_s / 1e9,
+                                   fp32.ok() ? absl::StrFormat(", STREAM copy %.1f GB/s", p.bytes_per_s / 1e9) : "");
+        cpu_bf16_ = p;
+      }
+    }
   }
   return *cpu_bf16_;
 }
