@@ -756,6 +756,8 @@ constexpr char kUsage[] =
     "a rank whose MFU exceeds 103% or whose probes differ by more than 10% makes the run DISTURBED\n"
     "(the table's first line says why; --benchmark_out: disturbed=1, refused by tools/gate).\n"
     "MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment, tests) multiplies the after-probe by X.\n"
+    "--dtype=bf16 on the CPU: gpt_step's mixed precision (see its --help), each rank against its\n"
+    "own measured bf16 peak; MLBENCH_TEST_REFUSE_AMX=1 (tests) simulates the kernel refusing AMX.\n"
     "Every rank must be given the same flags (all but --threads and --timeout_s; --json_out and\n"
     "--benchmark_out, which rank 0 writes, to every rank or to none), else every rank stops at start.\n"
     "Exit status: 0 success; 1 command line not understood, or parameters differ across ranks;\n"

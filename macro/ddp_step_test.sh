@@ -59,6 +59,18 @@ grep -q "identical on every rank" "$tmp/run.log" || fail "parameters not identic
 grep -q '"params_identical": true' "$tmp/ddp.json" || fail "json"
 grep -q '"mlbench_attention_impl": "cpu"' "$tmp/ddp.json" || fail "--json_out has no mlbench_attention_impl cpu"
 
+echo "== ddp_step --dtype=bf16, 2 ranks: mixed precision on each rank (where oneDNN runs bf16)"
+if timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --dtype=bf16 \
+    > "$tmp/bf16.log" 2>&1; then
+  grep -q "BM_DdpStep/test-tiny/cpu/bf16/" "$tmp/bf16.log" || { cat "$tmp/bf16.log"; fail "no bf16 case"; }
+  grep -q "bf16 on oneDNN's matmul primitive" "$tmp/bf16.log" || { cat "$tmp/bf16.log"; fail "the ranks' GEMMs are not bf16"; }
+  grep -q "identical on every rank" "$tmp/bf16.log" || fail "bf16: parameters not identical across ranks"
+elif grep -q avx512f /proc/cpuinfo; then
+  cat "$tmp/bf16.log"; fail "--dtype=bf16 refused on a CPU with AVX-512"
+else
+  grep -q "oneDNN cannot run a bf16 matmul here" "$tmp/bf16.log" || { cat "$tmp/bf16.log"; fail "bf16 refused without the reason"; }
+fi
+
 echo "== --benchmark_out: Google Benchmark JSON, one iteration entry per timed step"
 python3 - "$tmp/ddp_bm.json" <<'PY' || fail "benchmark JSON shape"
 import json, sys
