@@ -236,8 +236,8 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
                                ? absl::StrCat("STREAM copy, from the peak's source: ", peak->peak.source)
                                : peak->peak.source;
   } else if (so.device == "cpu") {
-    // --peak_flops gives no bandwidth (or the file's is cache-resident): measure the STREAM copy
-    // now, on the run's threads.
+    // --peak_flops and the start-up FMA probe give no bandwidth (or the file's is cache-resident):
+    // measure the STREAM copy now, on the run's threads.
     auto m = micro::MeasureCpuCeilings();
     if (!m.ok()) return m.status();
     s->bandwidth_ = m->stream.copy_bytes_per_s;

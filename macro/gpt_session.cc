@@ -13,6 +13,7 @@
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
+#include "measure/cpu_ceilings.h"
 #include "measure/stream.h"
 #include "model/onednn_gemm.h"
 #include "model/data/token_file.h"
@@ -121,7 +122,7 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
       s->triad_source_ = absl::StrCat("from --ceilings=", o.ceilings);
     } else {
       const int64_t bytes =
-          std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), int64_t{256} << 20);
+          std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
       auto stream = micro::MeasureStream(bytes, 3);
       if (!stream.ok()) return stream.status();
       s->triad_bytes_per_s_ = stream->triad_bytes_per_s;

@@ -101,7 +101,9 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
   if (o.device == "cpu") {
     // A measured peak in the run's dtype (the --ceilings file, else a sub-second measurement now):
     // the declared cores x lanes x units x clock over-states CPUs whose wide FMA is double-pumped.
-    auto measured = micro::ResolveCpuPeakWithThreads(o.ceilings, o.dtype);
+    // No STREAM run: a train step divides by FLOP/s only (gpt_decode measures its bandwidth itself
+    // when the peak carries none).
+    auto measured = micro::ResolveCpuPeakWithThreads(o.ceilings, o.dtype, /*with_bandwidth=*/false);
     if (measured.ok()) {
       out.peak = measured->peak;
       out.origin = measured->from_file ? PeakOrigin::kCeilingsFile : PeakOrigin::kMeasuredAtStartup;

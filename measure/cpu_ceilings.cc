@@ -1,6 +1,7 @@
 // MeasureCpuCeilings and ResolveCpuPeak (cpu_ceilings.h).
 #include "measure/cpu_ceilings.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
@@ -71,7 +72,7 @@ absl::StatusOr<CpuCeilingsResult> MeasureCpuCeilings(const CpuCeilingOptions& op
     (isa == FmaIsa::kAvx2 ? r.avx2 : r.avx512) = *f;
   }
   int64_t bytes = options.stream_bytes_per_array;
-  if (bytes <= 0) bytes = StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes);
+  if (bytes <= 0) bytes = std::min(StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), kStartupStreamMaxBytes);
   absl::StatusOr<StreamResult> s = MeasureStream(bytes, options.stream_trials);
   if (!s.ok()) return s.status();
   r.stream = *s;
@@ -117,7 +118,7 @@ absl::StatusOr<Bf16PeakResult> MeasureCpuBf16PeakNow(const CpuCeilingOptions& op
 }
 
 absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path,
-                                                          accounting::Dtype dtype) {
+                                                          accounting::Dtype dtype, bool with_bandwidth) {
   if (dtype != accounting::Dtype::kFp32 && dtype != accounting::Dtype::kBf16) {
     return absl::InvalidArgumentError(absl::StrCat("a CPU peak in ", accounting::DtypeName(dtype),
                                                    ": the CPU is measured in fp32 and bf16 only"));
@@ -145,18 +146,33 @@ absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& cei
     out.fma_threads = CpuMethodThreads(c->method);
     return out;
   }
-  absl::StatusOr<CpuCeilingsResult> r = MeasureCpuCeilings();
-  if (!r.ok()) return r.status();
   accounting::Peak& p = out.peak;
-  p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
+  if (!with_bandwidth && !bf16) {
+    absl::StatusOr<FmaPeakResult> f = MeasureCpuFmaPeak();
+    if (!f.ok()) return f.status();
+    p.flops_per_s = f->flops_per_s;
+    p.source = absl::StrFormat("measured at start-up: %s FMA loop x%d threads %.1f GFLOP/s", FmaIsaName(f->isa),
+                               f->threads, p.flops_per_s / 1e9);
+    out.fma_threads = f->threads;
+    return out;
+  }
+  absl::StatusOr<CpuCeilingsResult> r;
+  if (with_bandwidth) {
+    r = MeasureCpuCeilings();
+    if (!r.ok()) return r.status();
+    p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
+    p.bandwidth_cache_resident = r->ceilings.bandwidth_cache_resident;
+  }
+  const std::string stream =
+      with_bandwidth ? absl::StrFormat(", STREAM copy %.1f GB/s", p.bytes_per_s / 1e9) : std::string();
   if (bf16) {
     CpuCeilingOptions options;
     absl::StatusOr<CpuBf16Peak> b = MeasureCpuBf16Peak(options.fma_seconds_per_trial, options.fma_trials);
     if (!b.ok()) return b.status();
     p.flops_per_s = b->best.flops_per_s;
-    p.source = absl::StrFormat("measured at start-up: %s %s loop x%d threads %.1f GFLOP/s, STREAM copy %.1f GB/s",
+    p.source = absl::StrFormat("measured at start-up: %s %s loop x%d threads %.1f GFLOP/s%s",
                                Bf16IsaName(b->best.isa), Bf16IsaInstruction(b->best.isa), b->best.threads,
-                               p.flops_per_s / 1e9, p.bytes_per_s / 1e9);
+                               p.flops_per_s / 1e9, stream);
     for (const std::string& note : b->notes) absl::StrAppend(&p.source, " (", note, ")");
     out.fma_threads = b->best.threads;
     return out;

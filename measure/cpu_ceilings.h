@@ -19,12 +19,18 @@
 
 namespace micro {
 
+// The start-up measurement's STREAM arrays: at most 256 MiB each (3 arrays). A VM may report its
+// host's whole L3 (480 MiB seen), and 4x that took 20-50 s a probe at one thread. Under 4x the
+// cache the figure is labelled cache-resident (bandwidth_cache_resident, and in the method); cache
+// hits can only raise it, so a bound drawn from it is stricter, never flattering.
+inline constexpr int64_t kStartupStreamMaxBytes = int64_t{256} << 20;
+
 struct CpuCeilingOptions {
   // Many short trials, best taken: on a shared machine the best of many is a steadier
   // estimate of the ceiling than a few long ones.
   double fma_seconds_per_trial = 0.01;
   int fma_trials = 10;
-  int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC)
+  int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC), at most kStartupStreamMaxBytes
   int stream_trials = 4;
 };
 
@@ -75,8 +81,12 @@ struct ResolvedCpuPeak {
   bool from_file = false;
   int fma_threads = 0;
 };
+// with_bandwidth = false (a measurement now only): the FMA or bf16 loop alone, bytes_per_s 0, no
+// STREAM run (the train steps do not divide by a bandwidth; on a VM that reports its host's
+// 480 MiB L3, STREAM's 4x-cache arrays cost seconds to tens of seconds a probe).
 absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& ceilings_path,
-                                                          accounting::Dtype dtype = accounting::Dtype::kFp32);
+                                                          accounting::Dtype dtype = accounting::Dtype::kFp32,
+                                                          bool with_bandwidth = true);
 
 // The bf16 peak alone, measured now as ResolveCpuPeakWithThreads measures it (the second probe of
 // a bf16 run's peak after its timed work).

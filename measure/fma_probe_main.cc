@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   model::SetNumThreads(threads);
-  auto r = micro::ResolveCpuPeakWithThreads("");
+  auto r = micro::ResolveCpuPeakWithThreads("", accounting::Dtype::kFp32, /*with_bandwidth=*/false);
   if (!r.ok()) {
     std::fprintf(stderr, "fma_probe: %s\n", std::string(r.status().message()).c_str());
     return 1;
