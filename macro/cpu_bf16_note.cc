@@ -30,8 +30,8 @@ std::string CpuBf16Note(const std::string& tool, accounting::Dtype dtype, double
     return absl::StrCat(tool, ": this CPU has ", units, ", but its bf16 loop cannot run: ", p.status().message());
   }
   std::string line = absl::StrFormat(
-      "%s: this CPU has %s: bf16 peak %.1f GFLOP/s measured now (%s)%s; --dtype=bf16 trains with bf16 "
-      "GEMMs (fp32 stays the default)",
+      "%s: this CPU has %s: bf16 peak %.1f GFLOP/s measured now (%s)%s; --dtype=bf16 runs the Linear "
+      "layers in bf16 (fp32 stays the default)",
       tool, units, p->best.flops_per_s / 1e9, p->Describe(3),
       fp32_peak_flops > 0 ? absl::StrFormat(", %.1fx this run's fp32 peak", p->best.flops_per_s / fp32_peak_flops)
                           : "");

@@ -2,6 +2,7 @@
 // means for this run.
 //   fp32 run on a CPU with AMX or AVX512-BF16: the bf16 peak measured now (a ~0.1 s loop) next to
 //     the run's fp32 peak, and that --dtype=bf16 uses it; none: nothing is printed.
+//   (gpt_decode prints the fp32 form only; its bf16 line is its own.)
 //   bf16 run: the units, and the implementation oneDNN runs the bf16 GEMMs with; a WARNING when
 //     it emulates bf16 without bf16 units (e.g. ONEDNN_MAX_CPU_ISA capped below them).
 #ifndef MACRO_CPU_BF16_NOTE_H_

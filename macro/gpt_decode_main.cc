@@ -34,6 +34,7 @@
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "macro/gpt_decode_options.h"
+#include "macro/cpu_bf16_note.h"
 #include "macro/gpt_decode_session.h"
 #include "macro/step_flags.h"
 #include "model/gemm_info.h"
@@ -298,7 +299,8 @@ void PrintHelp() {
     if (name == "warmup_steps") help = "untimed generations first per case (-1: 1)";
     if (name == "steps") help = "timed generations per case (-1: 10 on CUDA, 5 on CPU)";
     if (name == "dtype")
-      help = "auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16 (CUDA): the weights' and the KV cache's storage";
+      help = "auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16: on CUDA the weights' and the KV cache's storage; "
+             "on the CPU the Linear weights' (a bf16 copy; the KV cache stays fp32; MFU against the bf16 peak)";
     std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
                 help.c_str());
   }
@@ -370,9 +372,18 @@ int main(int argc, char** argv) {
                      o.step.device == "cpu" ? absl::StrCat(", ", model::NumThreads(), " threads") : ""));
     Log(absl::StrFormat("gpt_decode: bandwidth %.4g B/s (%s)", s.bandwidth(), s.bandwidth_source()));
     Log(absl::StrFormat("gpt_decode: peak %.4g FLOP/s (%s)", s.peak().flops_per_s, s.peak().source));
-    if (o.step.device == "cpu")
+    if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kBf16) {
+      Log("gpt_decode: bf16 on the CPU: the Linear layers read a bf16 copy of their weights (a step's few "
+          "rows: matrix-vector products widening each weight to fp32; the prompt: bf16 GEMMs on oneDNN); "
+          "embeddings, LayerNorm, attention and the KV cache in fp32");
+    } else if (o.step.device == "cpu") {
       Log(absl::StrCat("gpt_decode: GEMM --cpu_gemm=", model::CpuGemmBackendName(o.step.cpu_gemm), ": ",
                        model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
+    }
+    if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kFp32) {
+      const std::string note = CpuBf16Note("gpt_decode", o.step.dtype, s.peak().flops_per_s);
+      if (!note.empty()) Log(note);
+    }
     for (const std::string& line : s.gemm_choices()) Log(absl::StrCat("gpt_decode: GEMM choice: ", line));
     benchmark::AddCustomContext("mlbench_decode_bandwidth",
                                 absl::StrFormat("%.6g B/s: %s", s.bandwidth(), s.bandwidth_source()));

@@ -82,11 +82,6 @@ absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flag
     if (c.rfind("batch:", 0) == 0 || c.rfind("seq:", 0) == 0 || c.rfind("steps:", 0) == 0) continue;
     o.choices.push_back(c);
   }
-  if (!gpu && o.step.dtype != accounting::Dtype::kFp32) {
-    return FlagError("dtype", absl::StrCat("'", step_flags.dtype,
-                                           "' on the CPU: the CPU decoder runs fp32 only (gpt_step and ddp_step "
-                                           "train in bf16 on the CPU)"));
-  }
   if (gpu && o.step.dtype != accounting::Dtype::kFp32 && o.step.dtype != accounting::Dtype::kBf16) {
     return FlagError("dtype",
                      absl::StrCat("'", step_flags.dtype, "' on CUDA: the CUDA decoder runs fp32 or bf16"));

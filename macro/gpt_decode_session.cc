@@ -193,6 +193,8 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
     s->device_name_ = inv.devices[0].name;
   }
   s->bytes_per_param_ = so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
+  // The CPU decoder keeps its KV cache in fp32 whatever the weights (cpu_decoder.h).
+  s->bytes_per_kv_ = so.device == "cpu" ? 4 : s->bytes_per_param_;
   // Refuse up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
   // allocate 78 GB and aborted): on the CPU the weights, the KV cache, the logits and the
   // activations (model/gpt_memory.h); on CUDA the host copy of the fp32 weights.
@@ -212,7 +214,7 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   s->params_.assign(static_cast<size_t>(layout.num_params()), 0.0f);
   model::InitParams(so.config, layout, so.seed, s->params_.data());
 
-  if (so.device == "cpu" && so.cpu_gemm == model::CpuGemmBackend::kAuto) {
+  if (so.device == "cpu" && so.cpu_gemm == model::CpuGemmBackend::kAuto && so.dtype != accounting::Dtype::kBf16) {
     auto lines = ChooseDecodeGemms(o);
     if (!lines.ok()) return lines.status();
     s->gemm_choices_ = std::move(*lines);
@@ -267,7 +269,8 @@ absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {
   decoder_.reset();  // free the previous case's cache first
   const StepOptions& so = o_.step;
   if (so.device == "cpu") {
-    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions());
+    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(),
+                                       so.dtype == accounting::Dtype::kBf16);
     if (!d.ok()) return d.status();
     decoder_ = std::move(*d);
   } else {

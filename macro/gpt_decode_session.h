@@ -93,7 +93,7 @@ class DecodeSession {
   double bandwidth() const { return bandwidth_; }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
   double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
-  double bytes_per_kv() const { return bytes_per_param_; }     // the cache's (same dtype)
+  double bytes_per_kv() const { return bytes_per_kv_; }  // the cache's: fp32 on the CPU, the dtype's on CUDA
   int64_t num_params() const { return static_cast<int64_t>(params_.size()); }
 
  private:
@@ -109,6 +109,7 @@ class DecodeSession {
   std::string bandwidth_source_;
   std::vector<std::string> gemm_choices_;
   double bytes_per_param_ = 4;
+  double bytes_per_kv_ = 4;
 };
 
 }  // namespace macro

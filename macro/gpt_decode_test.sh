@@ -60,6 +60,35 @@ print("counters OK:", {k: b[k] for k in ["decode_tokens_per_second", "bytes_per_
 PY
 grep -q '"mlbench_decode_bandwidth": ".*STREAM copy' "$TMP/out.json" || fail "JSON context has no mlbench_decode_bandwidth"
 
+# 1a. --dtype=bf16 on the CPU: the Linear weights read as bf16 (2 bytes each), the KV cache fp32,
+#     MFU against the file's bf16 peak (4x its fp32 one); without AVX-512 refused with the reason.
+python3 "$FIXTURE" "$TMP/bf16_ceil.json" --peak=1e12 --bf16_peak=4e12 --bandwidth=1e12 || fail "writing the bf16 file"
+TINY16=(--preset=test-tiny --device=cpu --threads=1 --warmup_steps=1 --steps=3 --ceilings="$TMP/bf16_ceil.json")
+if "$DECODE" "${TINY16[@]}" --dtype=bf16 --batch=2 --prompt=4 --generate=5 --benchmark_format=json \
+    --benchmark_out="$TMP/bf16.json" >/dev/null 2>"$TMP/bf16.txt"; then
+  "$DECODE" "${TINY16[@]}" --batch=2 --prompt=4 --generate=5 --benchmark_format=json \
+    --benchmark_out="$TMP/fp32.json" >/dev/null 2>"$TMP/fp32.txt" || { cat "$TMP/fp32.txt"; fail "fp32 run"; }
+  python3 - "$TMP/bf16.json" "$TMP/fp32.json" <<'PY' || { cat "$TMP/bf16.txt"; fail "bf16 counters"; }
+import json, math, sys
+def run(path, dtype):
+    runs = [b for b in json.load(open(path))["benchmarks"] if b["name"].startswith("BM_GptDecode/")]
+    assert len(runs) == 1 and f"/cpu/{dtype}/" in runs[0]["name"], [b["name"] for b in runs]
+    return runs[0]
+b, f = run(sys.argv[1], "bf16"), run(sys.argv[2], "fp32")
+L, C, N, B, P, G = 2, 16, 7616, 2, 4, 5
+keys = sum(p + 1 for p in range(P, P + G))
+assert math.isclose(b["weight_bytes_per_token"], (N + C) * 2 * G / (B * G)), b["weight_bytes_per_token"]
+assert math.isclose(b["kv_bytes_per_token"], 2 * L * C * keys * 4 * B / (B * G)), b["kv_bytes_per_token"]
+assert math.isclose(b["peak_flops"], 4 * f["peak_flops"], rel_tol=1e-9), (b["peak_flops"], f["peak_flops"])
+assert b["verified"] == 1, b
+print("bf16 decode OK: weight bytes/token", b["weight_bytes_per_token"], "peak", b["peak_flops"])
+PY
+elif grep -q avx512f /proc/cpuinfo; then
+  cat "$TMP/bf16.txt"; fail "gpt_decode --dtype=bf16 refused on a CPU with AVX-512"
+else
+  grep -q "oneDNN cannot run a bf16 matmul here" "$TMP/bf16.txt" || { cat "$TMP/bf16.txt"; fail "bf16 refused without the reason"; }
+fi
+
 # 1b. --cpu_gemm=auto (the default) chooses among the three backends for the prompt's GEMMs
 #     (B x P = 12 rows: GEMMs; a decode step's 2 rows run the matrix-vector form) and says so.
 "$DECODE" "${TINY[@]}" --steps=1 --batch=2 --prompt=6 --generate=2 >"$TMP/auto.txt" 2>&1 \
@@ -89,7 +118,7 @@ expect_exit 2 "--generate: --prompt=10 + --generate=7 = 17 positions exceed the 
 expect_exit 2 "--prompt: 16 tokens fill the block size 16" --preset=test-tiny --device=cpu --prompt=16
 expect_exit 2 "--batch: 0 streams" --preset=test-tiny --device=cpu --batch=0
 expect_exit 2 "--dtype" --preset=test-tiny --device=cpu --dtype=fp64
-expect_exit 2 "--dtype: 'bf16' on the CPU" --preset=test-tiny --device=cpu --dtype=bf16
+expect_exit 2 "--dtype: 'fp16' on the CPU" --preset=test-tiny --device=cpu --dtype=fp16
 expect_exit 2 "--seq: gpt_step's sequence length" --preset=test-tiny --device=cpu --seq=8
 expect_exit 2 "--batch_sweep: 65 is out of range" --preset=test-tiny --device=cpu --batch_sweep=65
 expect_exit 2 "--prompt: -1 is negative" --preset=test-tiny --device=cpu --prompt=-1

@@ -13,8 +13,11 @@
 #include "model/gelu_cpu.h"
 #include "model/kv_attention_cpu.h"
 #include "model/layernorm_cpu.h"
+#include "model/bf16.h"
+#include "model/matmul_bf16_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
+#include "model/onednn_gemm.h"
 #include "model/residual_cpu.h"
 
 namespace model {
@@ -52,17 +55,6 @@ void TimedOp(OpTimer* timer, std::string_view name, bool serial, const Fn& fn) {
   fn();
 }
 
-// A Linear layer over `rows` rows: the matrix-vector form for a decode step's few rows (it reads
-// each weight once, unpacked), the CPU GEMM backend (matmul_cpu.h) for a prompt's many.
-void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows, int64_t C,
-            int64_t OC, const char* tag) {
-  if (rows <= kMatvecMaxRows) {
-    matvec_forward(out, inp, weight, bias, rows, C, OC, tag);
-  } else {
-    matmul_forward(out, inp, weight, bias, 1, rows, C, OC, tag);
-  }
-}
-
 }  // namespace
 
 CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt, int max_positions)
@@ -74,9 +66,14 @@ CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int 
       max_positions_(max_positions) {}
 
 absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config, const float* params,
-                                                               int B, int max_prompt, int max_positions) {
+                                                               int B, int max_prompt, int max_positions,
+                                                               bool bf16_weights) {
   if (auto st = CheckDecoderShape(config, B, max_prompt, max_positions); !st.ok()) return st;
   if (params == nullptr) return absl::InvalidArgumentError("params is null");
+  if (bf16_weights) {
+    absl::StatusOr<std::string> impl = OneDnnBf16Implementation();
+    if (!impl.ok()) return impl.status();
+  }
   std::unique_ptr<CpuDecoder> d(new CpuDecoder(config, params, B, max_prompt, max_positions));
   const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
   const int64_t rows = static_cast<int64_t>(B) * max_prompt;
@@ -95,6 +92,13 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
   d->logits_ = AlignedArray<float>(static_cast<int64_t>(B) * Vp);
   d->k_cache_ = AlignedArray<float>(L * B * max_positions * C);
   d->v_cache_ = AlignedArray<float>(L * B * max_positions * C);
+  if (bf16_weights) {
+    const int64_t n = d->layout_.num_params();
+    d->bf16_ = true;
+    d->params_bf16_ = AlignedArray<uint16_t>(n);
+    ConvertToBf16(params, d->params_bf16_.data(), n);
+    d->inp_bf16_ = AlignedArray<uint16_t>(rows * 4 * C);
+  }
   return d;
 }
 
@@ -117,6 +121,27 @@ absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
           [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe + pos_ * C, B_, 1, C); });
   Forward(1);
   return absl::OkStatus();
+}
+
+void CpuDecoder::Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows,
+                        int64_t C, int64_t OC, const char* tag) {
+  if (bf16_) {
+    const uint16_t* w = params_bf16_.data() + (weight - params_);
+    if (rows <= kMatvecMaxRows) {
+      matvec_forward_bf16(out, inp, w, bias, rows, C, OC, tag);
+    } else {
+      ConvertToBf16(inp, inp_bf16_.data(), rows * C);
+      matmul_forward_bf16(out, inp_bf16_.data(), w, bias, 1, rows, C, OC, tag);
+    }
+    return;
+  }
+  // The matrix-vector form for a decode step's few rows (it reads each weight once, unpacked), the
+  // CPU GEMM backend (matmul_cpu.h) for a prompt's many.
+  if (rows <= kMatvecMaxRows) {
+    matvec_forward(out, inp, weight, bias, rows, C, OC, tag);
+  } else {
+    matmul_forward(out, inp, weight, bias, 1, rows, C, OC, tag);
+  }
 }
 
 void CpuDecoder::Forward(int T_new) {

@@ -33,8 +33,15 @@ class CpuDecoder final : public GptDecoder {
  public:
   // params: (num_params) with ParamLayout(config); must outlive the decoder. B >= 1 streams;
   // 1 <= max_prompt <= max_positions <= config.block. Errors name the value and the range.
+  // bf16_weights: the Linear layers read a bf16 copy of their weights, made here once (the
+  // matrix-vector products for a step's few rows widen each weight to fp32 in the register; the
+  // prompt's GEMMs run bf16 on oneDNN, their inputs converted): half the weight bytes a token.
+  // The embeddings, LayerNorms, attention, the KV cache and the logits stay fp32. Error when
+  // oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
   static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,
-                                                            int B, int max_prompt, int max_positions);
+                                                            int B, int max_prompt, int max_positions,
+                                                            bool bf16_weights = false);
+  bool bf16_weights() const { return bf16_; }
 
   std::string_view device() const override { return "cpu"; }
   const GptConfig& config() const override { return config_; }
@@ -60,12 +67,18 @@ class CpuDecoder final : public GptDecoder {
   // Runs the layers over `T` new tokens per stream whose embeddings are in x_, at positions
   // pos_ .. pos_ + T - 1, then the logits of each stream's last one.
   void Forward(int T);
+  // A Linear layer over `rows` rows in the decoder's precision (matvec for a step's few rows, the
+  // GEMM backend for a prompt's many).
+  void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows, int64_t C,
+              int64_t OC, const char* tag);
 
   GptConfig config_;
   ParamLayout layout_;
   const float* params_;
   int B_, max_prompt_, max_positions_;
   int pos_ = 0;
+  bool bf16_ = false;
+  AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a prompt GEMM's input
   std::vector<int32_t> tokens_;
   // Scratch for up to B * max_prompt rows.
   AlignedArray<float> x_, ln_, mean_, rstd_, qkv_, atty_, proj_, fch_, fch_gelu_, att_, scores_;

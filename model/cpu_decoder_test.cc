@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "model/attention_cpu.h"
+#include "model/bf16.h"
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_gpt.h"
 #include "model/data/rng.h"
@@ -17,6 +18,7 @@
 #include "model/kv_attention_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
+#include "model/onednn_gemm.h"
 #include "model/param_init.h"
 
 namespace model {
@@ -103,6 +105,56 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"test-mini", 1, 7, 4, CpuGemmBackend::kOpenBlas},
                       // 10 streams: the steps' Linear layers take the GEMM, not the matvec.
                       Case{"test-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn}));
+
+// bf16 weights: the decoder's logits equal a full fp32 forward over the same weights rounded to
+// bf16 (the only difference then: the prompt GEMMs' bf16 inputs, far smaller than the rounding of
+// the weights), and stay within bf16's precision of the fp32 weights' logits. Steps and the
+// prompt both checked; 10 streams send the steps' Linear layers to the bf16 GEMM too.
+TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
+  if (!OneDnnBf16Implementation().ok()) {
+    auto d = CpuDecoder::Create(*GptPreset("test-tiny"), std::vector<float>(1, 0).data(), 1, 1, 2, true);
+    EXPECT_FALSE(d.ok());
+    GTEST_SKIP() << "oneDNN runs no bf16 here: " << OneDnnBf16Implementation().status();
+  }
+  for (const int B : {2, 10}) {
+    SCOPED_TRACE(B);
+    const GptConfig config = *GptPreset("test-mini");
+    const ParamLayout layout(config);
+    std::vector<float> params(layout.num_params());
+    InitParams(config, layout, 7, params.data());
+    std::vector<float> rounded(params.size());
+    for (size_t i = 0; i < params.size(); ++i) rounded[i] = Bf16ToFloat(FloatToBf16(params[i]));
+    const int P = 6, G = 4, T = P + G;
+    const std::vector<int32_t> seq = RandomTokens(B * T, config.vocab, 13);
+    auto prefix = [&](int t) {
+      std::vector<int32_t> out;
+      for (int b = 0; b < B; ++b) out.insert(out.end(), seq.begin() + b * T, seq.begin() + b * T + t);
+      return out;
+    };
+    auto d = CpuDecoder::Create(config, params.data(), B, P, T, /*bf16_weights=*/true);
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_TRUE((*d)->bf16_weights());
+    ASSERT_TRUE((*d)->Prefill(prefix(P), P).ok());
+    double worst_rounded = 0, worst_fp32 = 0;
+    for (int t = P; t <= T; ++t) {
+      if (t > P) {
+        std::vector<int32_t> next(B);
+        for (int b = 0; b < B; ++b) next[b] = seq[b * T + t - 1];
+        ASSERT_TRUE((*d)->Step(next).ok());
+      }
+      worst_rounded = std::max(worst_rounded, MaxRelErr((*d)->logits(),
+                                                        FullForwardLastLogits(config, rounded, prefix(t), B, t), B,
+                                                        config));
+      worst_fp32 = std::max(worst_fp32, MaxRelErr((*d)->logits(),
+                                                  FullForwardLastLogits(config, params, prefix(t), B, t), B, config));
+    }
+    EXPECT_LT(worst_rounded, 1e-2) << "against the forward over the bf16-rounded weights";
+    EXPECT_LT(worst_fp32, 3e-2) << "against the fp32 weights";
+    EXPECT_GT(worst_fp32, 0) << "bf16 weights gave the fp32 logits exactly: no bf16 was used";
+    std::printf("bf16 decoder B=%d: worst relative error %.3g vs rounded weights, %.3g vs fp32\n", B,
+                worst_rounded, worst_fp32);
+  }
+}
 
 TEST(CpuDecoder, KvAttentionOverAFreshCacheEqualsTheTrainingAttention) {
   const int64_t B = 2, T = 9, C = 32, NH = 4, maxT = 12;

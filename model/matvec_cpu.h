@@ -20,6 +20,11 @@ inline constexpr int64_t kMatvecMaxRows = 8;
 void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int64_t M,
                     int64_t C, int64_t OC, std::string_view tag = "matmul");
 
+// The same with the weight in bf16 (model/bf16.h, the decoder's bf16 copy): each weight read as
+// 2 bytes and widened to fp32 in the register, products and sums in fp32.
+void matvec_forward_bf16(float* out, const float* inp, const uint16_t* weight, const float* bias, int64_t M,
+                         int64_t C, int64_t OC, std::string_view tag = "matmul");
+
 }  // namespace model
 
 #endif  // MODEL_MATVEC_CPU_H_
