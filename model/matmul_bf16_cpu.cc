@@ -1,10 +1,9 @@
 // The bf16 Linear layer on oneDNN (matmul_bf16_cpu.h).
 #include "model/matmul_bf16_cpu.h"
 
-#include <algorithm>
-
 #include "accounting/flop_counter.h"
 #include "model/bf16.h"
+#include "model/matmul_cpu.h"
 #include "model/onednn_gemm.h"
 
 namespace model {
@@ -43,22 +42,7 @@ void matmul_backward_bf16(float* dinp, float* dweight, float* dbias, const float
   OneDnnGemmShape sw = Bf16Shape(true, false, OC, C, BT);
   sw.beta = overwrite ? 0.0f : 1.0f;
   OneDnnGemmBf16(sw, dout_scratch, inp, nullptr, dweight);
-  if (dbias != nullptr) {
-    // Column sums of the fp32 dout, as matmul_backward (fixed order per column).
-    constexpr int64_t kBlock = 256;
-    const int64_t blocks = (OC + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static)
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      const int64_t o0 = blk * kBlock, n = std::min(kBlock, OC - o0);
-      float acc[kBlock] = {};
-      for (int64_t r = 0; r < BT; ++r) {
-        const float* row = dout + r * OC + o0;
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
-      }
-      for (int64_t j = 0; j < n; ++j) dbias[o0 + j] = overwrite ? acc[j] : dbias[o0 + j] + acc[j];
-    }
-  }
+  if (dbias != nullptr) bias_backward(dbias, dout, BT, OC, write);  // from the fp32 dout
 }
 
 }  // namespace model

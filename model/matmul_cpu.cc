@@ -51,25 +51,29 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
   // dweight (OC, C) += dout^T (OC, BT) @ inp (BT, C), or = when overwriting
   accounting::CountMatmul(OC, BT, C, tag);
   cpu_gemm(true, false, OC, C, BT, F(1), dout, OC, inp, C, overwrite ? F(0) : F(1), dweight, C);
-  if (dbias != nullptr) {
-    // Column sums; each thread owns a block of columns and walks the rows in order, so the
-    // result does not depend on the thread count.
-    constexpr int64_t kBlock = 256;
-    const int64_t blocks = (OC + kBlock - 1) / kBlock;
+  if (dbias != nullptr) bias_backward(dbias, dout, BT, OC, write);
+}
+
+template <typename F>
+void bias_backward(F* dbias, const F* dout, int64_t BT, int64_t OC, GradWrite write) {
+  const bool overwrite = write == GradWrite::kOverwrite;
+  constexpr int64_t kBlock = 256;
+  const int64_t blocks = (OC + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static)
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      const int64_t o0 = blk * kBlock, n = std::min(kBlock, OC - o0);
-      F acc[kBlock] = {};
-      for (int64_t r = 0; r < BT; ++r) {
-        const F* row = dout + r * OC + o0;
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t o0 = blk * kBlock, n = std::min(kBlock, OC - o0);
+    F acc[kBlock] = {};
+    for (int64_t r = 0; r < BT; ++r) {
+      const F* row = dout + r * OC + o0;
 #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
-      }
-      for (int64_t j = 0; j < n; ++j) dbias[o0 + j] = overwrite ? acc[j] : dbias[o0 + j] + acc[j];
+      for (int64_t j = 0; j < n; ++j) acc[j] += row[j];
     }
+    for (int64_t j = 0; j < n; ++j) dbias[o0 + j] = overwrite ? acc[j] : dbias[o0 + j] + acc[j];
   }
 }
 
+template void bias_backward<float>(float*, const float*, int64_t, int64_t, GradWrite);
+template void bias_backward<double>(double*, const double*, int64_t, int64_t, GradWrite);
 template void matmul_forward<float>(float*, const float*, const float*, const float*, int64_t, int64_t,
                                     int64_t, int64_t, std::string_view);
 template void matmul_forward<double>(double*, const double*, const double*, const double*, int64_t, int64_t,

@@ -28,6 +28,12 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
                      int64_t T, int64_t C, int64_t OC, std::string_view tag = "matmul",
                      GradWrite write = GradWrite::kAccumulate);
 
+// dbias (OC) += the column sums of dout (BT, OC), or = with GradWrite::kOverwrite. Each thread owns
+// a block of columns and walks the rows in order, so the result does not depend on the thread
+// count. matmul_backward's and matmul_backward_bf16's bias gradient.
+template <typename F>
+void bias_backward(F* dbias, const F* dout, int64_t BT, int64_t OC, GradWrite write);
+
 }  // namespace model
 
 #endif  // MODEL_MATMUL_CPU_H_

@@ -60,6 +60,39 @@ std::unique_ptr<float, FreeDeleter> AllocFloats(int64_t n) {
   return std::unique_ptr<float, FreeDeleter>(static_cast<float*>(std::aligned_alloc(64, bytes)));
 }
 
+// C = A·B (row-major, (m, k) x (k, n)) at kSamples entries against a double dot product over the
+// fp32 values of A and B, within `dtype`'s tolerance (matmul_check.h).
+absl::Status CheckRowMajorSamples(Dtype dtype, const MatmulShape& s, const float* a, const float* b,
+                                  const float* c) {
+  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
+  std::vector<float> a_rows(entries.size() * s.k), b_cols(entries.size() * s.k), cs(entries.size());
+  for (size_t e = 0; e < entries.size(); ++e) {
+    const auto [i, j] = entries[e];
+    for (int64_t kk = 0; kk < s.k; ++kk) {
+      a_rows[e * s.k + kk] = a[i * s.k + kk];
+      b_cols[e * s.k + kk] = b[kk * s.n + j];
+    }
+    cs[e] = c[i * s.n + j];
+  }
+  return CheckMatmulSamples(dtype, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
+}
+
+// One `call` per iteration, timed with a steady clock as the iteration's manual time; returns the
+// total seconds.
+template <typename Call>
+double TimeCalls(benchmark::State& state, const float* c, const Call& call) {
+  double total = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    benchmark::DoNotOptimize(c[0]);
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  return total;
+}
+
 void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, MatmulShape s,
                    PeakProvider* peaks) {
   // The start-up probe runs here, before the first timed loop, never inside one.
@@ -99,31 +132,13 @@ void CpuMatmulCase(benchmark::State& state, model::CpuGemmBackend library, Matmu
   // Check once (this run also warms up the library's threads and buffers, and creates oneDNN's
   // primitive for the shape).
   MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
-  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
-  std::vector<float> a_rows(entries.size() * s.k), b_cols(entries.size() * s.k), cs(entries.size());
-  for (size_t e = 0; e < entries.size(); ++e) {
-    const auto [i, j] = entries[e];
-    for (int64_t kk = 0; kk < s.k; ++kk) {
-      a_rows[e * s.k + kk] = a.get()[i * s.k + kk];
-      b_cols[e * s.k + kk] = b.get()[kk * s.n + j];
-    }
-    cs[e] = c.get()[i * s.n + j];
-  }
-  absl::Status ok = CheckMatmulSamples(Dtype::kFp32, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
+  absl::Status ok = CheckRowMajorSamples(Dtype::kFp32, s, a.get(), b.get(), c.get());
   if (!ok.ok()) {
     state.SkipWithError(std::string(ok.message()).c_str());
     return;
   }
 
-  double total = 0;
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    benchmark::DoNotOptimize(c.get()[0]);
-    state.SetIterationTime(dt);
-    total += dt;
-  }
+  const double total = TimeCalls(state, c.get(), [&] { MatmulCpu(library, c.get(), a.get(), b.get(), s.m, s.k, s.n); });
   const double flops = accounting::MatmulFlops(s.m, s.k, s.n), seconds = total / state.iterations();
   SetWorkCounters(state, peaks->CpuFor(flops / seconds), flops, accounting::MatmulBytes(s.m, s.k, s.n, 4),
                   seconds, choice + MatmulCpuKernel(library, s.m, s.k, s.n));
@@ -148,30 +163,13 @@ void CpuBf16MatmulCase(benchmark::State& state, MatmulShape s, PeakProvider* pea
   model::OneDnnGemmShape shape = model::PackedGemmShape(false, false, s.m, s.n, s.k);
   shape.bf16 = true;
   model::OneDnnGemmBf16(shape, a16.data(), b16.data(), nullptr, c.get());
-  const auto entries = MatmulSampleEntries(s.m, s.n, kSamples);
-  std::vector<float> a_rows(entries.size() * s.k), b_cols(entries.size() * s.k), cs(entries.size());
-  for (size_t e = 0; e < entries.size(); ++e) {
-    const auto [i, j] = entries[e];
-    for (int64_t kk = 0; kk < s.k; ++kk) {
-      a_rows[e * s.k + kk] = a.get()[i * s.k + kk];
-      b_cols[e * s.k + kk] = b.get()[kk * s.n + j];
-    }
-    cs[e] = c.get()[i * s.n + j];
-  }
-  absl::Status ok = CheckMatmulSamples(Dtype::kBf16, s.k, entries, a_rows.data(), b_cols.data(), cs.data());
+  absl::Status ok = CheckRowMajorSamples(Dtype::kBf16, s, a.get(), b.get(), c.get());
   if (!ok.ok()) {
     state.SkipWithError(std::string(ok.message()).c_str());
     return;
   }
-  double total = 0;
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    model::OneDnnGemmBf16(shape, a16.data(), b16.data(), nullptr, c.get());
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    benchmark::DoNotOptimize(c.get()[0]);
-    state.SetIterationTime(dt);
-    total += dt;
-  }
+  const double total =
+      TimeCalls(state, c.get(), [&] { model::OneDnnGemmBf16(shape, a16.data(), b16.data(), nullptr, c.get()); });
   const double flops = accounting::MatmulFlops(s.m, s.k, s.n), seconds = total / state.iterations();
   // Bytes: bf16 A and B read, fp32 C written.
   const double bytes = 2.0 * (s.m * s.k + s.k * s.n) + 4.0 * s.m * s.n;
