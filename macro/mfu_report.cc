@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sysinfo/huge_pages.h"
 #include "accounting/mfu.h"
 #include "accounting/mfu_rating.h"
 
@@ -197,6 +198,7 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
           1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, f->triad_moved_bytes_per_s / 1e9,
           1e3 * f->adamw_seconds, f->step_multiple));
     }
+    out.push_back("memory        " + sysinfo::DescribeHugePages());
   }
   auto b = StepMfuBreakdown(s, steps);
   if (b.ok()) {

@@ -16,14 +16,17 @@
 #include "model/matmul_bf16_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/matmul_cpu.h"
+#include "sysinfo/huge_pages.h"
 
 namespace model {
 
 template <typename F>
 AlignedArray<F>::AlignedArray(int64_t n) : n_(n) {
   if (n == 0) return;
-  const size_t bytes = (static_cast<size_t>(n) * sizeof(F) + 63) / 64 * 64;
-  F* p = static_cast<F*>(std::aligned_alloc(64, bytes));
+  // Buffers of 4 MiB and more on 2 MiB huge pages (sysinfo/huge_pages.h), advised before the
+  // first touch below.
+  const size_t bytes = static_cast<size_t>(n) * sizeof(F);
+  F* p = static_cast<F*>(sysinfo::AllocateLarge(bytes));
   if (p == nullptr) {
     std::fprintf(stderr, "out of memory allocating %zu bytes\n", bytes);
     std::abort();
