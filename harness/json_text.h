@@ -16,6 +16,11 @@ std::string RewriteOutsideJsonStrings(
     const std::string& text,
     const std::function<size_t(const std::string& text, size_t i, std::string* out)>& replace);
 
+// Replaces the bare tokens NaN, -NaN, nan, Infinity, -Infinity, inf, -inf outside JSON strings by
+// the strings "NaN", "Infinity", "-Infinity", so a standard parser accepts the text (Google
+// Benchmark 1.7 writes them, e.g. the coefficient of variation of a counter that is always 0).
+std::string QuoteNonFiniteTokens(const std::string& text);
+
 }  // namespace harness
 
 #endif  // HARNESS_JSON_TEXT_H_

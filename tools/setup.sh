@@ -16,6 +16,7 @@ PACKAGES=(
   libdnnl-dev            # oneDNN 2.6: the CPU model's default GEMM (--cpu_gemm=onednn)
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev     # JSON: benchmark output, ceilings, baselines
+  libsqlite3-dev         # tools/history: the benchmark history database
   python3
   clang libclang-rt-14-dev  # fuzz/: clang 14 with libFuzzer, ASan and UBSan runtimes
   chromium               # tools/report: its browser test renders the page headless (122 MB download)

@@ -13,6 +13,7 @@ TOOLS = {
     "devices": "//tools/devices",
     "estimate": "//tools/estimate",
     "gate": "//tools/gate",
+    "history": "//tools/history",
     "make_tokens": "//model/data:make_tokens",
     "report": "//tools/report",
 }

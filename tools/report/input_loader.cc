@@ -168,28 +168,6 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-std::string QuoteNonFiniteTokens(const std::string& text) {
-  return harness::RewriteOutsideJsonStrings(
-      text, [](const std::string& text, size_t i, std::string* out) -> size_t {
-        for (const char* token : {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"}) {
-          const size_t n = std::char_traits<char>::length(token);
-          if (text.compare(i, n, token) != 0) continue;
-          const bool letter_after =
-              i + n < text.size() && std::isalnum(static_cast<unsigned char>(text[i + n]));
-          if (letter_after) continue;
-          std::string t = token;
-          if (absl::EqualsIgnoreCase(t, "nan") || absl::EqualsIgnoreCase(t, "-nan"))
-            t = "NaN";
-          else if (t == "inf")
-            t = "Infinity";
-          else if (t == "-inf")
-            t = "-Infinity";
-          absl::StrAppend(out, "\"", t, "\"");
-          return n;
-        }
-        return 0;
-      });
-}
 
 namespace {
 

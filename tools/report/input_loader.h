@@ -25,13 +25,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "harness/json_text.h"
 #include "tools/report/run_data.h"
 
 namespace report {
 
-// Replaces the bare tokens NaN, -NaN, Infinity, -Infinity outside JSON strings by the strings
-// "NaN", "Infinity", "-Infinity", so a standard parser accepts the text.
-std::string QuoteNonFiniteTokens(const std::string& text);
+using harness::QuoteNonFiniteTokens;  // harness/json_text.h
 
 struct Entry;  // one benchmark entry as read, before folding
 

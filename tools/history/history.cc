@@ -1,0 +1,207 @@
+// //tools:history: benchmark results over commits in an SQLite file, and the change points in
+// them (E-divisive means, tools/history/edivisive.h).
+//
+//   bazel run //tools:history -- --db=FILE record RUN.json [--commit=SHA] [--date=ISO8601]
+//   bazel run //tools:history -- --db=FILE list
+//   bazel run //tools:history -- --db=FILE detect [--metric=real_time] [--case=REGEX]
+//
+// Exit status (harness/exit_codes.h): 0 success; 1 command line not understood; 2 bad input
+// (unreadable or malformed JSON, a run without a machine key or commit, a run recorded twice,
+// a database that is not ours, a series that does not exist); 3 detect: a series' newest segment
+// is a regression.
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "harness/exit_codes.h"
+#include "harness/fail.h"
+#include "harness/flags_main.h"
+#include "harness/user_path.h"
+#include "tools/gate/gate_compare.h"
+#include "tools/history/edivisive.h"
+#include "tools/history/history_db.h"
+#include "tools/history/run_record.h"
+
+ABSL_FLAG(std::string, db, "", "the history database, an SQLite file (created by the first record; required)");
+ABSL_FLAG(std::string, commit, "", "record: the commit the run measured (default: the run context's build.commit)");
+ABSL_FLAG(std::string, date, "", "record: the run's date, ISO 8601 (default: the run's own date)");
+ABSL_FLAG(std::string, metric, "real_time",
+          "detect: real_time or cpu_time (lower is better), or a counter: NAME (higher is better), NAME:lower");
+ABSL_FLAG(std::string, case, "", "detect: only the cases whose name matches this regular expression (ECMAScript)");
+ABSL_FLAG(double, significance, 0.01, "detect: a change point is kept when its permutation p-value is below this");
+ABSL_FLAG(int32_t, permutations, 499, "detect: permutations per test (p-values resolve to 1/(permutations+1))");
+ABSL_FLAG(int32_t, min_runs, 3, "detect: runs each segment keeps at least (>= 2)");
+
+namespace {
+
+constexpr char kUsage[] =
+    "history: benchmark results over commits in an SQLite file, and the change points in them.\n"
+    "\n"
+    "  bazel run //tools:history -- --db=FILE record RUN.json [--commit=SHA] [--date=ISO8601]\n"
+    "  bazel run //tools:history -- --db=FILE list\n"
+    "  bazel run //tools:history -- --db=FILE detect [--metric=real_time] [--case=REGEX]\n"
+    "\n"
+    "record  takes the JSON of tools/bench, gpt_step, ddp_step, gpt_decode or a micro binary\n"
+    "        (--benchmark_out): per case and repetition real_time and cpu_time in seconds and every\n"
+    "        counter, under the run's machine key (tools/gate's), commit and date, with its run\n"
+    "        context, in one transaction. Repetitions that errored, failed their check or were\n"
+    "        DISTURBED are left out (and counted). --commit and --date import old results.\n"
+    "list    the series held: machine key, case, metric, number of runs.\n"
+    "detect  per machine key and case, the metric's per-run medians in date order, split by\n"
+    "        E-divisive means (Matteson and James 2014, as Hunter/Apache Otava and MongoDB's CI\n"
+    "        use) with a permutation test; each change point with its full commit, date, the\n"
+    "        medians before and after, the change in % and its p-value. Exit 3 when a series'\n"
+    "        newest segment is worse than the one before it (a regression still in place).\n"
+    "\n"
+    "The database runs in WAL mode; several writers may record at once, and a writer killed\n"
+    "mid-record leaves either its whole run or none of it.\n"
+    "Exit status: 0 success; 1 command line not understood; 2 bad input; 3 detect found a\n"
+    "regression in the newest segment.\n";
+
+int Bad(const absl::Status& s) { return harness::Fail("history", s); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string Value(double v, const gate::Metric& m) {
+  if (!m.is_time()) return absl::StrFormat("%.6g", v);
+  if (v >= 1) return absl::StrFormat("%.4g s", v);
+  if (v >= 1e-3) return absl::StrFormat("%.4g ms", v * 1e3);
+  if (v >= 1e-6) return absl::StrFormat("%.4g us", v * 1e6);
+  return absl::StrFormat("%.4g ns", v * 1e9);
+}
+
+int Record(history::HistoryDb& db, const std::vector<char*>& args) {
+  if (args.size() != 3) return Bad(absl::InvalidArgumentError("record takes one file: record RUN.json"));
+  const std::string path = harness::UserPath(args[2]);
+  history::RecordOptions o{absl::GetFlag(FLAGS_commit), absl::GetFlag(FLAGS_date)};
+  if (!o.date.empty() && !history::IsIso8601(o.date)) {
+    return Bad(absl::InvalidArgumentError(
+        absl::StrCat("--date='", o.date, "' is not ISO 8601 (e.g. 2026-11-30 or 2026-11-30T12:00:00Z)")));
+  }
+  absl::StatusOr<history::ParsedRun> run = history::ReadRunFile(path, o);
+  if (!run.ok()) return Bad(run.status());
+  absl::StatusOr<int64_t> id = db.Record(run->record);
+  if (!id.ok()) return Bad(id.status());
+  std::set<std::string> cases;
+  for (const history::ResultRow& r : run->record.rows) cases.insert(r.case_name);
+  std::printf("history: recorded run %lld: %zu cases, %zu values, commit %s, date %s, machine %s (%s)%s\n",
+              static_cast<long long>(*id), cases.size(), run->record.rows.size(), run->record.commit.c_str(),
+              run->record.date.c_str(), run->record.machine_hash.c_str(), run->record.machine_description.c_str(),
+              run->left_out ? absl::StrCat("; left out ", run->left_out,
+                                           " repetitions that errored, failed their check or were DISTURBED")
+                                  .c_str()
+                            : "");
+  return harness::kExitOk;
+}
+
+int List(history::HistoryDb& db) {
+  absl::StatusOr<std::vector<history::SeriesKey>> series = db.ListSeries();
+  if (!series.ok()) return Bad(series.status());
+  std::string machine;
+  for (const history::SeriesKey& s : *series) {
+    if (s.machine_hash != machine) {
+      machine = s.machine_hash;
+      std::printf("machine %s: %s\n", s.machine_hash.c_str(), s.machine_description.c_str());
+    }
+    std::printf("  %-60s %-24s %lld runs\n", s.case_name.c_str(), s.metric.c_str(), static_cast<long long>(s.runs));
+  }
+  if (series->empty()) std::printf("history: '%s' holds no results yet\n", db.path().c_str());
+  return harness::kExitOk;
+}
+
+int Detect(history::HistoryDb& db) {
+  absl::StatusOr<gate::Metric> metric = gate::ParseMetric(absl::GetFlag(FLAGS_metric));
+  if (!metric.ok()) return Bad(metric.status());
+  std::regex filter;
+  try {
+    filter = std::regex(absl::GetFlag(FLAGS_case), std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return Bad(absl::InvalidArgumentError(absl::StrCat("--case='", absl::GetFlag(FLAGS_case), "': ", e.what())));
+  }
+  history::EDivisiveOptions o;
+  o.significance = absl::GetFlag(FLAGS_significance);
+  o.permutations = absl::GetFlag(FLAGS_permutations);
+  o.min_size = absl::GetFlag(FLAGS_min_runs);
+  absl::StatusOr<std::vector<history::SeriesKey>> series = db.ListSeries();
+  if (!series.ok()) return Bad(series.status());
+  int examined = 0, with_changes = 0, regressions = 0;
+  for (const history::SeriesKey& key : *series) {
+    if (key.metric != metric->name || !std::regex_search(key.case_name, filter)) continue;
+    absl::StatusOr<std::vector<history::SeriesPoint>> points = db.LoadSeries(key.machine_hash, key.case_name, key.metric);
+    if (!points.ok()) return Bad(points.status());
+    ++examined;
+    std::vector<double> medians;
+    for (const history::SeriesPoint& p : *points) medians.push_back(Median(p.values));
+    absl::StatusOr<std::vector<history::ChangePoint>> cps = history::EDivisive(medians, o);
+    if (!cps.ok()) return Bad(absl::InvalidArgumentError(absl::StrCat(key.case_name, ": ", cps.status().message())));
+    if (cps->empty()) continue;
+    ++with_changes;
+    std::printf("%s %s on machine %s (%s): %zu change point%s over %zu runs\n", key.case_name.c_str(),
+                key.metric.c_str(), key.machine_hash.c_str(), key.machine_description.c_str(), cps->size(),
+                cps->size() == 1 ? "" : "s", medians.size());
+    std::vector<int> bounds = {0};
+    for (const history::ChangePoint& c : *cps) bounds.push_back(c.index);
+    bounds.push_back(static_cast<int>(medians.size()));
+    for (size_t i = 0; i < cps->size(); ++i) {
+      const int a = bounds[i], c = bounds[i + 1], b = bounds[i + 2];
+      const double before = Median({medians.begin() + a, medians.begin() + c});
+      const double after = Median({medians.begin() + c, medians.begin() + b});
+      const double change = after / before - 1;
+      const bool worse = metric->higher_is_better ? after < before : after > before;
+      const bool newest = i + 1 == cps->size();
+      if (newest && worse) ++regressions;
+      const history::SeriesPoint& p = (*points)[c];
+      std::printf("  at run %d of %zu: commit %s, %s: median %s -> %s (%+.1f%%), p = %.3g%s\n", c + 1,
+                  medians.size(), p.commit.c_str(), p.date.c_str(), Value(before, *metric).c_str(),
+                  Value(after, *metric).c_str(), 100 * change, (*cps)[i].p_value,
+                  worse ? (newest ? "  REGRESSION (newest segment)" : "  regression") : "  improvement");
+    }
+  }
+  if (examined == 0) {
+    return Bad(absl::NotFoundError(absl::StrCat("no series in '", db.path(), "' has the metric ", metric->name,
+                                                absl::GetFlag(FLAGS_case).empty() ? "" : " and a case matching --case",
+                                                " (tools/history list shows what it holds)")));
+  }
+  std::printf("history: %d series examined, %d with change points, %d with a regression in the newest segment\n",
+              examined, with_changes, regressions);
+  return regressions ? harness::kExitRegression : harness::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> args = harness::ParseFlagsOrExit(argc, argv, kUsage);
+  if (args.size() < 2) return Bad(absl::InvalidArgumentError("give a command: record, list or detect (--help)"));
+  const std::string cmd = args[1];
+  if (cmd != "record" && cmd != "list" && cmd != "detect") {
+    return Bad(absl::InvalidArgumentError(absl::StrCat("unknown command '", cmd, "'; commands: record, list, detect")));
+  }
+  if (cmd != "record" && args.size() != 2) {
+    return Bad(absl::InvalidArgumentError(absl::StrCat(cmd, " takes no arguments, got '", args[2], "'")));
+  }
+  const std::string path = absl::GetFlag(FLAGS_db).empty() ? "" : harness::UserPath(absl::GetFlag(FLAGS_db));
+  if (path.empty()) return Bad(absl::InvalidArgumentError("--db=FILE is required"));
+  if (cmd != "record") {
+    // Reading never creates a database: a mistyped path is an error, not an empty history.
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      std::fclose(f);
+    } else {
+      return Bad(absl::NotFoundError(absl::StrCat("no history database at '", path, "' (record a run first)")));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<history::HistoryDb>> db = history::HistoryDb::Open(path);
+  if (!db.ok()) return Bad(db.status());
+  if (cmd == "record") return Record(**db, args);
+  if (cmd == "list") return List(**db);
+  return Detect(**db);
+}
