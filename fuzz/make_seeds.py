@@ -81,6 +81,20 @@ w("gate_run_fuzz", "zero_time.json", '{"benchmarks":[{"name":"BM_A","real_time":
 w("gate_run_fuzz", "number_overflow.json", '{"benchmarks":[{"name":"BM_A","real_time":476190.476190E47615}]}')
 w("gate_run_fuzz", "truncated.json", json.dumps({"context": ctx, "benchmarks": bm})[:300])
 
+# history_run_fuzz: the same run files as tools/history records them, and a Google Benchmark
+# file with its bare NaN (a counter's coefficient of variation).
+for name in ("bench_run.json", "plain_google_benchmark.json", "unverified.json", "truncated.json"):
+    with open(f"corpus/gate_run_fuzz/{name}") as f:
+        w("history_run_fuzz", name, f.read())
+w("history_run_fuzz", "bare_nan.json",
+  json.dumps({"context": {"date": "2026-11-30T00:00:00Z", "mlbench_run_context": json.dumps(rc)},
+              "benchmarks": entries("BM_Add/4096", [1.5, 1.6, 1.4]) +
+              [{"name": "BM_Add/4096_cv", "run_type": "aggregate", "aggregate_name": "cv", "x": 0}]})
+  .replace('"x": 0', '"x": NaN'))
+w("history_run_fuzz", "bad_date.json",
+  json.dumps({"context": {"date": "yesterday", "mlbench_run_context": json.dumps(rc)},
+              "benchmarks": entries("BM_Add/4096", [1.5])}))
+
 # gate_baseline_fuzz: a baseline file (tools/gate_baseline.h).
 machine = {"cpu.vendor": "AuthenticAMD", "cpu.model_name": "AMD EPYC", "cpu.family": "25", "cpu.model": "17",
            "cpu.stepping": "1", "cpu.isa_level": "AVX-512", "cpu.logical_cpus": "2", "cpu.memory_gib": "24",

@@ -17,6 +17,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev     # JSON: benchmark output, ceilings, baselines
   libsqlite3-dev         # tools/history: the benchmark history database
+  libpng-dev             # tools/report's browser test: decoding the screenshots
   python3
   clang libclang-rt-14-dev  # fuzz/: clang 14 with libFuzzer, ASan and UBSan runtimes
   chromium               # tools/report: its browser test renders the page headless (122 MB download)

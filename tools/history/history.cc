@@ -4,13 +4,15 @@
 //   bazel run //tools:history -- --db=FILE record RUN.json [--commit=SHA] [--date=ISO8601]
 //   bazel run //tools:history -- --db=FILE list
 //   bazel run //tools:history -- --db=FILE detect [--metric=real_time] [--case=REGEX]
+//   bazel run //tools:history -- bisect --good=REV --bad=REV [--judge=CMD]
 //
 // Exit status (harness/exit_codes.h): 0 success; 1 command line not understood; 2 bad input
 // (unreadable or malformed JSON, a run without a machine key or commit, a run recorded twice,
-// a database that is not ours, a series that does not exist); 3 detect: a series' newest segment
-// is a regression.
+// a database that is not ours, a series that does not exist, a bisection that cannot run); 3
+// detect: a series' newest segment is a regression.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <set>
 #include <string>
@@ -24,6 +26,7 @@
 #include "harness/flags_main.h"
 #include "harness/user_path.h"
 #include "tools/gate/gate_compare.h"
+#include "tools/history/bisect.h"
 #include "tools/history/edivisive.h"
 #include "tools/history/history_db.h"
 #include "tools/history/run_record.h"
@@ -37,6 +40,13 @@ ABSL_FLAG(std::string, case, "", "detect: only the cases whose name matches this
 ABSL_FLAG(double, significance, 0.01, "detect: a change point is kept when its permutation p-value is below this");
 ABSL_FLAG(int32_t, permutations, 499, "detect: permutations per test (p-values resolve to 1/(permutations+1))");
 ABSL_FLAG(int32_t, min_runs, 3, "detect: runs each segment keeps at least (>= 2)");
+ABSL_FLAG(std::string, good, "", "bisect: a commit without the regression (an ancestor of --bad)");
+ABSL_FLAG(std::string, bad, "", "bisect: a commit with it");
+ABSL_FLAG(std::string, judge, history::kDefaultJudge,
+          "bisect: the shell command that judges a candidate, run in a git worktree of it with "
+          "MLBENCH_BISECT_GOOD, MLBENCH_BISECT_CANDIDATE and MLBENCH_BISECT_OUT (a scratch folder) exported: "
+          "exit 0 good, 3 a regression");
+ABSL_FLAG(std::string, repo, "", "bisect: the git checkout (default: the workspace bazel run started in, else .)");
 
 namespace {
 
@@ -46,6 +56,7 @@ constexpr char kUsage[] =
     "  bazel run //tools:history -- --db=FILE record RUN.json [--commit=SHA] [--date=ISO8601]\n"
     "  bazel run //tools:history -- --db=FILE list\n"
     "  bazel run //tools:history -- --db=FILE detect [--metric=real_time] [--case=REGEX]\n"
+    "  bazel run //tools:history -- bisect --good=REV --bad=REV [--judge=CMD]\n"
     "\n"
     "record  takes the JSON of tools/bench, gpt_step, ddp_step, gpt_decode or a micro binary\n"
     "        (--benchmark_out): per case and repetition real_time and cpu_time in seconds and every\n"
@@ -58,6 +69,10 @@ constexpr char kUsage[] =
     "        use) with a permutation test; each change point with its full commit, date, the\n"
     "        medians before and after, the change in % and its p-value. Exit 3 when a series'\n"
     "        newest segment is worse than the one before it (a regression still in place).\n"
+    "bisect  finds the first bad commit between --good and --bad, as Chromium's Pinpoint does on\n"
+    "        one machine: each candidate is judged in a git worktree of it, by default an A/B of it\n"
+    "        against --good (tools/bench --quick --against, then tools/gate: exit 3 on a\n"
+    "        regression); the bad end is judged first; every step is printed.\n"
     "\n"
     "The database runs in WAL mode; several writers may record at once, and a writer killed\n"
     "mid-record leaves either its whole run or none of it.\n"
@@ -116,6 +131,31 @@ int List(history::HistoryDb& db) {
     std::printf("  %-60s %-24s %lld runs\n", s.case_name.c_str(), s.metric.c_str(), static_cast<long long>(s.runs));
   }
   if (series->empty()) std::printf("history: '%s' holds no results yet\n", db.path().c_str());
+  return harness::kExitOk;
+}
+
+int RunBisect() {
+  history::BisectOptions o;
+  o.good = absl::GetFlag(FLAGS_good);
+  o.bad = absl::GetFlag(FLAGS_bad);
+  o.judge = absl::GetFlag(FLAGS_judge);
+  if (o.good.empty() || o.bad.empty()) return Bad(absl::InvalidArgumentError("bisect needs --good=REV and --bad=REV"));
+  if (o.judge.empty()) return Bad(absl::InvalidArgumentError("--judge is empty"));
+  o.repo = absl::GetFlag(FLAGS_repo);
+  if (o.repo.empty()) {
+    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    o.repo = ws && *ws ? ws : ".";
+  } else {
+    o.repo = harness::UserPath(o.repo);
+  }
+  o.log = [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  absl::StatusOr<history::BisectResult> r = history::Bisect(o);
+  if (!r.ok()) return Bad(r.status());
+  std::printf("bisect: first bad commit: %s %s (%d judge runs over %d candidates)\n", r->first_bad.c_str(),
+              r->subject.c_str(), r->judged, r->candidates);
   return harness::kExitOk;
 }
 
@@ -181,14 +221,18 @@ int Detect(history::HistoryDb& db) {
 
 int main(int argc, char** argv) {
   std::vector<char*> args = harness::ParseFlagsOrExit(argc, argv, kUsage);
-  if (args.size() < 2) return Bad(absl::InvalidArgumentError("give a command: record, list or detect (--help)"));
+  if (args.size() < 2) {
+    return Bad(absl::InvalidArgumentError("give a command: record, list, detect or bisect (--help)"));
+  }
   const std::string cmd = args[1];
-  if (cmd != "record" && cmd != "list" && cmd != "detect") {
-    return Bad(absl::InvalidArgumentError(absl::StrCat("unknown command '", cmd, "'; commands: record, list, detect")));
+  if (cmd != "record" && cmd != "list" && cmd != "detect" && cmd != "bisect") {
+    return Bad(absl::InvalidArgumentError(
+        absl::StrCat("unknown command '", cmd, "'; commands: record, list, detect, bisect")));
   }
   if (cmd != "record" && args.size() != 2) {
     return Bad(absl::InvalidArgumentError(absl::StrCat(cmd, " takes no arguments, got '", args[2], "'")));
   }
+  if (cmd == "bisect") return RunBisect();
   const std::string path = absl::GetFlag(FLAGS_db).empty() ? "" : harness::UserPath(absl::GetFlag(FLAGS_db));
   if (path.empty()) return Bad(absl::InvalidArgumentError("--db=FILE is required"));
   if (cmd != "record") {

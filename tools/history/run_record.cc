@@ -131,13 +131,17 @@ absl::StatusOr<ParsedRun> ParseRunJson(const nlohmann::json& j, const std::strin
   return out;
 }
 
-absl::StatusOr<ParsedRun> ReadRunFile(const std::string& path, const RecordOptions& o) {
+absl::StatusOr<ParsedRun> ParseRunText(const std::string& text, const std::string& source, const RecordOptions& o) {
   // Google Benchmark writes a non-finite counter as a bare NaN or Infinity, which is not JSON.
+  absl::StatusOr<nlohmann::json> j = gate::ParseJson(harness::QuoteNonFiniteTokens(text), absl::StrCat("'", source, "'"));
+  if (!j.ok()) return j.status();
+  return ParseRunJson(*j, source, o);
+}
+
+absl::StatusOr<ParsedRun> ReadRunFile(const std::string& path, const RecordOptions& o) {
   absl::StatusOr<std::string> text = gate::ReadTextFile(path);
   if (!text.ok()) return text.status();
-  absl::StatusOr<nlohmann::json> j = gate::ParseJson(harness::QuoteNonFiniteTokens(*text), absl::StrCat("'", path, "'"));
-  if (!j.ok()) return j.status();
-  return ParseRunJson(*j, path, o);
+  return ParseRunText(*text, path, o);
 }
 
 }  // namespace history

@@ -33,7 +33,10 @@ bool IsIso8601(const std::string& s);
 // key), no commit (give --commit), a bad date, nothing to record.
 absl::StatusOr<ParsedRun> ParseRunJson(const nlohmann::json& j, const std::string& source, const RecordOptions& o);
 
-// Reads the file (tools/gate's bounded reader), then ParseRunJson.
+// The text of a file: Google Benchmark's bare NaN and Infinity quoted, parsed, then ParseRunJson.
+absl::StatusOr<ParsedRun> ParseRunText(const std::string& text, const std::string& source, const RecordOptions& o);
+
+// Reads the file (tools/gate's bounded reader), then ParseRunText.
 absl::StatusOr<ParsedRun> ReadRunFile(const std::string& path, const RecordOptions& o);
 
 }  // namespace history

@@ -30,7 +30,9 @@
 #include "tools/report/chart_frame.h"
 #include "tools/report/input_loader.h"
 #include "tools/report/png_decode.h"
+#include "tools/history/history_db.h"
 #include "tools/report/report.h"
+#include "tools/report/trend_chart.h"
 
 namespace report {
 namespace {
@@ -74,6 +76,22 @@ int Chromium(const std::string& exe, const std::string& args, const std::string&
 
 uint32_t Hex(const std::string& colour) {
   return static_cast<uint32_t>(std::stoul(colour.substr(1), nullptr, 16));
+}
+
+// What a chart declares on its root (chart_frame.h): the plot rectangle and the axis domains.
+struct Declared {
+  double px = 0, py = 0, pw = 0, ph = 0, x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+};
+
+bool ParseDeclared(const std::string& svg, Declared* d) {
+  std::smatch m;
+  if (!std::regex_search(svg, m, std::regex("data-plot=\"([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)\""))) return false;
+  d->px = std::stod(m[1]), d->py = std::stod(m[2]), d->pw = std::stod(m[3]), d->ph = std::stod(m[4]);
+  if (!std::regex_search(svg, m, std::regex("data-x-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\""))) return false;
+  d->x0 = std::stod(m[1]), d->x1 = std::stod(m[2]);
+  if (!std::regex_search(svg, m, std::regex("data-y-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\""))) return false;
+  d->y0 = std::stod(m[1]), d->y1 = std::stod(m[2]);
+  return true;
 }
 
 // A run with four points of four families, under a roof of 240 GFLOP/s and 32 GB/s.
@@ -150,13 +168,10 @@ TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
 
   // What the chart declares: plot rectangle and domains (SVG units = CSS px at scale 1).
   const std::string svg = r.files.at("roofline.svg");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-plot=\"([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)\"")));
-  const double px = std::stod(m[1]), py = std::stod(m[2]), pw = std::stod(m[3]), ph = std::stod(m[4]);
-  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-x-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\"")));
-  const double x0 = std::stod(m[1]), x1 = std::stod(m[2]);
-  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-y-domain=\"([0-9.e+-]+) ([0-9.e+-]+)\"")));
-  const double y0 = std::stod(m[1]), y1 = std::stod(m[2]);
+  Declared decl;
+  ASSERT_TRUE(ParseDeclared(svg, &decl)) << "no data-plot / data-x-domain / data-y-domain on the chart's root";
+  const double px = decl.px, py = decl.py, pw = decl.pw, ph = decl.ph;
+  const double x0 = decl.x0, x1 = decl.x1, y0 = decl.y0, y1 = decl.y1;
   // The background found must be the plot (its frame covers the outermost pixel row/column).
   ASSERT_NEAR(right - left + 1, pw, 3) << "plot columns " << left << ".." << right;
   ASSERT_NEAR(bottom - top + 1, ph, 3) << "plot rows " << top << ".." << bottom;
@@ -213,6 +228,97 @@ TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
   const std::string text = ReadAll(dom);
   EXPECT_NE(text.find("data-plot="), std::string::npos) << text.substr(0, 2000);
   EXPECT_EQ(text.find("parsererror"), std::string::npos) << text.substr(0, 2000);
+}
+
+
+// A history of 20 runs whose time steps from 100 to 130 ms at run 11: trend_1.svg rendered alone
+// by Chromium has each run's median dot where the declared plot and domains put it, and the
+// change point's red dashed line between runs 10 and 11 (and no red line elsewhere). (12 runs
+// would not do: 6 against 6 cannot reach p < 0.01 with 499 permutations.)
+TEST(Browser, TrendChartMarksTheChangePoint) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "SKIPPED, NOT PASSED: chromium is not installed, so the trend chart was not checked in a "
+                    "browser. Install it with `bash tools/setup.sh` (Debian package chromium).";
+  }
+  const std::string db_path = TmpDir() + "/trend.db";
+  std::remove(db_path.c_str());
+  std::vector<double> medians;
+  {
+    auto db = history::HistoryDb::Open(db_path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    for (int i = 0; i < 20; ++i) {
+      const double ms = (i < 10 ? 100.0 : 130.0) + (i % 3) * 0.7;
+      medians.push_back(ms);
+      history::RunRecord r;
+      r.machine_hash = "0badcafe";
+      r.machine_description = "test machine";
+      r.machine_fields_json = "{}";
+      r.commit = absl::StrCat(std::string(39, 'a'), i % 10);
+      r.date = absl::StrCat("2026-11-", 10 + i, "T00:00:00Z");  // the 10th to the 29th
+      r.source = "test";
+      r.context_json = "{}";
+      for (int rep = 0; rep < 3; ++rep) r.rows.push_back({"BM_Step", "real_time", rep, (ms + (rep - 1)) * 1e-3});
+      ASSERT_TRUE((*db)->Record(r).ok());
+    }
+  }
+  auto trends = LoadTrends(db_path, "real_time");
+  ASSERT_TRUE(trends.ok()) << trends.status();
+  ASSERT_EQ(trends->size(), 1u);
+  ASSERT_EQ((*trends)[0].changes.size(), 1u);
+  EXPECT_EQ((*trends)[0].changes[0].index, 10);
+  EXPECT_TRUE((*trends)[0].changes[0].worse);
+
+  ReportInputs in;
+  in.trends = *trends;
+  in.history_path = db_path;
+  in.command = "browser_test";
+  Report r = BuildReport(in);
+  const std::string out = TmpDir() + "/trend_report";
+  ASSERT_TRUE(WriteReport(r, out).ok());
+  ASSERT_TRUE(r.files.count("trend_1.svg"));
+  EXPECT_NE(r.files.at("index.html").find("History: 1 series"), std::string::npos);
+
+  const std::string png = TmpDir() + "/trend.png";
+  const std::string log = TmpDir() + "/chromium_trend.log";
+  ASSERT_EQ(Chromium(chromium,
+                     absl::StrCat("--window-size=980,400 --screenshot='", png, "' 'file://", out, "/trend_1.svg'"),
+                     log),
+            0)
+      << ReadAll(log);
+  auto img = ReadPng(png);
+  ASSERT_TRUE(img.ok()) << img.status() << "\n" << ReadAll(log);
+
+  const std::string svg = r.files.at("trend_1.svg");
+  Declared decl;
+  ASSERT_TRUE(ParseDeclared(svg, &decl)) << "no data-plot / data-x-domain / data-y-domain on the chart's root";
+  const double px = decl.px, py = decl.py, pw = decl.pw, ph = decl.ph;
+  const double x0 = decl.x0, x1 = decl.x1, y0 = decl.y0, y1 = decl.y1;
+  auto X = [&](double v) { return px + pw * (v - x0) / (x1 - x0); };
+  auto Y = [&](double v) { return py + ph - ph * (v - y0) / (y1 - y0); };
+
+  const uint32_t median = Hex(kTrendMedian), worse = Hex(kTrendWorse);
+  for (int i = 0; i < 20; ++i) {
+    SCOPED_TRACE(absl::StrCat("run ", i + 1));
+    const int cx = static_cast<int>(std::floor(X(i + 1))), cy = static_cast<int>(std::floor(Y(medians[i])));
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        EXPECT_EQ(img->At(cx + dx, cy + dy), median) << "pixel (" << cx + dx << ", " << cy + dy << ")";
+      }
+    }
+  }
+  // Red pixels in a 3-pixel column around x, over the plot's height below the change's label
+  // (its text runs right from the line along the plot's top 20 px).
+  auto red_in_column = [&](double x) {
+    int n = 0;
+    for (int y = static_cast<int>(py) + 24; y < static_cast<int>(py + ph); ++y) {
+      for (int dx = -1; dx <= 1; ++dx) n += img->At(static_cast<int>(std::floor(x)) + dx, y) == worse;
+    }
+    return n;
+  };
+  EXPECT_GT(red_in_column(X(10.5)), ph * 0.4) << "no dashed red line between runs 10 and 11";
+  EXPECT_EQ(red_in_column(X(5.5)), 0) << "a red line between runs 5 and 6";
+  EXPECT_EQ(red_in_column(X(15.5)), 0) << "a red line between runs 15 and 16";
 }
 
 }  // namespace

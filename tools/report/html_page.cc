@@ -316,6 +316,13 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
   html += ChartSection("sweep-section", "Matmul sweep", c.sweep_svg, c.sweep_absent);
   html += ChartSection("steps-section", "Step time per step", c.steps_svg, c.steps_absent);
   html += ChartSection("mfu-section", "MFU loss breakdown", c.mfu_svg, c.mfu_absent);
+  if (!c.history_source.empty()) {
+    absl::StrAppend(&html, "<section id=\"history\"><h2>History: ", c.trend_svgs.size(), " series from ",
+                    Esc(c.history_source), "</h2>\n</section>\n");
+    for (size_t i = 0; i < c.trend_svgs.size(); ++i) {
+      html += ChartSection(absl::StrCat("trend-", i + 1), "Trend", c.trend_svgs[i], "");
+    }
+  }
   html += CasesSection(d, gate, c.colours);
   if (gate) html += GateSection(*gate);
   absl::StrAppend(&html, "<footer>Made by <code>", Esc(c.command),

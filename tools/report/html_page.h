@@ -6,6 +6,7 @@
 //                then every context key in a collapsed list
 //   problems     what is missing or wrong in the input (only when there is something)
 //   charts       matmul sweep, step times, MFU loss breakdown: each, or a line saying why absent
+//   history      with --history: one trend chart per series of the database (trend_chart.h)
 //   cases        a sortable table, one row per case: time, FLOP/s, bytes/s, intensity, % of
 //                peak, % of roofline, verified (and the gate status when a summary is given)
 //   gate         the gate's verdict, details and statuses (when --gate is given)
@@ -36,6 +37,8 @@ struct PageContent {
   std::string steps_absent;
   std::string mfu_svg;
   std::string mfu_absent;
+  std::vector<std::string> trend_svgs;  // --history: one chart per series, in the database's order
+  std::string history_source;           // --history's file, "" without one
   std::map<std::string, std::string> colours;  // family -> colour
 };
 

@@ -1,6 +1,6 @@
-// A small PNG decoder for tests that read screenshots: 8-bit greyscale, RGB, RGBA (and grey +
-// alpha), not interlaced, every filter type (None, Sub, Up, Average, Paeth), zlib from the
-// system. That is what headless Chromium writes; palette and 16-bit images are refused.
+// PNG decoding for tests that read screenshots (headless Chromium's), through Debian's libpng
+// (libpng-dev): any PNG it reads (grey, RGB, palette, with alpha, 16-bit, interlaced) becomes
+// 8-bit RGB.
 #ifndef TOOLS_REPORT_PNG_DECODE_H_
 #define TOOLS_REPORT_PNG_DECODE_H_
 

@@ -1,5 +1,5 @@
 // DecodePng on small images written by a reference encoder (Python's zlib and struct): every
-// filter type, RGB and RGBA (composited over white), and refusals.
+// filter type, RGB and RGBA (composited over white), and refusals with libpng's reason.
 #include "tools/report/png_decode.h"
 
 #include <string>
@@ -51,7 +51,9 @@ TEST(DecodePng, AlphaOverWhite) {
 }
 
 TEST(DecodePng, Refusals) {
-  EXPECT_FALSE(DecodePng("GIF89a").ok());
+  auto gif = DecodePng("GIF89a");
+  ASSERT_FALSE(gif.ok());
+  EXPECT_NE(gif.status().message().find("not a PNG"), std::string::npos) << gif.status();
   std::string truncated = kRgbAllFilters.substr(0, 60);
   EXPECT_FALSE(DecodePng(truncated).ok());
   EXPECT_FALSE(ReadPng("/nonexistent/shot.png").ok());

@@ -1,12 +1,14 @@
 // BuildReport: colours, roofs, the four charts and the page; WriteReport: the folder.
 #include "tools/report/report.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tools/gate/gate_io.h"
 #include "tools/report/family.h"
@@ -81,6 +83,14 @@ Report BuildReport(const ReportInputs& in) {
     r.files["mfu_breakdown.svg"] = page.mfu_svg;
   }
 
+  page.history_source = in.history_path;
+  for (size_t i = 0; i < in.trends.size(); ++i) {
+    const std::string name = absl::StrCat("trend_", i + 1, ".svg");
+    std::string svg = DrawTrend(in.trends[i], absl::StrCat("trend-", i + 1));
+    page.trend_svgs.push_back(svg);
+    r.files[name] = std::move(svg);
+  }
+
   r.notes = r.roofs.problems;
   r.notes.insert(r.notes.end(), d.problems.begin(), d.problems.end());
   r.notes.insert(r.notes.end(), roofline.notes.begin(), roofline.notes.end());
@@ -107,6 +117,18 @@ absl::Status WriteReport(const Report& report, const std::string& dir) {
   }
   for (const char* name : kChartFiles) {
     if (!report.files.count(name)) std::remove(absl::StrCat(dir, "/", name).c_str());
+  }
+  // Trend charts of an earlier report with more series.
+  if (DIR* d = opendir(dir.c_str())) {
+    std::vector<std::string> stale;
+    while (const dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (absl::StartsWith(name, "trend_") && absl::EndsWith(name, ".svg") && !report.files.count(name)) {
+        stale.push_back(name);
+      }
+    }
+    closedir(d);
+    for (const std::string& name : stale) std::remove(absl::StrCat(dir, "/", name).c_str());
   }
   auto it = report.files.find("index.html");
   if (it == report.files.end()) return absl::InternalError("no index.html was built");

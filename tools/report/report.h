@@ -14,6 +14,7 @@
 #include "tools/report/gate_summary.h"
 #include "tools/report/roof.h"
 #include "tools/report/run_data.h"
+#include "tools/report/trend_chart.h"
 
 namespace report {
 
@@ -24,11 +25,14 @@ struct ReportInputs {
   std::optional<GateSummary> gate;
   std::string command;  // shown in the page's footer
   std::string note;     // --note: the user's line under the heading (e.g. what the machine is)
+  std::vector<TrendSeries> trends;  // --history, read (trend_chart.h)
+  std::string history_path;
 };
 
 struct Report {
   // File name -> content: index.html and roofline.svg always; matmul_sweep.svg, steps.svg and
-  // mfu_breakdown.svg when the input has what they draw.
+  // mfu_breakdown.svg when the input has what they draw; trend_1.svg, trend_2.svg, ... with
+  // --history, one per series.
   std::map<std::string, std::string> files;
   RoofChoice roofs;
   std::vector<std::string> notes;  // problems and chart notes, for the console too

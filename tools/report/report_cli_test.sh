@@ -30,8 +30,10 @@ EOF
 printf '{"benchmarks": [' >"$TMP/half.json"
 printf '{"machine": "Other CPU", "peak_flops": {"fp32": 1e12}, "bandwidth_bytes_per_s": 1e11}\n' >"$TMP/other_ceilings.json"
 
-expect_error "no --in=RUN.json given" --out="$TMP/x"
+expect_error "no --in=RUN.json (or --history=DB) given" --out="$TMP/x"
 expect_error "no --out=DIR given" --in="$TMP/run.json"
+expect_error "--history: no database at '$TMP/none.db'" --history="$TMP/none.db" --out="$TMP/x"
+expect_error "--history_metric= is empty" --history="$TMP/none.db" --history_metric= --out="$TMP/x"
 expect_error "unknown argument '--bogus'" --in="$TMP/run.json" --out="$TMP/x" --bogus
 expect_error "cannot read run file '$TMP/missing.json'" --in="$TMP/missing.json" --out="$TMP/x"
 expect_error "'$TMP/half.json' is not JSON (byte" --in="$TMP/half.json" --out="$TMP/x"

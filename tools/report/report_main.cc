@@ -2,7 +2,7 @@
 // benchmark runs, as SVG files and one self-contained HTML page.
 //
 //   bazel run //tools:report -- --in=RUN.json [--in=MORE.json ...] [--ceilings=FILE]
-//                               [--gate=SUMMARY.md] [--note=TEXT] --out=DIR
+//                               [--gate=SUMMARY.md] [--note=TEXT] [--history=DB] --out=DIR
 //
 // Exit status: 0 when the report was written (problems in the input are listed on the page
 // and on stderr), 2 on bad usage or an input that cannot be read at all.
@@ -29,7 +29,7 @@ constexpr char kUsage[] =
     "report: the roofline and friends of benchmark runs, as SVG files and one HTML page.\n"
     "\n"
     "Usage: bazel run //tools:report -- --in=RUN.json [--in=MORE.json ...] [--ceilings=FILE]\n"
-    "                                   [--gate=SUMMARY.md] [--note=TEXT] --out=DIR\n"
+    "                                   [--gate=SUMMARY.md] [--note=TEXT] [--history=DB] --out=DIR\n"
     "Example: bazel run //tools:report -- --in=matmul.json --out=report\n"
     "\n"
     "  --in=FILE        Google Benchmark JSON: --benchmark_out of //micro:matmul, //micro:elementwise,\n"
@@ -39,6 +39,11 @@ constexpr char kUsage[] =
     "                   cases divided by (measured at start-up, a ceilings file, or a datasheet).\n"
     "  --gate=FILE      tools/gate's markdown summary (--summary=FILE): statuses on the page.\n"
     "  --note=TEXT      a line shown under the page's heading (what the machine is, how loaded).\n"
+    "  --history=DB     a tools/history database: one trend chart per series (trend_1.svg, ...),\n"
+    "                   the median and spread per recorded run, change points marked; with or\n"
+    "                   without --in.\n"
+    "  --history_metric=M  the metric of the trends: real_time (default), cpu_time or a counter\n"
+    "                   (NAME, NAME:lower), as tools/gate and tools/history take it.\n"
     "  --out=DIR        folder for index.html, roofline.svg, matmul_sweep.svg, steps.svg,\n"
     "                   mfu_breakdown.svg (created if missing; files written via temp + rename).\n"
     "\n"
@@ -69,7 +74,7 @@ int main(int argc, char** argv) {
   // `bazel run` starts us in the runfiles tree: every path flag is resolved against the folder
   // the user ran bazel in (harness/user_path.h); the page's command line shows them as typed.
   std::vector<std::string> inputs;
-  std::string ceilings_path, gate_path, out, note;
+  std::string ceilings_path, gate_path, out, note, history_path, history_metric = "real_time";
   std::vector<std::string> given;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -89,22 +94,37 @@ int main(int argc, char** argv) {
       gate_path = harness::UserPath(v);
     } else if (Value(a, "note", &v)) {
       note = v;
+    } else if (Value(a, "history", &v)) {
+      if (v.empty()) return Usage("--history= is empty: give a tools/history database or leave the flag out");
+      history_path = harness::UserPath(v);
+    } else if (Value(a, "history_metric", &v)) {
+      if (v.empty()) return Usage("--history_metric= is empty: real_time, cpu_time or a counter's name");
+      history_metric = v;
     } else if (Value(a, "out", &v)) {
       if (v.empty()) return Usage("--out= is empty: give the folder to write to");
       out = harness::UserPath(v);
     } else {
       return Usage(absl::StrCat("unknown argument '", a,
-                                "' (allowed: --in, --ceilings, --gate, --note, --out, --help)"));
+                                "' (allowed: --in, --ceilings, --gate, --note, --history, --history_metric, --out, "
+                                "--help)"));
     }
     given.push_back(a);
   }
-  if (inputs.empty()) return Usage("no --in=RUN.json given");
+  if (inputs.empty() && history_path.empty()) return Usage("no --in=RUN.json (or --history=DB) given");
   if (out.empty()) return Usage("no --out=DIR given");
 
   report::ReportInputs in;
-  auto data = report::LoadRuns(inputs);
-  if (!data.ok()) return Fail("", data.status());
-  in.data = std::move(*data);
+  if (!inputs.empty()) {
+    auto data = report::LoadRuns(inputs);
+    if (!data.ok()) return Fail("", data.status());
+    in.data = std::move(*data);
+  }
+  if (!history_path.empty()) {
+    auto trends = report::LoadTrends(history_path, history_metric);
+    if (!trends.ok()) return Fail("", trends.status());
+    in.trends = std::move(*trends);
+    in.history_path = history_path;
+  }
   if (!ceilings_path.empty()) {
     auto c = accounting::ReadCeilings(ceilings_path);
     if (!c.ok()) return Fail("--ceilings: ", c.status());
