@@ -45,7 +45,9 @@ absl::StatusOr<Verdict> Judge(const BisectOptions& o, const std::string& good, c
                    gate::ShellQuote(commit), " MLBENCH_BISECT_OUT=", gate::ShellQuote(dir), "; cd ",
                    gate::ShellQuote(tree), " && ", o.judge);
   const auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<harness::ProcessResult> r = harness::RunProcess({"/bin/sh", "-c", script}, /*capture_stderr=*/true);
+  // The judge's standard error passes through (tools/bench's progress on a run of minutes); its
+  // standard output is kept for the message when it fails.
+  absl::StatusOr<harness::ProcessResult> r = harness::RunProcess({"/bin/sh", "-c", script}, /*capture_stderr=*/false);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Git(o.repo, {"worktree", "remove", "--force", tree}).IgnoreError();
   std::system(absl::StrCat("rm -rf ", gate::ShellQuote(dir)).c_str());
@@ -54,7 +56,7 @@ absl::StatusOr<Verdict> Judge(const BisectOptions& o, const std::string& good, c
   if (r->exit_code == 3) return Verdict::kBad;
   return absl::FailedPreconditionError(absl::StrCat(
       "the judge exited ", r->exit_code, " on commit ", commit, " (0: good, 3: a regression; anything else stops): ",
-      harness::Tail(r->stdout_text + r->stderr_text, 2000)));
+      harness::Tail(r->stdout_text, 2000)));
 }
 
 }  // namespace

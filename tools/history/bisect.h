@@ -6,7 +6,8 @@
 //
 // The judge runs under /bin/sh in the candidate's worktree with MLBENCH_BISECT_GOOD (the good
 // commit's full id) and MLBENCH_BISECT_CANDIDATE exported: exit 0 good, 3 bad (a regression),
-// anything else stops the bisection with the commit and the judge's output.
+// anything else stops the bisection with the commit and the end of the judge's standard output
+// (its standard error passes through, so a long judge shows its progress).
 #ifndef TOOLS_HISTORY_BISECT_H_
 #define TOOLS_HISTORY_BISECT_H_
 
