@@ -123,4 +123,30 @@ absl::StatusOr<std::vector<ChangePoint>> EDivisive(const std::vector<double>& x,
   return found;
 }
 
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<SegmentChange> DescribeChanges(const std::vector<double>& x, const std::vector<ChangePoint>& cps,
+                                           bool higher_is_better) {
+  std::vector<int> bounds = {0};
+  for (const ChangePoint& c : cps) bounds.push_back(c.index);
+  bounds.push_back(static_cast<int>(x.size()));
+  std::vector<SegmentChange> out;
+  for (size_t i = 0; i < cps.size(); ++i) {
+    SegmentChange c;
+    c.index = cps[i].index;
+    c.before = Median({x.begin() + bounds[i], x.begin() + bounds[i + 1]});
+    c.after = Median({x.begin() + bounds[i + 1], x.begin() + bounds[i + 2]});
+    c.change = c.before != 0 ? c.after / c.before - 1 : 0;
+    c.p_value = cps[i].p_value;
+    c.worse = higher_is_better ? c.after < c.before : c.after > c.before;
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace history

@@ -39,6 +39,21 @@ struct ChangePoint {
 absl::StatusOr<std::vector<ChangePoint>> EDivisive(const std::vector<double>& x,
                                                    const EDivisiveOptions& options = {});
 
+// Median of v (the mean of the middle two for an even count); 0 for none.
+double Median(std::vector<double> v);
+
+// Each change point of x with the medians of the segments on either side of it (a segment runs
+// to the neighbouring change point or the series' end), their change (after / before - 1; 0 when
+// before is 0) and whether it is for the worse: lower when higher is better, else higher.
+struct SegmentChange {
+  int index = 0;  // the first point of the new segment
+  double before = 0, after = 0, change = 0;
+  double p_value = 1;
+  bool worse = false;
+};
+std::vector<SegmentChange> DescribeChanges(const std::vector<double>& x, const std::vector<ChangePoint>& cps,
+                                           bool higher_is_better);
+
 // Deterministic helpers, shared with the tests and the detection-power tool.
 class SplitMix64 {
  public:

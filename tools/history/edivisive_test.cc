@@ -66,6 +66,24 @@ TEST(EDivisive, RefusesBadInput) {
   EXPECT_FALSE(EDivisive({1, 2, 3, 4, 5, 6}, With(0.01, 499, 1)).ok());
 }
 
+TEST(EDivisive, DescribesTheSegmentsAroundEachChange) {
+  const std::vector<double> x = {1, 1, 1, 2, 2, 2, 2, 4, 4, 4};
+  const std::vector<ChangePoint> cps = {{3, 1.0, 0.002}, {7, 1.0, 0.004}};
+  const std::vector<SegmentChange> lower = DescribeChanges(x, cps, /*higher_is_better=*/false);
+  ASSERT_EQ(lower.size(), 2u);
+  EXPECT_EQ(lower[0].index, 3);
+  EXPECT_EQ(lower[0].before, 1);
+  EXPECT_EQ(lower[0].after, 2);
+  EXPECT_DOUBLE_EQ(lower[0].change, 1.0);
+  EXPECT_TRUE(lower[0].worse);
+  EXPECT_EQ(lower[1].before, 2);  // the segment between the two changes, not the whole past
+  EXPECT_EQ(lower[1].after, 4);
+  EXPECT_EQ(lower[1].p_value, 0.004);
+  EXPECT_FALSE(DescribeChanges(x, cps, /*higher_is_better=*/true)[0].worse);
+  EXPECT_EQ(Median({3, 1, 2, 10}), 2.5);
+  EXPECT_EQ(Median({}), 0);
+}
+
 TEST(EDivisive, SameAnswerForTheSameSeed) {
   const std::vector<double> x = Series(5, [](int i) { return i >= 19 ? 115.0 : 100.0; });
   auto a = EDivisive(x), b = EDivisive(x);

@@ -81,12 +81,6 @@ constexpr char kUsage[] =
 
 int Bad(const absl::Status& s) { return harness::Fail("history", s); }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string Value(double v, const gate::Metric& m) {
   if (!m.is_time()) return absl::StrFormat("%.6g", v);
   if (v >= 1) return absl::StrFormat("%.4g s", v);
@@ -181,7 +175,7 @@ int Detect(history::HistoryDb& db) {
     if (!points.ok()) return Bad(points.status());
     ++examined;
     std::vector<double> medians;
-    for (const history::SeriesPoint& p : *points) medians.push_back(Median(p.values));
+    for (const history::SeriesPoint& p : *points) medians.push_back(history::Median(p.values));
     absl::StatusOr<std::vector<history::ChangePoint>> cps = history::EDivisive(medians, o);
     if (!cps.ok()) return Bad(absl::InvalidArgumentError(absl::StrCat(key.case_name, ": ", cps.status().message())));
     if (cps->empty()) continue;
@@ -189,22 +183,17 @@ int Detect(history::HistoryDb& db) {
     std::printf("%s %s on machine %s (%s): %zu change point%s over %zu runs\n", key.case_name.c_str(),
                 key.metric.c_str(), key.machine_hash.c_str(), key.machine_description.c_str(), cps->size(),
                 cps->size() == 1 ? "" : "s", medians.size());
-    std::vector<int> bounds = {0};
-    for (const history::ChangePoint& c : *cps) bounds.push_back(c.index);
-    bounds.push_back(static_cast<int>(medians.size()));
-    for (size_t i = 0; i < cps->size(); ++i) {
-      const int a = bounds[i], c = bounds[i + 1], b = bounds[i + 2];
-      const double before = Median({medians.begin() + a, medians.begin() + c});
-      const double after = Median({medians.begin() + c, medians.begin() + b});
-      const double change = after / before - 1;
-      const bool worse = metric->higher_is_better ? after < before : after > before;
-      const bool newest = i + 1 == cps->size();
-      if (newest && worse) ++regressions;
-      const history::SeriesPoint& p = (*points)[c];
-      std::printf("  at run %d of %zu: commit %s, %s: median %s -> %s (%+.1f%%), p = %.3g%s\n", c + 1,
-                  medians.size(), p.commit.c_str(), p.date.c_str(), Value(before, *metric).c_str(),
-                  Value(after, *metric).c_str(), 100 * change, (*cps)[i].p_value,
-                  worse ? (newest ? "  REGRESSION (newest segment)" : "  regression") : "  improvement");
+    const std::vector<history::SegmentChange> changes =
+        history::DescribeChanges(medians, *cps, metric->higher_is_better);
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const history::SegmentChange& c = changes[i];
+      const bool newest = i + 1 == changes.size();
+      if (newest && c.worse) ++regressions;
+      const history::SeriesPoint& p = (*points)[c.index];
+      std::printf("  at run %d of %zu: commit %s, %s: median %s -> %s (%+.1f%%), p = %.3g%s\n", c.index + 1,
+                  medians.size(), p.commit.c_str(), p.date.c_str(), Value(c.before, *metric).c_str(),
+                  Value(c.after, *metric).c_str(), 100 * c.change, c.p_value,
+                  c.worse ? (newest ? "  REGRESSION (newest segment)" : "  regression") : "  improvement");
     }
   }
   if (examined == 0) {

@@ -13,7 +13,6 @@
 #include "tools/history/history_db.h"
 #include "tools/report/chart_frame.h"
 #include "tools/report/scale.h"
-#include "tools/report/steps_chart.h"
 #include "tools/report/svg_writer.h"
 
 namespace report {
@@ -60,26 +59,14 @@ absl::StatusOr<std::vector<TrendSeries>> LoadTrends(const std::string& db_path, 
     s.is_time = metric->is_time();
     std::vector<double> medians;
     for (const history::SeriesPoint& p : *pts) {
-      TrendPoint t{p.commit, p.date, MedianOf(p.values), *std::min_element(p.values.begin(), p.values.end()),
+      TrendPoint t{p.commit, p.date, history::Median(p.values), *std::min_element(p.values.begin(), p.values.end()),
                    *std::max_element(p.values.begin(), p.values.end())};
       medians.push_back(t.median);
       s.points.push_back(std::move(t));
     }
     absl::StatusOr<std::vector<history::ChangePoint>> cps = history::EDivisive(medians);
     if (!cps.ok()) return absl::InvalidArgumentError(absl::StrCat(k.case_name, ": ", cps.status().message()));
-    std::vector<int> bounds = {0};
-    for (const history::ChangePoint& c : *cps) bounds.push_back(c.index);
-    bounds.push_back(static_cast<int>(medians.size()));
-    for (size_t i = 0; i < cps->size(); ++i) {
-      const double before = MedianOf({medians.begin() + bounds[i], medians.begin() + bounds[i + 1]});
-      const double after = MedianOf({medians.begin() + bounds[i + 1], medians.begin() + bounds[i + 2]});
-      TrendChange c;
-      c.index = (*cps)[i].index;
-      c.change = before != 0 ? after / before - 1 : 0;
-      c.p_value = (*cps)[i].p_value;
-      c.worse = metric->higher_is_better ? after < before : after > before;
-      s.changes.push_back(c);
-    }
+    s.changes = history::DescribeChanges(medians, *cps, metric->higher_is_better);
     out.push_back(std::move(s));
   }
   if (out.empty()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tools/history/edivisive.h"
 
 namespace report {
 
@@ -23,12 +24,8 @@ struct TrendPoint {
   double median = 0, lo = 0, hi = 0;  // of the run's repetitions
 };
 
-struct TrendChange {
-  int index = 0;  // the first run of the new segment (0-based)
-  double change = 0;  // median after / median before - 1
-  double p_value = 1;
-  bool worse = false;
-};
+// A change point with its segments' medians (tools/history/edivisive.h).
+using TrendChange = history::SegmentChange;
 
 struct TrendSeries {
   std::string machine_hash, machine, case_name, metric;
