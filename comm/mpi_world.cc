@@ -3,14 +3,17 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "comm/launch_check.h"
 #include "harness/exit_codes.h"
 
 namespace comm {
@@ -56,6 +59,12 @@ void Watchdog::Disarm() {
   armed_ = false;
 }
 
+void Watchdog::SetExplainer(std::function<std::string()> explain, double explain_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  explain_ = std::move(explain);
+  explain_s_ = explain_s;
+}
+
 void Watchdog::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
@@ -63,13 +72,24 @@ void Watchdog::Loop() {
       cv_.wait(lock);
       continue;
     }
-    auto deadline = deadline_;
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && armed_ && !stop_ &&
-        deadline_ == deadline) {
+    const auto deadline = deadline_;
+    // The explainer's time comes out of the deadline (at most a quarter of it).
+    const double explain_s = explain_ ? std::min(explain_s_, seconds_ / 4) : 0;
+    const auto fire = deadline - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(explain_s));
+    if (cv_.wait_until(lock, fire) == std::cv_status::timeout && armed_ && !stop_ && deadline_ == deadline) {
+      std::string why;
+      if (explain_) {
+        auto explain = explain_;
+        lock.unlock();
+        why = explain();
+        lock.lock();
+        if (!armed_ || stop_ || deadline_ != deadline) continue;  // it finished meanwhile
+      }
       std::fprintf(stderr,
                    "%s: error: %s did not finish within %.1f s (--timeout_s): another rank "
-                   "probably died or hung; exiting\n",
-                   prefix_.c_str(), what_.c_str(), seconds_);
+                   "probably died or hung%s%s; exiting\n",
+                   prefix_.c_str(), what_.c_str(), seconds_, why.empty() ? "" : "; ", why.c_str());
       std::fflush(stderr);
       std::_Exit(harness::kExitTimeout);
     }
@@ -79,15 +99,20 @@ void Watchdog::Loop() {
 namespace {
 
 bool g_initialised = false;
+bool g_thread_serialized = false;
+constexpr double kProbeSeconds = 2.0;  // a timed-out rank's connects to the other hosts
 
-// Runs a collective under the world's deadline.
+// Runs a collective under a deadline: the world's watchdog, or another thread's.
 class Deadline {
  public:
-  Deadline(MpiWorld* w, const std::string& what) : w_(w) { w_->watchdog().Arm(what, w_->timeout_s()); }
-  ~Deadline() { w_->watchdog().Disarm(); }
+  Deadline(MpiWorld* w, const std::string& what, Watchdog* watchdog = nullptr)
+      : wd_(watchdog != nullptr ? watchdog : &w->watchdog()) {
+    wd_->Arm(what, w->timeout_s());
+  }
+  ~Deadline() { wd_->Disarm(); }
 
  private:
-  MpiWorld* w_;
+  Watchdog* wd_;
 };
 
 absl::Status CountFits(int64_t n, const char* what) {
@@ -103,15 +128,20 @@ absl::StatusOr<MpiWorld*> MpiWorld::Init(int* argc, char*** argv, double timeout
   if (world != nullptr) return world;
   if (!g_initialised) {
     int provided = 0;
-    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     if (rc != MPI_SUCCESS)
       return absl::InternalError(MpiErrorMessage("MPI_Init_thread", rc, __FILE__, __LINE__));
     g_initialised = true;
+    g_thread_serialized = provided >= MPI_THREAD_SERIALIZED;
   }
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   std::unique_ptr<MpiWorld> w(new MpiWorld());
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_rank(MPI_COMM_WORLD, &w->rank_));
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_size(MPI_COMM_WORLD, &w->size_));
+  // Before any collective: a singleton among others would wait for no one, or forever.
+  if (auto s = CheckLaunchedWorldSize(w->size_, w->rank_, [](const char* v) { return std::getenv(v); }); !s.ok())
+    return s;
+  w->thread_serialized_ = g_thread_serialized;
   MPI_Comm local;
   COMM_MPI_RETURN_IF_ERROR(
       MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank_, MPI_INFO_NULL, &local));
@@ -119,9 +149,40 @@ absl::StatusOr<MpiWorld*> MpiWorld::Init(int* argc, char*** argv, double timeout
   COMM_MPI_RETURN_IF_ERROR(MPI_Comm_size(local, &w->local_size_));
   MPI_Comm_free(&local);
   w->timeout_s_ = timeout_s;
-  w->watchdog_ = std::make_unique<Watchdog>(absl::StrCat("rank ", w->rank_));
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int name_len = 0;
+  COMM_MPI_RETURN_IF_ERROR(MPI_Get_processor_name(name, &name_len));
+  const std::string host(name, name_len);
+  w->watchdog_ = std::make_unique<Watchdog>(absl::StrCat("rank ", w->rank_, " (host ", host, ")"));
+  auto hosts = w->AllgatherStrings(host);
+  if (!hosts.ok()) return hosts.status();
+  w->hosts_ = std::move(*hosts);
+  // The host probe: a rank that cannot open one still runs; its timeouts just name no host.
+  auto probe = HostProbe::Listen(host);
+  auto probes = w->AllgatherStrings(probe.ok() ? probe->description() : absl::StrCat("host=", host));
+  if (!probes.ok()) return probes.status();
+  w->probes_ = std::move(*probes);
+  if (probe.ok()) w->probe_ = std::make_unique<HostProbe>(std::move(*probe));
+  if (w->num_hosts() > 1) w->ExplainTimeouts(w->watchdog_.get());
   world = w.release();
   return world;
+}
+
+void MpiWorld::ExplainTimeouts(Watchdog* watchdog) const {
+  if (num_hosts() < 2) return;
+  const std::vector<std::string> probes = probes_;
+  const int rank = rank_;
+  watchdog->SetExplainer([probes, rank] { return UnreachableHosts(probes, rank, kProbeSeconds); }, kProbeSeconds);
+}
+
+std::unique_ptr<Watchdog> MpiWorld::NewWatchdog(const std::string& thread) const {
+  auto wd = std::make_unique<Watchdog>(absl::StrCat("rank ", rank_, " (host ", host(), ") ", thread));
+  ExplainTimeouts(wd.get());
+  return wd;
+}
+
+int MpiWorld::num_hosts() const {
+  return static_cast<int>(std::set<std::string>(hosts_.begin(), hosts_.end()).size());
 }
 
 void MpiWorld::Finalize() {
@@ -162,9 +223,9 @@ absl::StatusOr<std::vector<double>> MpiWorld::AllgatherDoubles(const std::vector
   return out;
 }
 
-absl::Status MpiWorld::AllreduceSumFloats(float* data, int64_t n) {
+absl::Status MpiWorld::AllreduceSumFloats(float* data, int64_t n, Watchdog* watchdog, const std::string& what) {
   if (auto s = CountFits(n, "MPI_Allreduce"); !s.ok()) return s;
-  Deadline d(this, absl::StrCat("MPI_Allreduce of ", n, " floats"));
+  Deadline d(this, what.empty() ? absl::StrCat("MPI_Allreduce of ", n, " floats") : what, watchdog);
   COMM_MPI_RETURN_IF_ERROR(
       MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
   return absl::OkStatus();

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "comm/host_probe.h"
 
 namespace comm {
 
@@ -42,9 +44,15 @@ class Watchdog {
   // Starts a deadline of `seconds` (<= 0: none) for `what` ("MPI_Allreduce of 124M gradients").
   void Arm(const std::string& what, double seconds);
   void Disarm();
+  // Called when a deadline passes, before the exit: a sentence for the message (which hosts do
+  // not answer). It may take up to explain_s seconds, taken from the deadline, so the process
+  // still ends within `seconds` of Arm.
+  void SetExplainer(std::function<std::string()> explain, double explain_s);
 
  private:
   void Loop();
+  std::function<std::string()> explain_;
+  double explain_s_ = 0;
   std::string prefix_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -57,8 +65,12 @@ class Watchdog {
 
 class MpiWorld {
  public:
-  // MPI_Init (once per process); sets MPI_ERRORS_RETURN; finds the local rank (ranks on this
-  // node, MPI_Comm_split_type SHARED). timeout_s bounds every collective below.
+  // MPI_Init (once per process, MPI_THREAD_SERIALIZED: a communication thread may make the MPI
+  // calls while the main thread makes none); sets MPI_ERRORS_RETURN; checks the world size
+  // against the launcher's (launch_check.h: a mismatch is FailedPrecondition); finds the local
+  // rank (ranks on this node, MPI_Comm_split_type SHARED) and every rank's host (its processor
+  // name); opens the host probe (host_probe.h) that a timed-out collective's message uses to
+  // name the hosts that do not answer. timeout_s bounds every collective below.
   static absl::StatusOr<MpiWorld*> Init(int* argc, char*** argv, double timeout_s);
   // MPI_Finalize. After an error, call Abort instead.
   static void Finalize();
@@ -69,6 +81,13 @@ class MpiWorld {
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
+  // MPI_Get_processor_name of rank r (index = rank); host() is this rank's.
+  const std::string& host() const { return hosts_[rank_]; }
+  const std::vector<std::string>& hosts() const { return hosts_; }
+  // Distinct hosts in the world.
+  int num_hosts() const;
+  // MPI granted MPI_THREAD_SERIALIZED or more: another thread may call MPI while this one does not.
+  bool thread_serialized() const { return thread_serialized_; }
   double timeout_s() const { return timeout_s_; }
   void set_timeout_s(double s) { timeout_s_ = s; }
   Watchdog& watchdog() { return *watchdog_; }
@@ -77,8 +96,13 @@ class MpiWorld {
   absl::StatusOr<std::vector<std::string>> AllgatherStrings(const std::string& mine);
   // Every rank's values; each rank gives the same count.
   absl::StatusOr<std::vector<double>> AllgatherDoubles(const std::vector<double>& mine);
-  // In-place sum over ranks of n floats (host memory).
-  absl::Status AllreduceSumFloats(float* data, int64_t n);
+  // In-place sum over ranks of n floats (host memory). Under `watchdog` (another thread's, made
+  // by NewWatchdog) and `what` when given, else under the world's.
+  absl::Status AllreduceSumFloats(float* data, int64_t n, Watchdog* watchdog = nullptr,
+                                  const std::string& what = "");
+  // A watchdog for another thread that makes MPI calls (prefix "rank R (host H) THREAD"), whose
+  // timeouts name the unreachable hosts as the world's do.
+  std::unique_ptr<Watchdog> NewWatchdog(const std::string& thread) const;
   // Rank 0's bytes to every rank.
   absl::Status BroadcastBytes(void* data, int64_t n);
   // In place: rank 0's floats to every rank.
@@ -87,7 +111,12 @@ class MpiWorld {
 
  private:
   MpiWorld() = default;
+  // Timeouts of `watchdog` name the hosts that do not answer (a world of several hosts).
+  void ExplainTimeouts(Watchdog* watchdog) const;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  bool thread_serialized_ = false;
+  std::vector<std::string> hosts_, probes_;
+  std::unique_ptr<HostProbe> probe_;
   double timeout_s_ = 0;
   std::unique_ptr<Watchdog> watchdog_;
 };

@@ -14,6 +14,8 @@
 
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"
+#include "comm/overlapped_allreduce.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "macro/ddp_trainer.h"
 #include "macro/step_clock.h"
@@ -52,8 +54,9 @@ double MaxAbs(const std::vector<float>& a) {
   return m;
 }
 
-// One DDP step with `accum` micro-steps of B/accum rows each vs the single-rank reference.
-void CheckDdpMatchesSingleRank(int B, int accum) {
+// One DDP step with `accum` micro-steps of B/accum rows each vs the single-rank reference;
+// bucket_bytes > 0: the all-reduce overlapped with backward in buckets of that size.
+void CheckDdpMatchesSingleRank(int B, int accum, int64_t bucket_bytes = 0) {
   const int W = g_world->size(), r = g_world->rank();
   auto config = model::GptPreset("test-tiny");
   ASSERT_TRUE(config.ok());
@@ -70,7 +73,13 @@ void CheckDdpMatchesSingleRank(int B, int accum) {
   auto reducer = comm::MakeMpiAllReducer(g_world);
   auto clock = MakeHostStepClock();
   model::AdamWConfig opt;
-  DdpTrainer trainer(g_world, ddp_model->get(), reducer.get(), clock.get(), accum, opt);
+  std::unique_ptr<comm::OverlappedAllReducer> overlap;
+  if (bucket_bytes > 0) {
+    auto made = comm::OverlappedAllReducer::Make(g_world, bucket_bytes);
+    ASSERT_TRUE(made.ok()) << made.status();
+    overlap = std::move(*made);
+  }
+  DdpTrainer trainer(g_world, ddp_model->get(), reducer.get(), clock.get(), accum, opt, overlap.get());
   ASSERT_TRUE(trainer.BroadcastParams().ok());
   int k = 0;
   auto step = trainer.Step([&](model::Batch* b) {
@@ -80,6 +89,10 @@ void CheckDdpMatchesSingleRank(int B, int accum) {
   });
   ASSERT_TRUE(step.ok()) << step.status();
   EXPECT_EQ(k, accum);
+  if (overlap != nullptr) {
+    EXPECT_GT(step->buckets, 1) << "a small bucket size must give several buckets";
+    EXPECT_GT(step->comm_total, 0.0);
+  }
   std::vector<float> ddp_params, ddp_grads;
   ASSERT_TRUE((*ddp_model)->CopyParamsToHost(&ddp_params).ok());
   ASSERT_TRUE((*ddp_model)->CopyGradsToHost(&ddp_grads).ok());
@@ -141,9 +154,11 @@ void CheckDdpMatchesSingleRank(int B, int accum) {
   for (double h : *hashes) EXPECT_EQ(h, (*hashes)[0]);
   if (r == 0) {
     std::printf(
-        "ddp vs single rank (W=%d, B=%d per rank, accum=%d): max |dgrad| %.3g (max |g| %.3g), "
-        "max |dparam| %.3g, loss %.6f vs %.6f\n",
-        W, B, accum, grad_diff, MaxAbs(ref_grads), param_diff, mean_loss, ref_loss);
+        "ddp vs single rank (W=%d on %d host(s), B=%d per rank, accum=%d, %s): max |dgrad| %.3g (max |g| "
+        "%.3g), max |dparam| %.3g, loss %.6f vs %.6f\n",
+        W, g_world->num_hosts(), B, accum,
+        overlap != nullptr ? absl::StrCat("overlapped, ", step->buckets, " buckets").c_str() : "no overlap", grad_diff,
+        MaxAbs(ref_grads), param_diff, mean_loss, ref_loss);
   }
 }
 
@@ -155,6 +170,12 @@ TEST(DdpStep, TwoRanksEqualOneRankOverTheCombinedBatch) {
 TEST(DdpStep, GradientAccumulationEqualsOneRankOverTheCombinedBatch) {
   ASSERT_GE(g_world->size(), 2) << "run under mpirun -np 2";
   CheckDdpMatchesSingleRank(/*B=*/4, /*accum=*/2);
+}
+
+TEST(DdpStep, OverlappedBucketsEqualOneRankOverTheCombinedBatch) {
+  ASSERT_GE(g_world->size(), 2) << "run under mpirun -np 2";
+  CheckDdpMatchesSingleRank(/*B=*/2, /*accum=*/1, /*bucket_bytes=*/4096);
+  CheckDdpMatchesSingleRank(/*B=*/4, /*accum=*/2, /*bucket_bytes=*/4096);
 }
 
 TEST(DdpStep, ConfigMismatchIsAnErrorOnEveryRank) {

@@ -38,6 +38,7 @@
 #include "accounting/throughput.h"
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"
+#include "comm/overlapped_allreduce.h"
 #include "harness/atomic_file.h"
 #include "harness/benchmark_json.h"
 #include "harness/exit_codes.h"
@@ -58,6 +59,7 @@
 #include "model/cuda/cuda_model.h"
 #include "model/data/batch_source.h"
 #include "model/data/token_file.h"
+#include "model/gemm_info.h"
 #include "model/gpt_config.h"
 #include "nlohmann/json.hpp"
 #include "sysinfo/cpu_info.h"
@@ -77,6 +79,12 @@ ABSL_FLAG(
     "rank 0 writes Google Benchmark JSON here: one iteration entry per timed step (real_time: the slowest "
     "rank's step, ms), the run context, counters mfu, mfu_min, comm_share, tokens_per_second, verified; "
     "tools/gate and compare.py read it");
+ABSL_FLAG(bool, overlap, true,
+          "CPU: all-reduce the gradients in buckets during backward, in reverse layer order, on a "
+          "communication thread (PyTorch DDP's scheme); false: one all-reduce after backward. The CUDA "
+          "model all-reduces after backward either way");
+ABSL_FLAG(double, bucket_mb, 25,
+          "--overlap's bucket size in MB (10^6 bytes) of fp32 gradients (PyTorch DDP's bucket_cap_mb: 25)");
 ABSL_FLAG(int, test_exit_rank, -1,
           "testing: this rank exits (code 7) at --test_fail_step without a word to the others");
 ABSL_FLAG(int, test_hang_rank, -1, "testing: this rank stops responding at --test_fail_step");
@@ -158,7 +166,40 @@ std::string Fingerprint(const StepOptions& o, int grad_accum) {
                       " attention=", accounting::ConventionName(o.convention),
                       absl::StrFormat(" lr=%g wd=%g b1=%g b2=%g peak=%g", o.lr, o.weight_decay, o.beta1,
                                       o.beta2, o.peak_flops),
-                      " ceilings=", o.ceilings);
+                      " ceilings=", o.ceilings, " overlap=", absl::GetFlag(FLAGS_overlap),
+                      " bucket_mb=", absl::GetFlag(FLAGS_bucket_mb));
+}
+
+// "host0: ranks 0, 1; host1: ranks 2, 3".
+std::string HostsText() {
+  std::map<std::string, std::vector<int>> ranks;
+  std::vector<std::string> order;
+  for (int q = 0; q < g_world->size(); ++q) {
+    const std::string& h = g_world->hosts()[q];
+    if (ranks[h].empty()) order.push_back(h);
+    ranks[h].push_back(q);
+  }
+  std::string text;
+  for (const std::string& h : order) {
+    absl::StrAppend(&text, text.empty() ? "" : "; ", h, ": rank", ranks[h].size() > 1 ? "s " : " ",
+                    absl::StrJoin(ranks[h], ", "));
+  }
+  return text;
+}
+
+// The link between hosts as //tools:cluster describes it (MLBENCH_CLUSTER_LINK), or "".
+std::string LinkText() {
+  const char* link = std::getenv("MLBENCH_CLUSTER_LINK");
+  return link != nullptr ? link : "";
+}
+
+// The link's shaped rate in bits/s (MLBENCH_LINK_RATE_BPS from //tools:cluster); 0 when unknown.
+double LinkRateBps() {
+  const char* r = std::getenv("MLBENCH_LINK_RATE_BPS");
+  if (r == nullptr) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(r, &end);
+  return end != r && *end == '\0' && std::isfinite(v) && v > 0 ? v : 0;
 }
 
 struct Setup {
@@ -166,6 +207,8 @@ struct Setup {
   int grad_accum = 1;
   std::unique_ptr<model::GptModel> model;
   std::unique_ptr<comm::GradAllReducer> reducer;
+  std::unique_ptr<comm::OverlappedAllReducer> overlap;  // --overlap on the CPU; else null
+  std::string machine;  // this rank's CPU / GPU and GEMM library, compared across hosts
   std::unique_ptr<model::BatchSource> source;
   std::unique_ptr<StepClock> clock;
   accounting::Peak peak;        // this rank's device's peak (after training: the best probe)
@@ -237,6 +280,9 @@ absl::Status Build(Setup* s) {
   } else if (s->grad_accum < 1) {
     local =
         absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));
+  } else if (const double mb = absl::GetFlag(FLAGS_bucket_mb); !(mb >= 1e-6 && mb <= 1e6)) {
+    local = absl::InvalidArgumentError(
+        absl::StrCat("--bucket_mb=", mb, " is invalid: a bucket size in MB in [0.000001, 1000000]"));
   } else if (g_world->rank() == 0) {
     local = ResolveOutputs(s);  // rank 0 writes them
   }
@@ -257,12 +303,33 @@ absl::Status Build(Setup* s) {
   } else {
     s->reducer = comm::MakeMpiAllReducer(g_world);
   }
+  if (absl::GetFlag(FLAGS_overlap) && o.device == "cpu") {
+    auto ov = comm::OverlappedAllReducer::Make(
+        g_world, static_cast<int64_t>(std::llround(absl::GetFlag(FLAGS_bucket_mb) * 1e6)));
+    if (auto st = AllOk("--overlap", ov.status()); !st.ok()) return st;
+    s->overlap = std::move(*ov);
+    Log0(absl::StrFormat(
+        "ddp_step: overlap: gradients all-reduced in %g MB buckets during backward, in reverse layer order, on "
+        "a communication thread (--overlap=false: one all-reduce after backward)",
+        absl::GetFlag(FLAGS_bucket_mb)));
+  } else if (o.device == "cpu") {
+    Log0("ddp_step: overlap: off (--overlap=false): one all-reduce of every gradient after backward");
+  } else {
+    Log0("ddp_step: overlap: off on CUDA: NCCL all-reduces the gradients after backward (the CUDA model does not "
+         "report gradients during backward)");
+  }
 
   // The model on the rank's own device: on CUDA the GPU the all-reducer bound (the local rank);
   // on the CPU its o.threads threads. The peak is that device's (rank_peak.h): a peak measured
   // now, with the rank's own threads, is used as is; only a whole-machine figure is scaled.
   std::string device_name;
   auto model = MakeModel(o, /*cuda_device=*/g_world->local_rank(), &device_name);
+  {
+    const sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
+    s->machine = o.device == "cuda" ? device_name
+                                    : absl::StrCat(cpu.model, " (", cpu.Signature(), ", ", cpu.IsaLevel(), "), ",
+                                                   model::CurrentCpuGemmInfo().ToString());
+  }
   if (model.ok()) {
     s->model = std::move(*model);
     // The CUDA model's attention, decided now (the cuDNN probe and its start-up check).
@@ -327,6 +394,8 @@ absl::Status Build(Setup* s) {
       W, model::DescribeConfig(o.config), accounting::DtypeName(o.dtype), o.device, o.batch, o.seq,
       s->grad_accum, static_cast<long long>(s->model->num_params()), s->reducer->name()));
   Log0(absl::StrCat("ddp_step: data: ", s->source->Describe(), " (rank r uses seed ", o.seed, " + r)"));
+  Log0(absl::StrCat("ddp_step: hosts: ", g_world->num_hosts(), " (", HostsText(), ")",
+                    LinkText().empty() ? "" : "; link: ", LinkText()));
   return absl::OkStatus();
 }
 
@@ -377,7 +446,7 @@ TimedSteps Train(Setup* s) {
   const StepOptions& o = s->o;
   const int r = g_world->rank();
   DdpTrainer trainer(g_world, s->model.get(), s->reducer.get(), s->clock.get(), s->grad_accum,
-                     AdamWFromOptions(o));
+                     AdamWFromOptions(o), s->overlap.get());
   if (auto st = trainer.BroadcastParams(); !st.ok()) Die(std::string(st.message()));
   auto next = [&](model::Batch* b) { return s->source->Next(b); };
   TimedSteps timed;
@@ -395,9 +464,10 @@ TimedSteps Train(Setup* s) {
     }
     auto mfu = PerRankMfu(s->flops.model_flops_per_step, t->total(), s->peak.flops_per_s);
     Log0(absl::StrFormat(
-        "step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm %8.2f ms (%4.1f%%) | mfu %s",
+        "step %3d/%-3d %-7s | rank 0: loss %.4f | %9.2f ms | comm exposed %8.2f ms (%4.1f%%) of %8.2f ms | "
+        "mfu %s",
         warm ? i : i - o.warmup_steps, warm ? o.warmup_steps : o.steps, warm ? "warm-up" : "timed", t->loss,
-        t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(),
+        t->total() * 1e3, t->comm * 1e3, 100 * t->comm / t->total(), t->comm_total * 1e3,
         mfu.ok() ? accounting::FormatPercent(*mfu) : "n/a"));
   }
   return timed;
@@ -407,6 +477,8 @@ TimedSteps Train(Setup* s) {
 struct RankFigures {
   SeriesStats st;  // this rank's step times
   std::vector<double> mfus, steps_med, comm_med, comm_share, tps, sums, hashes, losses, peaks;
+  std::vector<double> comm_total_med, local_ranks;  // all-reduce time incl. overlapped; MPI local rank
+  std::vector<std::string> machines;  // each rank's CPU / GPU and GEMM library
   std::vector<double> probe_before, probe_after;  // 0: not probed (a figure from a flag or file)
   bool identical = false;  // parameters identical on every rank after the last step
   accounting::Disturbance disturbance;  // any rank's, each reason prefixed "rank q: "
@@ -414,14 +486,16 @@ struct RankFigures {
 
 RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
   const int W = g_world->size();
-  std::vector<double> totals, comms;
+  std::vector<double> totals, comms, comm_totals;
   for (const DdpStepTimes& t : timed.times) {
     totals.push_back(t.total());
     comms.push_back(t.comm);
+    comm_totals.push_back(t.comm_total);
   }
   RankFigures f;
   f.st = Summarise(totals);
   const SeriesStats sc = Summarise(comms);
+  const SeriesStats sct = Summarise(comm_totals);
   auto mfu = PerRankMfu(s.flops.model_flops_per_step * f.st.n, f.st.sum, s.peak.flops_per_s);
   const double local_tokens = static_cast<double>(s.o.tokens_per_step()) * s.grad_accum * f.st.n;
   auto hash = ParamsHash(s.model.get());
@@ -435,7 +509,9 @@ RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
                                     timed.times.empty() ? 0 : timed.times.back().loss,
                                     s.peak.flops_per_s,
                                     s.probes.before,
-                                    s.probes.after};
+                                    s.probes.after,
+                                    sct.median,
+                                    static_cast<double>(g_world->local_rank())};
   const int kF = static_cast<int>(mine.size());
   auto all = g_world->AllgatherDoubles(mine);
   if (!all.ok()) Die(std::string(all.status().message()));
@@ -447,6 +523,10 @@ RankFigures GatherRankFigures(const Setup& s, const TimedSteps& timed) {
   f.mfus = field(0), f.steps_med = field(1), f.comm_med = field(2), f.comm_share = field(3), f.tps = field(4);
   f.sums = field(5), f.hashes = field(6), f.losses = field(7), f.peaks = field(8);
   f.probe_before = field(9), f.probe_after = field(10);
+  f.comm_total_med = field(11), f.local_ranks = field(12);
+  auto machines = g_world->AllgatherStrings(s.machine);
+  if (!machines.ok()) Die(std::string(machines.status().message()));
+  f.machines = std::move(*machines);
   // Per rank: its MFU above 103%, or its peak probes more than 10% apart (accounting/disturbed.h).
   std::vector<std::string> why;
   for (int q = 0; q < W; ++q) {
@@ -499,13 +579,53 @@ void LogRankTable(const Setup& s, const RankFigures& f) {
   Log0(absl::StrCat("\n== per-rank figures: ", CaseName(s), ", ", f.st.n, " timed steps after ",
                     s.o.warmup_steps, " warm-up",
                     f.disturbance.disturbed ? absl::StrCat(" | DISTURBED: ", f.disturbance.reason) : ""));
-  Log0(absl::StrFormat("%6s %12s %12s %8s %14s %10s %13s %10s", "rank", "step ms", "comm ms", "comm %",
-                       "tokens/s", "loss", "peak GFLOP/s", "MFU"));
+  Log0(absl::StrFormat("%4s %-12s %5s %11s %12s %11s %9s %12s %9s %12s %8s", "rank", "host", "local", "step ms",
+                       "exposed ms", "comm ms", "exposed", "tokens/s", "loss", "peak GFLOP/s", "MFU"));
+  bool differ = false;
   for (int q = 0; q < g_world->size(); ++q) {
-    Log0(absl::StrFormat("%6d %12.3f %12.3f %7.1f%% %14.1f %10.4f %13.1f %10s", q, f.steps_med[q] * 1e3,
-                         f.comm_med[q] * 1e3, 100 * f.comm_share[q], f.tps[q], f.losses[q], f.peaks[q] / 1e9,
-                         accounting::FormatPercent(f.mfus[q])));
+    const bool other_machine = f.machines[q] != f.machines[0];
+    differ = differ || other_machine;
+    Log0(absl::StrFormat("%4d %-12s %5d %11.3f %12.3f %11.3f %8.1f%% %12.1f %9.4f %12.1f %8s%s", q,
+                         g_world->hosts()[q], static_cast<int>(f.local_ranks[q]), f.steps_med[q] * 1e3,
+                         f.comm_med[q] * 1e3, f.comm_total_med[q] * 1e3, 100 * f.comm_share[q], f.tps[q],
+                         f.losses[q], f.peaks[q] / 1e9, accounting::FormatPercent(f.mfus[q]),
+                         other_machine ? "  *" : ""));
   }
+  Log0("(exposed: the all-reduce time the step waited for; comm: all of it, overlapped with backward or not;\n"
+       " local: the rank on its host; each rank's MFU is over its own host's peak, column 'peak')");
+  if (differ) {
+    Log0(absl::StrCat("* this rank's machine differs from rank 0's (", f.machines[0],
+                      "): its MFU is over its own peak, but the job runs at its slowest rank's pace"));
+    for (int q = 1; q < g_world->size(); ++q) {
+      if (f.machines[q] != f.machines[0]) Log0(absl::StrCat("  rank ", q, " (", g_world->hosts()[q], "): ", f.machines[q]));
+    }
+  } else {
+    Log0(absl::StrCat("machine       every rank: ", f.machines[0]));
+  }
+}
+
+// The gradient all-reduce's size and bandwidth (nccl-tests' definitions), from the ranks'
+// median total all-reduce time per step.
+struct CommFigures {
+  double bytes = 0, total_s = 0, exposed_s = 0, exposed_share = 0, algbw = 0, busbw = 0, link_bps = 0;
+};
+
+CommFigures CommOf(const Setup& s, const RankFigures& f) {
+  CommFigures c;
+  c.bytes = 4.0 * static_cast<double>(s.model->num_params());
+  auto total = SummariseRanks(f.comm_total_med);
+  auto exposed = SummariseRanks(f.comm_med);
+  auto share = SummariseRanks(f.comm_share);
+  if (total.ok()) c.total_s = total->median;
+  if (exposed.ok()) c.exposed_s = exposed->median;
+  if (share.ok()) c.exposed_share = share->median;
+  const int W = g_world->size();
+  if (c.total_s > 0 && W > 1) {
+    c.algbw = c.bytes / c.total_s;
+    c.busbw = c.algbw * 2.0 * (W - 1) / W;
+  }
+  c.link_bps = LinkRateBps();
+  return c;
 }
 
 // MFU and all-reduce share across ranks; what the MFU divides.
@@ -521,12 +641,28 @@ void LogRankSummary(const Setup& s, const RankFigures& f) {
                          accounting::FormatPercent(sm->median), accounting::FormatPercent(sm->max),
                          sm->argmax, accounting::FormatPercent(sm->mean)));
   }
+  const CommFigures c = CommOf(s, f);
+  if (W > 1) {
+    std::string link;
+    if (c.link_bps > 0) {
+      link = absl::StrFormat("; busbw is %.0f%% of the %.3g Gbit/s link", 100 * c.busbw * 8 / c.link_bps,
+                             c.link_bps / 1e9);
+    }
+    Log0(absl::StrFormat(
+        "comm          all-reduce of %.4g MB of fp32 gradients per step, %s: %.3f ms (ranks' median), algbw "
+        "%.3f GB/s, busbw %.3f GB/s (nccl-tests: algbw = bytes / time, busbw = algbw x 2(n-1)/n)%s",
+        c.bytes / 1e6, s.overlap ? absl::StrCat("in buckets overlapped with backward") : "after backward",
+        c.total_s * 1e3, c.algbw / 1e9, c.busbw / 1e9, link));
+  }
   if (scs.ok() && scm.ok()) {
-    Log0(
-        absl::StrFormat("comm          all-reduce median %.3f ms per step (ranks' median; max %.3f ms); "
-                        "share of the step: min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%",
-                        scm->median * 1e3, scm->max * 1e3, 100 * scs->min, 100 * scs->median, 100 * scs->max,
-                        100 * scs->mean));
+    Log0(absl::StrFormat(
+        "lost to communication (exposed): %.3f ms per step (ranks' median; max %.3f ms) = %.1f%% of the step "
+        "(min %.1f%% | median %.1f%% | max %.1f%% | mean %.1f%%)%s",
+        scm->median * 1e3, scm->max * 1e3, 100 * scs->median, 100 * scs->min, 100 * scs->median, 100 * scs->max,
+        100 * scs->mean,
+        s.overlap ? absl::StrFormat("; %.1f%% of the all-reduce time hidden under backward",
+                                    c.total_s > 0 ? 100 * std::max(0.0, 1 - c.exposed_s / c.total_s) : 0.0)
+                  : " (no overlap: all of it)"));
     Log0("              (the all-reduce time includes waiting for slower ranks)");
   }
   Log0(absl::StrFormat(
@@ -626,12 +762,29 @@ nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
     j["cores"] = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
   }
   j["mfu_convention"] = "local work / (step seconds x one device's peak)";
+  j["hosts"] = g_world->num_hosts();
+  j["link"] = LinkText();
+  const CommFigures c = CommOf(s, f);
+  j["overlap"] = s.overlap != nullptr;
+  j["bucket_mb"] = s.overlap != nullptr ? absl::GetFlag(FLAGS_bucket_mb) : 0.0;
+  j["comm"] = {{"allreduce_bytes", c.bytes},
+               {"total_ms_median", c.total_s * 1e3},
+               {"exposed_ms_median", c.exposed_s * 1e3},
+               {"exposed_share_median", c.exposed_share},
+               {"algbw", c.algbw},
+               {"busbw", c.busbw},
+               {"link_rate_bps", c.link_bps}};
   j["per_rank"] = nlohmann::json::array();
   for (int q = 0; q < W; ++q) {
     j["per_rank"].push_back({{"rank", q},
+                             {"host", g_world->hosts()[q]},
+                             {"local_rank", static_cast<int>(f.local_ranks[q])},
+                             {"machine", f.machines[q]},
                              {"mfu", f.mfus[q]},
                              {"step_ms_median", f.steps_med[q] * 1e3},
                              {"comm_ms_median", f.comm_med[q] * 1e3},
+                             {"comm_exposed_ms_median", f.comm_med[q] * 1e3},
+                             {"comm_total_ms_median", f.comm_total_med[q] * 1e3},
                              {"comm_share", f.comm_share[q]},
                              {"tokens_per_second", f.tps[q]},
                              {"loss", f.losses[q]},
@@ -760,6 +913,9 @@ constexpr char kUsage[] =
     "own measured bf16 peak; MLBENCH_TEST_REFUSE_AMX=1 (tests) simulates the kernel refusing AMX.\n"
     "Every rank must be given the same flags (all but --threads and --timeout_s; --json_out and\n"
     "--benchmark_out, which rank 0 writes, to every rank or to none), else every rank stops at start.\n"
+    "Across hosts: //tools:cluster (namespaces) or mpirun --hostfile; each rank's host and local rank\n"
+    "are in the table and the JSON; --overlap (default) all-reduces the gradients in --bucket_mb\n"
+    "buckets during backward and the summary splits the all-reduce time into total and exposed.\n"
     "Exit status: 0 success; 1 command line not understood, or parameters differ across ranks;\n"
     "2 bad input (the message names the flag), flags that differ across ranks, or an output file\n"
     "could not be written (a full disk: the path and the reason; a previous file is kept);\n"

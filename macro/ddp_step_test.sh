@@ -36,7 +36,7 @@ run_job() {
 echo "== equivalence: 2 ranks vs 1 rank over the combined batch"
 timeout 120 mpirun -np 2 --oversubscribe "$equiv" > "$tmp/equiv.log" 2>&1 || { cat "$tmp/equiv.log"; fail "equivalence test"; }
 cat "$tmp/equiv.log"
-[ "$(grep -c '\[  PASSED  \] 3 tests' "$tmp/equiv.log")" = 2 ] || fail "both ranks must pass 3 tests"
+[ "$(grep -c '\[  PASSED  \] 4 tests' "$tmp/equiv.log")" = 2 ] || fail "both ranks must pass 4 tests"
 
 [ -n "$step" ] || exit 0
 
@@ -51,7 +51,13 @@ timeout 60 mpirun -np 2 --oversubscribe "$step" "${common[@]}" --grad_accum=2 --
 cat "$tmp/run.log"
 grep -q "per-rank figures" "$tmp/run.log" || fail "no per-rank table"
 grep -q "ddp_step: --cpu_gemm=auto: rank 0's 15 GEMM shapes run .* on " "$tmp/run.log" || fail "no per-shape GEMM choice line"
-for q in 0 1; do grep -Eq "^ +$q +[0-9.]+ +[0-9.]+ +[0-9.]+% .*%$" "$tmp/run.log" || fail "no table row for rank $q"; done
+# rank, host, local rank, step ms, exposed ms, comm ms, exposed %, tokens/s, loss, peak, MFU
+for q in 0 1; do
+  grep -Eq "^ +$q +[^ ]+ +$q +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% .*%$" "$tmp/run.log" || fail "no table row for rank $q"
+done
+grep -q "^comm          all-reduce of 0.03149 MB of fp32 gradients per step, in buckets overlapped with backward" "$tmp/run.log" \
+  || fail "no all-reduce line (size, overlap)"
+grep -q "^lost to communication (exposed): " "$tmp/run.log" || fail "no exposed-communication line"
 grep -q "MFU per rank  min .* median .* max .* mean" "$tmp/run.log" || fail "no min/median/max/mean line"
 grep -q "numerator     LOCAL work per rank" "$tmp/run.log" || fail "numerator not stated"
 grep -q "ONE device's peak" "$tmp/run.log" || fail "denominator not stated"
@@ -110,6 +116,30 @@ msg=$("$step" "${common[@]}" --timeout_s=nan 2>&1); rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "--timeout_s=nan exited $rc, expected 2: $msg"
 grep -q -- "--timeout_s=nan is not a finite number" <<<"$msg" || fail "--timeout_s=nan: $msg"
+
+echo "== the world size MPI reports against the launcher's: a mismatch is refused before any step"
+run_job wsize -np 2 --oversubscribe -x MLBENCH_EXPECTED_WORLD_SIZE=3 "$step" "${common[@]}"
+[ $rc -eq 2 ] || fail "a world-size mismatch must exit 2 (rc=$rc)"
+grep -q "MLBENCH_EXPECTED_WORLD_SIZE=3 (the launcher asked for 3 processes) but MPI says this is rank [01] of 2" \
+  "$tmp/wsize.log" || fail "world-size mismatch message"
+! grep -q "^step" "$tmp/wsize.log" || fail "no step may run with a world-size mismatch"
+# A launcher that does not speak OpenMPI's PMI (MPICH's, srun without --mpi=pmix) starts each
+# process alone, rank 0 of 1, leaving its own count in the environment: refused, not trained.
+set +e
+msg=$(PMI_SIZE=2 PMI_RANK=1 timeout 60 "$step" "${common[@]}" 2>&1); rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "a singleton under PMI_SIZE=2 exited $rc, expected 2: $msg"
+grep -q "PMI_SIZE=2 .* rank 0 of 1.*PMI mismatch" <<<"$msg" || fail "singleton message: $msg"
+
+echo "== --bucket_mb must be a size; --overlap=false: one all-reduce after backward"
+set +e
+msg=$("$step" "${common[@]}" --bucket_mb=0 2>&1); rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q -- "--bucket_mb=0 is invalid" <<<"$msg" || fail "--bucket_mb=0 (rc $rc): $msg"
+run_job nooverlap -np 2 --oversubscribe "$step" "${common[@]}" --overlap=false
+[ $rc -eq 0 ] || fail "--overlap=false (rc=$rc)"
+grep -q "overlap: off (--overlap=false)" "$tmp/nooverlap.log" && grep -q "(no overlap: all of it)" "$tmp/nooverlap.log" \
+  || fail "--overlap=false not reported"
 
 echo "== configs that differ across ranks: an error on every rank, at start"
 run_job mismatch -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3 --peak_flops=1e12

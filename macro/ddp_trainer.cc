@@ -9,8 +9,29 @@
 namespace macro {
 
 DdpTrainer::DdpTrainer(comm::MpiWorld* world, model::GptModel* model, comm::GradAllReducer* reducer,
-                       StepClock* clock, int grad_accum, const model::AdamWConfig& opt)
-    : world_(world), model_(model), reducer_(reducer), clock_(clock), grad_accum_(grad_accum), opt_(opt) {}
+                       StepClock* clock, int grad_accum, const model::AdamWConfig& opt,
+                       comm::OverlappedAllReducer* overlap)
+    : world_(world),
+      model_(model),
+      reducer_(reducer),
+      overlap_(overlap),
+      clock_(clock),
+      grad_accum_(grad_accum),
+      opt_(opt) {
+  if (overlap_ != nullptr) {
+    hook_set_ = model_->SetGradReadyHook([this](const std::vector<model::GradRange>& ranges) {
+      if (!hook_active_) return;
+      std::vector<comm::FloatSpan> spans;
+      spans.reserve(ranges.size());
+      for (const model::GradRange& r : ranges) spans.push_back({r.offset, r.count});
+      overlap_->Ready(spans);
+    });
+  }
+}
+
+DdpTrainer::~DdpTrainer() {
+  if (hook_set_) model_->SetGradReadyHook(nullptr);
+}
 
 absl::Status DdpTrainer::BroadcastParams() {
   std::vector<float> p;
@@ -23,8 +44,14 @@ absl::StatusOr<DdpStepTimes> DdpTrainer::Step(const std::function<absl::Status(m
   if (grad_accum_ < 1) {
     return absl::InvalidArgumentError(absl::StrCat("grad_accum=", grad_accum_, " is invalid: must be >= 1"));
   }
+  if (overlap_ != nullptr && !hook_set_) {
+    return absl::InvalidArgumentError(
+        "overlapped all-reduce: this model does not report gradients during backward (the CUDA model): use "
+        "--overlap=false");
+  }
   DdpStepTimes t;
   double loss_sum = 0;
+  const float scale = 1.0f / static_cast<float>(world_->size() * grad_accum_);
   clock_->Mark();
   for (int k = 0; k < grad_accum_; ++k) {
     if (auto s = next(&batch_); !s.ok()) return s;
@@ -32,20 +59,38 @@ absl::StatusOr<DdpStepTimes> DdpTrainer::Step(const std::function<absl::Status(m
     if (auto s = model_->Forward(batch_); !s.ok()) return s;
     clock_->Mark();
     if (k == 0) model_->ZeroGrad();
-    if (auto s = model_->Backward(); !s.ok()) return s;
+    const bool last = k == grad_accum_ - 1;
+    if (overlap_ != nullptr && last) {
+      overlap_->Begin(model_->grads_data(), scale, steps_done_ + 1);
+      hook_active_ = true;
+    }
+    absl::Status back = model_->Backward();
+    hook_active_ = false;
+    if (!back.ok()) {
+      if (overlap_ != nullptr && last) overlap_->Finish().IgnoreError();  // no bucket left in flight
+      return back;
+    }
     clock_->Mark();
     if (grad_accum_ > 1) loss_sum += model_->loss();  // (synchronises a device between micro-steps)
   }
-  // A hung peer would block the all-reduce (MPI) or the sync after it (NCCL): one deadline
-  // covers both.
-  world_->watchdog().Arm(
-      absl::StrCat("step ", steps_done_ + 1, ": gradient all-reduce (", reducer_->name(), ")"),
-      world_->timeout_s());
-  const float scale = 1.0f / static_cast<float>(world_->size() * grad_accum_);
-  absl::Status comm = reducer_->AllReduce(model_->grads_data(), model_->num_params(), scale);
-  if (!comm.ok()) {
-    world_->watchdog().Disarm();
-    return comm;
+  if (overlap_ != nullptr) {
+    // The communication thread has its own watchdog: a dead peer ends the rank from there.
+    absl::Status comm = overlap_->Finish();
+    if (!comm.ok()) return comm;
+    t.comm_total = overlap_->busy_seconds();
+    t.buckets = overlap_->buckets();
+    world_->watchdog().Arm(absl::StrCat("step ", steps_done_ + 1, ": AdamW"), world_->timeout_s());
+  } else {
+    // A hung peer would block the all-reduce (MPI) or the sync after it (NCCL): one deadline
+    // covers both.
+    world_->watchdog().Arm(
+        absl::StrCat("step ", steps_done_ + 1, ": gradient all-reduce (", reducer_->name(), ")"),
+        world_->timeout_s());
+    absl::Status comm = reducer_->AllReduce(model_->grads_data(), model_->num_params(), scale);
+    if (!comm.ok()) {
+      world_->watchdog().Disarm();
+      return comm;
+    }
   }
   clock_->Mark();
   if (auto s = model_->Update(opt_, steps_done_ + 1); !s.ok()) {
@@ -67,6 +112,7 @@ absl::StatusOr<DdpStepTimes> DdpTrainer::Step(const std::function<absl::Status(m
     t.backward += sec[3 * k + 2];
   }
   t.comm = sec[want - 2];
+  if (overlap_ == nullptr) t.comm_total = t.comm;
   t.optimizer = sec[want - 1];
   t.loss = grad_accum_ > 1 ? static_cast<float>(loss_sum / grad_accum_) : last_loss;
   ++steps_done_;

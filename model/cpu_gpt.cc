@@ -248,6 +248,23 @@ F* CpuGpt<F>::grads() {
 }
 
 template <typename F>
+void CpuGpt<F>::GradsReady(std::initializer_list<std::pair<ParamId, int64_t>> tensors) {
+  if (!grad_ready_) return;
+  std::vector<GradRange> ranges;
+  for (const auto& [id, layer] : tensors) {
+    const ParamTensorInfo& t = layout_.tensor(id);
+    if (t.size == 0) continue;
+    if (layer < 0) {
+      ranges.push_back({t.offset, t.size});
+    } else {
+      const int64_t per_layer = t.size / config_.layers;
+      ranges.push_back({t.offset + layer * per_layer, per_layer});
+    }
+  }
+  if (!ranges.empty()) grad_ready_(ranges);
+}
+
+template <typename F>
 absl::Status CpuGpt<F>::Backward() {
   if (!have_forward_) {
     return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
@@ -293,6 +310,8 @@ absl::Status CpuGpt<F>::Backward() {
     layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, p.lnfw, act(ActId::kLnfMean),
                        act(ActId::kLnfRstd), B, T, C, w);
   }
+  // An untied LM head's gradient is final here; a tied one is wte's, which the encoder adds to.
+  GradsReady({{ParamId::kLnfw, -1}, {ParamId::kLnfb, -1}, {ParamId::kLmHead, -1}});
   for (int64_t l = L - 1; l >= 0; --l) {
     auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
           fch_gelu, residual3_unused] = LayerActivations(l);
@@ -339,11 +358,24 @@ absl::Status CpuGpt<F>::Backward() {
       layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, p.ln1w + l * C,
                          ln1_mean, ln1_rstd, B, T, C, w);
     }
+    GradsReady({{ParamId::kLn1w, l},
+                {ParamId::kLn1b, l},
+                {ParamId::kQkvw, l},
+                {ParamId::kQkvb, l},
+                {ParamId::kAttprojw, l},
+                {ParamId::kAttprojb, l},
+                {ParamId::kLn2w, l},
+                {ParamId::kLn2b, l},
+                {ParamId::kFcw, l},
+                {ParamId::kFcb, l},
+                {ParamId::kFcprojw, l},
+                {ParamId::kFcprojb, l}});
   }
   {
     ScopedOp op(timer_, "encoder_backward");
     encoder_backward(g.wte, g.wpe, dresidual, inputs_.data(), B, T, C, w);
   }
+  GradsReady({{ParamId::kWte, -1}, {ParamId::kWpe, -1}});
   return absl::OkStatus();
 }
 

@@ -15,6 +15,7 @@
 #include "model/data/batch.h"
 #include "model/gpt_config.h"
 #include "model/gpt_model.h"
+#include "model/grad_ready.h"
 #include "model/grad_write.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
@@ -81,8 +82,13 @@ class CpuGpt {
   // (B, T, Vp); null after Backward turned them into their gradient, or before any Forward.
   const F* logits() const;
   void SetOpTimer(OpTimer* timer) { timer_ = timer; }
+  // Called during Backward as groups of gradients become final (grad_ready.h); nullptr stops.
+  void SetGradReadyHook(GradReadyHook hook) { grad_ready_ = std::move(hook); }
 
  private:
+  // Tells the hook (if any) that these tensors' gradients are final: layer >= 0 takes that
+  // layer's slice of a tensor stacked over layers, -1 the whole tensor; absent tensors skipped.
+  void GradsReady(std::initializer_list<std::pair<ParamId, int64_t>> tensors);
   CpuGpt(const GptConfig& config, int B, int T);
   F* act(ActId id) { return act_[static_cast<int>(id)]; }
   // Layer l's slices of the saved activations: Forward writes them, Backward reads them.
@@ -120,6 +126,7 @@ class CpuGpt {
   bool have_forward_ = false;  // a Forward whose logits are intact
   bool zero_pending_ = false;  // ZeroGrad was called; no Backward or read of the grads since
   OpTimer* timer_ = nullptr;
+  GradReadyHook grad_ready_;
 };
 
 extern template class CpuGpt<float>;

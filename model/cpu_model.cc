@@ -32,6 +32,10 @@ class CpuGptModel final : public GptModel {
   float* params_data() override { return core_->params(); }
   float* grads_data() override { return core_->grads(); }
   void SetOpTimer(OpTimer* timer) override { core_->SetOpTimer(timer); }
+  bool SetGradReadyHook(GradReadyHook hook) override {
+    core_->SetGradReadyHook(std::move(hook));
+    return true;
+  }
 
   absl::Status CopyParamsToHost(std::vector<float>* out) override {
     const CpuGpt<float>& core = *core_;  // reading: the bf16 copies stay valid

@@ -165,6 +165,56 @@ TEST(CpuModel, AStepWithoutAZeroingPassGivesTheSameGradients) {
   }
 }
 
+// The grad-ready hook (grad_ready.h) that DDP overlaps its all-reduce with: every gradient is
+// reported exactly once per Backward, and what a group holds when reported is already its final
+// value (no later op of the Backward writes it), tied and untied, with and without accumulation.
+TEST(CpuModel, GradReadyHookReportsEachGradientOnceWhenFinal) {
+  for (const bool tied : {true, false}) {
+    SCOPED_TRACE(tied ? "tied" : "untied");
+    GptConfig c = *GptPreset("test-tiny");
+    c.tie_weights = tied;
+    auto m = MakeCpuModel(c, kB, kT, 1);
+    ASSERT_TRUE(m.ok());
+    GptModel& model = **m;
+    const int64_t n = model.num_params();
+    std::vector<GradRange> seen;
+    std::vector<float> at_report(n, std::nanf(""));
+    int groups = 0;
+    ASSERT_TRUE(model.SetGradReadyHook([&](const std::vector<GradRange>& ranges) {
+      ++groups;
+      for (const GradRange& r : ranges) {
+        seen.push_back(r);
+        std::copy(model.grads_data() + r.offset, model.grads_data() + r.offset + r.count, at_report.begin() + r.offset);
+      }
+    }));
+    const Batch b = TinyBatch();
+    for (const bool accumulate : {false, true}) {
+      SCOPED_TRACE(accumulate ? "second Backward (adds)" : "first Backward");
+      seen.clear();
+      groups = 0;
+      if (!accumulate) model.ZeroGrad();
+      ASSERT_TRUE(model.Forward(b).ok());
+      ASSERT_TRUE(model.Backward().ok());
+      EXPECT_EQ(groups, c.layers + 2);  // ln_f (+ LM head), each layer, the embeddings
+      std::vector<int> covered(n, 0);
+      for (const GradRange& r : seen) {
+        ASSERT_GE(r.offset, 0);
+        ASSERT_LE(r.offset + r.count, n);
+        for (int64_t i = r.offset; i < r.offset + r.count; ++i) ++covered[i];
+      }
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(covered[i], 1) << "gradient " << i;
+      std::vector<float> final_grads;
+      ASSERT_TRUE(model.CopyGradsToHost(&final_grads).ok());
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(at_report[i], final_grads[i]) << "gradient " << i;
+    }
+    ASSERT_TRUE(model.SetGradReadyHook(nullptr));
+    groups = 0;
+    ASSERT_TRUE(model.Forward(b).ok());
+    ASSERT_TRUE(model.Backward().ok());
+    EXPECT_EQ(groups, 0);
+  }
+}
+
 TEST(CpuModel, ParamsRoundTrip) {
   auto m = Tiny();
   std::vector<float> p;

@@ -18,6 +18,7 @@
 #include "absl/types/span.h"
 #include "model/data/batch.h"
 #include "model/gpt_config.h"
+#include "model/grad_ready.h"
 #include "model/op_timer.h"
 
 namespace model {
@@ -71,6 +72,13 @@ class GptModel {
 
   // Per-op timing (model/op_timer.h) or nullptr to stop; the timer must outlive its use.
   virtual void SetOpTimer(OpTimer* timer) = 0;
+  // Calls `hook` during each Backward as groups of gradients become final (grad_ready.h);
+  // nullptr stops. False when this model never calls it (the CUDA model): then the gradients
+  // are final only when Backward returns.
+  virtual bool SetGradReadyHook(GradReadyHook hook) {
+    (void)hook;
+    return false;
+  }
 
   virtual absl::Status CopyParamsToHost(std::vector<float>* out) = 0;
   virtual absl::Status CopyParamsFromHost(absl::Span<const float> in) = 0;  // num_params values

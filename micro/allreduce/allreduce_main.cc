@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ constexpr char kUsage[] =
     "  mpirun -np N allreduce [--device=cpu|cuda] [--min_bytes=1024] [--max_bytes=16777216]\n"
     "         [--warmup=5] [--iters=20] [--benchmark_out=FILE]\n"
     "busbw = algbw x 2(n-1)/n (nccl-tests). MPI results are verified; NCCL ones are not yet.\n"
+    "Across hosts: //tools:cluster -- --hosts=2 --rate=1gbit allreduce [flags]: each size's busbw is\n"
+    "also given as a share of the shaped link (column 'of link', counter busbw_of_link).\n"
     "Exit status: 0 success (or NCCL unusable: skipped, said on stdout); 1 a wrong MPI result;\n"
     "2 bad input (the message names the flag) or an output file not written; 5 a rank waited\n"
     "longer than --timeout_s for the others (one died or hung).";
@@ -205,18 +208,32 @@ SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
   return res;
 }
 
+// The link between hosts that //tools:cluster shaped (MLBENCH_LINK_RATE_BPS, bits/s); 0: unknown.
+double LinkRateBps() {
+  const char* r = std::getenv("MLBENCH_LINK_RATE_BPS");
+  if (r == nullptr) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(r, &end);
+  return end != r && *end == '\0' && std::isfinite(v) && v > 0 ? v : 0;
+}
+
 void PrintHeader(const Options& o) {
   std::printf(
-      "allreduce: %d rank(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x 2(n-1)/n "
-      "(nccl-tests)\n",
-      g_world->size(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory", o.warmup,
-      o.iters);
-  std::printf("%14s %12s %14s %14s %10s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified");
+      "allreduce: %d rank(s) on %d host(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x "
+      "2(n-1)/n (nccl-tests)\n",
+      g_world->size(), g_world->num_hosts(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory",
+      o.warmup, o.iters);
+  if (const char* link = std::getenv("MLBENCH_CLUSTER_LINK"); link != nullptr)
+    std::printf("allreduce: link between hosts: %s\n", link);
+  std::printf("%14s %12s %14s %14s %10s%s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified",
+              LinkRateBps() > 0 ? "    of link" : "");
 }
 
 void PrintRow(const Options& o, const SizeResult& s) {
-  std::printf("%14lld %12.2f %14.3f %14.3f %10s\n", static_cast<long long>(s.bytes), s.slowest_s * 1e6,
+  std::printf("%14lld %12.2f %14.3f %14.3f %10s", static_cast<long long>(s.bytes), s.slowest_s * 1e6,
               s.bw.algbw / 1e9, s.bw.busbw / 1e9, o.cuda() ? "no" : (s.all_verified ? "yes" : "WRONG"));
+  if (const double link = LinkRateBps(); link > 0) std::printf(" %10.1f%%", 100 * s.bw.busbw * 8 / link);
+  std::printf("\n");
 }
 
 std::string g_executable = "allreduce";
@@ -239,6 +256,10 @@ absl::Status WriteBenchmarkJson(const std::string& path, const Options& o,
                   {"busbw", s.bw.busbw},
                   {"ranks", g_world->size()}};
     if (!o.cuda()) e.counters["verified"] = s.all_verified ? 1 : 0;
+    if (const double link = LinkRateBps(); link > 0) {
+      e.counters["link_bps"] = link;
+      e.counters["busbw_of_link"] = s.bw.busbw * 8 / link;  // busbw in bits/s over the shaped rate
+    }
     entries.push_back(std::move(e));
   }
   absl::StatusOr<nlohmann::json> j = harness::BenchmarkJson(harness::BenchmarkContext(g_executable), entries);

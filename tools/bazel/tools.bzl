@@ -10,6 +10,7 @@ TOOL_VISIBILITY = [
 
 TOOLS = {
     "bench": "//tools/bench",
+    "cluster": "//tools/cluster",
     "devices": "//tools/devices",
     "estimate": "//tools/estimate",
     "gate": "//tools/gate",

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# //tools:cluster end to end, with hosts as network namespaces on this machine:
+#  1. --help; bad flags refused with the value named (exit 2); --delay refused where the kernel
+#     has no netem (with tc's reason);
+#  2. the DDP step across 2 hosts x 1 rank and 2 hosts x 2 ranks equals one host's step over
+#     the same total batch (gradients, parameters, mean loss), with and without overlap;
+#  3. ddp_step test-tiny on 2 hosts: host and local rank per rank in the table and the JSON,
+#     the all-reduce's algbw / busbw and the exposed communication;
+#  4. allreduce across 2 hosts on a 1gbit link: verified, busbw given as a share of the link;
+#  5. a host's link taken down mid-run: every rank exits within --timeout_s (the cluster polls
+#     every 0.2 s, so within --timeout_s + 1 s of the link going down), naming the unreachable
+#     host; no JSON written; mpirun, left hanging, ended;
+#  6. Ctrl-C (SIGINT) mid-run: exit 130, nothing left; a stale namespace of a dead cluster is
+#     removed at the next start.
+# After every case: no namespace, process or temp folder of the tool is left.
+# Needs CAP_NET_ADMIN (root): without it the test says so and passes as skipped.
+# Args: CLUSTER_SH DDP_STEP ALLREDUCE DDP_EQUIVALENCE_TEST
+set -uo pipefail
+cluster=$(readlink -f "$1") ddp=$(readlink -f "$2") allreduce=$(readlink -f "$3") equiv=$(readlink -f "$4")
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+# gtest (the equivalence binary) on every rank would race to remove Bazel's premature-exit file.
+unset TEST_PREMATURE_EXIT_FILE
+fail() { echo "FAIL: $*"; exit 1; }
+
+if ! err=$(ip netns add "mlbctest$$" 2>&1); then
+  echo "SKIPPED: needs CAP_NET_ADMIN (root) to make network namespaces: $err"
+  exit 0
+fi
+ip netns del "mlbctest$$"
+
+mlbc_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^mlbc[0-9]+-' || true; }
+[ -z "$(mlbc_namespaces)" ] || fail "namespaces of another cluster exist before the test: $(mlbc_namespaces)"
+nothing_left() {  # CASE
+  local ns; ns=$(mlbc_namespaces)
+  [ -z "$ns" ] || fail "$1: namespaces left behind: $ns"
+  pgrep -f "$ddp|$equiv|$allreduce" >/dev/null && fail "$1: processes left behind: $(pgrep -af "$ddp|$equiv|$allreduce")"
+  ls -d /tmp/mlbench-cluster.* >/dev/null 2>&1 && fail "$1: temp folder left behind: $(ls -d /tmp/mlbench-cluster.*)"
+  return 0
+}
+C() { timeout 120 bash "$cluster" --ddp_step_bin="$ddp" --allreduce_bin="$allreduce" "$@"; }
+
+echo "== 1. --help and bad flags"
+C --help | grep -q -- "--ranks_per_host=R" || fail "--help"
+for bad in "--hosts=0|--hosts=0" "--hosts=two|--hosts=two" "--ranks_per_host=0|--ranks_per_host=0" \
+           "--rate=fast|--rate=fast" "--link_down=5:1|host 5, but hosts are 0..1" "--bogus=1|unknown flag --bogus=1"; do
+  flag=${bad%%|*} want=${bad#*|}
+  out=$(C "$flag" ddp_step 2>&1); rc=$?
+  [ "$rc" = 2 ] || fail "$flag: exit $rc, want 2: $out"
+  grep -qF -- "$want" <<<"$out" || fail "$flag: the error does not name '$want': $out"
+done
+out=$(C ddp_step_typo 2>&1); [ $? = 2 ] && grep -q "not an executable" <<<"$out" || fail "an unknown program: $out"
+out=$(C --delay=100us "$equiv" 2>&1); rc=$?
+if grep -q "netem" <<<"$out"; then
+  [ "$rc" = 2 ] && grep -q "delay=100us needs tc's netem qdisc, which this kernel lacks" <<<"$out" || fail "--delay: $out"
+  echo "--delay refused: $(grep -o "needs tc's netem.*" <<<"$out")"
+else
+  [ "$rc" = 0 ] || fail "--delay with netem present: exit $rc: $out"
+fi
+nothing_left "bad flags"
+
+echo "== 2. DDP across hosts = one host over the same total batch"
+for rph in 1 2; do
+  out=$(C --hosts=2 --ranks_per_host=$rph "$equiv" 2>&1); rc=$?
+  echo "$out" | grep -E "^ddp vs single|PASSED|FAILED" | sort -u
+  [ "$rc" = 0 ] || { echo "$out" | tail -30; fail "equivalence on 2 hosts x $rph: exit $rc"; }
+  n=$(grep -c "^ddp vs single rank (W=$((2 * rph)) on 2 host(s)" <<<"$out")
+  [ "$n" = 4 ] || fail "2 hosts x $rph: expected 4 comparisons on 2 hosts (2 without, 2 with overlap), got $n"
+  grep -q "overlapped, [0-9]* buckets" <<<"$out" || fail "no overlapped comparison"
+  nothing_left "equivalence 2x$rph"
+done
+
+echo "== 3. ddp_step test-tiny on 2 hosts: hosts, local ranks, communication"
+for rph in 1 2; do
+  out=$(C --hosts=2 --ranks_per_host=$rph --rate=1gbit ddp_step --preset=test-tiny --steps=3 --warmup_steps=1 \
+        --peak_flops=1e11 --timeout_s=60 --json_out="$tmp/tiny$rph.json" 2>&1); rc=$?
+  [ "$rc" = 0 ] || { echo "$out" | tail -30; fail "ddp_step 2x$rph: exit $rc"; }
+  grep -A$((2 * rph + 1)) "per-rank figures" <<<"$out"
+  grep -q "hosts: 2 (host0: rank" <<<"$out" || fail "no hosts line"
+  grep -q "^comm .*algbw .* GB/s, busbw .* GB/s.*busbw is [0-9]*% of the 1 Gbit/s link" <<<"$out" || fail "no comm line: $out"
+  grep -q "^lost to communication (exposed): " <<<"$out" || fail "no exposed line"
+  grep -q "parameters    identical on every rank" <<<"$out" || fail "parameters differ"
+  python3 - "$tmp/tiny$rph.json" "$rph" <<'PY' || fail "ddp_step JSON 2x$rph"
+import json, sys
+j = json.load(open(sys.argv[1])); rph = int(sys.argv[2])
+ranks = j["per_rank"]
+assert j["hosts"] == 2 and j["ranks"] == 2 * rph, (j["hosts"], j["ranks"])
+assert [r["host"] for r in ranks] == ["host0"] * rph + ["host1"] * rph, ranks
+assert [r["local_rank"] for r in ranks] == list(range(rph)) * 2, ranks
+c = j["comm"]
+assert c["allreduce_bytes"] == 4 * 7872 and c["link_rate_bps"] == 1e9, c
+assert c["algbw"] > 0 and abs(c["busbw"] - c["algbw"] * 2 * (2 * rph - 1) / (2 * rph)) < 1e-6 * c["busbw"], c
+assert 0 < c["exposed_share_median"] < 1 and j["overlap"] is True and j["params_identical"] is True, j
+for r in ranks:
+    assert r["comm_total_ms_median"] > 0 and r["machine"] == ranks[0]["machine"], r
+PY
+  nothing_left "ddp_step 2x$rph"
+done
+
+echo "== 4. allreduce across 2 hosts on a 1gbit link"
+out=$(C --hosts=2 --rate=1gbit allreduce --min_bytes=65536 --max_bytes=1048576 --iters=3 --warmup=1 \
+      --benchmark_out="$tmp/ar.json" 2>&1); rc=$?
+echo "$out" | grep -A6 "^ *bytes"
+[ "$rc" = 0 ] || fail "allreduce: exit $rc: $out"
+[ "$(awk '$1 ~ /^[0-9]+$/ && $5 == "yes" && $6 ~ /%$/' <<<"$out" | wc -l)" = 5 ] || fail "allreduce: 5 verified sizes with a link share"
+python3 - "$tmp/ar.json" <<'PY' || fail "allreduce JSON"
+import json, sys
+for e in json.load(open(sys.argv[1]))["benchmarks"]:
+    assert e["link_bps"] == 1e9 and abs(e["busbw_of_link"] - e["busbw"] * 8 / 1e9) < 1e-9, e
+PY
+nothing_left "allreduce"
+
+echo "== 5. a host's link goes down mid-run"
+rm -f "$tmp/dead.json"
+start=$(date +%s)
+out=$(C --hosts=2 --link_down=1:4 ddp_step --preset=test-tiny --steps=1000000 --warmup_steps=1 --peak_flops=1e11 \
+      --timeout_s=6 --json_out="$tmp/dead.json" 2>&1); rc=$?
+echo "$out" | grep -E "^cluster: (--link_down|every rank|error|rank)" | cut -c1-300
+[ "$rc" = 5 ] || fail "dead link: exit $rc, want 5"
+secs=$(grep -o "every rank has exited, [0-9.]* s after host1's link went down" <<<"$out" | grep -o "[0-9.]* s" | cut -d' ' -f1)
+[ -n "$secs" ] || fail "dead link: no 'every rank has exited' line"
+awk -v s="$secs" 'BEGIN { exit !(s <= 7.0) }' || fail "dead link: the ranks took $secs s, more than --timeout_s=6 + 1 s of polling"
+grep -q "rank 0 said: .*unreachable from host0 .*host1 (rank 1; 10.231.7.2" <<<"$out" || fail "rank 0 does not name host1"
+grep -q "rank 1 said: .*host1) own link is probably down" <<<"$out" || fail "rank 1 does not say its own link is down"
+[ ! -e "$tmp/dead.json" ] || fail "a JSON was written by a failed run"
+[ "$(( $(date +%s) - start ))" -le 40 ] || fail "dead link: the cluster took $(( $(date +%s) - start )) s to end"
+nothing_left "dead link"
+
+echo "== 6. Ctrl-C mid-run, and a stale namespace"
+ip netns add mlbc4194303-h0  # a cluster whose process (PID 4194303, the kernel's largest) is gone
+set -m  # a background job of a script ignores SIGINT otherwise (and bash cannot trap an ignored signal)
+bash "$cluster" --ddp_step_bin="$ddp" --hosts=2 ddp_step --preset=test-tiny --steps=1000000 --peak_flops=1e11 \
+  >"$tmp/int.log" 2>&1 &
+pid=$!
+set +m
+for _ in $(seq 100); do grep -q "^step" "$tmp/int.log" && break; sleep 0.2; done
+grep -q "removing stale namespace mlbc4194303-h0" "$tmp/int.log" || fail "the stale namespace was not removed: $(cat "$tmp/int.log")"
+grep -q "^step" "$tmp/int.log" || fail "no step within 20 s: $(cat "$tmp/int.log")"
+kill -INT "$pid"
+wait "$pid"; rc=$?
+[ "$rc" = 130 ] || fail "Ctrl-C: exit $rc, want 130"
+grep -q "interrupted (INT): tearing the cluster down" "$tmp/int.log" || fail "Ctrl-C: no teardown message"
+nothing_left "Ctrl-C"
+echo PASS
