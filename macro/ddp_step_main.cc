@@ -246,8 +246,9 @@ void ChooseThreadsPerRank(StepOptions* o) {
   // more threads than the rank may run on would share that core.
   if (const int bound = AffinityCpus(); bound > 0 && bound < o->threads) {
     o->threads = bound;
-    absl::StrAppend(&why, "; this rank is bound to ", bound, bound == 1 ? " CPU" : " CPUs",
-                    " (mpirun --bind-to none lifts it)");
+    absl::StrAppend(&why, "; this rank may run on ", bound, bound == 1 ? " CPU" : " CPUs",
+                    " (its affinity: mpirun's binding, which --bind-to none lifts, or its host's CPUs under "
+                    "//tools:cluster)");
   }
   o->choices.push_back(absl::StrCat("threads: ", o->threads, " per rank (", why, ")"));
 }

@@ -141,6 +141,15 @@ run_job nooverlap -np 2 --oversubscribe "$step" "${common[@]}" --overlap=false
 grep -q "overlap: off (--overlap=false)" "$tmp/nooverlap.log" && grep -q "(no overlap: all of it)" "$tmp/nooverlap.log" \
   || fail "--overlap=false not reported"
 
+echo "== a rank whose GEMM library runs another kernel (oneDNN capped at AVX2): flagged in the table"
+run_job isa -np 1 env ONEDNN_MAX_CPU_ISA=AVX2 "$step" "${common[@]}" --cpu_gemm=onednn : -np 1 "$step" "${common[@]}" --cpu_gemm=onednn
+[ $rc -eq 0 ] || fail "ranks on different kernels must still run (rc=$rc)"
+if grep -q "avx512" /proc/cpuinfo; then  # only then does the cap change oneDNN's kernel
+  grep -Eq "^ +1 +[^ ]+ +1 .*%  \*$" "$tmp/isa.log" || fail "rank 1 (another kernel) is not starred"
+  grep -q "^\* this rank's machine differs from rank 0's" "$tmp/isa.log" || fail "no line naming the differing machine"
+  grep -q "^  rank 1 (" "$tmp/isa.log" || fail "rank 1's machine not named"
+fi
+
 echo "== configs that differ across ranks: an error on every rank, at start"
 run_job mismatch -np 1 "$step" "${common[@]}" : -np 1 "$step" --preset=test-tiny --seq=16 --batch=3 --warmup_steps=1 --steps=3 --peak_flops=1e12
 [ $rc -ne 0 ] || fail "a config mismatch must fail"

@@ -15,6 +15,7 @@ PACKAGES=(
   libopenblas-dev libopenblas0-openmp libopenblas-openmp-dev
   libdnnl-dev            # oneDNN 2.6: the CPU model's default GEMM (--cpu_gemm=onednn)
   libopenmpi-dev openmpi-bin
+  iproute2 procps        # //tools:cluster: ip netns, tc tbf (hosts as namespaces); pgrep in its test
   nlohmann-json3-dev     # JSON: benchmark output, ceilings, baselines
   libsqlite3-dev         # tools/history: the benchmark history database
   libpng-dev             # tools/report's browser test: decoding the screenshots
