@@ -36,6 +36,7 @@
 #include "absl/strings/str_join.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
+#include "comm/cluster_link.h"
 #include "comm/grad_allreduce.h"
 #include "comm/mpi_world.h"
 #include "comm/overlapped_allreduce.h"
@@ -185,21 +186,6 @@ std::string HostsText() {
                     absl::StrJoin(ranks[h], ", "));
   }
   return text;
-}
-
-// The link between hosts as //tools:cluster describes it (MLBENCH_CLUSTER_LINK), or "".
-std::string LinkText() {
-  const char* link = std::getenv("MLBENCH_CLUSTER_LINK");
-  return link != nullptr ? link : "";
-}
-
-// The link's shaped rate in bits/s (MLBENCH_LINK_RATE_BPS from //tools:cluster); 0 when unknown.
-double LinkRateBps() {
-  const char* r = std::getenv("MLBENCH_LINK_RATE_BPS");
-  if (r == nullptr) return 0;
-  char* end = nullptr;
-  const double v = std::strtod(r, &end);
-  return end != r && *end == '\0' && std::isfinite(v) && v > 0 ? v : 0;
 }
 
 struct Setup {
@@ -396,7 +382,7 @@ absl::Status Build(Setup* s) {
       s->grad_accum, static_cast<long long>(s->model->num_params()), s->reducer->name()));
   Log0(absl::StrCat("ddp_step: data: ", s->source->Describe(), " (rank r uses seed ", o.seed, " + r)"));
   Log0(absl::StrCat("ddp_step: hosts: ", g_world->num_hosts(), " (", HostsText(), ")",
-                    LinkText().empty() ? "" : "; link: ", LinkText()));
+                    comm::LinkDescription().empty() ? "" : "; link: ", comm::LinkDescription()));
   return absl::OkStatus();
 }
 
@@ -625,7 +611,7 @@ CommFigures CommOf(const Setup& s, const RankFigures& f) {
     c.algbw = c.bytes / c.total_s;
     c.busbw = c.algbw * 2.0 * (W - 1) / W;
   }
-  c.link_bps = LinkRateBps();
+  c.link_bps = comm::LinkRateBps();
   return c;
 }
 
@@ -764,7 +750,7 @@ nlohmann::json RankJson(const Setup& s, const RankFigures& f) {
   }
   j["mfu_convention"] = "local work / (step seconds x one device's peak)";
   j["hosts"] = g_world->num_hosts();
-  j["link"] = LinkText();
+  j["link"] = comm::LinkDescription();
   const CommFigures c = CommOf(s, f);
   j["overlap"] = s.overlap != nullptr;
   j["bucket_mb"] = s.overlap != nullptr ? absl::GetFlag(FLAGS_bucket_mb) : 0.0;

@@ -26,6 +26,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "comm/cluster_link.h"
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
 #include "harness/benchmark_json.h"
@@ -208,31 +209,22 @@ SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
   return res;
 }
 
-// The link between hosts that //tools:cluster shaped (MLBENCH_LINK_RATE_BPS, bits/s); 0: unknown.
-double LinkRateBps() {
-  const char* r = std::getenv("MLBENCH_LINK_RATE_BPS");
-  if (r == nullptr) return 0;
-  char* end = nullptr;
-  const double v = std::strtod(r, &end);
-  return end != r && *end == '\0' && std::isfinite(v) && v > 0 ? v : 0;
-}
-
 void PrintHeader(const Options& o) {
   std::printf(
       "allreduce: %d rank(s) on %d host(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x "
       "2(n-1)/n (nccl-tests)\n",
       g_world->size(), g_world->num_hosts(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory",
       o.warmup, o.iters);
-  if (const char* link = std::getenv("MLBENCH_CLUSTER_LINK"); link != nullptr)
-    std::printf("allreduce: link between hosts: %s\n", link);
+  if (const std::string link = comm::LinkDescription(); !link.empty())
+    std::printf("allreduce: link between hosts: %s\n", link.c_str());
   std::printf("%14s %12s %14s %14s %10s%s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified",
-              LinkRateBps() > 0 ? "    of link" : "");
+              comm::LinkRateBps() > 0 ? "    of link" : "");
 }
 
 void PrintRow(const Options& o, const SizeResult& s) {
   std::printf("%14lld %12.2f %14.3f %14.3f %10s", static_cast<long long>(s.bytes), s.slowest_s * 1e6,
               s.bw.algbw / 1e9, s.bw.busbw / 1e9, o.cuda() ? "no" : (s.all_verified ? "yes" : "WRONG"));
-  if (const double link = LinkRateBps(); link > 0) std::printf(" %10.1f%%", 100 * s.bw.busbw * 8 / link);
+  if (const double link = comm::LinkRateBps(); link > 0) std::printf(" %10.1f%%", 100 * s.bw.busbw * 8 / link);
   std::printf("\n");
 }
 
@@ -256,7 +248,7 @@ absl::Status WriteBenchmarkJson(const std::string& path, const Options& o,
                   {"busbw", s.bw.busbw},
                   {"ranks", g_world->size()}};
     if (!o.cuda()) e.counters["verified"] = s.all_verified ? 1 : 0;
-    if (const double link = LinkRateBps(); link > 0) {
+    if (const double link = comm::LinkRateBps(); link > 0) {
       e.counters["link_bps"] = link;
       e.counters["busbw_of_link"] = s.bw.busbw * 8 / link;  // busbw in bits/s over the shaped rate
     }

@@ -122,6 +122,11 @@ probe_ns="${kNamePrefix}$$-probe"
 if ! err=$(ip netns add "$probe_ns" 2>&1); then
   die_usage "needs CAP_NET_ADMIN (root) to make network namespaces: 'ip netns add' said: $err"
 fi
+# Making a namespace takes CAP_SYS_ADMIN; configuring its links takes CAP_NET_ADMIN.
+if ! err=$(ip -n "$probe_ns" link set lo up 2>&1); then
+  ip netns del "$probe_ns" 2>/dev/null
+  die_usage "needs CAP_NET_ADMIN (root) to make network namespaces: 'ip link set lo up' in one said: $err"
+fi
 ip netns del "$probe_ns" 2>/dev/null
 if [ -n "$delay" ]; then
   # netem may be missing from the kernel (then tc says "Specified qdisc kind is unknown").

@@ -22,7 +22,8 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 unset TEST_PREMATURE_EXIT_FILE
 fail() { echo "FAIL: $*"; exit 1; }
 
-if ! err=$(ip netns add "mlbctest$$" 2>&1); then
+if ! err=$(ip netns add "mlbctest$$" 2>&1) || ! err=$(ip -n "mlbctest$$" link set lo up 2>&1); then
+  ip netns del "mlbctest$$" 2>/dev/null
   echo "SKIPPED: needs CAP_NET_ADMIN (root) to make network namespaces: $err"
   exit 0
 fi
@@ -55,6 +56,12 @@ if grep -q "netem" <<<"$out"; then
   echo "--delay refused: $(grep -o "needs tc's netem.*" <<<"$out")"
 else
   [ "$rc" = 0 ] || fail "--delay with netem present: exit $rc: $out"
+fi
+# Without CAP_NET_ADMIN (dropped from the bounding set, so root's exec keeps none of it): exit 2.
+if command -v setpriv >/dev/null; then
+  out=$(setpriv --bounding-set=-net_admin bash "$cluster" --ddp_step_bin="$ddp" ddp_step 2>&1); rc=$?
+  [ "$rc" = 2 ] && grep -q "needs CAP_NET_ADMIN (root) to make network namespaces" <<<"$out" || fail "without CAP_NET_ADMIN (rc $rc): $out"
+  echo "without CAP_NET_ADMIN: $(grep -o "needs CAP_NET_ADMIN.*" <<<"$out" | cut -c1-120)"
 fi
 nothing_left "bad flags"
 
