@@ -18,8 +18,9 @@
 set -uo pipefail
 cluster=$(readlink -f "$1") ddp=$(readlink -f "$2") allreduce=$(readlink -f "$3") equiv=$(readlink -f "$4")
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
-# gtest (the equivalence binary) on every rank would race to remove Bazel's premature-exit file.
-unset TEST_PREMATURE_EXIT_FILE
+# The gtest binary (the equivalence test) on every rank would write its own report over Bazel's
+# XML_OUTPUT_FILE, and race to remove Bazel's premature-exit file.
+unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE
 fail() { echo "FAIL: $*"; exit 1; }
 
 if ! err=$(ip netns add "mlbctest$$" 2>&1) || ! err=$(ip -n "mlbctest$$" link set lo up 2>&1); then
