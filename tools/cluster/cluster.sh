@@ -272,7 +272,7 @@ export MLBENCH_EXPECTED_WORLD_SIZE=$np MLBENCH_LINK_RATE_BPS=$rate_bps MLBENCH_C
 # --output-filename: each host's daemon also writes its ranks' output into $work/out (one file
 # system for all the hosts here), so what a rank on a host cut off from mpirun said is not lost.
 # btl_tcp_links 2: two TCP connections per peer; with one, an all-reduce between 2 hosts reached
-# 50-65% of a 1 Gbit/s tbf link in both directions, with two 94% (the TCP streams themselves do
+# 50-65% of a 1 Gbit/s tbf link in both directions, with two 90-94% (the TCP streams themselves do
 # 93% each way at once).
 cmd=(mpirun --hostfile "$hostfile" -np "$np" --map-by "ppr:${ranks_per_host}:node" --bind-to none
   --output-filename "$work/out"
