@@ -59,7 +59,7 @@ void Watchdog::Disarm() {
   armed_ = false;
 }
 
-void Watchdog::SetExplainer(std::function<std::string()> explain, double explain_s) {
+void Watchdog::SetExplainer(std::function<std::string(double)> explain, double explain_s) {
   std::lock_guard<std::mutex> lock(mu_);
   explain_ = std::move(explain);
   explain_s_ = explain_s;
@@ -82,7 +82,7 @@ void Watchdog::Loop() {
       if (explain_) {
         auto explain = explain_;
         lock.unlock();
-        why = explain();
+        why = explain(explain_s);
         lock.lock();
         if (!armed_ || stop_ || deadline_ != deadline) continue;  // it finished meanwhile
       }
@@ -172,7 +172,8 @@ void MpiWorld::ExplainTimeouts(Watchdog* watchdog) const {
   if (num_hosts() < 2) return;
   const std::vector<std::string> probes = probes_;
   const int rank = rank_;
-  watchdog->SetExplainer([probes, rank] { return UnreachableHosts(probes, rank, kProbeSeconds); }, kProbeSeconds);
+  watchdog->SetExplainer(
+      [probes, rank](double budget_s) { return UnreachableHosts(probes, rank, budget_s); }, kProbeSeconds);
 }
 
 std::unique_ptr<Watchdog> MpiWorld::NewWatchdog(const std::string& thread) const {

@@ -45,13 +45,13 @@ class Watchdog {
   void Arm(const std::string& what, double seconds);
   void Disarm();
   // Called when a deadline passes, before the exit: a sentence for the message (which hosts do
-  // not answer). It may take up to explain_s seconds, taken from the deadline, so the process
-  // still ends within `seconds` of Arm.
-  void SetExplainer(std::function<std::string()> explain, double explain_s);
+  // not answer). It gets min(explain_s, a quarter of the deadline) seconds, which come out of
+  // the deadline, so the process still ends within `seconds` of Arm.
+  void SetExplainer(std::function<std::string(double budget_s)> explain, double explain_s);
 
  private:
   void Loop();
-  std::function<std::string()> explain_;
+  std::function<std::string(double)> explain_;
   double explain_s_ = 0;
   std::string prefix_;
   std::mutex mu_;

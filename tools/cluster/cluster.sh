@@ -333,7 +333,13 @@ while kill -0 "$mpirun_pid" 2>/dev/null; do
   elif [ "$seen_rank" = 1 ] && [ -z "$all_gone_at" ]; then
     all_gone_at=$(date +%s.%N)
     if [ -f "$work/link_down_at" ]; then
-      log "every rank has exited, $(awk -v a="$all_gone_at" -v b="$(cat "$work/link_down_at")" 'BEGIN { printf "%.1f", a - b }') s after host$link_down_host's link went down"
+      # When the ranks' last words were written (their output files' times, to the millisecond),
+      # and when this loop, polling every 0.2 s, saw the last rank gone.
+      down=$(cat "$work/link_down_at") last=0
+      for f in "$work"/out/*/rank.*/stderr; do
+        [ -f "$f" ] && last=$(awk -v a="$last" -v b="$(stat -c %.3Y "$f")" 'BEGIN { print (b > a ? b : a) }')
+      done
+      log "every rank has exited: the last one's final message $(awk -v a="$last" -v b="$down" 'BEGIN { printf "%.2f", a - b }') s after host$link_down_host's link went down (its output file's time); seen gone $(awk -v a="$all_gone_at" -v b="$down" 'BEGIN { printf "%.1f", a - b }') s after"
     fi
   elif [ -n "$all_gone_at" ] && awk -v a="$all_gone_at" -v n="$(date +%s.%N)" 'BEGIN { exit !(n - a > 3) }'; then
     log "error: every rank has exited but mpirun has not, 3 s later (it cannot reach a host's daemon): ending it"
