@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "accounting/allreduce_bw.h"
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
 #include "comm/cluster_link.h"
@@ -606,10 +607,10 @@ CommFigures CommOf(const Setup& s, const RankFigures& f) {
   if (total.ok()) c.total_s = total->median;
   if (exposed.ok()) c.exposed_s = exposed->median;
   if (share.ok()) c.exposed_share = share->median;
-  const int W = g_world->size();
-  if (c.total_s > 0 && W > 1) {
-    c.algbw = c.bytes / c.total_s;
-    c.busbw = c.algbw * 2.0 * (W - 1) / W;
+  if (auto bw = accounting::AllreduceBandwidth(static_cast<int64_t>(c.bytes), c.total_s, g_world->size());
+      bw.ok() && g_world->size() > 1) {
+    c.algbw = bw->algbw;
+    c.busbw = bw->busbw;
   }
   c.link_bps = comm::LinkRateBps();
   return c;
@@ -638,7 +639,7 @@ void LogRankSummary(const Setup& s, const RankFigures& f) {
     Log0(absl::StrFormat(
         "comm          all-reduce of %.4g MB of fp32 gradients per step, %s: %.3f ms (ranks' median), algbw "
         "%.3f GB/s, busbw %.3f GB/s (nccl-tests: algbw = bytes / time, busbw = algbw x 2(n-1)/n)%s",
-        c.bytes / 1e6, s.overlap ? absl::StrCat("in buckets overlapped with backward") : "after backward",
+        c.bytes / 1e6, s.overlap ? "in buckets overlapped with backward" : "after backward",
         c.total_s * 1e3, c.algbw / 1e9, c.busbw / 1e9, link));
   }
   if (scs.ok() && scm.ok()) {

@@ -26,6 +26,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "accounting/allreduce_bw.h"
 #include "comm/cluster_link.h"
 #include "comm/mpi_world.h"
 #include "comm/nccl.h"
@@ -33,7 +34,6 @@
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
 #include "harness/flags_main.h"
-#include "micro/allreduce/allreduce_bw.h"
 
 ABSL_FLAG(std::string, device, "cpu", "cpu (MPI_Allreduce, host memory) or cuda (NCCL, one GPU per rank)");
 ABSL_FLAG(int64_t, min_bytes, 1024, "smallest message, bytes (multiple of 4)");
@@ -138,7 +138,7 @@ struct SizeResult {
   int64_t bytes = 0;
   double slowest_s = 0;  // the slowest rank's mean seconds per all-reduce
   double cpu_s = 0;      // the largest process CPU seconds per all-reduce of a rank
-  micro::AllreduceBw bw;
+  accounting::AllreduceBw bw;
   bool all_verified = false;  // MPI only
 };
 
@@ -203,7 +203,7 @@ SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
     res.cpu_s = std::max(res.cpu_s, (*all)[3 * q + 1]);
     res.all_verified = res.all_verified && (*all)[3 * q + 2] == 1.0;
   }
-  auto bw = micro::AllreduceBandwidth(bytes, res.slowest_s, W);
+  auto bw = accounting::AllreduceBandwidth(bytes, res.slowest_s, W);
   if (!bw.ok()) Fail(std::string(bw.status().message()));
   res.bw = *bw;
   return res;

@@ -2,14 +2,14 @@
 //   algbw = bytes / seconds                  (bytes: the message size, one rank's buffer)
 //   busbw = algbw x 2(n-1)/n                 (what each link carries in a ring all-reduce)
 // busbw is comparable across rank counts and to the link's peak; algbw is not.
-#ifndef MICRO_ALLREDUCE_ALLREDUCE_BW_H_
-#define MICRO_ALLREDUCE_ALLREDUCE_BW_H_
+#ifndef ACCOUNTING_ALLREDUCE_BW_H_
+#define ACCOUNTING_ALLREDUCE_BW_H_
 
 #include <cstdint>
 
 #include "absl/status/statusor.h"
 
-namespace micro {
+namespace accounting {
 
 struct AllreduceBw {
   double algbw = 0;  // bytes/s
@@ -19,6 +19,6 @@ struct AllreduceBw {
 // Errors: bytes < 1, seconds not > 0, ranks < 1 (names the value).
 absl::StatusOr<AllreduceBw> AllreduceBandwidth(int64_t bytes, double seconds, int ranks);
 
-}  // namespace micro
+}  // namespace accounting
 
-#endif  // MICRO_ALLREDUCE_ALLREDUCE_BW_H_
+#endif  // ACCOUNTING_ALLREDUCE_BW_H_

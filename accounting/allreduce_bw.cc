@@ -1,11 +1,11 @@
 // algbw and busbw of an all-reduce (nccl-tests' definitions).
-#include "micro/allreduce/allreduce_bw.h"
+#include "accounting/allreduce_bw.h"
 
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 
-namespace micro {
+namespace accounting {
 
 absl::StatusOr<AllreduceBw> AllreduceBandwidth(int64_t bytes, double seconds, int ranks) {
   if (bytes < 1)
@@ -22,4 +22,4 @@ absl::StatusOr<AllreduceBw> AllreduceBandwidth(int64_t bytes, double seconds, in
   return bw;
 }
 
-}  // namespace micro
+}  // namespace accounting

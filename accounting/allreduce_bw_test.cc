@@ -1,9 +1,9 @@
 // busbw = algbw x 2(n-1)/n (nccl-tests), with its edge cases.
-#include "micro/allreduce/allreduce_bw.h"
+#include "accounting/allreduce_bw.h"
 
 #include "gtest/gtest.h"
 
-namespace micro {
+namespace accounting {
 namespace {
 
 TEST(AllreduceBandwidth, NcclTestsDefinition) {
@@ -28,4 +28,4 @@ TEST(AllreduceBandwidth, BadInputNamesTheValue) {
 }
 
 }  // namespace
-}  // namespace micro
+}  // namespace accounting
