@@ -6,7 +6,9 @@
 namespace model {
 
 void ConvertToBf16(const float* src, uint16_t* dst, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 65536 && !omp_in_parallel())
+  // The if clause names `parallel`: without the modifier it applies to the simd part too
+  // (OpenMP 5.0), where omp_in_parallel() is true inside the region, and the loop ran scalar.
+#pragma omp parallel for simd schedule(static) if (parallel : n > 65536 && !omp_in_parallel())
   for (int64_t i = 0; i < n; ++i) dst[i] = FloatToBf16(src[i]);
 }
 
