@@ -9,8 +9,11 @@
 
 #include "gtest/gtest.h"
 #include "model/bf16.h"
+#include "model/adamw_cpu.h"
 #include "model/cpu_model.h"
+#include "model/crossentropy_cpu.h"
 #include "model/data/batch_source.h"
+#include "model/gelu_cpu.h"
 #include "model/matmul_bf16_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/onednn_gemm.h"
@@ -77,6 +80,68 @@ TEST(Bf16, RoundsToNearestEven) {
   for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], FloatToBf16(x[i])) << i;
 }
 
+// AdamW with the bf16 copy (non-temporal stores from the first 64-byte boundary of the copy on
+// AVX-512): the fp32 update bit for bit, and the copy its rounding, whatever the sizes and the
+// copy's alignment (the head before the boundary, the blocks, the tail).
+TEST(Bf16, AdamWWithTheCopyIsAdamWThenTheConversion) {
+  for (int64_t n : {0, 5, 31, 33, 1024, 3 * 1024 + 77, 100003}) {
+    for (int64_t shift : {0, 1, 17, 31}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " shift " << shift);
+      std::vector<float> p(n), g(n), m(n), v(n);
+      for (int64_t i = 0; i < n; ++i) {
+        p[i] = std::sin(0.1f * i);
+        g[i] = std::cos(0.37f * i) * 0.01f;
+        m[i] = 0.001f * std::sin(0.5f * i);
+        v[i] = 1e-5f * (1 + i % 3);
+      }
+      std::vector<float> p2 = p, m2 = m, v2 = v;
+      std::vector<uint16_t> storage(n + 64, 0xffff);
+      uint16_t* copy = storage.data() + shift;
+      adamw_update_bf16_copy(p.data(), copy, g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 3);
+      adamw_update(p2.data(), g.data(), m2.data(), v2.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 3);
+      ASSERT_EQ(p, p2);
+      ASSERT_EQ(m, m2);
+      ASSERT_EQ(v, v2);
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(copy[i], FloatToBf16(p[i])) << i;
+      for (int64_t i = 0; i < shift; ++i) ASSERT_EQ(storage[i], 0xffff) << "written before the copy";
+      for (int64_t i = shift + n; i < n + 64; ++i) ASSERT_EQ(storage[i], 0xffff) << "written past the copy";
+    }
+  }
+}
+
+// The ops that write the next GEMM's bf16 operand themselves: bit for bit the fp32 op and then
+// ConvertToBf16 (odd sizes, so the vector loops' remainders run too).
+TEST(Bf16, FusedOpsWriteWhatTheFp32OpAndTheConversionWrite) {
+  const int64_t n = 3 * 4099;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = std::sin(0.013f * i) * (1 + i % 11) * 0.7f;
+  std::vector<float> g32(n);
+  std::vector<uint16_t> want(n), got(n, 0xffff);
+  gelu_forward(g32.data(), x.data(), n);
+  ConvertToBf16(g32.data(), want.data(), n);
+  gelu_forward_bf16(got.data(), x.data(), n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "gelu " << i;
+
+  const int64_t B = 3, T = 5, V = 1001, Vp = 1024;
+  std::vector<float> logits(B * T * Vp);
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::cos(0.7f * i) * 4;
+  std::vector<int32_t> targets(B * T);
+  for (int64_t r = 0; r < B * T; ++r) targets[r] = static_cast<int32_t>((r * 331) % V);
+  targets[0] = 0;
+  targets[1] = static_cast<int32_t>(V - 1);
+  std::vector<float> losses(B * T), lse(B * T);
+  crossentropy_forward(losses.data(), lse.data(), logits.data(), targets.data(), B, T, V, Vp);
+  std::vector<float> d32 = logits;
+  const float dloss = 1.0f / (B * T);
+  crossentropy_softmax_backward(d32.data(), lse.data(), targets.data(), dloss, B, T, V, Vp);
+  std::vector<uint16_t> dwant(d32.size()), dgot(d32.size(), 0xffff);
+  ConvertToBf16(d32.data(), dwant.data(), static_cast<int64_t>(d32.size()));
+  const std::vector<float> before = logits;
+  crossentropy_softmax_backward_bf16(dgot.data(), logits.data(), lse.data(), targets.data(), dloss, B, T, V, Vp);
+  for (size_t i = 0; i < dgot.size(); ++i) ASSERT_EQ(dgot[i], dwant[i]) << "dlogits " << i;
+  EXPECT_EQ(logits, before) << "the bf16 form must leave the logits as they are";
+}
+
 // A Linear layer's forward and backward in bf16 against fp32 on the same fp32 operands: within
 // bf16's rounding of the operands (2^-8 relative each) of the sum of |terms|.
 TEST(Bf16, LinearMatchesFp32WithinBf16Tolerance) {
@@ -131,6 +196,18 @@ TEST(Bf16, LinearMatchesFp32WithinBf16Tolerance) {
   matmul_backward_bf16(nullptr, dw_twice.data(), nullptr, dout.data(), inp16.data(), w16.data(), B, T, C, OC,
                        scratch.data(), "matmul", GradWrite::kAccumulate);
   for (size_t i = 0; i < dw16.size(); ++i) ASSERT_NEAR(dw_twice[i], 2 * dw16[i], 1e-5 + 1e-6 * std::fabs(dw16[i]));
+  // dout already in bf16 (nullptr fp32 dout): the same GEMMs on the same operands, so the same bits.
+  std::vector<float> dinp_pre(BT * C, NAN), dw_pre(OC * C, NAN);
+  std::vector<uint16_t> dout16(dout.size());
+  ConvertToBf16(dout.data(), dout16.data(), BT * OC);
+  matmul_backward_bf16(dinp_pre.data(), dw_pre.data(), nullptr, nullptr, inp16.data(), w16.data(), B, T, C, OC,
+                       dout16.data(), "matmul", GradWrite::kOverwrite);
+  EXPECT_EQ(dinp_pre, dinp16);
+  EXPECT_EQ(dw_pre, dw16);
+  testing::FLAGS_gtest_death_test_style = "threadsafe";  // oneDNN's threads are running
+  EXPECT_DEATH(matmul_backward_bf16(nullptr, dw_pre.data(), db16.data(), nullptr, inp16.data(), w16.data(), B, T,
+                                    C, OC, dout16.data(), "lm_head.bwd", GradWrite::kOverwrite),
+               "lm_head.bwd.*a bias gradient needs the fp32 dout");
 }
 
 // Ten AdamW steps on one fixed batch from the same seed: the bf16 step's loss within 2% of the

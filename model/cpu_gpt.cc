@@ -114,7 +114,7 @@ void CpuGpt<F>::LinearForward(F* out, const F* inp, uint16_t* inp_bf16, const F*
                               int64_t OC, const char* tag) {
   if constexpr (std::is_same_v<F, float>) {
     if (bf16_) {
-      ConvertToBf16(inp, inp_bf16, static_cast<int64_t>(B_) * T_ * C);
+      if (inp != nullptr) ConvertToBf16(inp, inp_bf16, static_cast<int64_t>(B_) * T_ * C);
       matmul_forward_bf16(out, inp_bf16, WeightBf16(w), bias, B_, T_, C, OC, tag);
       return;
     }
@@ -187,12 +187,17 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
       LinearForward(fch, ln2, xb.ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), C, 4 * C, "fc");
     }
     {
+      // bf16: the GeLU writes the next GEMM's bf16 input itself (no fp32 copy is read again).
       ScopedOp op(timer_, "gelu_forward");
-      gelu_forward(fch_gelu, fch, BT * 4 * C);
+      if (bf16_) {
+        if constexpr (std::is_same_v<F, float>) gelu_forward_bf16(xb.fch_gelu, fch, BT * 4 * C);
+      } else {
+        gelu_forward(fch_gelu, fch, BT * 4 * C);
+      }
     }
     {
       ScopedOp op(timer_, "matmul_forward/fcproj");
-      LinearForward(proj, fch_gelu, xb.fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), 4 * C, C,
+      LinearForward(proj, bf16_ ? nullptr : fch_gelu, xb.fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), 4 * C, C,
                     "fcproj");
     }
     {
@@ -294,13 +299,23 @@ absl::Status CpuGpt<F>::Backward() {
   F* datt = act(ActId::kDAtt);
 
   {
+    // bf16: the loss's gradient is written in bf16 for the LM head's GEMMs, the logits left as
+    // they are (the fp32 gradient would be written, then read back to be converted: 2 x 51 MB a
+    // step for GPT-2 at B*T = 256).
     ScopedOp op(timer_, "crossentropy_softmax_backward");
-    crossentropy_softmax_backward(dlogits, act(ActId::kLse), targets_.data(), F(1) / static_cast<F>(BT), B, T,
-                                  V, Vp);
+    if (bf16_) {
+      if constexpr (std::is_same_v<F, float>) {
+        crossentropy_softmax_backward_bf16(dout_bf16_.data(), dlogits, act(ActId::kLse), targets_.data(),
+                                           1.0f / static_cast<float>(BT), B, T, V, Vp);
+      }
+    } else {
+      crossentropy_softmax_backward(dlogits, act(ActId::kLse), targets_.data(), F(1) / static_cast<F>(BT), B, T,
+                                    V, Vp);
+    }
   }
   {
     ScopedOp op(timer_, "matmul_backward/lm_head");
-    LinearBackward(dbtc, g.lm_head, static_cast<F*>(nullptr), dlogits, act(ActId::kLnf), LnfBf16(), p.lm_head, C,
+    LinearBackward(dbtc, g.lm_head, static_cast<F*>(nullptr), bf16_ ? nullptr : dlogits, act(ActId::kLnf), LnfBf16(), p.lm_head, C,
                    Vp, "lm_head.bwd", w);
   }
   F* last = act(ActId::kResidual3) + (L - 1) * BT * C;

@@ -107,7 +107,9 @@ class CpuGpt {
   }
   uint16_t* WeightBf16(const F* w) { return params_bf16_.data() + (w - params_.data()); }
   // A Linear layer in the model's precision: fp32 (matmul_cpu.h), or bf16 GEMMs with `inp`
-  // converted into inp_bf16 (forward) and read from it (backward).
+  // converted into inp_bf16 (forward) and read from it (backward). In bf16 mode a nullptr `inp`
+  // (forward) or `dout` (backward) means the op before wrote the bf16 form already (inp_bf16,
+  // dout_bf16_).
   void LinearForward(F* out, const F* inp, uint16_t* inp_bf16, const F* w, const F* bias, int64_t C, int64_t OC,
                      const char* tag);
   void LinearBackward(F* dinp, F* dw, F* dbias, F* dout, const F* inp, const uint16_t* inp_bf16, const F* w,

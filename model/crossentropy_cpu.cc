@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "model/bf16.h"
 #include "model/fast_math_cpu.h"
 
 namespace model {
@@ -38,6 +39,25 @@ void crossentropy_softmax_backward(F* logits, const F* lse, const int32_t* targe
     for (int64_t i = 0; i < V; ++i) row[i] = ExpCpu(row[i] - l) * dloss;
     for (int64_t i = V; i < Vp; ++i) row[i] = 0;
     row[targets[r]] -= dloss;
+  }
+}
+
+void crossentropy_softmax_backward_bf16(uint16_t* dlogits, const float* logits, const float* lse,
+                                        const int32_t* targets, float dloss, int64_t B, int64_t T, int64_t V,
+                                        int64_t Vp) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < B * T; ++r) {
+    const float* row = logits + r * Vp;
+    uint16_t* out = dlogits + r * Vp;
+    const float l = lse[r];
+    const int64_t t = targets[r];
+    // The same two roundings as the fp32 form: exp * dloss, then (at the target) minus dloss.
+#pragma omp simd
+    for (int64_t i = 0; i < V; ++i) {
+      const float p = ExpCpu(row[i] - l) * dloss;
+      out[i] = FloatToBf16(i == t ? p - dloss : p);
+    }
+    for (int64_t i = V; i < Vp; ++i) out[i] = 0;
   }
 }
 

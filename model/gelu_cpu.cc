@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "model/bf16.h"
 #include "model/fast_math_cpu.h"
 #include "model/gelu_math.h"
 
@@ -15,6 +16,14 @@ void gelu_forward(F* out, const F* inp, int64_t N) {
   for (int64_t i = 0; i < N; ++i) {
     const F x = inp[i];
     out[i] = gelu_from_tanh(x, TanhCpu(gelu_tanh_arg(x)));
+  }
+}
+
+void gelu_forward_bf16(uint16_t* out, const float* inp, int64_t N) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < N; ++i) {
+    const float x = inp[i];
+    out[i] = FloatToBf16(gelu_from_tanh(x, TanhCpu(gelu_tanh_arg(x))));
   }
 }
 

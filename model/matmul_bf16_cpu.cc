@@ -1,6 +1,9 @@
 // The bf16 Linear layer on oneDNN (matmul_bf16_cpu.h).
 #include "model/matmul_bf16_cpu.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "accounting/flop_counter.h"
 #include "model/bf16.h"
 #include "model/matmul_cpu.h"
@@ -31,7 +34,13 @@ void matmul_backward_bf16(float* dinp, float* dweight, float* dbias, const float
                           uint16_t* dout_scratch, std::string_view tag, GradWrite write) {
   const int64_t BT = B * T;
   const bool overwrite = write == GradWrite::kOverwrite;
-  ConvertToBf16(dout, dout_scratch, BT * OC);
+  if (dout != nullptr) {
+    ConvertToBf16(dout, dout_scratch, BT * OC);
+  } else if (dbias != nullptr) {
+    std::fprintf(stderr, "matmul_backward_bf16 (%.*s): a bias gradient needs the fp32 dout, got nullptr\n",
+                 static_cast<int>(tag.size()), tag.data());
+    std::abort();
+  }
   if (dinp != nullptr) {
     // dinp (BT, C) = dout (BT, OC) @ weight (OC, C)
     accounting::CountMatmul(BT, OC, C, tag);

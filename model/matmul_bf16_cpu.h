@@ -23,7 +23,9 @@ void matmul_forward_bf16(float* out, const uint16_t* inp, const uint16_t* weight
 
 // dinp (B, T, C) = dout @ weight, OVERWRITTEN (nullptr: none); dweight (OC, C) += dout^T @ inp and
 // dbias (OC) += column sums of dout (fp32, from the fp32 dout), or written over with
-// GradWrite::kOverwrite. dout (B, T, OC) fp32 is converted to bf16 in dout_scratch first.
+// GradWrite::kOverwrite. dout (B, T, OC) fp32 is converted to bf16 in dout_scratch first; with
+// dout nullptr, dout_scratch already holds it in bf16 (the loss's fused backward writes it so),
+// and dbias must be nullptr (its sums need the fp32 dout).
 void matmul_backward_bf16(float* dinp, float* dweight, float* dbias, const float* dout, const uint16_t* inp,
                           const uint16_t* weight, int64_t B, int64_t T, int64_t C, int64_t OC,
                           uint16_t* dout_scratch, std::string_view tag = "matmul",
