@@ -25,7 +25,7 @@ enum class ActId : int {
   kLn2,        // (L, B, T, C)
   kLn2Mean,    // (L, B, T)
   kLn2Rstd,    // (L, B, T)
-  kFch,        // (L, B, T, 4C) MLP hidden before GeLU
+  kFch,        // (L, B, T, 4C) MLP hidden before GeLU; after Forward, GeLU's derivative there
   kFchGelu,    // (L, B, T, 4C) after GeLU
   kResidual3,  // (L, B, T, C) block output
   kLnf,        // (B, T, C)

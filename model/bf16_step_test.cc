@@ -115,12 +115,15 @@ TEST(Bf16, FusedOpsWriteWhatTheFp32OpAndTheConversionWrite) {
   const int64_t n = 3 * 4099;
   std::vector<float> x(n);
   for (int64_t i = 0; i < n; ++i) x[i] = std::sin(0.013f * i) * (1 + i % 11) * 0.7f;
-  std::vector<float> g32(n);
+  std::vector<float> g32(n), ones(n, 1.0f), grad_want(n);
   std::vector<uint16_t> want(n), got(n, 0xffff);
   gelu_forward(g32.data(), x.data(), n);
   ConvertToBf16(g32.data(), want.data(), n);
-  gelu_forward_bf16(got.data(), x.data(), n);
+  gelu_backward(grad_want.data(), x.data(), ones.data(), n);  // gelu'(x) * 1
+  std::vector<float> x_to_grad = x;
+  gelu_forward_saving_grad_bf16(got.data(), x_to_grad.data(), n);
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "gelu " << i;
+  EXPECT_EQ(x_to_grad, grad_want) << "the input must be written over with gelu'(x)";
 
   const int64_t B = 3, T = 5, V = 1001, Vp = 1024;
   std::vector<float> logits(B * T * Vp);

@@ -187,18 +187,19 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
       LinearForward(fch, ln2, xb.ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), C, 4 * C, "fc");
     }
     {
-      // bf16: the GeLU writes the next GEMM's bf16 input itself (no fp32 copy is read again).
+      // fch is written over with GeLU's derivative, all the backward needs of it. bf16: the GeLU
+      // writes the next GEMM's bf16 input itself (no fp32 copy is read again).
       ScopedOp op(timer_, "gelu_forward");
       if (bf16_) {
-        if constexpr (std::is_same_v<F, float>) gelu_forward_bf16(xb.fch_gelu, fch, BT * 4 * C);
+        if constexpr (std::is_same_v<F, float>) gelu_forward_saving_grad_bf16(xb.fch_gelu, fch, BT * 4 * C);
       } else {
-        gelu_forward(fch_gelu, fch, BT * 4 * C);
+        gelu_forward_saving_grad(fch_gelu, fch, BT * 4 * C);
       }
     }
     {
       ScopedOp op(timer_, "matmul_forward/fcproj");
-      LinearForward(proj, bf16_ ? nullptr : fch_gelu, xb.fch_gelu, p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), 4 * C, C,
-                    "fcproj");
+      LinearForward(proj, bf16_ ? nullptr : fch_gelu, xb.fch_gelu, p.fcprojw + l * 4 * C * C,
+                    Slice(p.fcprojb, l * C), 4 * C, C, "fcproj");
     }
     {
       // residual3 and the LayerNorm that reads it next: the layer above's ln1, or the final one.
@@ -340,7 +341,7 @@ absl::Status CpuGpt<F>::Backward() {
     }
     {
       ScopedOp op(timer_, "gelu_backward");
-      gelu_backward(dfch, fch, dfch, BT * 4 * C);
+      gelu_backward_saved(dfch, fch, dfch, BT * 4 * C);  // fch holds GeLU's derivative
     }
     {
       ScopedOp op(timer_, "matmul_backward/fc");

@@ -19,12 +19,31 @@ void gelu_forward(F* out, const F* inp, int64_t N) {
   }
 }
 
-void gelu_forward_bf16(uint16_t* out, const float* inp, int64_t N) {
+template <typename F>
+void gelu_forward_saving_grad(F* out, F* x_to_grad, int64_t N) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < N; ++i) {
-    const float x = inp[i];
-    out[i] = FloatToBf16(gelu_from_tanh(x, TanhCpu(gelu_tanh_arg(x))));
+    const F x = x_to_grad[i];
+    const F th = TanhCpu(gelu_tanh_arg(x));
+    out[i] = gelu_from_tanh(x, th);
+    x_to_grad[i] = gelu_grad_from_tanh(x, th);
   }
+}
+
+void gelu_forward_saving_grad_bf16(uint16_t* out, float* x_to_grad, int64_t N) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < N; ++i) {
+    const float x = x_to_grad[i];
+    const float th = TanhCpu(gelu_tanh_arg(x));
+    out[i] = FloatToBf16(gelu_from_tanh(x, th));
+    x_to_grad[i] = gelu_grad_from_tanh(x, th);
+  }
+}
+
+template <typename F>
+void gelu_backward_saved(F* dinp, const F* grad, const F* dout, int64_t N) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < N; ++i) dinp[i] = grad[i] * dout[i];
 }
 
 template <typename F>
@@ -38,6 +57,10 @@ void gelu_backward(F* dinp, const F* inp, const F* dout, int64_t N) {
 
 template void gelu_forward<float>(float*, const float*, int64_t);
 template void gelu_forward<double>(double*, const double*, int64_t);
+template void gelu_forward_saving_grad<float>(float*, float*, int64_t);
+template void gelu_forward_saving_grad<double>(double*, double*, int64_t);
+template void gelu_backward_saved<float>(float*, const float*, const float*, int64_t);
+template void gelu_backward_saved<double>(double*, const double*, const double*, int64_t);
 template void gelu_backward<float>(float*, const float*, const float*, int64_t);
 template void gelu_backward<double>(double*, const double*, const double*, int64_t);
 

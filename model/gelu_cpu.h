@@ -11,9 +11,20 @@ namespace model {
 template <typename F>
 void gelu_forward(F* out, const F* inp, int64_t N);
 
-// The bf16 step's form: out = gelu(inp) rounded to bf16 (the next Linear's input), bit for bit
+// The train step's form: out = gelu(x), and x is written over with gelu'(x), which is all the
+// backward needs of it (gelu_backward_saved). The tanh is computed once a step instead of twice,
+// and the backward is one multiply: 12 ms -> about 3 ms a step for GPT-2 at B*T = 256 on a 2-core
+// VM. Bit for bit gelu_forward and gelu_backward.
+template <typename F>
+void gelu_forward_saving_grad(F* out, F* x_to_grad, int64_t N);
+
+// The same with out rounded to bf16 (the bf16 step's next Linear input): bit for bit
 // gelu_forward and then ConvertToBf16, without the fp32 output's write and second read.
-void gelu_forward_bf16(uint16_t* out, const float* inp, int64_t N);
+void gelu_forward_saving_grad_bf16(uint16_t* out, float* x_to_grad, int64_t N);
+
+// dinp = grad * dout, grad from gelu_forward_saving_grad (dinp may alias dout).
+template <typename F>
+void gelu_backward_saved(F* dinp, const F* grad, const F* dout, int64_t N);
 
 // dinp, inp, dout: (N); dinp = gelu'(inp) * dout, OVERWRITTEN (dinp may alias dout).
 template <typename F>
