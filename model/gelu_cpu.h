@@ -13,8 +13,8 @@ void gelu_forward(F* out, const F* inp, int64_t N);
 
 // The train step's form: out = gelu(x), and x is written over with gelu'(x), which is all the
 // backward needs of it (gelu_backward_saved). The tanh is computed once a step instead of twice,
-// and the backward is one multiply: 12 ms -> about 3 ms a step for GPT-2 at B*T = 256 on a 2-core
-// VM. Bit for bit gelu_forward and gelu_backward.
+// and the backward is one multiply. GPT-2 fp32 at B*T = 256 on a 2-core Intel VM: forward and
+// backward 16.1 -> 6.9 ms a step. Bit for bit gelu_forward and gelu_backward.
 template <typename F>
 void gelu_forward_saving_grad(F* out, F* x_to_grad, int64_t N);
 
