@@ -19,25 +19,33 @@ void gelu_forward(F* out, const F* inp, int64_t N) {
   }
 }
 
-template <typename F>
-void gelu_forward_saving_grad(F* out, F* x_to_grad, int64_t N) {
+namespace {
+
+inline float Narrow(float v, float*) { return v; }
+inline double Narrow(double v, double*) { return v; }
+inline uint16_t Narrow(float v, uint16_t*) { return FloatToBf16(v); }
+
+// gelu_forward_saving_grad's loop, out in F or bf16.
+template <typename F, typename Out>
+void GeluSavingGrad(Out* out, F* x_to_grad, int64_t N) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < N; ++i) {
     const F x = x_to_grad[i];
     const F th = TanhCpu(gelu_tanh_arg(x));
-    out[i] = gelu_from_tanh(x, th);
+    out[i] = Narrow(gelu_from_tanh(x, th), out);
     x_to_grad[i] = gelu_grad_from_tanh(x, th);
   }
 }
 
+}  // namespace
+
+template <typename F>
+void gelu_forward_saving_grad(F* out, F* x_to_grad, int64_t N) {
+  GeluSavingGrad(out, x_to_grad, N);
+}
+
 void gelu_forward_saving_grad_bf16(uint16_t* out, float* x_to_grad, int64_t N) {
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < N; ++i) {
-    const float x = x_to_grad[i];
-    const float th = TanhCpu(gelu_tanh_arg(x));
-    out[i] = FloatToBf16(gelu_from_tanh(x, th));
-    x_to_grad[i] = gelu_grad_from_tanh(x, th);
-  }
+  GeluSavingGrad(out, x_to_grad, N);
 }
 
 template <typename F>

@@ -26,6 +26,8 @@ void gelu_forward_saving_grad_bf16(uint16_t* out, float* x_to_grad, int64_t N);
 template <typename F>
 void gelu_backward_saved(F* dinp, const F* grad, const F* dout, int64_t N);
 
+// The form that recomputes the tanh from inp (llm.c's); the train step uses the saved form above,
+// and the tests check it against this one.
 // dinp, inp, dout: (N); dinp = gelu'(inp) * dout, OVERWRITTEN (dinp may alias dout).
 template <typename F>
 void gelu_backward(F* dinp, const F* inp, const F* dout, int64_t N);
