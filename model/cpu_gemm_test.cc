@@ -17,29 +17,46 @@
 namespace model {
 namespace {
 
-// C = alpha op(A) op(B) + bias + beta C in double, row-major with leading dimensions.
-std::vector<double> Reference(const OneDnnGemmShape& s, const std::vector<float>& A,
-                              const std::vector<float>& B, const float* bias, const std::vector<float>& C0) {
-  std::vector<double> C(C0.begin(), C0.end());
+// C = alpha op(A) op(B) + bias + beta C in double, row-major with leading dimensions, with each
+// element's forward error bound for an fp32 GEMM that sums in any order: the bound on a K-term
+// dot product, gamma_K = K u / (1 - K u) times the sum of |a b| (Higham, "Accuracy and Stability
+// of Numerical Algorithms", 3.1), widened by three roundings for alpha, the bias and beta C. A
+// fixed relative tolerance is not a bound: where the sum cancels, a library that sums in another
+// order (OpenBLAS's Zen kernel against its SkylakeX one) misses it while computing correctly; a
+// wrong index or transpose misses this bound by orders of magnitude.
+struct Want {
+  std::vector<double> value, bound;
+};
+
+Want Reference(const OneDnnGemmShape& s, const std::vector<float>& A, const std::vector<float>& B,
+               const float* bias, const std::vector<float>& C0) {
+  constexpr double u = 0x1p-24;  // fp32's unit roundoff
+  const double terms = static_cast<double>(s.K + 3);
+  const double gamma = terms * u / (1 - terms * u);
+  Want w{std::vector<double>(C0.begin(), C0.end()), std::vector<double>(C0.size(), 0.0)};
   for (int64_t m = 0; m < s.M; ++m) {
     for (int64_t n = 0; n < s.N; ++n) {
-      double acc = 0;
+      double acc = 0, abs_acc = 0;
       for (int64_t k = 0; k < s.K; ++k) {
         const double a = s.trans_a ? A[k * s.lda + m] : A[m * s.lda + k];
         const double b = s.trans_b ? B[n * s.ldb + k] : B[k * s.ldb + n];
         acc += a * b;
+        abs_acc += std::fabs(a * b);
       }
-      double& c = C[m * s.ldc + n];
-      c = s.alpha * acc + (bias ? bias[n] : 0.0) + s.beta * c;
+      double& c = w.value[m * s.ldc + n];
+      const double bias_n = bias ? bias[n] : 0.0;
+      w.bound[m * s.ldc + n] =
+          gamma * (std::fabs(s.alpha) * abs_acc + std::fabs(bias_n) + std::fabs(s.beta * c));
+      c = s.alpha * acc + bias_n + s.beta * c;
     }
   }
-  return C;
+  return w;
 }
 
-void ExpectClose(const std::vector<float>& got, const std::vector<double>& want, double tol) {
-  ASSERT_EQ(got.size(), want.size());
+void ExpectClose(const std::vector<float>& got, const Want& want) {
+  ASSERT_EQ(got.size(), want.value.size());
   for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << "at " << i;
+    ASSERT_NEAR(got[i], want.value[i], want.bound[i]) << "at " << i;
   }
 }
 
@@ -91,7 +108,7 @@ TEST(OneDnnSgemm, MatchesDoubleReference) {
     OneDnnSgemm(s, A.data(), B.data(), c.bias ? bias.data() : nullptr, C.data());
     SCOPED_TRACE(testing::Message() << "M=" << c.M << " N=" << c.N << " K=" << c.K << " ta=" << c.ta
                                     << " tb=" << c.tb << " impl " << OneDnnImplName(s));
-    ExpectClose(C, want, 1e-5);
+    ExpectClose(C, want);
   }
 }
 
@@ -220,7 +237,7 @@ TEST(CpuGemm, EveryBackendMatchesTheReference) {
       ScopedCpuGemmBackend scope(b);
       auto C = C0;
       cpu_gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb, c.beta, C.data(), ldc);
-      ExpectClose(C, want, 1e-5);
+      ExpectClose(C, want);
     }
   }
 }
@@ -240,7 +257,7 @@ TEST(CpuGemm, AutoRunsEachShapesChoiceAndOneDnnForOthers) {
     const OneDnnGemmShape s = PackedGemmShape(false, false, 40, 70, 130);
     std::vector<float> C(40 * 70, 0.0f);
     cpu_gemm(false, false, 40, 70, 130, 1.0f, A.data(), 130, B.data(), 70, 0.0f, C.data(), 70);
-    ExpectClose(C, Reference(s, A, B, nullptr, std::vector<float>(40 * 70, 0.0f)), 1e-5);
+    ExpectClose(C, Reference(s, A, B, nullptr, std::vector<float>(40 * 70, 0.0f)));
   }
   // A fixed backend ignores the table.
   {
