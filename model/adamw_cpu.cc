@@ -33,6 +33,7 @@ void adamw_update(F* params, const F* grads, F* m, F* v, int64_t n, float lr, fl
 void adamw_update_bf16_copy(float* params, uint16_t* params_bf16, const float* grads, float* m, float* v,
                             int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
   const float bc1 = adamw_bias_correction(beta1, t), bc2 = adamw_bias_correction(beta2, t);
+#if defined(__AVX512F__)
   // Elements [lo, hi) with ordinary stores.
   auto plain = [&](int64_t lo, int64_t hi) {
 #pragma omp simd
@@ -41,7 +42,6 @@ void adamw_update_bf16_copy(float* params, uint16_t* params_bf16, const float* g
       params_bf16[i] = FloatToBf16(params[i]);
     }
   };
-#if defined(__AVX512F__)
   // The bf16 copy is read only by the next step's GEMMs, long after it is written: non-temporal
   // stores skip the write-allocate read of every line (AdamW moves 30 bytes a parameter, not 32).
   // Each block's bf16 values are staged in L1 (tmp), then streamed out 64 bytes at a time; the

@@ -46,7 +46,9 @@ bool Bf16Runs() {
     EXPECT_FALSE(impl.ok()) << "bf16 under ONEDNN_MAX_CPU_ISA=AVX2 ran as " << *impl;
     return false;
   }
-  if (impl.ok()) EXPECT_TRUE(IsEmulatedBf16(*impl)) << *impl << " under ONEDNN_MAX_CPU_ISA=" << cap;
+  if (impl.ok()) {
+    EXPECT_TRUE(IsEmulatedBf16(*impl)) << *impl << " under ONEDNN_MAX_CPU_ISA=" << cap;
+  }
 #endif
   if (!CpuHasAvx512()) {
     EXPECT_FALSE(impl.ok()) << "oneDNN ran bf16 without AVX-512 as " << *impl;

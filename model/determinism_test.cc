@@ -18,7 +18,9 @@ TrainRun Train(uint64_t seed) {
   TrainRun r;
   StepHooks hooks;
   hooks.after_forward = [&r](int step, GptModel& m) {
-    if (step == 3) EXPECT_TRUE(m.CopyLogitsToHost(&r.logits).ok());
+    if (step == 3) {
+      EXPECT_TRUE(m.CopyLogitsToHost(&r.logits).ok());
+    }
   };
   auto t = TrainOnFixedBatch(*GptPreset("test-mini"), /*B=*/2, /*T=*/32, seed, /*batch_seed=*/11, /*steps=*/3,
                              hooks);

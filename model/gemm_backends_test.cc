@@ -21,7 +21,9 @@ TrainRun Train(CpuGemmBackend backend) {
   TrainRun r;
   StepHooks hooks;
   hooks.after_backward = [&r](int step, GptModel& m) {
-    if (step == 1) EXPECT_TRUE(m.CopyGradsToHost(&r.first_grads).ok());
+    if (step == 1) {
+      EXPECT_TRUE(m.CopyGradsToHost(&r.first_grads).ok());
+    }
   };
   auto t = TrainOnFixedBatch(*GptPreset("test-mini"), /*B=*/2, /*T=*/32, /*seed=*/5, /*batch_seed=*/11,
                              /*steps=*/3, hooks);
