@@ -105,8 +105,12 @@ TEST(Bf16PeakTest, CpuPeakIsTheFasterLoopOrSaysWhyNone) {
   }
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_GT(p->best.flops_per_s, 0);
-  if (p->avx512_bf16) EXPECT_GE(p->best.flops_per_s, p->avx512_bf16->flops_per_s);
-  if (p->amx) EXPECT_GE(p->best.flops_per_s, p->amx->flops_per_s);
+  if (p->avx512_bf16) {
+    EXPECT_GE(p->best.flops_per_s, p->avx512_bf16->flops_per_s);
+  }
+  if (p->amx) {
+    EXPECT_GE(p->best.flops_per_s, p->amx->flops_per_s);
+  }
   // Whatever was not measured is named with its reason.
   EXPECT_EQ(p->notes.size(), (p->avx512_bf16 ? 0u : 1u) + (p->amx ? 0u : 1u));
   EXPECT_NE(p->Describe(2).find(Bf16IsaInstruction(p->best.isa)), std::string::npos);

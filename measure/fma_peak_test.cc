@@ -27,7 +27,9 @@ TEST(FmaPeakTest, BadArgumentsAreErrors) {
   EXPECT_FALSE(RunFmaLoop(FmaIsa::kAvx2, 10, -1).ok());
   EXPECT_FALSE(MeasureFmaPeak(FmaIsa::kAvx2, 0, 1).ok());
   EXPECT_FALSE(MeasureFmaPeak(FmaIsa::kAvx2, 0.01, 0).ok());
-  if (!FmaIsaSupported(FmaIsa::kAvx512)) EXPECT_FALSE(RunFmaLoop(FmaIsa::kAvx512, 10).ok());
+  if (!FmaIsaSupported(FmaIsa::kAvx512)) {
+    EXPECT_FALSE(RunFmaLoop(FmaIsa::kAvx512, 10).ok());
+  }
 }
 
 TEST(FmaPeakTest, CalibrationNeverShrinksBelowAMillisecondProbe) {

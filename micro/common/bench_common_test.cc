@@ -72,7 +72,9 @@ TEST(BenchCommonTest, BadFlagsAreErrorsThatNameThem) {
 TEST(BenchCommonTest, CudaProbeGivesAReasonWhenUnavailable) {
   const std::string skip = CudaSkipReason();
   EXPECT_EQ(skip.empty(), CudaProbe().available);
-  if (!skip.empty()) EXPECT_TRUE(absl::StartsWith(skip, "no CUDA device: ")) << skip;
+  if (!skip.empty()) {
+    EXPECT_TRUE(absl::StartsWith(skip, "no CUDA device: ")) << skip;
+  }
 }
 
 TEST(BenchCommonTest, DatasheetPeakForCudaAndErrorForUnknownDevice) {

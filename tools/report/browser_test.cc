@@ -217,7 +217,9 @@ TEST(Browser, RooflinePointsAreDrawnWhereTheirCoordinatesSay) {
     EXPECT_NEAR(sy / n, ey, 1.5);
     // Control: a y axis drawn upside down would put the point here; the colour must not be there.
     const int fy = static_cast<int>(std::floor(2 * (oy + py) + ph - ey));
-    if (std::abs(fy - cy) > 20) EXPECT_NE(img->At(cx, fy), colour) << "found at the flipped position too";
+    if (std::abs(fy - cy) > 20) {
+      EXPECT_NE(img->At(cx, fy), colour) << "found at the flipped position too";
+    }
   }
   EXPECT_EQ(colours_used.size(), points.size()) << "each family must have its own colour for this check";
 

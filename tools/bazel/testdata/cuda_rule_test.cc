@@ -11,7 +11,9 @@ namespace {
 TEST(CudaRuleTest, LinksAndProbes) {
   sysinfo::CudaInventory inv = sysinfo::ProbeCuda();
   EXPECT_TRUE(inv.compiled_with_cuda);
-  if (!inv.available) EXPECT_FALSE(inv.reason.empty());
+  if (!inv.available) {
+    EXPECT_FALSE(inv.reason.empty());
+  }
 }
 
 TEST(CudaRuleTest, KernelRunsOnDevice) {
