@@ -15,7 +15,7 @@
 // without -fno-trapping-math, on AVX2 without AVX-512's masks, every loop here stayed scalar (GeLU
 // 6x, the softmax 4x slower on a Zen 3). Every target that includes this header builds with it.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__NO_TRAPPING_MATH__)
-#error "model/fast_math_cpu.h needs -fno-trapping-math (MODEL_COPTS in model/BUILD.bazel says why)"
+#error "model/fast_math_cpu.h needs -fno-trapping-math (VECTOR_MATH_COPTS in tools/bazel/copts.bzl says why)"
 #endif
 
 namespace model {
