@@ -80,7 +80,13 @@ __attribute__((target("avx512f,avx512bf16"))) float DpLoopAvx512Bf16(int64_t ste
   __m512 s5 = _mm512_add_ps(_mm512_add_ps(c20, c21), _mm512_add_ps(c22, c23));
   __m512 sum =
       _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)), _mm512_add_ps(s4, s5));
-  return _mm512_reduce_add_ps(sum);
+  // Summed through memory: GCC 12's _mm512_reduce_add_ps warns of an uninitialised value in its
+  // own header (-Wuninitialized, GCC PR 105593).
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, sum);
+  float total = 0.0f;
+  for (float v : lanes) total += v;
+  return total;
 }
 
 #undef MICRO_DP_STEP

@@ -242,7 +242,7 @@ absl::StatusOr<std::vector<bench::Target>> CurrentTargets(const Settings& st, co
   std::vector<bench::BenchBinary> binaries;
   if (std::string list = absl::GetFlag(FLAGS_binaries); !list.empty()) {
     for (absl::string_view p : absl::StrSplit(list, ',', absl::SkipEmpty())) {
-      binaries.push_back({std::string(p), std::string(p)});
+      binaries.push_back({std::string(p), std::string(p), /*legacy_runfiles_path=*/""});
     }
   } else {
     binaries = bench::KnownBinaries();

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -50,7 +52,8 @@ absl::StatusOr<Verdict> Judge(const BisectOptions& o, const std::string& good, c
   absl::StatusOr<harness::ProcessResult> r = harness::RunProcess({"/bin/sh", "-c", script}, /*capture_stderr=*/false);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Git(o.repo, {"worktree", "remove", "--force", tree}).IgnoreError();
-  std::system(absl::StrCat("rm -rf ", gate::ShellQuote(dir)).c_str());
+  std::error_code ignored;  // best effort: a temp folder left behind is harmless
+  std::filesystem::remove_all(dir, ignored);
   if (!r.ok()) return r.status();
   if (r->exit_code == 0) return Verdict::kGood;
   if (r->exit_code == 3) return Verdict::kBad;
