@@ -4,7 +4,8 @@
 # SECONDS, starting from its seed corpus (fuzz/corpus/<target>/). Fails on any crash, sanitizer
 # report, failed property or timeout, naming the target and keeping the input that did it.
 #   bash fuzz/run_all.sh [SECONDS] [TARGET...]     (default 10 s each, every target)
-# Prints per target: executions, executions per second, corpus entries and bytes.
+# Runs as many targets at once as there are cores (MLBENCH_FUZZ_JOBS to set it), each on one;
+# prints per target, in order: executions, executions per second, corpus entries and bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-10}"
@@ -39,26 +40,44 @@ set -e
 if ((rc != 0)); then echo "fuzz/run_all.sh: the fuzz build failed (exit $rc)" >&2; exit 1; fi
 bin="$(bazel_fuzz info --config=fuzz bazel-bin 2>/dev/null)/fuzz"
 
+jobs="${MLBENCH_FUZZ_JOBS:-$(nproc)}"
+if ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz/run_all.sh: MLBENCH_FUZZ_JOBS must be a positive whole number, got '$jobs'" >&2
+  exit 2
+fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/mlbench_fuzz.XXXXXX")"
-failed=()
-printf '%-22s %10s %10s %8s %10s\n' target runs exec/s corpus bytes
-for t in "${targets[@]}"; do
+fuzz_one() {  # TARGET: one target's run; its exit status goes to $work/TARGET.rc
+  local t=$1 rc=0
   mkdir -p "$work/$t"
-  log="$work/$t.log"
   # The first folder receives what the run finds; the seeds are read, never written.
   # -timeout: one input taking 10 s is a hang; detect_leaks off as in the asan config.
   # TMPDIR: a target's scratch files (fuzz_util.h ScratchDir) stay under $work, even after a crash.
-  if TMPDIR="$work" ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+  TMPDIR="$work" ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     "$bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-      -artifact_prefix="$work/$t." "$work/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
+      -artifact_prefix="$work/$t." "$work/$t" "fuzz/corpus/$t" >"$work/$t.log" 2>&1 || rc=$?
+  echo "$rc" > "$work/$t.rc"
+}
+echo "fuzz/run_all.sh: ${#targets[@]} target(s), ${seconds} s each, ${jobs} at a time"
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then wait -n || true; running=$((running - 1)); fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait
+failed=()
+printf '%-22s %10s %10s %8s %10s\n' target runs exec/s corpus bytes
+for t in "${targets[@]}"; do
+  log="$work/$t.log"
+  if [[ "$(cat "$work/$t.rc" 2>/dev/null)" == 0 ]]; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     corp=$(grep -o 'corp: [0-9]*/[0-9]*[bKM]*' "$log" | tail -1 | sed 's/corp: //')
     printf '%-22s %10s %10s %8s %10s\n' "$t" "$runs" "$rate" "${corp%%/*}" "${corp##*/}"
   else
-    echo "fuzz/run_all.sh: $t FAILED; the end of its log ($log):" >&2
+    echo "fuzz/run_all.sh: $t FAILED (exit $(cat "$work/$t.rc" 2>/dev/null || echo '?')); the end of its log ($log):" >&2
     tail -40 "$log" >&2
-    ls "$work/$t."* 2>/dev/null | sed 's/^/fuzz\/run_all.sh: input kept: /' >&2 || true
+    ls "$work/$t."* 2>/dev/null | grep -v "$t\.\(log\|rc\)$" | sed 's/^/fuzz\/run_all.sh: input kept: /' >&2 || true
     failed+=("$t")
   fi
 done
