@@ -69,13 +69,14 @@ failed=()
 printf '%-22s %10s %10s %8s %10s\n' target runs exec/s corpus bytes
 for t in "${targets[@]}"; do
   log="$work/$t.log"
-  if [[ "$(cat "$work/$t.rc" 2>/dev/null)" == 0 ]]; then
+  rc="$(cat "$work/$t.rc" 2>/dev/null || echo '?')"
+  if [[ "$rc" == 0 ]]; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     corp=$(grep -o 'corp: [0-9]*/[0-9]*[bKM]*' "$log" | tail -1 | sed 's/corp: //')
     printf '%-22s %10s %10s %8s %10s\n' "$t" "$runs" "$rate" "${corp%%/*}" "${corp##*/}"
   else
-    echo "fuzz/run_all.sh: $t FAILED (exit $(cat "$work/$t.rc" 2>/dev/null || echo '?')); the end of its log ($log):" >&2
+    echo "fuzz/run_all.sh: $t FAILED (exit $rc); the end of its log ($log):" >&2
     tail -40 "$log" >&2
     ls "$work/$t."* 2>/dev/null | grep -v "$t\.\(log\|rc\)$" | sed 's/^/fuzz\/run_all.sh: input kept: /' >&2 || true
     failed+=("$t")
