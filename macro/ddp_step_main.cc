@@ -694,7 +694,9 @@ void LogThroughputAndScaling(const Setup& s, const RankFigures& f) {
   accounting::TimedPhases den;
   den.data = true;
   den.optimizer = true;
-  den.logging = true;
+  // The last micro-step's loss is read after the step's last clock mark (not timed); with
+  // accumulation the earlier micro-steps' losses are read inside the timed span (ddp_trainer.cc).
+  den.logging = s.grad_accum > 1;
   auto tp = accounting::TrainingThroughput::Make(num, mean_sum, den);
   if (tp.ok()) Log0(absl::StrCat("tokens/s      ", tp->ToString()));
   if (W == 1) {

@@ -82,7 +82,7 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
   auto model = MakeModel(o, /*cuda_device=*/0, &device_name);
   if (!model.ok()) return model.status();
   s->model_ = std::move(*model);
-  auto peak = ChooseRunPeak(o, device_name, o.threads);
+  auto peak = ChooseRunPeak(o, device_name, o.threads, UnknownPeak::kAllow);
   if (!peak.ok()) return peak.status();
   s->peak_ = peak->peak;
   s->run_peak_ = *peak;

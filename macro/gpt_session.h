@@ -79,6 +79,9 @@ class GptSession {
   int64_t num_params() const { return model_->num_params(); }
   const accounting::StepFlops& flops() const { return flops_; }
   const accounting::Peak& peak() const { return peak_; }
+  // False when the device has no known peak (a GPU missing from the datasheet registry): the
+  // steps are timed, and MFU and HFU are "n/a" (peak().source says why).
+  bool has_peak() const { return peak_.flops_per_s > 0; }
   // After the timed steps: the peak probed again when it was measured at start-up (rank_peak.h
   // ProbeAgain); peak() becomes the best of the start-up probe and this one, probes() holds both.
   // A figure from --peak_flops, --ceilings or a datasheet stays as it is, without probes.

@@ -138,7 +138,7 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
         }
         return;
       }
-      run->running.Update(StepMfu(s, t->total()));
+      if (s.has_peak()) run->running.Update(StepMfu(s, t->total()));
       run->series.AddWarmup(t->total());
       LogStep(s, "warm-up", i, o.warmup_steps, *t, run->running);
     }
@@ -157,7 +157,7 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
     }
     state.SetIterationTime(t->total());
     run->series.AddTimed(t->total());
-    run->running.Update(StepMfu(s, t->total()));
+    if (s.has_peak()) run->running.Update(StepMfu(s, t->total()));
     LogStep(s, real_data ? "real" : "timed", ++i, o.steps, *t, run->running);
     result.steps.push_back(*t);
   }
@@ -178,12 +178,14 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
   auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
   state.counters["tokens_per_second"] = tokens / st.sum;
   state.counters["flops_per_second"] = s.flops().model_flops_per_step * st.n / st.sum;
-  state.counters["mfu"] = mfu.ok() ? *mfu : 0;
-  state.counters["hfu"] = hfu.ok() ? *hfu : 0;
+  if (s.has_peak()) {  // else MFU and HFU are n/a: no counter, the label's peak says why
+    state.counters["mfu"] = mfu.ok() ? *mfu : 0;
+    state.counters["hfu"] = hfu.ok() ? *hfu : 0;
+    state.counters["peak_flops"] = s.peak().flops_per_s;
+  }
   state.counters["ms_per_step"] = st.median * 1e3;
   state.counters["loss"] = result.steps.back().loss;
   state.counters["flops_per_step"] = s.flops().model_flops_per_step;
-  state.counters["peak_flops"] = s.peak().flops_per_s;
   state.counters["verified"] = std::isfinite(result.steps.back().loss) ? 1 : 0;
   // MFU or HFU above 103%, or peak probes 10% apart: DISTURBED (the gate refuses the case).
   result.disturbance = accounting::JudgeDisturbance(
@@ -224,6 +226,12 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
                                        " attention; peak: ", s.peak().source, gemm)));
 }
 
+// What a step's time spans, as the step clock marks it (gpt_session.cc, Step).
+std::string TimedSpan(const StepOptions& o) {
+  return o.cuda_graph ? "data, then forward + backward + optimizer as one CUDA graph replay"
+                      : "data, forward, backward, optimizer";
+}
+
 void PrintSummary(const Run& run, const CaseResult& r) {
   const GptSession& s = *run.session;
   const StepOptions& o = run.options;
@@ -249,25 +257,32 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   accounting::TimedPhases den;
   den.data = true;
   den.optimizer = true;
-  den.logging = true;  // loss() read back every step, as bench.py's loss.item()
+  // The loss is read back after the step's last clock mark (bench.py's loss.item()): not timed.
+  den.logging = false;
   auto tp = accounting::TrainingThroughput::Make(num, st.sum, den);
   if (tp.ok()) {
     Log(absl::StrCat("tokens/s      ", tp->ToString()));
     Log(absl::StrCat("              = ", st.n, " steps x B=", o.batch, " x T=", o.seq, " tokens / ",
-                     absl::StrFormat("%.3f", st.sum),
-                     " s (data, forward, backward, optimizer; warm-up excluded)"));
+                     absl::StrFormat("%.3f", st.sum), " s (", TimedSpan(o),
+                     "; the loss read-back after each step and the warm-up are not timed)"));
   }
   Log(absl::StrFormat("FLOPs/step    %.4g model (%s), %.4g counted from the matmuls issued",
                       s.flops().model_flops_per_step, s.flops().Describe(), s.counted_flops_per_step()));
   auto mfu = accounting::Mfu(s.flops().model_flops_per_step * st.n, st.sum, s.peak().flops_per_s);
   auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
-  Log(absl::StrFormat("peak          %.4g FLOP/s: %s", s.peak().flops_per_s, s.peak().source));
-  Log(absl::StrCat("MFU           ",
-                   mfu.ok() ? accounting::FormatPercent(*mfu) : std::string(mfu.status().message()),
-                   "  (model FLOPs / time / peak)"));
-  Log(absl::StrCat("HFU           ",
-                   hfu.ok() ? accounting::FormatPercent(*hfu) : std::string(hfu.status().message()),
-                   "  (FLOPs of the matmuls actually issued / time / peak; no recompute here)"));
+  if (s.has_peak()) {
+    Log(absl::StrFormat("peak          %.4g FLOP/s: %s", s.peak().flops_per_s, s.peak().source));
+    Log(absl::StrCat("MFU           ",
+                     mfu.ok() ? accounting::FormatPercent(*mfu) : std::string(mfu.status().message()),
+                     "  (model FLOPs / time / peak)"));
+    Log(absl::StrCat("HFU           ",
+                     hfu.ok() ? accounting::FormatPercent(*hfu) : std::string(hfu.status().message()),
+                     "  (FLOPs of the matmuls actually issued / time / peak; no recompute here)"));
+  } else {  // the steps are timed; nothing to divide by
+    Log(absl::StrCat("peak          ", s.peak().source));
+    Log(absl::StrCat("MFU           ", s.peak().source));
+    Log(absl::StrCat("HFU           ", s.peak().source));
+  }
   double sum = st.sum > 0 ? st.sum : 1;
   auto share = [&](const std::vector<double>& v) { return 100 * Summarise(v).sum / sum; };
   if (o.cuda_graph) {
@@ -278,7 +293,7 @@ void PrintSummary(const Run& run, const CaseResult& r) {
                         share(data), share(fwd), share(bwd), share(opt)));
   }
   Log(absl::StrCat("data          ", s.DescribeData(r.real_data)));
-  if (mfu.ok()) {
+  if (mfu.ok() && s.has_peak()) {
     for (const std::string& line : MfuReportLines(s, r.steps, *mfu)) Log(line);
   }
 }
@@ -346,7 +361,11 @@ constexpr char kUsage[] =
     "\n"
     "Peak: --peak_flops, else --ceilings, else on the CPU the FMA loop measured at start-up and\n"
     "again after the timed steps (about 0.1-0.3 s, outside the step times); the best probe is the\n"
-    "peak, and the summary's peak line gives both.\n"
+    "peak, and the summary's peak line gives both. On CUDA without --peak_flops or --ceilings the\n"
+    "GPU's datasheet: a GPU whose name has no entry (a MIG slice, a new card) is still timed, and\n"
+    "its MFU and HFU are 'n/a: no peak for NAME' (no mfu, hfu or peak_flops counter in the JSON).\n"
+    "Test hook: MLBENCH_TEST_NO_PEAK=NAME (environment) makes the run's device one named NAME\n"
+    "without a known peak, on the CPU too.\n"
     "DISTURBED: a run whose MFU or HFU exceeds 103% (100% plus the 3% a measured peak itself varies\n"
     "by), or whose two peak probes differ by more than 10%, says so in the summary's first line\n"
     "with the reason, and its JSON case has the counter disturbed=1 and a label starting\n"

@@ -18,6 +18,23 @@ namespace {
 
 std::string Threads(int n) { return absl::StrCat(n, n == 1 ? " thread" : " threads"); }
 
+// A device without a known peak (`why`: the registry's answer): an error naming it, or with
+// UnknownPeak::kAllow the "n/a" figure.
+absl::StatusOr<SourcePeak> NoPeak(const std::string& device_name, accounting::Dtype dtype, absl::string_view why,
+                                  UnknownPeak unknown) {
+  const std::string hint = "give --peak_flops=FLOPS or --ceilings=FILE";
+  if (unknown == UnknownPeak::kRefuse) {
+    return absl::InvalidArgumentError(absl::StrCat("no datasheet peak for '", device_name, "' in ",
+                                                   accounting::DtypeName(dtype), ": ", why, " (", hint, ")"));
+  }
+  SourcePeak out;
+  out.origin = PeakOrigin::kNone;
+  out.peak.flops_per_s = 0;
+  out.peak.source = absl::StrCat("n/a: no peak for '", device_name, "' in ", accounting::DtypeName(dtype), " (",
+                                 why, "; ", hint, ")");
+  return out;
+}
+
 }  // namespace
 
 const char* PeakOriginName(PeakOrigin origin) {
@@ -26,12 +43,24 @@ const char* PeakOriginName(PeakOrigin origin) {
     case PeakOrigin::kCeilingsFile: return "--ceilings file";
     case PeakOrigin::kDatasheet: return "datasheet";
     case PeakOrigin::kFlag: return "--peak_flops";
+    case PeakOrigin::kNone: return "no peak";
   }
   return "?";
 }
 
 absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& run) {
   const double f = chosen.peak.flops_per_s;
+  if (chosen.origin == PeakOrigin::kNone) {
+    if (run.device != "cpu" && run.device != "cuda") {
+      return absl::InvalidArgumentError(absl::StrCat("device '", run.device, "' is not cpu or cuda"));
+    }
+    RankPeak out;  // nothing to scale: MFU is n/a
+    out.peak = chosen.peak;
+    out.peak.flops_per_s = 0;
+    out.origin = PeakOrigin::kNone;
+    out.rule_text = "no figure to scale";
+    return out;
+  }
   if (!std::isfinite(f) || f <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("peak ", f, " FLOP/s (", chosen.peak.source, ") is invalid: must be finite and > 0"));
@@ -89,7 +118,8 @@ absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& 
   return out;
 }
 
-absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::string& device_name) {
+absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::string& device_name,
+                                            UnknownPeak unknown) {
   SourcePeak out;
   if (o.peak_flops > 0) {
     auto p = accounting::PeakFromFlags(o.peak_flops, 0, "peak_flops");
@@ -97,6 +127,9 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
     out.peak = *p;
     out.origin = PeakOrigin::kFlag;
     return out;
+  }
+  if (const char* name = std::getenv(kNoPeakEnv); name != nullptr && *name != '\0' && o.ceilings.empty()) {
+    return NoPeak(name, o.dtype, absl::StrCat("the test hook ", kNoPeakEnv), unknown);
   }
   if (o.device == "cpu") {
     // A measured peak in the run's dtype (the --ceilings file, else a sub-second measurement now):
@@ -134,18 +167,15 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
     return out;
   }
   auto p = accounting::DatasheetPeak(device_name, o.dtype);
-  if (!p.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("no datasheet peak for '", device_name, "' in ",
-                                                   accounting::DtypeName(o.dtype), ": ", p.status().message(),
-                                                   " (give --peak_flops=FLOPS or --ceilings=FILE)"));
-  }
+  if (!p.ok()) return NoPeak(device_name, o.dtype, p.status().message(), unknown);
   out.peak = *p;
   out.origin = PeakOrigin::kDatasheet;
   return out;
 }
 
-absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads) {
-  auto chosen = ChooseSourcePeak(o, device_name);
+absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads,
+                                       UnknownPeak unknown) {
+  auto chosen = ChooseSourcePeak(o, device_name, unknown);
   if (!chosen.ok()) return chosen.status();
   RunDevice run;
   run.device = o.device;

@@ -31,8 +31,9 @@ enum class PeakOrigin {
   kCeilingsFile,       // --ceilings: a measured-ceilings file
   kDatasheet,          // a GPU's datasheet, or the CPU's declared cores x lanes x units x clock
   kFlag,               // --peak_flops
+  kNone,               // no figure: a GPU whose name no datasheet entry knows (flops_per_s 0)
 };
-// "measured at start-up", "--ceilings file", "datasheet", "--peak_flops".
+// "measured at start-up", "--ceilings file", "datasheet", "--peak_flops", "no peak".
 const char* PeakOriginName(PeakOrigin origin);
 
 // A chosen figure and what it covers.
@@ -68,18 +69,33 @@ struct RankPeak {
 };
 
 // Errors: device not cpu or cuda; on the CPU threads or cores < 1, measured_threads < 0; a
-// figure that is not finite and > 0.
+// figure that is not finite and > 0, except PeakOrigin::kNone's 0 (returned as 0, "n/a").
 absl::StatusOr<RankPeak> PeakForRank(const SourcePeak& chosen, const RunDevice& run);
+
+// What a run does when its device has no known peak (a GPU missing from the datasheet registry,
+// a MIG slice): gpt_step times it anyway, with MFU "n/a"; ddp_step and gpt_decode, whose reports
+// are built on the peak, refuse with the reason.
+enum class UnknownPeak { kRefuse, kAllow };
+
+// The test hook of an unknown device: MLBENCH_TEST_NO_PEAK=NAME (environment) makes the run's
+// device one named NAME without a known peak, on the CPU too (unless --peak_flops or --ceilings
+// gives a figure), as a GPU missing from the datasheet registry would be; documented in gpt_step's
+// --help (tools/gpu/gpu_check_selftest.sh runs gpt_step so).
+inline constexpr char kNoPeakEnv[] = "MLBENCH_TEST_NO_PEAK";
 
 // Chooses the figure: --peak_flops; else on the CPU the measured peak in the run's dtype: fp32's
 // FMA loop or bf16's dot-product loops (--ceilings, or a sub-second measurement now, on the thread
 // count set for the run; for fp32 the declared cores x lanes x units x clock only if that fails); on CUDA --ceilings (measured) or the datasheet for
-// `device_name` (the name of the GPU the run uses) and the dtype.
-absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::string& device_name);
+// `device_name` (the name of the GPU the run uses) and the dtype. A device without a datasheet
+// figure: InvalidArgument naming it, or with UnknownPeak::kAllow a SourcePeak of origin kNone,
+// flops_per_s 0 and the source "n/a: no peak for 'NAME' ...".
+absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::string& device_name,
+                                            UnknownPeak unknown = UnknownPeak::kRefuse);
 
 // ChooseSourcePeak, then PeakForRank with `threads` (the run's thread count; <= 0: the OpenMP
 // default now) and this machine's physical cores.
-absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads);
+absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads,
+                                       UnknownPeak unknown = UnknownPeak::kRefuse);
 
 // The peak a run divides by once its timed work is done: the best of its probes.
 struct ProbedPeak {

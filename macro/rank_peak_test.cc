@@ -3,6 +3,7 @@
 // --peak_flops) on the CPU and on a GPU; and ChooseSourcePeak's origin for each flag.
 #include "macro/rank_peak.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -171,6 +172,55 @@ TEST(ChooseSourcePeakTest, OriginFollowsTheFlags) {
   s = ChooseSourcePeak(g, "NVIDIA GeForce GTX 480");
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(absl::StrContains(s.status().message(), "--peak_flops")) << s.status();
+}
+
+// A GPU whose name no datasheet entry knows (a MIG slice, a new card): refused by default (ddp_step,
+// gpt_decode), or with UnknownPeak::kAllow (gpt_step) a figure of 0 that says why, which
+// PeakForRank passes through unscaled and ProbeAgain leaves alone: the step is timed, MFU n/a.
+TEST(ChooseSourcePeakTest, AnUnknownGpuHasNoPeakWhereTheRunAllowsIt) {
+  StepOptions g;
+  g.device = "cuda";
+  g.dtype = accounting::Dtype::kBf16;
+  const std::string mig = "NVIDIA H200 MIG 1g.18gb";
+  auto refused = ChooseSourcePeak(g, mig);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              testing::HasSubstr("no datasheet peak for 'NVIDIA H200 MIG 1g.18gb' in bf16"));
+  auto s = ChooseSourcePeak(g, mig, UnknownPeak::kAllow);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kNone);
+  EXPECT_EQ(s->peak.flops_per_s, 0);
+  EXPECT_THAT(s->peak.source, testing::StartsWith("n/a: no peak for 'NVIDIA H200 MIG 1g.18gb' in bf16 ("));
+  EXPECT_THAT(s->peak.source, testing::HasSubstr("give --peak_flops=FLOPS or --ceilings=FILE"));
+  absl::StatusOr<RankPeak> p = PeakForRank(*s, Gpu());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->peak.flops_per_s, 0);
+  EXPECT_EQ(p->origin, PeakOrigin::kNone);
+  absl::StatusOr<ProbedPeak> again = ProbeAgain(*p);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->peak.flops_per_s, 0);
+  EXPECT_FALSE(again->probes.both());
+  // A known GPU is unaffected by the allowance; a figure of 0 from anything else is still refused.
+  s = ChooseSourcePeak(g, "NVIDIA H200", UnknownPeak::kAllow);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kDatasheet);
+  EXPECT_FALSE(PeakForRank(Source(0, PeakOrigin::kDatasheet, 0, "sheet"), Gpu()).ok());
+}
+
+// The test hook stands for such a device on the CPU too, unless a flag gives a figure.
+TEST(ChooseSourcePeakTest, TheNoPeakHookMakesTheCpuAnUnknownDevice) {
+  ASSERT_EQ(setenv(kNoPeakEnv, "Test Device", 1), 0);
+  StepOptions o = CpuOptions();
+  auto s = ChooseSourcePeak(o, "AMD EPYC", UnknownPeak::kAllow);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kNone);
+  EXPECT_THAT(s->peak.source, testing::HasSubstr("no peak for 'Test Device' in fp32"));
+  EXPECT_FALSE(ChooseSourcePeak(o, "AMD EPYC").ok());  // refused where the run needs a peak
+  o.peak_flops = 2e11;
+  s = ChooseSourcePeak(o, "AMD EPYC", UnknownPeak::kAllow);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->origin, PeakOrigin::kFlag);
+  ASSERT_EQ(unsetenv(kNoPeakEnv), 0);
 }
 
 // The whole path for a ddp_step rank on the CPU: measured with the run's threads, used as is.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "model/enum_names.h"
 
 namespace model {
@@ -91,6 +92,14 @@ absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaP
   return AttentionDecision{
       true, absl::StrCat("attention_impl: cudnn (auto: ", name,
                          " flash attention matched the kernels' output and dq, dk, dv at start-up)")};
+}
+
+std::string CudnnBackwardNote(int64_t workspace_bytes, int64_t B, int64_t NH, int64_t T) {
+  const double matrix = 4.0 * static_cast<double>(B) * NH * T * T;
+  return absl::StrFormat(
+      "; backward: cuDNN's deterministic algorithm, workspace %.1f MiB (%.2fx one (B, NH, T, T) fp32 matrix, "
+      "%.1f MiB)",
+      workspace_bytes / 1048576.0, matrix > 0 ? workspace_bytes / matrix : 0.0, matrix / 1048576.0);
 }
 
 std::string AttentionImplRecord(absl::string_view choice_line) {

@@ -76,6 +76,14 @@ absl::StatusOr<AttentionDecision> DecideAttention(AttentionImpl requested, CudaP
                                                   const std::function<absl::Status()>& self_check,
                                                   const AttentionUse& use = {});
 
+// What cuDNN's backward stores, appended to the choice line of a model that runs it: the graph asks
+// for cuDNN's deterministic algorithm (bit-for-bit repeatable dq, as llm.c does), whose workspace
+// can grow with B * NH * T * T on some GPUs (dq accumulated per key block; reported for Hopper),
+// so the line gives the workspace cuDNN asked for beside one (B, NH, T, T) fp32 matrix:
+// "; backward: cuDNN's deterministic algorithm, workspace 1152.0 MiB (1.00x one (B, NH, T, T) fp32
+// matrix, 1152.0 MiB)".
+std::string CudnnBackwardNote(int64_t workspace_bytes, int64_t B, int64_t NH, int64_t T);
+
 // What a run's JSON records of the attention it ran (the context key mlbench_attention_impl of
 // gpt_step and ddp_step): "cudnn" or "kernels" from a CUDA model's choice line
 // (AttentionDecision::line), "cpu" from "" (the CPU model has one attention, and no line), and

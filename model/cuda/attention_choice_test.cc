@@ -180,6 +180,22 @@ TEST(AttentionChoice, TheRecordNamesWhatRanForEveryDecision) {
   EXPECT_EQ(AttentionImplRecord("something else"), "unknown");
 }
 
+// The note a cuDNN model appends: the workspace beside one (B, NH, T, T) fp32 matrix, and the
+// record still reads "cudnn" with it.
+TEST(AttentionChoice, TheBackwardNoteSaysWhatTheDeterministicWorkspaceHolds) {
+  // GPT-2 124M at B=12, T=1024: one (B, NH, T, T) fp32 matrix is 12 * 12 * 1024 * 1024 * 4 bytes.
+  const int64_t matrix = int64_t{12} * 12 * 1024 * 1024 * 4;
+  EXPECT_EQ(CudnnBackwardNote(matrix, 12, 12, 1024),
+            "; backward: cuDNN's deterministic algorithm, workspace 576.0 MiB (1.00x one (B, NH, T, T) fp32 "
+            "matrix, 576.0 MiB)");
+  EXPECT_EQ(CudnnBackwardNote(matrix / 64, 12, 12, 1024),
+            "; backward: cuDNN's deterministic algorithm, workspace 9.0 MiB (0.02x one (B, NH, T, T) fp32 "
+            "matrix, 576.0 MiB)");
+  FakeCheck pass;
+  const std::string line = Decide(AttentionImpl::kAuto, pass)->line + CudnnBackwardNote(matrix, 12, 12, 1024);
+  EXPECT_EQ(AttentionImplRecord(line), "cudnn");
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace model

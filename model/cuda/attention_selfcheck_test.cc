@@ -116,6 +116,25 @@ TEST(AttentionSelfCheck, CudnnMatchesTheKernelsOrSaysWhyNot) {
   EXPECT_TRUE(same.ok()) << same;
 }
 
+// The numerics at the shape gpt_step trains (GPT-2 124M, B=12, T=1024), not only at the start-up
+// check's B=2, T=128: one forward and backward of cuDNN against the kernels, out, dq, dk and dv
+// each within the bf16 bound (attention_compare.h). A stride or layout bug that only shows at the
+// real shape fails here. tools/gpu/gpu_check.sh runs this case as its own step
+// (attention_train_shape), right after the two gpt_step runs whose losses it compares.
+TEST(AttentionSelfCheck, CudnnMatchesTheKernelsAtTheTrainShape) {
+  SKIP_WITHOUT_DEVICE();
+  if (test::IsEmulated()) GTEST_SKIP() << "no cuDNN in the emulator's build (the GPU twin of this test runs it)";
+  const CudnnStatus probe = ProbeCudnn();
+  ASSERT_TRUE(probe.loaded) << probe.reason;
+  std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
+  const AttentionShape train{12, 1024, 12, 64};
+  auto kernels = MakeKernelAttention(train, gemm.get());
+  auto cudnn = MakeCudnnAttention(train);
+  ASSERT_TRUE(kernels.ok() && cudnn.ok()) << kernels.status() << " " << cudnn.status();
+  const absl::Status same = CheckAttentionAgainst(**kernels, **cudnn, train, /*seed=*/13);
+  EXPECT_TRUE(same.ok()) << same;
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace model

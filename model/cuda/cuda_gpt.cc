@@ -705,9 +705,14 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
   if (auto st = CheckFits(*plan, free_bytes, total_bytes, options.device_name); !st.ok()) {
     return st;
   }
+  CudaGptOptions described = options;  // the choice line says what cuDNN's backward stores
+  if (*cudnn != nullptr) {
+    absl::StrAppend(&described.attention_choice,
+                    CudnnBackwardNote((*cudnn)->workspace_bytes(), B, config.heads, T));
+  }
   if (bf16)
-    return Create<Bf16>(config, B, T, seed, options, std::move(gemm), *std::move(plan), *std::move(cudnn));
-  return Create<float>(config, B, T, seed, options, std::move(gemm), *std::move(plan), *std::move(cudnn));
+    return Create<Bf16>(config, B, T, seed, described, std::move(gemm), *std::move(plan), *std::move(cudnn));
+  return Create<float>(config, B, T, seed, described, std::move(gemm), *std::move(plan), *std::move(cudnn));
 }
 
 std::string DescribeCudaGpt(const GptModel& model) {

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Builds the GPU-relevant binaries and tests HERE (where Bazel is) and packs them, stripped and
-# gzip'd (bin.tar.gz), with the runtime .debs they need, into one ignored folder (default .gpu/, under 64 MiB) that
+# gzip'd (bin.tar.gz), with the runtime .debs they need, into one ignored folder (default .gpu/) that
 # tools/gpu/gpu_check.sh runs on a GPU machine without Bazel (README, "On a GPU machine without Bazel").
+# The bundle is refused over 60 MiB, and when it and the working tree (what a device call carries
+# besides it: tracked files and untracked ones git does not ignore) come to more than 57 MiB of the
+# 64 a call may carry (GPU_BUNDLE_TRAVEL_LIMIT_MB sets the figure; tools/gpu/gpu_check_selftest.sh
+# checks that the refusal happens).
 #
 #   tools/gpu/gpu_bundle.sh [DIR]                 build and pack into DIR (default .gpu)
 #   tools/gpu/gpu_bundle.sh --reuse-build DIR     the same from the workspace's own build (-march=
 #                                             native): for tools/gpu/gpu_check_selftest.sh here only
+#   tools/gpu/gpu_bundle.sh --check-travel DIR    only the size check below, for a bundle made before
 #
 # Host code is built with --config=portable (x86-64-v3, not -march=native) in a separate Bazel
 # output base, so the bundle runs on another CPU and does not disturb the normal build cache.
@@ -18,10 +23,36 @@
 # refused below.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
+LIMIT_MB=60
+TRAVEL_LIMIT_MB="${GPU_BUNDLE_TRAVEL_LIMIT_MB:-57}"
+if ! [[ "$TRAVEL_LIMIT_MB" =~ ^[1-9][0-9]*$ ]]; then
+  echo "gpu_bundle: GPU_BUNDLE_TRAVEL_LIMIT_MB=$TRAVEL_LIMIT_MB is invalid: a whole number of MiB >= 1" >&2; exit 2
+fi
+# What a device call carries: the working tree (tracked files, and untracked ones git does not
+# ignore) plus the bundle DIR, at most 64 MiB; TRAVEL_LIMIT_MB keeps a margin. Sets travel_mb;
+# non-zero, saying why, when they are over it.
+check_travel_size() {  # DIR
+  local tree_bytes bundle_bytes
+  tree_bytes=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } \
+    | xargs -0 -r stat -c %s -- 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  bundle_bytes=$(du -sb "$1" | cut -f1)
+  travel_mb=$(( (tree_bytes + bundle_bytes + 1048575) / 1048576 ))
+  if (( travel_mb > TRAVEL_LIMIT_MB )); then
+    echo "gpu_bundle: the bundle ($(( bundle_bytes >> 20 )) MiB) and the working tree ($(( tree_bytes >> 20 )) MiB)" \
+      "come to ${travel_mb} MiB, over the ${TRAVEL_LIMIT_MB} MiB a device call may carry here (64 MiB at most," \
+      "with margin)" >&2
+    return 1
+  fi
+}
+# --check-travel DIR: only that check, for a bundle made before (the self-test's).
+if [[ "${1:-}" == "--check-travel" ]]; then
+  check_travel_size "${2:?usage: gpu_bundle.sh --check-travel DIR}" || exit 1
+  echo "gpu_bundle: $2 and the working tree come to ${travel_mb} MiB of the ${TRAVEL_LIMIT_MB} allowed"
+  exit 0
+fi
 REUSE=0
 if [[ "${1:-}" == "--reuse-build" ]]; then REUSE=1; shift; fi
 DEST="${1:-.gpu}"
-LIMIT_MB=60
 
 # Binaries and tests that matter on a GPU, as bin/NAME=LABEL (gpu_check.sh runs them by NAME).
 # A target that does not exist (yet) is left out with a note.
@@ -127,6 +158,7 @@ done < <(for f in "$TMP"/bin/*; do ldd "$f" | awk '/=> \//{print $3}'; done | so
 # none of which ldd of our binaries shows: carry openmpi-bin and whatever the plugins load.
 if [[ -n "${PKGS[libopenmpi3]:-}" ]]; then
   PKGS[openmpi-bin]=1
+  PKGS[openmpi-common]=1  # its help texts: an MPI error reads as itself, not "Sorry! ... help file"
   while read -r lib; do
     [[ -z "$lib" || ! -e "$lib" ]] && continue
     add_owner "$lib"
@@ -161,6 +193,7 @@ if (( size_mb > LIMIT_MB )); then
   du -sh "$TMP"/*/* | sort -h | tail >&2
   exit 1
 fi
+if ! check_travel_size "$TMP"; then rm -rf "$TMP"; exit 1; fi
 rm -rf "$DEST"; mv "$TMP" "$DEST"
-echo "gpu_bundle: $DEST ready, ${size_mb} MiB"; cat "$DEST/MANIFEST.txt"
+echo "gpu_bundle: $DEST ready, ${size_mb} MiB (with the working tree: ${travel_mb} MiB of the ${TRAVEL_LIMIT_MB} allowed)"; cat "$DEST/MANIFEST.txt"
 echo "gpu_bundle: on the GPU machine run: bash $DEST/gpu_check.sh \$OUT"

@@ -19,8 +19,10 @@ GPT_STEP_MODES=(
 # gpt_decode: GPT-2 124M bf16, 128 prompt + 128 new tokens, B = 1 .. 64, against the bandwidth bound.
 GPT_DECODE_ARGS=(--device=cuda --dtype=bf16 --prompt=128 --generate=128 --batch_sweep=64 --warmup_steps=1
                  --steps=3 --benchmark_out_format=json)
-# compute-sanitizer's memcheck of one tiny step: the seq fits test-tiny's block of 16.
-MEMCHECK_ARGS=(--device=cuda --preset=test-tiny --batch=2 --seq=16 --warmup_steps=0 --steps=1
-               --benchmark_min_time=0)
+# compute-sanitizer's memcheck of one small step on cuDNN's attention (gpu_check.sh swaps in the
+# kernels where the machine has no cuDNN): test-mini (head size 32, which cuDNN takes; test-tiny's
+# 8 it may refuse), bf16 (cuDNN's attention is bf16 only), a seq within its block of 256.
+MEMCHECK_ARGS=(--device=cuda --dtype=bf16 --attention_impl=cudnn --preset=test-mini --batch=2 --seq=64
+               --warmup_steps=0 --steps=1 --benchmark_min_time=0)
 # ddp_step on one rank (no mpirun): the DDP path's per-rank MFU on one GPU.
 DDP_STEP_ARGS=(--device=cuda --dtype=bf16 --batch=12 --seq=1024 --steps=10 --warmup_steps=3)

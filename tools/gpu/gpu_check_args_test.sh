@@ -76,9 +76,9 @@ run memcheck_gpt_step "$GPT_STEP" "${MEMCHECK_ARGS[@]}"
 run ddp_step_1rank "$DDP_STEP" "${DDP_STEP_ARGS[@]}" --cpu_gemm=onednn --json_out="$TMP/ddp.json"
 [[ -s "$TMP/ddp.json" ]] || fail "ddp_step wrote no --json_out"
 
-# The mapping cannot hide a refusal: the list memcheck once had (--seq=32 against test-tiny's
-# block of 16) is refused on the CPU too.
-bad=("${MEMCHECK_ARGS[@]/--seq=16/--seq=32}")
+# The mapping cannot hide a refusal: a --seq longer than the preset's block (as memcheck's list
+# once had: --seq=32 against test-tiny's 16) is refused on the CPU too.
+bad=("${MEMCHECK_ARGS[@]/--seq=64/--seq=512}")
 mapfile -t cpu < <(to_cpu "${bad[@]}")
 if "$GPT_STEP" "${cpu[@]}" > "$TMP/bad.log" 2>&1; then fail "a --seq longer than the block ran: ${cpu[*]}"; fi
 grep -q -- "--seq" "$TMP/bad.log" || { cat "$TMP/bad.log"; fail "the refusal does not name --seq"; }
