@@ -136,6 +136,12 @@ set +e
 msg=$("$step" "${common[@]}" --bucket_mb=0 2>&1); rc=$?
 set -e
 [ "$rc" -eq 2 ] && grep -q -- "--bucket_mb=0 is invalid" <<<"$msg" || fail "--bucket_mb=0 (rc $rc): $msg"
+# A bucket size without buckets means nothing: refused, not silently unused (as --bucket_mb 5).
+set +e
+msg=$("$step" "${common[@]}" --overlap=false --bucket_mb 5 2>&1); rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q -- "--bucket_mb=5 has no effect with --overlap=false" <<<"$msg" \
+  || fail "--overlap=false --bucket_mb 5 (rc $rc): $msg"
 run_job nooverlap -np 2 --oversubscribe "$step" "${common[@]}" --overlap=false
 [ $rc -eq 0 ] || fail "--overlap=false (rc=$rc)"
 grep -q "overlap: off (--overlap=false)" "$tmp/nooverlap.log" && grep -q "(no overlap: all of it)" "$tmp/nooverlap.log" \

@@ -118,6 +118,71 @@ absl::Status EnsureSession(Run* run) {
   return absl::OkStatus();
 }
 
+// Where the MFU went (CPU: mfu_report.h), as counters: fractions, and in percent under the names
+// //tools:report draws as the MFU breakdown.
+void SetBreakdownCounters(benchmark::State& state, const GptSession& s, const std::vector<StepTimes>& steps) {
+  if (auto b = StepMfuBreakdown(s, steps); b.ok()) {
+    state.counters["mfu_loss_gemm"] = b->gemm_efficiency;
+    state.counters["mfu_loss_non_matmul"] = b->non_matmul;
+    state.counters["mfu_loss_optimizer_data"] = b->optimizer_and_data;
+    // The same in percent under the names //tools:report draws as the MFU breakdown (they
+    // sort in this order: the achieved MFU first).
+    state.counters["mfu_breakdown/achieved MFU"] = 100 * b->mfu;
+    state.counters["mfu_breakdown/lost: GEMM efficiency"] = 100 * b->gemm_efficiency;
+    if (b->in_step_measured) {
+      state.counters["mfu_loss_gemm_in_step"] = b->gemm_in_step;
+      state.counters["mfu_breakdown/lost: GEMMs slower in the step"] = 100 * b->gemm_in_step;
+    }
+    state.counters["mfu_breakdown/lost: non-matmul ops"] = 100 * b->non_matmul;
+    state.counters["mfu_breakdown/lost: optimizer and data"] = 100 * b->optimizer_and_data;
+  }
+}
+
+// The case's counters and label over its timed steps (result->steps), after the peak's second
+// probe; records the run's disturbance in `result`.
+void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOptions& o, CaseResult* result) {
+  std::vector<double> totals;
+  for (const StepTimes& t : result->steps) totals.push_back(t.total());
+  SeriesStats st = Summarise(totals);
+  const double tokens = static_cast<double>(o.tokens_per_step()) * st.n;
+  auto mfu = accounting::Mfu(s.flops().model_flops_per_step * st.n, st.sum, s.peak().flops_per_s);
+  auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
+  state.counters["tokens_per_second"] = tokens / st.sum;
+  state.counters["flops_per_second"] = s.flops().model_flops_per_step * st.n / st.sum;
+  if (s.has_peak()) {  // else MFU and HFU are n/a: no counter, the label's peak says why
+    state.counters["mfu"] = mfu.ok() ? *mfu : 0;
+    state.counters["hfu"] = hfu.ok() ? *hfu : 0;
+    state.counters["peak_flops"] = s.peak().flops_per_s;
+  }
+  state.counters["ms_per_step"] = st.median * 1e3;
+  state.counters["loss"] = result->steps.back().loss;
+  state.counters["flops_per_step"] = s.flops().model_flops_per_step;
+  state.counters["verified"] = std::isfinite(result->steps.back().loss) ? 1 : 0;
+  // MFU or HFU above 103%, or peak probes 10% apart: DISTURBED (the gate refuses the case).
+  result->disturbance = accounting::JudgeDisturbance(
+      {{"MFU", s.flops().model_flops_per_step * st.n / st.sum, s.peak().flops_per_s},
+       {"HFU", s.counted_flops_per_step() * st.n / st.sum, s.peak().flops_per_s}},
+      s.probes());
+  state.counters["disturbed"] = result->disturbance.disturbed ? 1 : 0;
+  if (s.probes().both()) {
+    state.counters["peak_probe_before"] = s.probes().before;
+    state.counters["peak_probe_after"] = s.probes().after;
+  }
+  SetBreakdownCounters(state, s, result->steps);
+  if (auto f = StepFloorOf(s, result->steps); f.ok()) {
+    state.counters["floor_ms"] = 1e3 * f->seconds;
+    state.counters["step_over_floor"] = f->step_multiple;
+    state.counters["stream_triad_bytes_per_s"] = s.triad_bytes_per_s();
+  }
+  if (auto adamw = AdamWBytesPerSecondOf(s, result->steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
+    state.counters["adamw_bytes_per_s"] = *adamw;
+  }
+  const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.gemm_info().ToString());
+  state.SetLabel(accounting::DisturbedLabel(
+      result->disturbance, absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
+                                       " attention; peak: ", s.peak().source, gemm)));
+}
+
 void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
   Run* run = g_run;
   if (auto st = EnsureSession(run); !st.ok()) {
@@ -170,60 +235,7 @@ void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
     return;
   }
 
-  std::vector<double> totals;
-  for (const StepTimes& t : result.steps) totals.push_back(t.total());
-  SeriesStats st = Summarise(totals);
-  const double tokens = static_cast<double>(o.tokens_per_step()) * st.n;
-  auto mfu = accounting::Mfu(s.flops().model_flops_per_step * st.n, st.sum, s.peak().flops_per_s);
-  auto hfu = accounting::Hfu(s.counted_flops_per_step() * st.n, st.sum, s.peak().flops_per_s);
-  state.counters["tokens_per_second"] = tokens / st.sum;
-  state.counters["flops_per_second"] = s.flops().model_flops_per_step * st.n / st.sum;
-  if (s.has_peak()) {  // else MFU and HFU are n/a: no counter, the label's peak says why
-    state.counters["mfu"] = mfu.ok() ? *mfu : 0;
-    state.counters["hfu"] = hfu.ok() ? *hfu : 0;
-    state.counters["peak_flops"] = s.peak().flops_per_s;
-  }
-  state.counters["ms_per_step"] = st.median * 1e3;
-  state.counters["loss"] = result.steps.back().loss;
-  state.counters["flops_per_step"] = s.flops().model_flops_per_step;
-  state.counters["verified"] = std::isfinite(result.steps.back().loss) ? 1 : 0;
-  // MFU or HFU above 103%, or peak probes 10% apart: DISTURBED (the gate refuses the case).
-  result.disturbance = accounting::JudgeDisturbance(
-      {{"MFU", s.flops().model_flops_per_step * st.n / st.sum, s.peak().flops_per_s},
-       {"HFU", s.counted_flops_per_step() * st.n / st.sum, s.peak().flops_per_s}},
-      s.probes());
-  state.counters["disturbed"] = result.disturbance.disturbed ? 1 : 0;
-  if (s.probes().both()) {
-    state.counters["peak_probe_before"] = s.probes().before;
-    state.counters["peak_probe_after"] = s.probes().after;
-  }
-  if (auto b = StepMfuBreakdown(s, result.steps); b.ok()) {
-    state.counters["mfu_loss_gemm"] = b->gemm_efficiency;
-    state.counters["mfu_loss_non_matmul"] = b->non_matmul;
-    state.counters["mfu_loss_optimizer_data"] = b->optimizer_and_data;
-    // The same in percent under the names //tools:report draws as the MFU breakdown (they
-    // sort in this order: the achieved MFU first).
-    state.counters["mfu_breakdown/achieved MFU"] = 100 * b->mfu;
-    state.counters["mfu_breakdown/lost: GEMM efficiency"] = 100 * b->gemm_efficiency;
-    if (b->in_step_measured) {
-      state.counters["mfu_loss_gemm_in_step"] = b->gemm_in_step;
-      state.counters["mfu_breakdown/lost: GEMMs slower in the step"] = 100 * b->gemm_in_step;
-    }
-    state.counters["mfu_breakdown/lost: non-matmul ops"] = 100 * b->non_matmul;
-    state.counters["mfu_breakdown/lost: optimizer and data"] = 100 * b->optimizer_and_data;
-  }
-  if (auto f = StepFloorOf(s, result.steps); f.ok()) {
-    state.counters["floor_ms"] = 1e3 * f->seconds;
-    state.counters["step_over_floor"] = f->step_multiple;
-    state.counters["stream_triad_bytes_per_s"] = s.triad_bytes_per_s();
-  }
-  if (auto adamw = AdamWBytesPerSecondOf(s, result.steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
-    state.counters["adamw_bytes_per_s"] = *adamw;
-  }
-  const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.gemm_info().ToString());
-  state.SetLabel(accounting::DisturbedLabel(
-      result.disturbance, absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
-                                       " attention; peak: ", s.peak().source, gemm)));
+  SetCaseCounters(state, s, o, &result);
 }
 
 // What a step's time spans, as the step clock marks it (gpt_session.cc, Step).

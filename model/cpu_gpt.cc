@@ -271,34 +271,12 @@ void CpuGpt<F>::GradsReady(std::initializer_list<std::pair<ParamId, int64_t>> te
 }
 
 template <typename F>
-absl::Status CpuGpt<F>::Backward() {
-  if (!have_forward_) {
-    return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
-  }
-  have_forward_ = false;
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+void CpuGpt<F>::HeadBackward(const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w) {
+  const int64_t B = B_, T = T_, C = config_.width, L = config_.layers;
   const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
-  const ParamPointers<F> p = PointParams(layout_, params_.data());
-  const ParamPointers<F> g = PointParams(layout_, grads_.data());
-  // Right after ZeroGrad, every parameter gradient's first write goes over the buffer: each
-  // tensor below is written exactly once per Backward (the tied wte twice: the LM head's GEMM
-  // writes it, the encoder then adds its rows), so no zeroing pass is needed.
-  // cpu_model_test checks this against a zeroed buffer filled with NaN before.
-  const GradWrite w = zero_pending_ ? GradWrite::kOverwrite : GradWrite::kAccumulate;
-  zero_pending_ = false;
-  if (w == GradWrite::kOverwrite) {
-    // The parts no kernel writes: an untied wte (the encoder only adds to the rows of the tokens
-    // seen) and wpe's rows past T (the positions this batch does not reach).
-    if (!config_.tie_weights) std::memset(g.wte, 0, sizeof(F) * Vp * C);
-    std::memset(g.wpe + T * C, 0, sizeof(F) * (config_.block - T) * C);
-  }
   F* dlogits = act(ActId::kLogits);
   F* dresidual = act(ActId::kDResidual);
   F* dbtc = act(ActId::kDBtc);
-  F* dfch = act(ActId::kDFch);
-  F* dqkv = act(ActId::kDQkv);
-  F* datt = act(ActId::kDAtt);
-
   {
     // bf16: the loss's gradient is written in bf16 for the LM head's GEMMs, the logits left as
     // they are (the fp32 gradient would be written, then read back to be converted: 2 x 51 MB a
@@ -328,68 +306,101 @@ absl::Status CpuGpt<F>::Backward() {
   }
   // An untied LM head's gradient is final here; a tied one is wte's, which the encoder adds to.
   GradsReady({{ParamId::kLnfw, -1}, {ParamId::kLnfb, -1}, {ParamId::kLmHead, -1}});
-  for (int64_t l = L - 1; l >= 0; --l) {
-    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
-          fch_gelu, residual3_unused] = LayerActivations(l);
-    (void)residual3_unused;
-    const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
-    // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
-    {
-      ScopedOp op(timer_, "matmul_backward/fcproj");
-      LinearBackward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu, xb.fch_gelu,
-                     p.fcprojw + l * 4 * C * C, 4 * C, C, "fcproj.bwd", w);
-    }
-    {
-      ScopedOp op(timer_, "gelu_backward");
-      gelu_backward_saved(dfch, fch, dfch, BT * 4 * C);  // fch holds GeLU's derivative
-    }
-    {
-      ScopedOp op(timer_, "matmul_backward/fc");
-      LinearBackward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, xb.ln2,
-                     p.fcw + l * 4 * C * C, C, 4 * C, "fc.bwd", w);
-    }
-    {
-      // dresidual becomes d(residual2).
-      ScopedOp op(timer_, "layernorm_backward");
-      layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, p.ln2w + l * C,
-                         ln2_mean, ln2_rstd, B, T, C, w);
-    }
-    {
-      ScopedOp op(timer_, "matmul_backward/attproj");
-      LinearBackward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty, xb.atty,
-                     p.attprojw + l * C * C, C, C, "attproj.bwd", w);
-    }
-    {
-      ScopedOp op(timer_, "attention_backward");
-      attention_backward(dqkv, datt, dbtc, qkv, att, B, T, C, NH);
-    }
-    {
-      ScopedOp op(timer_, "matmul_backward/qkv");
-      LinearBackward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1, xb.ln1,
-                     p.qkvw + l * 3 * C * C, C, 3 * C, "qkv.bwd", w);
-    }
-    {
-      // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
-      ScopedOp op(timer_, "layernorm_backward");
-      layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, p.ln1w + l * C,
-                         ln1_mean, ln1_rstd, B, T, C, w);
-    }
-    GradsReady({{ParamId::kLn1w, l},
-                {ParamId::kLn1b, l},
-                {ParamId::kQkvw, l},
-                {ParamId::kQkvb, l},
-                {ParamId::kAttprojw, l},
-                {ParamId::kAttprojb, l},
-                {ParamId::kLn2w, l},
-                {ParamId::kLn2b, l},
-                {ParamId::kFcw, l},
-                {ParamId::kFcb, l},
-                {ParamId::kFcprojw, l},
-                {ParamId::kFcprojb, l}});
+}
+
+template <typename F>
+void CpuGpt<F>::BlockBackward(int64_t l, const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w) {
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+  F* dresidual = act(ActId::kDResidual);
+  F* dbtc = act(ActId::kDBtc);
+  F* dfch = act(ActId::kDFch);
+  F* dqkv = act(ActId::kDQkv);
+  F* datt = act(ActId::kDAtt);
+  auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch, fch_gelu,
+        residual3_unused] = LayerActivations(l);
+  (void)residual3_unused;
+  const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
+  // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
+  {
+    ScopedOp op(timer_, "matmul_backward/fcproj");
+    LinearBackward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu, xb.fch_gelu,
+                   p.fcprojw + l * 4 * C * C, 4 * C, C, "fcproj.bwd", w);
   }
   {
+    ScopedOp op(timer_, "gelu_backward");
+    gelu_backward_saved(dfch, fch, dfch, BT * 4 * C);  // fch holds GeLU's derivative
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/fc");
+    LinearBackward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, xb.ln2, p.fcw + l * 4 * C * C, C,
+                   4 * C, "fc.bwd", w);
+  }
+  {
+    // dresidual becomes d(residual2).
+    ScopedOp op(timer_, "layernorm_backward");
+    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, p.ln2w + l * C, ln2_mean,
+                       ln2_rstd, B, T, C, w);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/attproj");
+    LinearBackward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty, xb.atty,
+                   p.attprojw + l * C * C, C, C, "attproj.bwd", w);
+  }
+  {
+    ScopedOp op(timer_, "attention_backward");
+    attention_backward(dqkv, datt, dbtc, qkv, att, B, T, C, NH);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/qkv");
+    LinearBackward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1, xb.ln1, p.qkvw + l * 3 * C * C,
+                   C, 3 * C, "qkv.bwd", w);
+  }
+  {
+    // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
+    ScopedOp op(timer_, "layernorm_backward");
+    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, p.ln1w + l * C, ln1_mean,
+                       ln1_rstd, B, T, C, w);
+  }
+  GradsReady({{ParamId::kLn1w, l},
+              {ParamId::kLn1b, l},
+              {ParamId::kQkvw, l},
+              {ParamId::kQkvb, l},
+              {ParamId::kAttprojw, l},
+              {ParamId::kAttprojb, l},
+              {ParamId::kLn2w, l},
+              {ParamId::kLn2b, l},
+              {ParamId::kFcw, l},
+              {ParamId::kFcb, l},
+              {ParamId::kFcprojw, l},
+              {ParamId::kFcprojb, l}});
+}
+
+template <typename F>
+absl::Status CpuGpt<F>::Backward() {
+  if (!have_forward_) {
+    return absl::FailedPreconditionError("Backward needs a Forward first (each Forward allows one Backward)");
+  }
+  have_forward_ = false;
+  const int64_t B = B_, T = T_, C = config_.width, L = config_.layers, Vp = config_.padded_vocab;
+  const ParamPointers<F> p = PointParams(layout_, params_.data());
+  const ParamPointers<F> g = PointParams(layout_, grads_.data());
+  // Right after ZeroGrad, every parameter gradient's first write goes over the buffer: each
+  // tensor below is written exactly once per Backward (the tied wte twice: the LM head's GEMM
+  // writes it, the encoder then adds its rows), so no zeroing pass is needed.
+  // cpu_model_test checks this against a zeroed buffer filled with NaN before.
+  const GradWrite w = zero_pending_ ? GradWrite::kOverwrite : GradWrite::kAccumulate;
+  zero_pending_ = false;
+  if (w == GradWrite::kOverwrite) {
+    // The parts no kernel writes: an untied wte (the encoder only adds to the rows of the tokens
+    // seen) and wpe's rows past T (the positions this batch does not reach).
+    if (!config_.tie_weights) std::memset(g.wte, 0, sizeof(F) * Vp * C);
+    std::memset(g.wpe + T * C, 0, sizeof(F) * (config_.block - T) * C);
+  }
+  HeadBackward(p, g, w);
+  for (int64_t l = L - 1; l >= 0; --l) BlockBackward(l, p, g, w);
+  {
     ScopedOp op(timer_, "encoder_backward");
-    encoder_backward(g.wte, g.wpe, dresidual, inputs_.data(), B, T, C, w);
+    encoder_backward(g.wte, g.wpe, act(ActId::kDResidual), inputs_.data(), B, T, C, w);
   }
   GradsReady({{ParamId::kWte, -1}, {ParamId::kWpe, -1}});
   return absl::OkStatus();

@@ -114,6 +114,10 @@ class CpuGpt {
                      const char* tag);
   void LinearBackward(F* dinp, F* dw, F* dbias, F* dout, const F* inp, const uint16_t* inp_bf16, const F* w,
                       int64_t C, int64_t OC, const char* tag, GradWrite write);
+  // Backward's two parts: the loss, LM head and final LayerNorm (leaving d(residual3) of the last
+  // layer in kDResidual), and block l (turning it into d(residual3) of the layer below).
+  void HeadBackward(const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w);
+  void BlockBackward(int64_t l, const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w);
 
   GptConfig config_;
   ParamLayout layout_;
