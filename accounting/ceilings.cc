@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "accounting/plausible.h"
 #include "harness/atomic_file.h"
@@ -21,6 +23,24 @@ namespace {
 absl::Status CheckFigure(const std::string& what, double v) {
   if (std::isfinite(v) && v >= 0) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(what, "=", v, " is invalid: must be finite and >= 0"));
+}
+
+// A GEMM cannot run faster than the peak of its dtype (bf16 when its key names it, else fp32):
+// a rate more than kGemmOverPeakTolerance above the file's own figure is a broken file (a
+// hand-edited rate, or two machines' figures mixed), refused rather than printed as "4970407% of
+// peak". No figure for the dtype: nothing to hold the rate to.
+absl::Status CheckGemmUnderItsPeak(const Ceilings& c, const std::string& key, double value,
+                                   const std::string& where) {
+  const char* dtype = absl::StrContains(key, "/bf16/") ? "bf16" : "fp32";
+  auto peak = c.peak_flops.find(dtype);
+  if (peak == c.peak_flops.end() || !(peak->second > 0)) return absl::OkStatus();
+  if (value <= peak->second * (1 + kGemmOverPeakTolerance)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: gemm_flops_per_s.%s = %.4g FLOP/s is above the file's own %s peak, peak_flops.%s = %.4g FLOP/s "
+      "(%.0f%% of it; a GEMM runs at most at the peak, allowed up to %.0f%% for measurement noise): "
+      "measure the file again with `bazel run //micro:ceilings`",
+      where, key, value, dtype, dtype, peak->second, 100 * value / peak->second,
+      100 * (1 + kGemmOverPeakTolerance)));
 }
 
 absl::Status Validate(const Ceilings& c, const std::string& where) {
@@ -41,6 +61,7 @@ absl::Status Validate(const Ceilings& c, const std::string& where) {
     if (value > kMaxPlausibleFlopsPerSecond) {
       return CheckPlausibleFlops(absl::StrCat(where, ": gemm_flops_per_s.", key), value);
     }
+    if (auto st = CheckGemmUnderItsPeak(c, key, value, where); !st.ok()) return st;
   }
   if (auto st = CheckFigure(absl::StrCat(where, ": triad_bytes_per_s"), c.triad_bytes_per_s); !st.ok()) return st;
   if (c.triad_bytes_per_s > 0) {

@@ -17,7 +17,9 @@
 // a DRAM figure, as files written before the field were.
 //
 // Every peak and the bandwidth, when not 0 (no figure), must lie in its physical band
-// (accounting/plausible.h); the file may be at most harness::kMaxJsonFileBytes.
+// (accounting/plausible.h), and every GEMM rate at most kGemmOverPeakTolerance above the file's
+// own peak for its dtype (bf16 when its key holds "/bf16/", else fp32) where the file has one;
+// the file may be at most harness::kMaxJsonFileBytes.
 //
 // Written to a temporary name in the same folder and renamed, so a reader never sees half a file.
 #ifndef ACCOUNTING_CEILINGS_H_
@@ -33,6 +35,10 @@
 #include "accounting/peaks.h"
 
 namespace accounting {
+
+// How far a GEMM rate may read above its own file's peak (both are measurements of a noisy
+// machine, taken minutes apart): 3%, the DISTURBED rule's tolerance (accounting/disturbed.h).
+inline constexpr double kGemmOverPeakTolerance = 0.03;
 
 struct Ceilings {
   std::string machine;                       // CPU or GPU name

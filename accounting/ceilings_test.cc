@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace accounting {
@@ -67,7 +68,7 @@ TEST(Ceilings, RoundTripAndNoTempFileLeft) {
 TEST(Ceilings, GemmRatesRoundTripAndBadOnesAreErrors) {
   const std::string path = TempDir() + "/ceilings_gemm.json";
   Ceilings c = Sample();
-  c.gemm_flops_per_s = {{"onednn/NT/M:256/N:2304/K:768/bias", 2.1e11},
+  c.gemm_flops_per_s = {{"onednn/NT/M:256/N:2304/K:768/bias", 1.9e11},
                         {"openblas/NN/M:256/N:768/K:3072", 1.8e11}};
   ASSERT_TRUE(WriteCeilings(path, c).ok());
   auto back = ReadCeilings(path);
@@ -80,6 +81,29 @@ TEST(Ceilings, GemmRatesRoundTripAndBadOnesAreErrors) {
   auto r = ReadCeilings(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("gemm_flops_per_s.x"), std::string::npos) << r.status();
+}
+
+// A GEMM rate above its file's own peak for its dtype (over 3%: noise) is refused naming the key
+// and both figures, on reading and on writing; a bf16 key is held to the bf16 peak, and a rate
+// whose dtype has no peak in the file to nothing.
+TEST(Ceilings, AGemmRateAboveItsOwnPeakIsRefused) {
+  const std::string path = WriteText(
+      "ceilings_gemm_over.json",
+      R"({"peak_flops": {"fp32": 1e11}, "gemm_flops_per_s": {"onednn/NT/M:64/N:2304/K:768/bias": 5e15}})");
+  auto r = ReadCeilings(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              testing::HasSubstr("gemm_flops_per_s.onednn/NT/M:64/N:2304/K:768/bias = 5e+15 FLOP/s is above the "
+                                 "file's own fp32 peak, peak_flops.fp32 = 1e+11 FLOP/s (5000000% of it"));
+  Ceilings c = Sample();  // fp32 1.96e11, bf16 3e11
+  c.gemm_flops_per_s = {{"onednn/NT/M:1/N:1/K:1", 1.96e11 * 1.02}, {"onednn/bf16/NT/M:1/N:1/K:1", 2.9e11}};
+  EXPECT_TRUE(WriteCeilings(TempDir() + "/ceilings_gemm_ok.json", c).ok());  // within 3%; bf16 under its own
+  c.gemm_flops_per_s["onednn/bf16/NT/M:1/N:1/K:1"] = 3.2e11;
+  const absl::Status w = WriteCeilings(TempDir() + "/ceilings_gemm_over2.json", c);
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(std::string(w.message()), testing::HasSubstr("above the file's own bf16 peak"));
+  c.peak_flops = {{"fp32", 1.96e11}};  // no bf16 figure: the bf16 rate is not held to fp32's
+  EXPECT_TRUE(WriteCeilings(TempDir() + "/ceilings_gemm_ok2.json", c).ok());
 }
 
 TEST(Ceilings, MeasuredPeakSaysWhereItCameFrom) {

@@ -9,18 +9,47 @@
 
 namespace comm {
 
-absl::Status CheckLaunchedWorldSize(int mpi_size, int mpi_rank, const EnvReader& env) {
+namespace {
+
+// The launcher counts present in the environment, in the order CheckLaunchedWorldSize reads them.
+std::vector<const char*> LauncherVariables(const EnvReader& env) {
   std::vector<const char*> vars = {"MLBENCH_EXPECTED_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
   if (env("SLURM_PROCID") != nullptr && env("OMPI_COMM_WORLD_SIZE") == nullptr)
     vars.push_back("SLURM_STEP_NUM_TASKS");
-  for (const char* var : vars) {
+  return vars;
+}
+
+absl::Status ReadCount(const char* var, const char* text, int64_t* count) {
+  if (!absl::SimpleAtoi(text, count) || *count < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(var, "=", text, " in the environment is not a positive integer (a world size)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckNotMultiProcessLaunch(const std::string& program, const EnvReader& env) {
+  for (const char* var : LauncherVariables(env)) {
+    const char* text = env(var);
+    if (text == nullptr) continue;
+    int64_t count = 0;
+    if (auto st = ReadCount(var, text, &count); !st.ok()) return st;
+    if (count == 1) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        program, " is not an MPI program, but a launcher started it as one of ", count, " processes (", var, "=",
+        count, "): each copy would run the whole benchmark alone on a share of the machine and overwrite the "
+        "others' output files. Run it once, without mpirun or srun; ddp_step is the benchmark of several ranks."));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckLaunchedWorldSize(int mpi_size, int mpi_rank, const EnvReader& env) {
+  for (const char* var : LauncherVariables(env)) {
     const char* text = env(var);
     if (text == nullptr) continue;
     int64_t want = 0;
-    if (!absl::SimpleAtoi(text, &want) || want < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(var, "=", text, " in the environment is not a positive integer (a world size)"));
-    }
+    if (auto st = ReadCount(var, text, &want); !st.ok()) return st;
     if (want == mpi_size) continue;
     std::string why =
         mpi_size == 1

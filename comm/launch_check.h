@@ -28,6 +28,13 @@ using EnvReader = std::function<const char*(const char*)>;
 // InvalidArgument when a variable is not a positive integer.
 absl::Status CheckLaunchedWorldSize(int mpi_size, int mpi_rank, const EnvReader& env);
 
+// For a program that is not an MPI program (gpt_step, gpt_decode): started by a launcher that
+// asked for more than one process (the same variables as above), each copy would run the whole
+// benchmark alone on a share of the machine and overwrite the others' output files. Then
+// FailedPrecondition naming `program`, the variable and the count, and what to run instead;
+// InvalidArgument for a variable that is not a positive integer; else OK.
+absl::Status CheckNotMultiProcessLaunch(const std::string& program, const EnvReader& env);
+
 }  // namespace comm
 
 #endif  // COMM_LAUNCH_CHECK_H_

@@ -58,5 +58,23 @@ TEST(LaunchCheck, GarbageIsNamed) {
   EXPECT_FALSE(CheckLaunchedWorldSize(2, 0, Env({{"PMI_SIZE", "0"}})).ok());
 }
 
+// A program that is not an MPI program under a launcher of several processes: refused, naming
+// the program, the variable and the count; one process, or no launcher, is fine.
+TEST(LaunchCheck, ANonMpiProgramUnderAMultiProcessLaunchIsRefused) {
+  EXPECT_TRUE(CheckNotMultiProcessLaunch("gpt_decode", Env({})).ok());
+  EXPECT_TRUE(CheckNotMultiProcessLaunch("gpt_decode", Env({{"OMPI_COMM_WORLD_SIZE", "1"}})).ok());
+  absl::Status s = CheckNotMultiProcessLaunch("gpt_decode", Env({{"OMPI_COMM_WORLD_SIZE", "2"}}));
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("gpt_decode is not an MPI program, but a launcher started it as one of 2 processes "
+                             "(OMPI_COMM_WORLD_SIZE=2)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.message().find("ddp_step"), std::string::npos) << s;
+  s = CheckNotMultiProcessLaunch("gpt_step", Env({{"SLURM_PROCID", "3"}, {"SLURM_STEP_NUM_TASKS", "4"}}));
+  EXPECT_NE(s.message().find("(SLURM_STEP_NUM_TASKS=4)"), std::string::npos) << s;
+  EXPECT_EQ(CheckNotMultiProcessLaunch("gpt_step", Env({{"PMI_SIZE", "x"}})).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace comm

@@ -13,6 +13,7 @@
 // are shared by the streams, so the bound per stream stays near flat until compute catches up.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "accounting/disturbed.h"
 #include "accounting/throughput.h"
 #include "benchmark/benchmark.h"
+#include "comm/launch_check.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
@@ -332,6 +334,10 @@ int main(int argc, char** argv) {
   raw.generate = absl::GetFlag(FLAGS_generate);
   raw.batch_sweep = absl::GetFlag(FLAGS_batch_sweep);
 
+  // Not an MPI program: several copies under one launcher would overwrite each other's files.
+  if (auto st = comm::CheckNotMultiProcessLaunch("gpt_decode", std::getenv); !st.ok()) {
+    return harness::Fail("gpt_decode", st);
+  }
   auto options = ResolveDecodeOptions(ReadStepFlags(), raw, sysinfo::ProbeCuda());
   if (!options.ok()) {
     return harness::Fail("gpt_decode", options.status());

@@ -123,6 +123,15 @@ expect_exit 2 "--seq: gpt_step's sequence length" --preset=test-tiny --device=cp
 expect_exit 2 "--batch_sweep: 65 is out of range" --preset=test-tiny --device=cpu --batch_sweep=65
 expect_exit 2 "--prompt: -1 is negative" --preset=test-tiny --device=cpu --prompt=-1
 expect_exit 1 "no_such_flag" --preset=test-tiny --no_such_flag=1
+# Not an MPI program: under mpirun -np 2 every copy refuses (they would each run alone and overwrite
+# each other's --benchmark_out), with the launcher's count named; no file is written.
+mpirun -np 2 --oversubscribe "$DECODE" --preset=test-tiny --device=cpu --benchmark_out="$TMP/two.json" \
+  >"$TMP/mpirun.txt" 2>&1 && { cat "$TMP/mpirun.txt"; fail "gpt_decode ran under mpirun -np 2"; }
+[[ $(grep -c "gpt_decode is not an MPI program, but a launcher started it as one of 2 processes (OMPI_COMM_WORLD_SIZE=2)" "$TMP/mpirun.txt") -eq 2 ]] \
+  || { cat "$TMP/mpirun.txt"; fail "each copy under mpirun -np 2 must refuse, naming OMPI_COMM_WORLD_SIZE=2"; }
+[[ ! -e "$TMP/two.json" ]] || fail "a refused run wrote its --benchmark_out"
+OMPI_COMM_WORLD_SIZE=1 "$DECODE" --preset=test-tiny --device=cpu --batch=1 --prompt=4 --generate=2 --steps=1 \
+  --warmup_steps=0 --ceilings="$TMP/ceil.json" >"$TMP/one.txt" 2>&1 || { cat "$TMP/one.txt"; fail "one process of 1 refused"; }
 # A filter that selects nothing is a failure too (harness/benchmark_main.h).
 expect_exit 2 "" "${TINY[@]}" --prompt=2 --generate=2 --benchmark_filter=nothing_matches
 

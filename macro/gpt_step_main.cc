@@ -6,6 +6,7 @@
 // --benchmark_filter, --benchmark_repetitions, --benchmark_format=json and --benchmark_out work.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@
 #include "accounting/mfu.h"
 #include "accounting/throughput.h"
 #include "benchmark/benchmark.h"
+#include "comm/launch_check.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
@@ -466,6 +468,10 @@ int main(int argc, char** argv) {
   harness::ParseFlagsOrExit(argc, argv, kUsage);  // unknown flags: an error naming them, exit 1
 
   Run run;
+  // Not an MPI program: several copies under one launcher would overwrite each other's files.
+  if (auto st = comm::CheckNotMultiProcessLaunch("gpt_step", std::getenv); !st.ok()) {
+    return harness::Fail("gpt_step", st);
+  }
   auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
   if (!options.ok()) {
     return harness::Fail("gpt_step", options.status());

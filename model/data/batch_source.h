@@ -25,9 +25,16 @@ class BatchSource {
   virtual std::string Describe() const = 0;
 };
 
-// Errors: B or T < 1, vocab < 1, or a file with fewer than T+1 tokens ("too short").
+// The tokens a token-file source checks against the vocabulary when it is made (128 MiB of the
+// file); past them, each window is checked as it is drawn, so a large file is never read whole.
+inline constexpr int64_t kUpFrontCheckTokens = int64_t{64} << 20;
+
+// Errors: B or T < 1, vocab < 1, a file with fewer than T+1 tokens ("too short"), or a token at or
+// above vocab among the first kUpFrontCheckTokens (naming it and its position).
+// `up_front` (tests): how many tokens to check at start instead of kUpFrontCheckTokens.
 absl::StatusOr<std::unique_ptr<BatchSource>> MakeTokenFileBatchSource(std::shared_ptr<const TokenFile> file,
-                                                                      int B, int T, int vocab, uint64_t seed);
+                                                                      int B, int T, int vocab, uint64_t seed,
+                                                                      int64_t up_front = kUpFrontCheckTokens);
 
 // Errors: B, T or vocab < 1.
 absl::StatusOr<std::unique_ptr<BatchSource>> MakeFixedRandomBatchSource(int B, int T, int vocab,

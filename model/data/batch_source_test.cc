@@ -70,6 +70,27 @@ TEST(TokenFileBatchSource, TokenOutsideVocab) {
   EXPECT_NE(st.message().find("[0, 50)"), std::string::npos) << st;
 }
 
+// Past the tokens checked at start, a file is never read whole: its windows are checked as they
+// are drawn, and the description says so. (A 100 GiB file was scanned for 107 s with no word.)
+TEST(TokenFileBatchSource, PastTheUpFrontCheckEachWindowIsChecked) {
+  auto f = Counting(100, "vocab_late.bin");  // tokens 0..99; 50 and up are outside a vocab of 50
+  auto src = MakeTokenFileBatchSource(f, 1, 99, 50, 1, /*up_front=*/40);
+  ASSERT_TRUE(src.ok()) << src.status();  // the first 40 are fine
+  EXPECT_NE((*src)->Describe().find("the first 40 tokens checked against the vocabulary at start, each window "
+                                    "as it is drawn"),
+            std::string::npos)
+      << (*src)->Describe();
+  Batch b;
+  const absl::Status st = (*src)->Next(&b);  // the one window holds token 50
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("token 50 at index 50"), std::string::npos) << st;
+  // A file within the up-front check says nothing of windows.
+  auto small = MakeTokenFileBatchSource(Counting(30, "vocab_small.bin"), 1, 16, 50, 1, /*up_front=*/40);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ((*small)->Describe().find("each window"), std::string::npos);
+  EXPECT_EQ(kUpFrontCheckTokens, int64_t{64} << 20);  // 128 MiB of the file at most
+}
+
 TEST(FixedRandomBatchSource, SameBatchEveryTime) {
   auto src = MakeFixedRandomBatchSource(3, 10, 7, 9);
   ASSERT_TRUE(src.ok());

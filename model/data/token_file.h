@@ -14,7 +14,10 @@ namespace model {
 // The largest token file opened: 1 TiB, 550 billion tokens, some 60x OpenWebText's train.bin
 // (9 billion tokens, 18 GB) and 50x FineWeb-Edu's 10B sample. The format itself (a headerless
 // array of uint16) has no limit; a larger file is far more likely a wrong path (a disk image, a
-// device) than a dataset. The file is memory-mapped, never read whole.
+// device) than a dataset. The file is memory-mapped, never read whole. A file that shrinks while
+// it is mapped (truncated or rewritten during a run) would make the next read past its new end a
+// SIGBUS: the process instead prints "<program>: error: the token file '<path>' changed size while
+// it was mapped (...)" and exits with status 2.
 inline constexpr int64_t kMaxTokenFileBytes = int64_t{1} << 40;
 
 class TokenFile {

@@ -2,9 +2,11 @@
 // odd-length, too-short and oversized files.
 #include "model/data/token_file.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -33,6 +35,35 @@ TEST(TokenFile, RoundTrip) {
   ASSERT_EQ((*f)->num_tokens(), 6);
   for (int i = 0; i < 6; ++i) EXPECT_EQ((*f)->tokens()[i], tokens[i]);
   EXPECT_EQ((*f)->path(), path);
+}
+
+// A file truncated under its mapping: reading past the new end is a SIGBUS, which the process
+// turns into a line naming the file and exit status 2 (it died with no word before).
+TEST(TokenFileDeathTest, ShrinkingWhileMappedStopsWithTheFileNamed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string path = TempPath("shrinks.bin");
+  const std::vector<uint16_t> tokens(1 << 20, 7);  // 2 MiB: pages well past the first
+  ASSERT_TRUE(WriteTokenFile(path, tokens).ok());
+  EXPECT_EXIT(
+      {
+        auto f = TokenFile::Open(path);
+        if (!f.ok()) std::_Exit(9);
+        if (::truncate(path.c_str(), 4096) != 0) std::_Exit(8);
+        volatile uint16_t x = (*f)->tokens()[(1 << 20) - 1];  // past the new end
+        (void)x;
+        std::_Exit(0);
+      },
+      testing::ExitedWithCode(2), "error: the token file '.*shrinks.bin' changed size while it was mapped");
+  // Faults elsewhere are not ours: a SIGBUS raised outside any mapped file still ends the process
+  // by the signal, as without the handler.
+  EXPECT_EXIT(
+      {
+        auto f = TokenFile::Open(path);  // installs the handler
+        if (!f.ok()) std::_Exit(9);
+        ::raise(SIGBUS);
+        std::_Exit(0);
+      },
+      testing::KilledBySignal(SIGBUS), "");
 }
 
 TEST(TokenFile, Errors) {
