@@ -13,6 +13,7 @@
 #include "accounting/flop_counter.h"
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
+#include "macro/step_memory.h"
 #include "measure/cpu_ceilings.h"
 #include "measure/stream.h"
 #include "model/onednn_gemm.h"
@@ -78,6 +79,13 @@ absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
 absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o) {
   std::unique_ptr<GptSession> s(new GptSession());
   s->o_ = o;
+  if (o.device == "cpu") {
+    // Everything the run will hold at its peak, before any of it is allocated (step_memory.h).
+    absl::StatusOr<StepMemoryPlan> plan = PlanStepMemory(o, o.threads);
+    if (!plan.ok()) return plan.status();
+    if (auto st = CheckStepMemory(*plan, o); !st.ok()) return st;
+    s->memory_plan_ = *plan;
+  }
   std::string device_name;
   auto model = MakeModel(o, /*cuda_device=*/0, &device_name);
   if (!model.ok()) return model.status();

@@ -20,6 +20,7 @@
 #include "accounting/peaks.h"
 #include "macro/rank_peak.h"
 #include "macro/step_clock.h"
+#include "macro/step_memory.h"
 #include "macro/step_options.h"
 #include "model/data/batch_source.h"
 #include "model/gemm_info.h"
@@ -78,6 +79,8 @@ class GptSession {
   model::GptModel& model() { return *model_; }
   int64_t num_params() const { return model_->num_params(); }
   const accounting::StepFlops& flops() const { return flops_; }
+  // CPU: the host memory planned for the run at its peak (step_memory.h); empty on CUDA.
+  const StepMemoryPlan& memory_plan() const { return memory_plan_; }
   const accounting::Peak& peak() const { return peak_; }
   // False when the device has no known peak (a GPU missing from the datasheet registry): the
   // steps are timed, and MFU and HFU are "n/a" (peak().source says why).
@@ -111,6 +114,7 @@ class GptSession {
   model::Batch batch_;
   accounting::StepFlops flops_;
   accounting::Peak peak_;
+  StepMemoryPlan memory_plan_;
   RankPeak run_peak_;  // the start-up choice
   accounting::PeakProbes probes_;
   double counted_flops_ = 0;

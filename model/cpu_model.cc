@@ -74,15 +74,9 @@ class CpuGptModel final : public GptModel {
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed,
                                                        bool bf16_gemms) {
   // Refuse up front rather than be killed halfway through zeroing the buffers.
-  absl::StatusOr<MemoryEstimate> need = EstimateTrainingMemory(config, B, T);
+  absl::StatusOr<MemoryEstimate> need = EstimateCpuTrainingMemory(config, B, T, bf16_gemms);
   if (!need.ok()) return need.status();
-  // bf16: a 2-byte copy of every weight, of the Linear inputs and of the largest output gradient.
-  const int64_t BT = static_cast<int64_t>(B) * T;
-  const int64_t bf16_bytes =
-      bf16_gemms ? 2 * (ParamLayout(config).num_params() + config.layers * BT * 7 * config.width +
-                        BT * config.width + BT * std::max<int64_t>(config.padded_vocab, 4 * config.width))
-                 : 0;
-  if (absl::Status st = CheckHostMemory(need->total_bytes() + bf16_bytes,
+  if (absl::Status st = CheckHostMemory(need->total_bytes(),
                                         absl::StrCat(DescribeConfig(config), " at batch=", B, " seq=", T,
                                                      bf16_gemms ? " (bf16 GEMMs)" : ""),
                                         need->Describe());

@@ -1,6 +1,9 @@
 // Training memory estimate from the parameter and activation layouts.
 #include "model/gpt_memory.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "model/activation_layout.h"
 #include "model/param_layout.h"
@@ -16,9 +19,21 @@ std::string FormatBytes(int64_t b) {
 }
 
 std::string MemoryEstimate::Describe() const {
-  return absl::StrFormat("%d params: params %s, grads %s, AdamW m+v %s, activations %s: total %s", num_params,
+  return absl::StrFormat("%d params: params %s, grads %s, AdamW m+v %s, activations %s%s: total %s", num_params,
                          FormatBytes(params_bytes), FormatBytes(grads_bytes), FormatBytes(adamw_bytes),
-                         FormatBytes(activations_bytes), FormatBytes(total_bytes()));
+                         FormatBytes(activations_bytes),
+                         bf16_bytes > 0 ? absl::StrCat(", bf16 copies ", FormatBytes(bf16_bytes)) : "",
+                         FormatBytes(total_bytes()));
+}
+
+absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(const GptConfig& config, int batch, int seq,
+                                                         bool bf16_gemms) {
+  absl::StatusOr<MemoryEstimate> m = EstimateTrainingMemory(config, batch, seq);
+  if (!m.ok() || !bf16_gemms) return m;
+  const int64_t BT = static_cast<int64_t>(batch) * seq;
+  m->bf16_bytes = 2 * (m->num_params + config.layers * BT * 7 * config.width + BT * config.width +
+                       BT * std::max<int64_t>(config.padded_vocab, 4 * config.width));
+  return m;
 }
 
 absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,

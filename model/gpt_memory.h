@@ -18,8 +18,10 @@ struct MemoryEstimate {
   int64_t grads_bytes = 0;
   int64_t adamw_bytes = 0;  // m and v
   int64_t activations_bytes = 0;
-  int64_t total_bytes() const { return params_bytes + grads_bytes + adamw_bytes + activations_bytes; }
+  int64_t bf16_bytes = 0;  // the CPU bf16 step's copies (EstimateCpuTrainingMemory); 0 in fp32
+  int64_t total_bytes() const { return params_bytes + grads_bytes + adamw_bytes + activations_bytes + bf16_bytes; }
   // "params 498.0 MB, grads 498.0 MB, AdamW m+v 995.8 MB, activations 224.1 MB: total 2.2 GB"
+  // (", bf16 copies N" before the total when there are some).
   std::string Describe() const;
 };
 
@@ -48,6 +50,10 @@ std::string FormatBytes(int64_t bytes);
 // Errors as ValidateRunShape. bytes_per_element: 4 for fp32.
 absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,
                                                       int64_t bytes_per_element = 4);
+// What the CPU model allocates (cpu_gpt.h): EstimateTrainingMemory's fp32 buffers, and with
+// bf16_gemms a 2-byte copy of every weight, of the Linear inputs and of the largest output gradient.
+absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(const GptConfig& config, int batch, int seq,
+                                                         bool bf16_gemms);
 
 }  // namespace model
 

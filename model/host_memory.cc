@@ -29,33 +29,56 @@ int64_t ProcKilobytes(const char* path, const std::string& key) {
   return -1;
 }
 
-}  // namespace
-
-HostMemory AvailableHostMemory() {
+// The address-space limit's room (RLIMIT_AS less VmSize); bytes -1 when there is no limit.
+HostMemory AddressSpaceLeft() {
   HostMemory m;
-  m.bytes = ProcKilobytes("/proc/meminfo", "MemAvailable:");
-  if (m.bytes >= 0) m.what = "MemAvailable";
   struct rlimit lim;
   if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
     const int64_t limit = static_cast<int64_t>(lim.rlim_cur);
     const int64_t mapped = std::max<int64_t>(0, ProcKilobytes("/proc/self/status", "VmSize:"));
-    const int64_t left = std::max<int64_t>(0, limit - mapped);
-    if (m.bytes < 0 || left < m.bytes) {
-      m.bytes = left;
-      m.what = absl::StrCat("the address-space limit (RLIMIT_AS, ulimit -v) ", FormatBytes(limit), " less ",
-                            FormatBytes(mapped), " already mapped");
-    }
+    m.bytes = std::max<int64_t>(0, limit - mapped);
+    m.what = absl::StrCat("the address-space limit (RLIMIT_AS, ulimit -v) ", FormatBytes(limit), " less ",
+                          FormatBytes(mapped), " already mapped");
   }
   return m;
 }
 
-absl::Status CheckHostMemory(int64_t need_bytes, const std::string& what_for, const std::string& breakdown) {
-  const HostMemory available = AvailableHostMemory();
-  if (available.bytes < 0 || need_bytes <= available.bytes) return absl::OkStatus();
+HostMemory MemAvailable() {
+  HostMemory m;
+  m.bytes = ProcKilobytes("/proc/meminfo", "MemAvailable:");
+  if (m.bytes >= 0) m.what = "MemAvailable";
+  return m;
+}
+
+absl::Status NotEnough(int64_t need_bytes, const HostMemory& room, const std::string& what_for,
+                       const std::string& breakdown) {
   return absl::ResourceExhaustedError(absl::StrCat("not enough host memory for ", what_for, ": needs ",
                                                    FormatBytes(need_bytes), " (", breakdown, "), ",
-                                                   FormatBytes(available.bytes), " available (", available.what,
-                                                   ")"));
+                                                   FormatBytes(room.bytes), " available (", room.what, ")"));
+}
+
+}  // namespace
+
+HostMemory AvailableHostMemory() {
+  HostMemory m = MemAvailable();
+  const HostMemory address = AddressSpaceLeft();
+  if (address.bytes >= 0 && (m.bytes < 0 || address.bytes < m.bytes)) m = address;
+  return m;
+}
+
+absl::Status CheckHostMemory(int64_t resident_bytes, int64_t address_bytes, const std::string& what_for,
+                             const std::string& breakdown) {
+  if (const HostMemory a = AddressSpaceLeft(); a.bytes >= 0 && address_bytes > a.bytes) {
+    return NotEnough(address_bytes, a, what_for, breakdown);
+  }
+  if (const HostMemory m = MemAvailable(); m.bytes >= 0 && resident_bytes > m.bytes) {
+    return NotEnough(resident_bytes, m, what_for, breakdown);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckHostMemory(int64_t need_bytes, const std::string& what_for, const std::string& breakdown) {
+  return CheckHostMemory(need_bytes, need_bytes, what_for, breakdown);
 }
 
 }  // namespace model

@@ -26,6 +26,12 @@ HostMemory AvailableHostMemory();
 // (<what>)".
 absl::Status CheckHostMemory(int64_t need_bytes, const std::string& what_for, const std::string& breakdown);
 
+// The same with the two needs apart: `resident_bytes` against MemAvailable (memory the run will
+// touch) and `address_bytes` against the address-space limit's room (what it will map, touched or
+// not: a thread's malloc arena reserves 64 MiB); the message names the one that does not fit.
+absl::Status CheckHostMemory(int64_t resident_bytes, int64_t address_bytes, const std::string& what_for,
+                             const std::string& breakdown);
+
 }  // namespace model
 
 #endif  // MODEL_HOST_MEMORY_H_

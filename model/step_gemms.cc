@@ -73,7 +73,9 @@ StepGemmRunner::StepGemmRunner(const StepGemm& g) : g_(g), buf_(new Buffers) {
   u.a = AlignedArray<float>(g.M * g.K);
   u.b = AlignedArray<float>(g.K * g.N);
   u.c = AlignedArray<float>(g.M * g.N);
-  u.c0 = AlignedArray<float>(g.M * g.N);
+  // C's starting values matter only to a GEMM that adds to it (beta = 1); the others write C over,
+  // and a copy would be the largest buffer here (the classifier's, 618 MB at B*T = 3072).
+  if (g.accumulate) u.c0 = AlignedArray<float>(g.M * g.N);
   u.bias = AlignedArray<float>(g.N);
   // Cheap deterministic values in [-1, 1) (a normal generator would take seconds for the
   // classifier's 38M weights).
@@ -90,7 +92,7 @@ StepGemmRunner::StepGemmRunner(const StepGemm& g) : g_(g), buf_(new Buffers) {
   fill(u.a, 1, 1.0f);
   fill(u.b, 2, 0.05f);
   fill(u.bias, 3, 1.0f);
-  fill(u.c0, 4, 1.0f);
+  if (g.accumulate) fill(u.c0, 4, 1.0f);
   if (g.bf16) {
     // The check below reads a and b: make them the bf16 values the GEMM sees.
     u.a16 = AlignedArray<uint16_t>(u.a.size());
@@ -130,7 +132,7 @@ void StepGemmRunner::Run() {
 
 absl::Status StepGemmRunner::RunAndCheck() {
   Buffers& u = *buf_;
-  std::copy(u.c0.data(), u.c0.data() + u.c0.size(), u.c.data());
+  if (g_.accumulate) std::copy(u.c0.data(), u.c0.data() + u.c0.size(), u.c.data());
   Run();
   const int64_t lda = g_.trans_a ? g_.M : g_.K, ldb = g_.trans_b ? g_.K : g_.N;
   // Sampled entries (both corners and a scatter through the middle) against double.
@@ -162,6 +164,11 @@ double StepGemmRunner::TimeOnce() {
   const auto t0 = std::chrono::steady_clock::now();
   Run();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int64_t StepGemmRunnerBytes(const StepGemm& g) {
+  const int64_t floats = g.M * g.K + g.K * g.N + g.M * g.N * (g.accumulate ? 2 : 1) + g.N;
+  return 4 * floats + (g.bf16 ? 2 * (g.M * g.K + g.K * g.N) : 0);
 }
 
 absl::StatusOr<double> MeasureStepGemmRate(const StepGemm& g, int trials) {

@@ -62,6 +62,11 @@ class StepGemmRunner {
   std::unique_ptr<Buffers> buf_;
 };
 
+// The bytes a StepGemmRunner of `g` allocates (its operands, C, and C's starting values for a GEMM
+// that adds to C; bf16 copies of A and B for a bf16 GEMM): what measuring a shape's rate at
+// start-up takes on top of the model (gpt_session.h counts it before the model is built).
+int64_t StepGemmRunnerBytes(const StepGemm& g);
+
 // Runs `g` on the backend in force through the model's own call: one untimed call whose output
 // is checked against a double reference at sampled entries (an error if one is off), then
 // `trials` timed calls; returns the best FLOP/s (the shape's ceiling, as //micro:ceilings
