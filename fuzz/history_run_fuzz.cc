@@ -2,8 +2,10 @@
 // ParseRunText, with and without --commit/--date) and E-divisive over
 // the values it would record: input = the file's bytes.
 // Properties: bad input is an error, never an exception or a crash; an error names the file; a
-// parsed run has rows, a commit, an ISO 8601 date, finite values; change points lie inside the
-// series, in order, each leaving a segment of at least min_size on either side.
+// parsed run has rows, a full commit id in lower case, a date in its one stored spelling (RFC
+// 3339, UTC: it parses and formats back to itself), finite values, and a named reason for each
+// value it dropped; change points lie inside the series, in order, each leaving a segment of at
+// least min_size on either side.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "fuzz/fuzz_util.h"
 #include "tools/history/edivisive.h"
+#include "tools/history/rfc3339.h"
 #include "tools/history/run_record.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -28,8 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const history::RunRecord& r = run->record;
     FUZZ_CHECK(!r.rows.empty());
-    FUZZ_CHECK(!r.commit.empty() && r.commit != "unknown");
-    FUZZ_CHECK(history::IsIso8601(r.date));
+    FUZZ_CHECK(history::IsFullCommit(r.commit));
+    for (char c : r.commit) FUZZ_CHECK(!(c >= 'A' && c <= 'Z'));
+    auto date = history::ParseRfc3339(r.date);
+    FUZZ_CHECK(date.ok() && history::FormatUtc(*date) == r.date);
+    for (const std::string& d : run->dropped) FUZZ_CHECK(absl::StrContains(d, "counter "));
     FUZZ_CHECK(r.machine_hash.size() == 8);
     std::vector<double> values;
     for (const history::ResultRow& x : r.rows) {

@@ -94,6 +94,21 @@ w("history_run_fuzz", "bare_nan.json",
 w("history_run_fuzz", "bad_date.json",
   json.dumps({"context": {"date": "yesterday", "mlbench_run_context": json.dumps(rc)},
               "benchmarks": entries("BM_Add/4096", [1.5])}))
+# A full commit id in upper case from a dirty tree, dated at -12:00 (stored as UTC); a NaN time
+# (refused, named); an Infinity counter (left out, named).
+rc_zoned = json.loads(json.dumps(rc))
+rc_zoned["build"]["commit"] = "0123456789ABCDEF0123456789ABCDEF01234567+dirty"
+rc_zoned["date"] = "2026-12-01T12:30:00-12:00"
+w("history_run_fuzz", "zoned_full_commit.json",
+  json.dumps({"context": {"date": "2026-12-01T12:30:00-12:00", "mlbench_run_context": json.dumps(rc_zoned)},
+              "benchmarks": entries("BM_Add/4096", [1.5, 1.6])}))
+w("history_run_fuzz", "nan_time.json",
+  json.dumps({"context": {"mlbench_run_context": json.dumps(rc_zoned)},
+              "benchmarks": entries("BM_Add/4096", [1.5, 1.6])}).replace('"real_time": 1.6', '"real_time": NaN'))
+w("history_run_fuzz", "inf_counter.json",
+  json.dumps({"context": {"mlbench_run_context": json.dumps(rc_zoned)},
+              "benchmarks": entries("BM_Add/4096", [1.5, 1.6])})
+  .replace('"items_per_second": 666666.6666666666', '"items_per_second": Infinity'))
 
 # gate_baseline_fuzz: a baseline file (tools/gate_baseline.h).
 machine = {"cpu.vendor": "AuthenticAMD", "cpu.model_name": "AMD EPYC", "cpu.family": "25", "cpu.model": "17",

@@ -1,8 +1,17 @@
 // Bisect in a scratch git repository of 8 commits whose "benchmark" (speed.txt, a time) slows
-// down by 30% at commit 5: the judge compares the candidate's time with the good commit's.
+// down by 30% at commit 5: the judge compares the candidate's time with the good commit's. A judge
+// that hangs is ended at --judge_timeout_s, a stop ends it too, its output streams through in
+// bounded memory, and no worktree or temporary folder is left behind in any case.
 #include "tools/history/bisect.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -99,6 +108,139 @@ TEST(Bisect, RefusesWhatCannotBeBisected) {
       << broken.status();
   EXPECT_NE(broken.status().message().find("broken"), std::string::npos);
   EXPECT_EQ(Sh(absl::StrCat("git -C '", repo, "' worktree list | wc -l")), "1");
+}
+
+// The judge's process id, written by the judge into `path`; 0 until it is there.
+pid_t ReadPid(const std::string& path) {
+  std::ifstream f(path);
+  long pid = 0;
+  f >> pid;
+  return static_cast<pid_t>(pid);
+}
+
+// Whether `pid` is gone (reaped, or a zombie left to init), polled for up to 5 s.
+bool Gone(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (kill(pid, 0) != 0) return true;
+    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+    std::string s;
+    std::getline(stat, s);
+    if (s.find(") Z ") != std::string::npos) return true;
+    usleep(50000);
+  }
+  return false;
+}
+
+// A private TMPDIR, so that what the bisection leaves in it can be seen.
+std::string FreshTmpDir(const std::string& name) {
+  const std::string dir = Tmp(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  setenv("TMPDIR", dir.c_str(), 1);
+  return dir;
+}
+
+bool Empty(const std::string& dir) { return std::filesystem::is_empty(dir); }
+
+// A judge that never ends ('sleep 100000') is ended at judge_timeout_s with its process group:
+// the bisection stops with the commit and the limit, in about the limit, and nothing is left.
+TEST(Bisect, AJudgePastItsTimeoutIsEndedWithItsProcessGroup) {
+  const std::string repo = Tmp("timeout");
+  const std::vector<std::string> ids = MakeRepo(repo, 5);
+  const std::string tmp = FreshTmpDir("timeout_tmp");
+  const std::string pid_file = Tmp("timeout.pid");
+  std::remove(pid_file.c_str());
+  BisectOptions o;
+  o.repo = repo;
+  o.good = ids[0];
+  o.bad = ids[7];
+  // The shell waits for a child in the background: both must end, not only the shell.
+  o.judge = absl::StrCat("sleep 100000 & echo $! > '", pid_file, "'; echo waiting; wait");
+  o.judge_timeout_s = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = Bisect(o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_NE(r.status().message().find("the judge ran past --judge_timeout_s=1 on commit " + ids[7]), std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("waiting"), std::string::npos) << r.status();  // the end of its output
+  EXPECT_LT(took, 1 + kJudgeGraceS + 10.0);
+  const pid_t sleeper = ReadPid(pid_file);
+  ASSERT_GT(sleeper, 0);
+  EXPECT_TRUE(Gone(sleeper)) << "the judge's background child " << sleeper << " outlived it";
+  EXPECT_EQ(Sh(absl::StrCat("git -C '", repo, "' worktree list | wc -l")), "1");
+  EXPECT_TRUE(Empty(tmp));
+
+  o.judge_timeout_s = 0;
+  EXPECT_NE(Bisect(o).status().message().find("--judge_timeout_s=0 is out of range: allowed 1 to 604800"),
+            std::string::npos);
+}
+
+// A stop (SIGINT or SIGTERM in the tool) while the judge runs: its process group is ended, its
+// worktree and temporary folder removed, and Bisect returns Cancelled naming the signal.
+TEST(Bisect, AStopEndsTheJudgeAndRemovesItsWorktree) {
+  const std::string repo = Tmp("stop");
+  const std::vector<std::string> ids = MakeRepo(repo, 5);
+  const std::string tmp = FreshTmpDir("stop_tmp");
+  const std::string pid_file = Tmp("stop.pid");
+  std::remove(pid_file.c_str());
+  BisectOptions o;
+  o.repo = repo;
+  o.good = ids[0];
+  o.bad = ids[7];
+  o.judge = absl::StrCat("echo $$ > '", pid_file, "'; exec sleep 100000");
+  bool worktree_seen = false;
+  o.interrupted = [&]() {
+    if (ReadPid(pid_file) == 0) return 0;  // the judge is not there yet
+    worktree_seen = Sh(absl::StrCat("git -C '", repo, "' worktree list | wc -l")) == "2" && !Empty(tmp);
+    return SIGINT;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = Bisect(o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_NE(r.status().message().find("stopped by SIGINT while judging commit " + ids[7]), std::string::npos)
+      << r.status();
+  EXPECT_LT(took, 30.0);
+  EXPECT_TRUE(worktree_seen) << "the stop came before the judge's worktree existed";
+  const pid_t judge = ReadPid(pid_file);
+  ASSERT_GT(judge, 0);
+  EXPECT_TRUE(Gone(judge));
+  EXPECT_EQ(Sh(absl::StrCat("git -C '", repo, "' worktree list | wc -l")), "1");
+  EXPECT_TRUE(Empty(tmp));
+}
+
+// 64 MiB of judge output reaches the sink piece by piece, in order, and is never held whole: this
+// process's peak memory grows by far less than the output (it grew by all of it, and a 3 GB
+// output aborted with std::bad_alloc, when the output was collected into one string).
+TEST(Bisect, TheJudgesOutputStreamsInBoundedMemory) {
+  const std::string repo = Tmp("loud");
+  const std::vector<std::string> ids = MakeRepo(repo, 2);
+  BisectOptions o;
+  o.repo = repo;
+  o.good = ids[6];
+  o.bad = ids[7];
+  o.judge = "head -c 67108864 /dev/zero | tr '\\0' x; echo; echo the-last-line; exit 7";
+  size_t bytes = 0;
+  int pieces = 0;
+  o.judge_output = [&](absl::string_view piece) {
+    bytes += piece.size();
+    ++pieces;
+  };
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  auto r = Bisect(o);
+  getrusage(RUSAGE_SELF, &after);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the judge exited 7"), std::string::npos) << r.status().message().substr(0, 200);
+  EXPECT_NE(r.status().message().find("the-last-line"), std::string::npos);  // the tail is kept
+  EXPECT_LT(r.status().message().size(), 4000u);                             // and only the tail
+  EXPECT_EQ(bytes, 67108864u + 1 + 14);
+  EXPECT_GT(pieces, 1);
+  const long grew_kb = after.ru_maxrss - before.ru_maxrss;
+  EXPECT_LT(grew_kb, 16 * 1024) << "peak memory grew by " << grew_kb << " KiB for 64 MiB of output";
 }
 
 }  // namespace

@@ -71,8 +71,9 @@ Best BestSplit(const std::vector<double>& d, int n, const std::vector<int>& orde
 
 absl::StatusOr<std::vector<ChangePoint>> EDivisive(const std::vector<double>& x, const EDivisiveOptions& o) {
   if (o.min_size < 2) return absl::InvalidArgumentError(absl::StrCat("min_size = ", o.min_size, "; need >= 2"));
-  if (o.permutations < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("permutations = ", o.permutations, "; need >= 1"));
+  if (o.permutations < 1 || o.permutations > kMaxPermutations) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("permutations = ", o.permutations, "; allowed 1 to ", kMaxPermutations));
   }
   if (!(o.significance > 0 && o.significance < 1)) {
     return absl::InvalidArgumentError(absl::StrCat("significance = ", o.significance, "; need 0 < s < 1"));
@@ -121,6 +122,14 @@ absl::StatusOr<std::vector<ChangePoint>> EDivisive(const std::vector<double>& x,
   }
   std::sort(found.begin(), found.end(), [](const ChangePoint& a, const ChangePoint& b) { return a.index < b.index; });
   return found;
+}
+
+int MinPermutations(double significance) {
+  if (!(significance > 0 && significance < 1)) return 1;
+  if (significance * (kMaxPermutations + 1.0) <= 1) return kMaxPermutations + 1;  // beyond the allowed
+  int n = std::max(1, static_cast<int>(std::floor(1 / significance)) - 1);
+  while (1.0 / (n + 1) >= significance) ++n;
+  return n;
 }
 
 double Median(std::vector<double> v) {

@@ -22,9 +22,16 @@
 
 namespace history {
 
+// The most permutations a test may take: p-values resolve to 1e-5, and the time grows with them
+// (2e9 took about 40 minutes on 30 runs).
+inline constexpr int kMaxPermutations = 100000;
+
+// The fewest permutations that can give a p-value below `significance` (p >= 1/(permutations + 1)).
+int MinPermutations(double significance);
+
 struct EDivisiveOptions {
   double significance = 0.01;  // a split is kept when its permutation p-value is below this
-  int permutations = 499;      // p-values resolve to 1/500
+  int permutations = 499;      // p-values resolve to 1/500; 1 to kMaxPermutations
   int min_size = 3;            // points per segment, at least 2
   uint64_t seed = 1;
 };

@@ -122,5 +122,23 @@ TEST(EDivisive, DetectionPowerOver100Seeds) {
   EXPECT_GE(drift_found, 95);
 }
 
+// Permutations are bounded above (2e9 ran for about 40 minutes) and, per significance level,
+// below: with n permutations no p-value is under 1/(n + 1).
+TEST(EDivisive, PermutationsAreBounded) {
+  EXPECT_EQ(MinPermutations(0.01), 100);
+  EXPECT_EQ(MinPermutations(0.05), 20);
+  EXPECT_EQ(MinPermutations(0.001), 1000);
+  EXPECT_EQ(MinPermutations(0.5), 2);
+  EXPECT_GT(MinPermutations(1e-9), kMaxPermutations);
+  const std::vector<double> x(12, 1.0);
+  EDivisiveOptions o;
+  o.permutations = kMaxPermutations + 1;
+  auto too_many = EDivisive(x, o);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("allowed 1 to 100000"), std::string::npos) << too_many.status();
+  o.permutations = kMaxPermutations;
+  EXPECT_TRUE(EDivisive(x, o).ok());
+}
+
 }  // namespace
 }  // namespace history

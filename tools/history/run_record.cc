@@ -5,11 +5,13 @@
 #include <cmath>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "harness/json_text.h"
 #include "tools/gate/gate_io.h"
 #include "tools/gate/gate_key.h"
 #include "tools/gate/gate_run.h"
+#include "tools/history/rfc3339.h"
 
 namespace history {
 namespace {
@@ -33,42 +35,137 @@ absl::StatusOr<double> UnitSeconds(const nlohmann::json& e, const std::string& s
                                                  ": time_unit '", unit, "' is not one of ns, us, ms, s"));
 }
 
-bool Digits(const std::string& s, size_t at, size_t n) {
-  if (at + n > s.size()) return false;
-  for (size_t i = at; i < at + n; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+// Google Benchmark's bare non-finite tokens, as harness::QuoteNonFiniteTokens quotes them.
+bool IsNonFiniteToken(const nlohmann::json& v) {
+  return v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity");
+}
+
+bool IsHex(const std::string& s) {
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
   }
-  return true;
+  return !s.empty();
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A NaN or Infinity time refuses the run (naming it, where tools/gate's parser would call it "a
+// string"); one of a repetition that errored is left out with it, so it reads as 0 here.
+absl::StatusOr<nlohmann::json> CheckTimes(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) return j;
+  nlohmann::json out = j;
+  for (size_t i = 0; i < out["benchmarks"].size(); ++i) {
+    nlohmann::json& e = out["benchmarks"][i];
+    if (!e.is_object() || (e.contains("run_type") && e["run_type"] != "iteration")) continue;
+    for (const char* field : {"real_time", "cpu_time"}) {
+      if (!e.contains(field) || !IsNonFiniteToken(e[field])) continue;
+      if (e.value("error_occurred", false) == true) {
+        e[field] = 0;
+        continue;
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", source, "': benchmarks[", i, "] (", e.value("name", std::string("?")), ") repetition ",
+          e.value("repetition_index", 0), ": ", field, " is ", e[field].get<std::string>(),
+          ", not a time: a time must be a finite positive number; the run is refused"));
+    }
+  }
+  return out;
+}
+
+// The run's commit: --commit, else its run context's build.commit; normalised.
+absl::Status SetCommit(RunRecord& r, const absl::StatusOr<nlohmann::json>& rc, const std::string& source,
+                       const RecordOptions& o) {
+  std::string commit = o.commit, from = "--commit";
+  if (commit.empty() && rc.ok() && rc->contains("build")) {
+    commit = gate::ValueOr<std::string>((*rc)["build"], "commit", "");
+    from = "its run context's build.commit";
+  }
+  if (commit.empty() || commit == "unknown") {
+    return absl::InvalidArgumentError(absl::StrCat("'", source, "': its run context names no commit ('",
+                                                   commit, "'); give --commit=SHA"));
+  }
+  absl::StatusOr<std::string> full = NormalizeCommit(commit, from, o.resolve_commit);
+  if (!full.ok()) return absl::InvalidArgumentError(absl::StrCat("'", source, "': ", full.status().message()));
+  r.commit = *full;
+  return absl::OkStatus();
+}
+
+// The run's date: --date, else its run context's date; in UTC.
+absl::Status SetDate(RunRecord& r, const absl::StatusOr<nlohmann::json>& rc, const gate::Run& run,
+                     const std::string& source, const RecordOptions& o) {
+  std::string date = o.date, from = "--date=";
+  if (date.empty() && rc.ok()) date = gate::ValueOr<std::string>(*rc, "date", "");
+  if (date.empty()) date = gate::ValueOr<std::string>(run.context, "date", "");
+  if (o.date.empty()) from = "its date ";
+  if (date.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", source, "': no date in its context; give --date=DATE (", kDatesAllowed, ")"));
+  }
+  absl::StatusOr<std::string> utc = NormalizeDate(date);
+  if (!utc.ok()) return absl::InvalidArgumentError(absl::StrCat("'", source, "': ", from, utc.status().message()));
+  r.date = *utc;
+  return absl::OkStatus();
+}
+
+// One repetition's values: times in seconds, counters as written; non-finite counters dropped.
+absl::Status AddRepetition(const nlohmann::json& e, const std::string& name, int rep, const std::string& source,
+                           ParsedRun& out) {
+  absl::StatusOr<double> unit = UnitSeconds(e, source);
+  if (!unit.ok()) return unit.status();
+  for (const auto& [k, v] : e.items()) {
+    const bool time = k == "real_time" || k == "cpu_time";
+    if (!time && EntryKeys().count(k)) continue;
+    if (!time && IsNonFiniteToken(v)) {
+      out.dropped.push_back(absl::StrCat(name, " repetition ", rep, ": counter ", k, " is ", v.get<std::string>()));
+      continue;
+    }
+    if (!v.is_number()) continue;
+    const double x = v.get<double>() * (time ? *unit : 1.0);
+    if (!std::isfinite(x)) {
+      return absl::InvalidArgumentError(absl::StrCat("'", source, "': ", name, " repetition ", rep, ": ", k,
+                                                     " is not finite"));
+    }
+    out.record.rows.push_back({name, k, rep, x});
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-bool IsIso8601(const std::string& s) {
-  if (!Digits(s, 0, 4) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2) || s[7] != '-' || !Digits(s, 8, 2)) {
-    return false;
-  }
-  size_t i = 10;
-  if (i == s.size()) return true;
-  if (s[i] != 'T' || !Digits(s, i + 1, 2) || i + 3 >= s.size() || s[i + 3] != ':' || !Digits(s, i + 4, 2)) return false;
-  i += 6;
-  if (i < s.size() && s[i] == ':') {
-    if (!Digits(s, i + 1, 2)) return false;
-    i += 3;
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      const size_t start = i;
-      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-      if (i == start) return false;
-    }
-  }
-  if (i == s.size()) return true;
-  if (s[i] == 'Z') return i + 1 == s.size();
-  if (s[i] == '+' || s[i] == '-') return i + 6 == s.size() && Digits(s, i + 1, 2) && s[i + 3] == ':' && Digits(s, i + 4, 2);
-  return false;
+bool IsFullCommit(const std::string& s) {
+  const std::string base = absl::EndsWith(s, "+dirty") ? s.substr(0, s.size() - 6) : s;
+  return (base.size() == 40 || base.size() == 64) && IsHex(base);
 }
 
-absl::StatusOr<ParsedRun> ParseRunJson(const nlohmann::json& j, const std::string& source, const RecordOptions& o) {
-  absl::StatusOr<gate::Run> run = gate::ParseRun(j, source);
+absl::StatusOr<std::string> NormalizeCommit(const std::string& commit, const std::string& from,
+                                            const CommitResolver& resolve) {
+  if (IsFullCommit(commit)) return Lower(commit);
+  const bool dirty = absl::EndsWith(commit, "+dirty");
+  const std::string rev = dirty ? commit.substr(0, commit.size() - 6) : commit;
+  const std::string what = absl::StrCat(from, " '", commit, "' is not a full commit id (40 hex digits)");
+  if (!resolve) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " and no git repository is at hand to resolve it: give the full id (git rev-parse ", rev, ")"));
+  }
+  absl::StatusOr<std::string> full = resolve(rev);
+  if (!full.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " and does not resolve to a commit: ", full.status().message(),
+                                                   "; give the full id, or --repo=CHECKOUT where it resolves"));
+  }
+  if (!IsFullCommit(*full) || absl::EndsWith(*full, "+dirty")) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ", and it resolved to '", *full, "', not a full id either"));
+  }
+  return absl::StrCat(Lower(*full), dirty ? "+dirty" : "");
+}
+
+absl::StatusOr<ParsedRun> ParseRunJson(const nlohmann::json& input, const std::string& source,
+                                       const RecordOptions& o) {
+  absl::StatusOr<nlohmann::json> j = CheckTimes(input, source);
+  if (!j.ok()) return j.status();
+  absl::StatusOr<gate::Run> run = gate::ParseRun(*j, source);
   if (!run.ok()) return run.status();
   absl::StatusOr<gate::MachineKey> key = gate::KeyFromContext(run->context, source);
   if (!key.ok()) return key.status();
@@ -80,24 +177,8 @@ absl::StatusOr<ParsedRun> ParseRunJson(const nlohmann::json& j, const std::strin
   r.machine_fields_json = key->ToJson().dump();
   r.source = source;
   r.context_json = run->context.dump();
-  r.commit = o.commit;
-  if (r.commit.empty() && rc.ok() && rc->contains("build")) {
-    r.commit = gate::ValueOr<std::string>((*rc)["build"], "commit", "");
-  }
-  if (r.commit.empty() || r.commit == "unknown") {
-    return absl::InvalidArgumentError(absl::StrCat("'", source, "': its run context names no commit ('",
-                                                   r.commit, "'); give --commit=SHA"));
-  }
-  r.date = o.date;
-  if (r.date.empty() && rc.ok()) r.date = gate::ValueOr<std::string>(*rc, "date", "");
-  if (r.date.empty()) r.date = gate::ValueOr<std::string>(run->context, "date", "");
-  if (r.date.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("'", source, "': no date in its context; give --date=ISO8601"));
-  }
-  if (!IsIso8601(r.date)) {
-    return absl::InvalidArgumentError(absl::StrCat("'", source, "': date '", r.date,
-                                                   "' is not ISO 8601 (e.g. 2026-11-30T12:00:00Z)"));
-  }
+  if (absl::Status st = SetCommit(r, rc, source, o); !st.ok()) return st;
+  if (absl::Status st = SetDate(r, rc, *run, source, o); !st.ok()) return st;
   for (const std::string& name : run->order) {
     int ordinal = 0;
     for (const nlohmann::json& e : run->cases.at(name)) {
@@ -109,19 +190,7 @@ absl::StatusOr<ParsedRun> ParseRunJson(const nlohmann::json& j, const std::strin
         ++out.left_out;
         continue;
       }
-      absl::StatusOr<double> unit = UnitSeconds(e, source);
-      if (!unit.ok()) return unit.status();
-      for (const auto& [k, v] : e.items()) {
-        if (!v.is_number()) continue;
-        const bool time = k == "real_time" || k == "cpu_time";
-        if (!time && EntryKeys().count(k)) continue;
-        const double x = v.get<double>() * (time ? *unit : 1.0);
-        if (!std::isfinite(x)) {
-          return absl::InvalidArgumentError(absl::StrCat("'", source, "': ", name, " repetition ", rep, ": ", k,
-                                                         " is not finite"));
-        }
-        r.rows.push_back({name, k, rep, x});
-      }
+      if (absl::Status st = AddRepetition(e, name, rep, source, out); !st.ok()) return st;
     }
   }
   if (r.rows.empty()) {
