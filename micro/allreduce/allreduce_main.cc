@@ -1,11 +1,15 @@
 // //micro:allreduce — all-reduce bandwidth across message sizes: MPI_Allreduce on host memory
 // (CPU) or NCCL on device memory (one GPU per rank). Run under mpirun:
 //   mpirun -np N bazel-out/k8-opt/bin/micro/allreduce/allreduce [--device=cpu|cuda] [--max_bytes=...]
-//          [--benchmark_out=FILE]
+//          [--benchmark_out=FILE] [--benchmark_format=console|json|csv]
 // Per size: the slowest rank's mean time per all-reduce (after warm-up), algbw = bytes / time and
 // busbw = algbw x 2(n-1)/n (nccl-tests). fp32 sum. The MPI result is checked (every element =
 // n(n+1)/2 when rank r contributes r+1); the NCCL one is not yet (said in the output, and its
 // JSON entries carry no "verified" counter, so tools/gate calls them UNVERIFIED).
+// It times its own loop instead of running Google Benchmark, but takes the Google Benchmark flags
+// every other benchmark binary takes for its output: --benchmark_format (what stdout holds: the
+// table, or the report as JSON or CSV with the table on stderr, as Google Benchmark binaries do),
+// --benchmark_out and --benchmark_out_format (json, the one format this file is written in).
 #include <time.h>
 
 #include <algorithm>
@@ -14,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,17 +52,26 @@ ABSL_FLAG(
     "rank 0 writes Google Benchmark JSON here: one iteration entry per size (real_time: the slowest "
     "rank's time per all-reduce, us), the run context, counters bytes, algbw, busbw (bytes/s), verified "
     "(MPI only); tools/gate and compare.py read it");
+ABSL_FLAG(std::string, benchmark_out_format, "json",
+          "the format of --benchmark_out: json, the only one this binary writes (Google Benchmark's flag)");
+ABSL_FLAG(
+    std::string, benchmark_format, "console",
+    "what rank 0 prints on stdout (Google Benchmark's flag): console (the table), json (the report "
+    "--benchmark_out writes) or csv (Google Benchmark's CSV columns and counters); with json or csv the "
+    "table and the other lines go to stderr");
 
 namespace {
 
 constexpr char kUsage[] =
     "allreduce: all-reduce bandwidth (algbw, busbw) across message sizes, fp32 sum.\n"
     "  mpirun -np N allreduce [--device=cpu|cuda] [--min_bytes=1024] [--max_bytes=16777216]\n"
-    "         [--warmup=5] [--iters=20] [--benchmark_out=FILE]\n"
+    "         [--warmup=5] [--iters=20] [--benchmark_out=FILE] [--benchmark_format=console|json|csv]\n"
     "busbw = algbw x 2(n-1)/n (nccl-tests). MPI results are verified; NCCL ones are not yet.\n"
     "Across hosts: //tools:cluster -- --hosts=2 --rate=1gbit allreduce [flags]: each size's busbw is\n"
     "also given as a share of the shaped link (column 'of link', counter busbw_of_link).\n"
-    "Exit status: 0 success (or NCCL unusable: skipped, said on stdout); 1 a wrong MPI result;\n"
+    "--benchmark_format=json or csv: stdout holds the report (as --benchmark_out's JSON, or Google\n"
+    "Benchmark's CSV), the table goes to stderr. --benchmark_out_format: json only.\n"
+    "Exit status: 0 success (or NCCL unusable: skipped, said with the table); 1 a wrong MPI result;\n"
     "2 bad input (the message names the flag) or an output file not written; 5 a rank waited\n"
     "longer than --timeout_s for the others (one died or hung).";
 
@@ -82,7 +96,10 @@ struct Options {
   std::string device;
   int64_t min_bytes = 0, max_bytes = 0;
   int warmup = 0, iters = 0;
+  std::string format;  // --benchmark_format: console, json or csv
   bool cuda() const { return device == "cuda"; }
+  // Where the table and the progress lines go: stdout, unless stdout holds a JSON or CSV report.
+  std::FILE* table() const { return format == "console" ? stdout : stderr; }
 };
 
 // The flags, or "" and the error naming the flag.
@@ -91,7 +108,15 @@ Options ReadOptions(std::string* bad) {
   o.device = absl::GetFlag(FLAGS_device);
   o.min_bytes = absl::GetFlag(FLAGS_min_bytes), o.max_bytes = absl::GetFlag(FLAGS_max_bytes);
   o.warmup = absl::GetFlag(FLAGS_warmup), o.iters = absl::GetFlag(FLAGS_iters);
-  if (o.device != "cpu" && o.device != "cuda") {
+  o.format = absl::GetFlag(FLAGS_benchmark_format);
+  const std::string out_format = absl::GetFlag(FLAGS_benchmark_out_format);
+  if (o.format != "console" && o.format != "json" && o.format != "csv") {
+    *bad = absl::StrCat("--benchmark_format=", o.format, ": allowed: console, json, csv");
+  } else if (out_format != "json") {
+    *bad = absl::StrCat("--benchmark_out_format=", out_format,
+                        ": allowed: json (the one format allreduce writes "
+                        "to --benchmark_out; --benchmark_format=csv or console prints the others on stdout)");
+  } else if (o.device != "cpu" && o.device != "cuda") {
     *bad = absl::StrCat("--device=", o.device, " is invalid: cpu or cuda");
   } else if (o.min_bytes < 4 || o.min_bytes % 4) {
     *bad = absl::StrCat("--min_bytes=", o.min_bytes, " is invalid: a multiple of 4, >= 4");
@@ -209,30 +234,32 @@ SizeResult MeasureSize(const Options& o, void* comm, int64_t bytes) {
   return res;
 }
 
-void PrintHeader(const Options& o) {
-  std::printf(
+std::string HeaderText(const Options& o) {
+  std::string text = absl::StrFormat(
       "allreduce: %d rank(s) on %d host(s), %s, fp32 sum, %d warm-up + %d timed per size; busbw = algbw x "
       "2(n-1)/n (nccl-tests)\n",
-      g_world->size(), g_world->num_hosts(), o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory",
-      o.warmup, o.iters);
+      g_world->size(), g_world->num_hosts(),
+      o.cuda() ? "NCCL on device memory" : "MPI_Allreduce on host memory", o.warmup, o.iters);
   if (const std::string link = comm::LinkDescription(); !link.empty())
-    std::printf("allreduce: link between hosts: %s\n", link.c_str());
-  std::printf("%14s %12s %14s %14s %10s%s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s", "verified",
-              comm::LinkRateBps() > 0 ? "    of link" : "");
+    absl::StrAppend(&text, "allreduce: link between hosts: ", link, "\n");
+  absl::StrAppendFormat(&text, "%14s %12s %14s %14s %10s%s\n", "bytes", "time us", "algbw GB/s", "busbw GB/s",
+                        "verified", comm::LinkRateBps() > 0 ? "    of link" : "");
+  return text;
 }
 
-void PrintRow(const Options& o, const SizeResult& s) {
-  std::printf("%14lld %12.2f %14.3f %14.3f %10s", static_cast<long long>(s.bytes), s.slowest_s * 1e6,
-              s.bw.algbw / 1e9, s.bw.busbw / 1e9, o.cuda() ? "no" : (s.all_verified ? "yes" : "WRONG"));
-  if (const double link = comm::LinkRateBps(); link > 0) std::printf(" %10.1f%%", 100 * s.bw.busbw * 8 / link);
-  std::printf("\n");
+std::string RowText(const Options& o, const SizeResult& s) {
+  std::string text =
+      absl::StrFormat("%14d %12.2f %14.3f %14.3f %10s", s.bytes, s.slowest_s * 1e6, s.bw.algbw / 1e9,
+                      s.bw.busbw / 1e9, o.cuda() ? "no" : (s.all_verified ? "yes" : "WRONG"));
+  if (const double link = comm::LinkRateBps(); link > 0)
+    absl::StrAppendFormat(&text, " %10.1f%%", 100 * s.bw.busbw * 8 / link);
+  return text + "\n";
 }
 
 std::string g_executable = "allreduce";
 
-// --benchmark_out: one Google Benchmark iteration entry per size (harness/benchmark_json.h).
-absl::Status WriteBenchmarkJson(const std::string& path, const Options& o,
-                                const std::vector<SizeResult>& sizes) {
+// One Google Benchmark iteration entry per size (harness/benchmark_json.h).
+std::vector<harness::BenchmarkEntry> Entries(const Options& o, const std::vector<SizeResult>& sizes) {
   std::vector<harness::BenchmarkEntry> entries;
   for (const SizeResult& s : sizes) {
     harness::BenchmarkEntry e;
@@ -254,9 +281,60 @@ absl::Status WriteBenchmarkJson(const std::string& path, const Options& o,
     }
     entries.push_back(std::move(e));
   }
-  absl::StatusOr<nlohmann::json> j = harness::BenchmarkJson(harness::BenchmarkContext(g_executable), entries);
-  if (!j.ok()) return j.status();
-  return harness::WriteJsonFile("--benchmark_out", path, *j);
+  return entries;
+}
+
+absl::StatusOr<nlohmann::json> ReportJson(const Options& o, const std::vector<SizeResult>& sizes) {
+  return harness::BenchmarkJson(harness::BenchmarkContext(g_executable), Entries(o, sizes));
+}
+
+// Google Benchmark 1.7.1's CSV (src/csv_reporter.cc): its ten columns, then one per counter in
+// the order the counters were first seen, a quoted name; values in the stream's default format.
+std::string CsvText(const std::vector<harness::BenchmarkEntry>& entries) {
+  std::vector<std::string> counters;
+  for (const harness::BenchmarkEntry& e : entries) {
+    for (const auto& [name, value] : e.counters) {
+      if (std::find(counters.begin(), counters.end(), name) == counters.end()) counters.push_back(name);
+    }
+  }
+  std::ostringstream out;
+  out << "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_"
+         "occurred,"
+         "error_message";
+  for (const std::string& c : counters) out << ",\"" << c << "\"";
+  out << "\n";
+  for (const harness::BenchmarkEntry& e : entries) {
+    out << '"' << e.name << "\"," << e.iterations << "," << e.real_time << "," << e.cpu_time << ","
+        << e.time_unit << ",,,,,";
+    for (const std::string& c : counters) {
+      out << ",";
+      if (auto it = e.counters.find(c); it != e.counters.end()) out << it->second;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+// Rank 0, at the end: the report on stdout (--benchmark_format json or csv) and, when
+// `write_out`, the --benchmark_out file. Returns the exit status: 2 when one could not be made
+// or written.
+int Report(const Options& o, const std::vector<SizeResult>& sizes, bool write_out = true) {
+  int rc = 0;
+  absl::StatusOr<nlohmann::json> j = ReportJson(o, sizes);
+  if (!j.ok()) {
+    std::fprintf(stderr, "allreduce: error: %s\n", std::string(j.status().message()).c_str());
+    return harness::kExitFailure;
+  }
+  if (o.format == "json") std::printf("%s\n", j->dump(2).c_str());
+  if (o.format == "csv") std::printf("%s", CsvText(Entries(o, sizes)).c_str());
+  std::fflush(stdout);
+  if (const std::string path = absl::GetFlag(FLAGS_benchmark_out); write_out && !path.empty()) {
+    if (absl::Status s = harness::WriteJsonFile("--benchmark_out", path, *j); !s.ok()) {
+      std::fprintf(stderr, "allreduce: error: %s\n", std::string(s.message()).c_str());
+      rc = harness::kExitFailure;  // a failed write (a full disk): exit 2
+    }
+  }
+  return rc;
 }
 
 // Every size from min_bytes, doubling; returns the exit status.
@@ -267,27 +345,25 @@ int Run(const Options& o) {
     std::string skip;
     comm = InitNccl(&skip);
     if (!skip.empty()) {
-      if (r == 0) std::printf("allreduce: skipped: %s\n", skip.c_str());
-      return 0;
+      if (r == 0) std::fprintf(o.table(), "allreduce: skipped: %s\n", skip.c_str());
+      // stdout still holds a report (of no size) when it was asked for one; no --benchmark_out.
+      return r == 0 && o.format != "console" ? Report(o, {}, /*write_out=*/false) : 0;
     }
   }
-  if (r == 0) PrintHeader(o);
+  if (r == 0) std::fprintf(o.table(), "%s", HeaderText(o).c_str());
   std::vector<SizeResult> sizes;
   int rc = 0;
   for (int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
     sizes.push_back(MeasureSize(o, comm, bytes));
-    if (r == 0) PrintRow(o, sizes.back());
+    if (r == 0) std::fprintf(o.table(), "%s", RowText(o, sizes.back()).c_str());
     if (!o.cuda() && !sizes.back().all_verified) {
       rc = 1;
       break;
     }
   }
   if (comm != nullptr) comm::nccl::CommDestroy(comm);
-  if (const std::string path = absl::GetFlag(FLAGS_benchmark_out); r == 0 && !path.empty()) {
-    if (absl::Status s = WriteBenchmarkJson(path, o, sizes); !s.ok()) {
-      std::fprintf(stderr, "allreduce: error: %s\n", std::string(s.message()).c_str());
-      rc = harness::kExitFailure;  // a failed write (a full disk): exit 2
-    }
+  if (r == 0) {
+    if (int report_rc = Report(o, sizes); report_rc != 0) rc = report_rc;
   }
   return rc;
 }

@@ -24,19 +24,31 @@ ranks talk over TCP only (--mca btl tcp,self, btl_tcp_if_include and oob_tcp_if_
 the hosts' subnet). The namespaces are removed on success, failure and Ctrl-C; stale ones of
 this tool (from a cluster whose process is gone) are removed before a start.
 
+A run keeps its files in /tmp/mlbench-cluster.XXXXXX: the hostfile, the ranks' output, Open
+MPI's session folders (TMPDIR points there) and a state file naming the cluster's process. A
+watchdog process ends the ranks and removes the namespaces and that folder when the cluster is
+killed outright (SIGKILL); should the watchdog be gone too, the next start does it, for every
+state file whose cluster is gone, and says what it ended and removed.
+
+Numbers are read as decimal, by one parser for every flag: digits (and a fraction where the
+flag says so), no sign, no leading zero: 010 is refused, not read as 10 or as octal 8.
+
 Flags:
-  --hosts=N            hosts (namespaces), 1..64 (default 2)
-  --ranks_per_host=R   MPI ranks on each host, 1..64 (default 1)
+  --hosts=N            hosts (namespaces), an integer in 1..64 (default 2)
+  --ranks_per_host=R   MPI ranks on each host, an integer in 1..64 (default 1)
   --rate=RATE          shape every host's link to RATE in both directions (tc tbf), e.g. 1gbit,
-                       10gbit, 500mbit (units: bit kbit mbit gbit tbit); default: unshaped veth
-  --delay=TIME         add one-way latency per link (tc netem), e.g. 100us; refused where the
-                       kernel has no netem qdisc
+                       10gbit, 500mbit, 2.5gbit (a number, then one of bit kbit mbit gbit tbit;
+                       at least 8kbit); default: unshaped veth
+  --delay=TIME         add one-way latency per link (tc netem), e.g. 100us (a number, then us,
+                       ms or s); refused where the kernel has no netem qdisc
   --cpus_per_host=C    CPUs each host's processes may run on (taskset), the machine's CPUs dealt
-                       out in turn; default: the CPUs divided evenly among the hosts (at least 1;
-                       hosts share CPUs when there are more hosts than CPUs)
+                       out in turn, an integer in 0..1024; default 0: the CPUs divided evenly
+                       among the hosts (at least 1; hosts share CPUs when there are more hosts
+                       than CPUs)
   --link_down=I:S      fault injection: take host I's link down (ip link set down, inside its
-                       namespace) S seconds after mpirun starts
-  --job_timeout_s=S    end mpirun and every process of the cluster after S seconds (default 3600)
+                       namespace) S seconds (a number in 0..86400) after mpirun starts
+  --job_timeout_s=S    end mpirun and every process of the cluster after S seconds, an integer
+                       in 1..604800 (default 3600)
   --ddp_step_bin=PATH, --allreduce_bin=PATH
                        the binaries that ddp_step and allreduce name (bazel run sets them)
   --help               this text
@@ -45,6 +57,10 @@ Every rank gets MLBENCH_EXPECTED_WORLD_SIZE=N*R (each rank checks MPI's world si
 MLBENCH_LINK_RATE_BPS (the shaped rate, bits/s; 0 when unshaped) and MLBENCH_CLUSTER_LINK
 (a description of the link). When the job fails, each rank's last error line is printed from
 the output its host wrote (mpirun --output-filename), also for a host mpirun cannot reach.
+When the cluster ends an mpirun that did not exit (a host it cannot reach, --job_timeout_s,
+Ctrl-C), it says "mpirun did not exit; ended it", and what mpirun printed from then on (Open
+MPI 4.1's mpirun often crashes in PMIx_Finalize as it is ended, with a stack trace) goes to a
+log file, ${TMPDIR:-/tmp}/mlbench-cluster-mpirun.PID.log, whose path it prints.
 Exit status: the program's (mpirun's); 2 bad flags or no CAP_NET_ADMIN; 5 the job ran past
 --job_timeout_s, or every rank had exited and mpirun had not 3 s later (a host it cannot
 reach); 130 interrupted.
@@ -76,34 +92,58 @@ done
 [ $# -ge 1 ] || die_usage "no program: give ddp_step, allreduce or the path of an MPI program after the flags"
 program=$1; shift
 
-is_int() { [[ "$1" =~ ^[0-9]+$ ]]; }
-is_int "$hosts" && [ "$hosts" -ge 1 ] && [ "$hosts" -le 64 ] || die_usage "--hosts=$hosts is invalid: an integer in 1..64"
-is_int "$ranks_per_host" && [ "$ranks_per_host" -ge 1 ] && [ "$ranks_per_host" -le 64 ] \
-  || die_usage "--ranks_per_host=$ranks_per_host is invalid: an integer in 1..64"
-is_int "$cpus_per_host" || die_usage "--cpus_per_host=$cpus_per_host is invalid: an integer >= 1 (0: divide the CPUs evenly)"
-is_int "$job_timeout_s" && [ "$job_timeout_s" -ge 1 ] || die_usage "--job_timeout_s=$job_timeout_s is invalid: an integer >= 1"
+# The one parser of every number on the command line: decimal only (bash's own arithmetic and
+# test would read 010 as octal 8, and fail on 08 with "value too great for base").
+# parse_decimal TEXT MIN MAX [fraction]: true, REPLY=TEXT, when TEXT is digits (with a fraction
+# when a 4th argument is given), no sign and no leading zero, in MIN..MAX; else false, and REPLY
+# says what is allowed.
+parse_decimal() {
+  local text=$1 min=$2 max=$3 kind="an integer" re='^[0-9]+$'
+  [ $# -ge 4 ] && kind="a number" re='^[0-9]+(\.[0-9]+)?$'
+  REPLY="$kind in $min..$max"
+  [[ "$text" =~ $re ]] || return 1
+  if [[ "$text" =~ ^0[0-9] ]]; then
+    REPLY="$kind in $min..$max, in decimal without a leading zero (to bash a leading zero means octal: 010 is 8)"
+    return 1
+  fi
+  awk -v v="$text" -v lo="$min" -v hi="$max" 'BEGIN { exit !(length(v) <= 15 && v + 0 >= lo && v + 0 <= hi) }' \
+    || return 1
+  REPLY=$text
+}
+decimal_flag() {  # NAME VALUE MIN MAX [fraction]: VALUE of --NAME checked, or exit 2 naming it
+  parse_decimal "${@:2}" || die_usage "--$1=$2 is invalid: $REPLY"
+}
+decimal_flag hosts "$hosts" 1 64
+decimal_flag ranks_per_host "$ranks_per_host" 1 64
+parse_decimal "$cpus_per_host" 0 1024 \
+  || die_usage "--cpus_per_host=$cpus_per_host is invalid: $REPLY (0: divide the CPUs evenly)"
+decimal_flag job_timeout_s "$job_timeout_s" 1 604800
 
 # --rate: tc's rate syntax, converted to bits/s for the ranks.
 rate_bps=0
 if [ -n "$rate" ]; then
   lower=${rate,,}
-  [[ "$lower" =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit|tbit)$ ]] \
+  [[ "$lower" =~ ^([0-9.]+)(bit|kbit|mbit|gbit|tbit)$ ]] \
     || die_usage "--rate=$rate is invalid: a number and one of bit, kbit, mbit, gbit, tbit (e.g. 1gbit, 500mbit)"
-  num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]}
+  num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
+  parse_decimal "$num" 0 1000000 fraction || die_usage "--rate=$rate is invalid: its number is $REPLY"
   case $unit in bit) mul=1 ;; kbit) mul=1000 ;; mbit) mul=1000000 ;; gbit) mul=1000000000 ;; tbit) mul=1000000000000 ;; esac
   rate_bps=$(awk -v n="$num" -v m="$mul" 'BEGIN { printf "%.0f", n * m }')
   [ "$rate_bps" -ge 8000 ] || die_usage "--rate=$rate is invalid: at least 8kbit"
   rate=$lower
 fi
 if [ -n "$delay" ]; then
-  [[ "$delay" =~ ^[0-9]+(\.[0-9]+)?(us|ms|s)$ ]] || die_usage "--delay=$delay is invalid: a number and us, ms or s (e.g. 100us)"
+  [[ "$delay" =~ ^([0-9.]+)(us|ms|s)$ ]] || die_usage "--delay=$delay is invalid: a number and us, ms or s (e.g. 100us)"
+  parse_decimal "${BASH_REMATCH[1]}" 0 3600000 fraction || die_usage "--delay=$delay is invalid: its number is $REPLY"
 fi
 link_down_host="" link_down_s=""
 if [ -n "$link_down" ]; then
-  [[ "$link_down" =~ ^([0-9]+):([0-9]+(\.[0-9]+)?)$ ]] \
+  [[ "$link_down" =~ ^([^:]+):([^:]+)$ ]] \
     || die_usage "--link_down=$link_down is invalid: HOST:SECONDS, e.g. 1:10 (host index from 0)"
   link_down_host=${BASH_REMATCH[1]} link_down_s=${BASH_REMATCH[2]}
+  parse_decimal "$link_down_host" 0 63 || die_usage "--link_down=$link_down is invalid: its host is $REPLY"
   [ "$link_down_host" -lt "$hosts" ] || die_usage "--link_down=$link_down is invalid: host $link_down_host, but hosts are 0..$((hosts - 1))"
+  parse_decimal "$link_down_s" 0 86400 fraction || die_usage "--link_down=$link_down is invalid: its seconds are $REPLY"
 fi
 
 case "$program" in
@@ -115,7 +155,7 @@ exe_abs=$(readlink -f "$exe" 2>/dev/null) && [ -x "$exe_abs" ] && [ -f "$exe_abs
   || die_usage "$program: $exe is not an executable file"
 
 # CAP_NET_ADMIN: try to make (and remove) a namespace of our own.
-for tool in ip tc mpirun unshare taskset; do
+for tool in ip tc mpirun unshare taskset setsid mkfifo; do
   command -v "$tool" >/dev/null || die_usage "needs '$tool' on PATH (bash tools/setup.sh installs it)"
 done
 probe_ns="${kNamePrefix}$$-probe"
@@ -138,7 +178,70 @@ if [ -n "$delay" ]; then
   ip netns del "$probe_ns" 2>/dev/null
 fi
 
-# Stale namespaces of this tool: mlbc<PID>-... whose PID is gone or is no cluster.
+# ---- A run's state, and the clean-up after a cluster killed outright ----
+# /tmp/mlbench-cluster.XXXXXX/state names the cluster's process ("owner PID START", START its
+# start time in clock ticks since boot, so a reused PID is not taken for it) and its helper
+# processes outside the namespaces ("helper PID START"); its namespaces are mlbc<PID>-*.
+
+proc_start() {  # PID: its start time (field 22 of /proc/PID/stat); nothing when it is gone or a zombie
+  [[ "$1" =~ ^[0-9]+$ ]] || return 1
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }  # past "PID (comm) ", which may hold spaces; then state (field 3) first
+  awk '$1 != "Z" && $1 != "X" { print $20 }' <<<"$stat"
+}
+
+# reap_run WORK: ends what the cluster of WORK/state left (every process in its namespaces, its
+# live helpers), removes its namespaces and WORK (the ranks' output, Open MPI's session folders
+# under WORK/tmp), and prints what it did in one line.
+reap_run() {
+  local work=$1 owner="" kind p st n=0 names=()
+  owner=$(awk '$1 == "owner" { print $2; exit }' "$work/state" 2>/dev/null)
+  if [[ "$owner" =~ ^[0-9]+$ ]]; then
+    for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^${kNamePrefix}${owner}-" || true); do
+      for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null && n=$((n + 1)); done
+      names+=("$ns")
+    done
+  fi
+  while read -r kind p st; do
+    [ "$kind" = helper ] && [ "$p" != "$$" ] && [ "$(proc_start "$p")" = "$st" ] \
+      && kill -9 "$p" 2>/dev/null && n=$((n + 1))
+  done <"$work/state"
+  for ns in "${names[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$work"
+  echo "ended $n process(es); removed ${#names[@]} namespace(s)${names[*]:+ (${names[*]})} and $work (with Open MPI's session folders)"
+}
+
+# watch_owner PID START WORK MAX_S: waits, at most MAX_S seconds, for the cluster PID to be gone;
+# when it went without tearing down (its state file is still there: SIGKILL, a crash), reaps it.
+# Runs as its own `bash -c` ($$ is the watchdog itself, which reap_run spares).
+watch_owner() {
+  local owner=$1 start=$2 work=$3 i what
+  echo "helper $$ $(proc_start "$$")" >>"$work/state"
+  for ((i = 0; i < $4 * 2; ++i)); do
+    [ -f "$work/state" ] || return 0
+    [ "$(proc_start "$owner")" = "$start" ] || break
+    sleep 0.5
+  done
+  [ -f "$work/state" ] || return 0
+  trap '' PIPE
+  what=$(reap_run "$work")
+  echo "cluster: (watchdog) the cluster, PID $owner, is gone without tearing down: $what" >&2
+}
+
+# The state files of clusters whose process is gone (the watchdog killed with them): reaped.
+# Only a folder of ours as mktemp makes it (owned by us, mode 700, no link): a state file
+# planted by someone else would otherwise name the processes we kill and the folder we remove.
+for state in /tmp/mlbench-cluster.*/state; do
+  [ -f "$state" ] && [ ! -L "$state" ] && [ -O "$state" ] || continue
+  [ ! -L "${state%/state}" ] && [ -O "${state%/state}" ] && [ "$(stat -c %a "${state%/state}")" = 700 ] || continue
+  read -r _ owner owner_start < <(awk '$1 == "owner" { print; exit }' "$state")
+  [ -n "${owner_start:-}" ] && [ "$(proc_start "$owner")" = "$owner_start" ] && continue  # a live cluster's
+  log "cleaning up after cluster PID ${owner:-?}, gone without tearing down: $(reap_run "${state%/state}")"
+done
+
+# Stale namespaces of this tool without a state file (an older version's): mlbc<PID>-... whose
+# PID is gone or is no cluster.
 for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${kNamePrefix}[0-9]+-" || true); do
   pid=${ns#"$kNamePrefix"}; pid=${pid%%-*}
   if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q cluster; then
@@ -152,15 +255,35 @@ done
 ns_of() { echo "${kNamePrefix}$$-h$1"; }
 sw_ns="${kNamePrefix}$$-sw"
 work=$(mktemp -d /tmp/mlbench-cluster.XXXXXX)
+echo "owner $$ $(proc_start $$)" >"$work/state.new" && mv "$work/state.new" "$work/state"
+# The watchdog: its own session, so that a signal to this process group spares it.
+setsid bash -c "$(declare -f proc_start reap_run watch_owner); kNamePrefix=$kNamePrefix; watch_owner \"\$@\"" \
+  cluster-watchdog "$$" "$(proc_start $$)" "$work" "$((job_timeout_s + 600))" </dev/null >/dev/null &
+watchdog_pid=$!
+mkdir -p "$work/tmp"  # Open MPI's TMPDIR: its session folders (ompi.host0.0, ...) go here
+mpirun_log=${TMPDIR:-/tmp}/mlbench-cluster-mpirun.$$.log
+rm -f "$mpirun_log"  # an earlier run's, of a process with this PID
 made_ns=()
-mpirun_pid=""
+mpirun_pid="" filter_pid=""
 torn_down=0
+
+# mpirun's stderr passes to ours until the cluster ends mpirun (WORK/ending exists); from then on
+# what it prints (Open MPI's crash report from PMIx_Finalize) goes to $mpirun_log.
+filter_stderr() {
+  local line
+  while IFS= read -r line || [ -n "$line" ]; do
+    if [ -e "$work/ending" ]; then printf '%s\n' "$line" >>"$mpirun_log"; else printf '%s\n' "$line" >&2; fi
+  done
+}
 
 teardown() {
   [ "$torn_down" = 1 ] && return
   torn_down=1
+  local ended=0
   if [ -n "$mpirun_pid" ] && kill -0 "$mpirun_pid" 2>/dev/null; then
+    touch "$work/ending"
     kill -TERM "$mpirun_pid" 2>/dev/null
+    ended=1
     for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$mpirun_pid" 2>/dev/null || break; sleep 0.2; done
   fi
   # Every process still in our namespaces (daemons on a host whose link went down, ranks).
@@ -169,7 +292,20 @@ teardown() {
   done
   [ -n "$mpirun_pid" ] && kill -9 "$mpirun_pid" 2>/dev/null
   for ns in "${made_ns[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  if [ -n "$filter_pid" ]; then  # it ends when the last holder of mpirun's stderr is gone
+    for _ in $(seq 25); do kill -0 "$filter_pid" 2>/dev/null || break; sleep 0.2; done
+    kill "$filter_pid" 2>/dev/null
+  fi
+  if [ "$ended" = 1 ]; then
+    if [ -s "$mpirun_log" ]; then
+      log "mpirun did not exit; ended it (what it printed from then on, e.g. Open MPI's crash report, is in $mpirun_log)"
+    else
+      log "mpirun did not exit; ended it"
+      rm -f "$mpirun_log"
+    fi
+  fi
   rm -rf "$work"
+  kill -- "-$watchdog_pid" 2>/dev/null  # its process group: the shell and its sleep
 }
 on_signal() {
   log "interrupted ($1): tearing the cluster down"
@@ -217,7 +353,6 @@ run ip -n "$sw_ns" link set br0 up
 
 ncpu=$(nproc)
 [ "$cpus_per_host" = 0 ] && cpus_per_host=$((ncpu / hosts)) && [ "$cpus_per_host" -lt 1 ] && cpus_per_host=1
-[ "$cpus_per_host" -ge 1 ] || die_usage "--cpus_per_host=$cpus_per_host is invalid: >= 1"
 allowed=($(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | awk -F- '{ if (NF == 2) for (i = $1; i <= $2; ++i) print i; else print $1 }'))
 next_cpu=0
 host_cpus=() host_addr=()
@@ -289,8 +424,12 @@ log "hostfile: $(tr '\n' ';' <"$hostfile")"
 log "running in host0: ${cmd[*]}"
 
 cd "${BUILD_WORKING_DIRECTORY:-.}" || exit 2
-ip netns exec "$(ns_of 0)" unshare --uts -- bash -c 'hostname host0 && exec taskset -c "$0" "$@"' \
-  "${host_cpus[0]}" "${cmd[@]}" &
+mkfifo "$work/mpirun.stderr"
+filter_stderr <"$work/mpirun.stderr" &
+filter_pid=$!
+echo "helper $filter_pid $(proc_start "$filter_pid")" >>"$work/state"
+ip netns exec "$(ns_of 0)" unshare --uts -- env TMPDIR="$work/tmp" \
+  bash -c 'hostname host0 && exec taskset -c "$0" "$@"' "${host_cpus[0]}" "${cmd[@]}" 2>"$work/mpirun.stderr" &
 mpirun_pid=$!
 
 if [ -n "$link_down" ]; then
@@ -301,6 +440,7 @@ if [ -n "$link_down" ]; then
       && echo "cluster: --link_down: host$link_down_host's link is down ($(date -u +%H:%M:%S.%N | cut -c1-12) UTC)" >&2
   ) &
   fault_pid=$!
+  echo "helper $fault_pid $(proc_start "$fault_pid")" >>"$work/state"
 fi
 
 # The ranks still running: processes of the program in the hosts' namespaces.
@@ -342,7 +482,7 @@ while kill -0 "$mpirun_pid" 2>/dev/null; do
       log "every rank has exited: the last one's final message $(awk -v a="$last" -v b="$down" 'BEGIN { printf "%.2f", a - b }') s after host$link_down_host's link went down (its output file's time); seen gone $(awk -v a="$all_gone_at" -v b="$down" 'BEGIN { printf "%.1f", a - b }') s after"
     fi
   elif [ -n "$all_gone_at" ] && awk -v a="$all_gone_at" -v n="$(date +%s.%N)" 'BEGIN { exit !(n - a > 3) }'; then
-    log "error: every rank has exited but mpirun has not, 3 s later (it cannot reach a host's daemon): ending it"
+    log "error: every rank has exited but mpirun has not, 3 s later (it cannot reach a host's daemon)"
     disown "$mpirun_pid" 2>/dev/null  # no job-control line for the mpirun we end
     rc=5
     break

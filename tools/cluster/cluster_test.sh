@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # //tools:cluster end to end, with hosts as network namespaces on this machine:
-#  1. --help; bad flags refused with the value named (exit 2); --delay refused where the kernel
-#     has no netem (with tc's reason);
+#  1. --help; bad flags refused with the value named (exit 2), a number with a leading zero too
+#     (every numeric flag: one decimal parser, never bash's octal); --delay refused where the
+#     kernel has no netem (with tc's reason);
 #  2. the DDP step across 2 hosts x 1 rank and 2 hosts x 2 ranks equals one host's step over
 #     the same total batch (gradients, parameters, mean loss), with and without overlap;
 #  3. ddp_step test-tiny on 2 hosts: host and local rank per rank in the table and the JSON,
@@ -9,10 +10,14 @@
 #  4. allreduce across 2 hosts on a 1gbit link: verified, busbw given as a share of the link;
 #  5. a host's link taken down mid-run: every rank exits within --timeout_s (its last message,
 #     timed by the output file its host's daemon writes), naming the unreachable host; no JSON
-#     written; mpirun, left hanging, ended;
+#     written; mpirun, left hanging, ended, its crash report (if any) in a log file, not on the
+#     user's terminal;
 #  6. Ctrl-C (SIGINT) mid-run: exit 130, nothing left; a stale namespace of a dead cluster is
-#     removed at the next start.
-# After every case: no namespace, process or temp folder of the tool is left.
+#     removed at the next start;
+#  7. SIGKILL mid-run: the watchdog ends and removes everything within seconds; with the watchdog
+#     killed too, the next start does, and says what it cleaned.
+# After every case: no namespace, process, temp folder or Open MPI session folder of the tool is
+# left.
 # Needs CAP_NET_ADMIN (root): without it the test says so and passes as skipped.
 # Args: CLUSTER_SH DDP_STEP ALLREDUCE DDP_EQUIVALENCE_TEST
 set -uo pipefail
@@ -32,14 +37,32 @@ ip netns del "mlbctest$$"
 
 mlbc_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^mlbc[0-9]+-' || true; }
 [ -z "$(mlbc_namespaces)" ] || fail "namespaces of another cluster exist before the test: $(mlbc_namespaces)"
+ls -d /tmp/mlbench-cluster.* >/dev/null 2>&1 && fail "folders of another cluster exist before the test: $(ls -d /tmp/mlbench-cluster.*)"
+# Open MPI's session folders of the hosts (their hostnames are host0, host1, ...), as Open MPI
+# makes them in /tmp without the tool's TMPDIR; those of an earlier run do not count.
+sessions() { ls -d /tmp/ompi.host[0-9]*.* 2>/dev/null || true; }
+sessions_before=$(sessions)
 nothing_left() {  # CASE
   local ns; ns=$(mlbc_namespaces)
   [ -z "$ns" ] || fail "$1: namespaces left behind: $ns"
-  pgrep -f "$ddp|$equiv|$allreduce" >/dev/null && fail "$1: processes left behind: $(pgrep -af "$ddp|$equiv|$allreduce")"
+  pgrep -f "$ddp|$equiv|$allreduce|cluster-watchdog" >/dev/null \
+    && fail "$1: processes left behind: $(pgrep -af "$ddp|$equiv|$allreduce|cluster-watchdog")"
   ls -d /tmp/mlbench-cluster.* >/dev/null 2>&1 && fail "$1: temp folder left behind: $(ls -d /tmp/mlbench-cluster.*)"
+  [ "$(sessions)" = "$sessions_before" ] || fail "$1: Open MPI session folders left behind: $(sessions)"
   return 0
 }
-C() { timeout 120 bash "$cluster" --ddp_step_bin="$ddp" --allreduce_bin="$allreduce" "$@"; }
+# A cluster this test runs in the background ($pid) is ended should the test stop midway: SIGTERM
+# tears it down (else SIGKILL, after which its watchdog does).
+pid=""
+end_background() {
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
+  kill -9 "$pid" 2>/dev/null
+}
+trap end_background EXIT
+# TMPDIR: where the tool keeps mpirun's log when it had to end mpirun.
+C() { TMPDIR="$tmp" timeout 120 bash "$cluster" --ddp_step_bin="$ddp" --allreduce_bin="$allreduce" "$@"; }
 
 echo "== 1. --help and bad flags"
 C --help | grep -q -- "--ranks_per_host=R" || fail "--help"
@@ -51,6 +74,19 @@ for bad in "--hosts=0|--hosts=0" "--hosts=two|--hosts=two" "--ranks_per_host=0|-
   grep -qF -- "$want" <<<"$out" || fail "$flag: the error does not name '$want': $out"
 done
 out=$(C ddp_step_typo 2>&1); [ $? = 2 ] && grep -q "not an executable" <<<"$out" || fail "an unknown program: $out"
+# A leading zero, in every numeric flag: refused (bash read --hosts=010 as 8 hosts, took
+# --link_down=01:2 for no host at all, and failed on 08), never run. /bin/true: should a flag
+# pass, the cluster runs and exits 0, and the case fails.
+for bad in --hosts=010 --hosts=08 --ranks_per_host=01 --cpus_per_host=01 --job_timeout_s=010 --rate=01gbit \
+           --delay=010us --link_down=01:2 --link_down=1:02; do
+  out=$(C "$bad" /bin/true 2>&1); rc=$?
+  [ "$rc" = 2 ] || fail "$bad: exit $rc, want 2: $out"
+  grep -qF -- "${bad} is invalid: " <<<"$out" && grep -qF "without a leading zero" <<<"$out" \
+    || fail "$bad: the error does not name the value and say why: $out"
+  grep -q "too great for base\|integer expression expected\|host(s)" <<<"$out" && fail "$bad: read by bash, not refused: $out"
+done
+out=$(C --hosts=99999999999999999999 /bin/true 2>&1); [ $? = 2 ] && grep -qF -- "--hosts=99999999999999999999 is invalid: an integer in 1..64" <<<"$out" \
+  || fail "a huge --hosts: $out"
 out=$(C --delay=100us "$equiv" 2>&1); rc=$?
 if grep -q "netem" <<<"$out"; then
   [ "$rc" = 2 ] && grep -q "delay=100us needs tc's netem qdisc, which this kernel lacks" <<<"$out" || fail "--delay: $out"
@@ -134,6 +170,16 @@ seen=$(grep -o "; seen gone [0-9.-]* s after" <<<"$out" | grep -o "[0-9.-]* s" |
 awk -v s="$secs" 'BEGIN { exit !(s > 0 && s <= 6.3) }' || fail "dead link: the last rank's message came $secs s after the link went down, --timeout_s=6"
 awk -v s="$seen" 'BEGIN { exit !(s <= 9) }' || fail "dead link: the cluster saw the ranks gone only $seen s after"
 grep -q "rank 0 said: .*unreachable from host0 .*host1 (rank 1; 10.231.7.2" <<<"$out" || fail "rank 0 does not name host1"
+# mpirun, ended, may crash in PMIx_Finalize: its report goes to a log, named, not to the user.
+grep -q "^cluster: mpirun did not exit; ended it" <<<"$out" || fail "dead link: no 'mpirun did not exit; ended it'"
+grep -q "Segmentation fault\|Process received signal\|PMIx_Finalize\|abort is already in progress" <<<"$out" \
+  && fail "dead link: Open MPI's crash report reached the user: $(grep -m3 "Signal\|PMIx\|abort" <<<"$out")"
+log=$(grep -o "is in $tmp/mlbench-cluster-mpirun\.[0-9]*\.log" <<<"$out" | cut -d' ' -f3)
+if [ -n "$log" ]; then
+  [ -s "$log" ] || fail "dead link: the log it names, $log, is missing or empty"
+  echo "mpirun's last words, in $log: $(grep -m1 "Signal:\|abort" "$log")"
+  rm -f "$log"
+fi
 grep -q "rank 1 said: .*host1) own link is probably down" <<<"$out" || fail "rank 1 does not say its own link is down"
 [ ! -e "$tmp/dead.json" ] || fail "a JSON was written by a failed run"
 [ "$(( $(date +%s) - start ))" -le 40 ] || fail "dead link: the cluster took $(( $(date +%s) - start )) s to end"
@@ -142,7 +188,7 @@ nothing_left "dead link"
 echo "== 6. Ctrl-C mid-run, and a stale namespace"
 ip netns add mlbc4194303-h0  # a cluster whose process (PID 4194303, the kernel's largest) is gone
 set -m  # a background job of a script ignores SIGINT otherwise (and bash cannot trap an ignored signal)
-bash "$cluster" --ddp_step_bin="$ddp" --hosts=2 ddp_step --preset=test-tiny --steps=1000000 --peak_flops=1e11 \
+TMPDIR="$tmp" bash "$cluster" --ddp_step_bin="$ddp" --hosts=2 ddp_step --preset=test-tiny --steps=1000000 --peak_flops=1e11 \
   >"$tmp/int.log" 2>&1 &
 pid=$!
 set +m
@@ -154,4 +200,41 @@ wait "$pid"; rc=$?
 [ "$rc" = 130 ] || fail "Ctrl-C: exit $rc, want 130"
 grep -q "interrupted (INT): tearing the cluster down" "$tmp/int.log" || fail "Ctrl-C: no teardown message"
 nothing_left "Ctrl-C"
+rm -f "$tmp"/mlbench-cluster-mpirun.*.log
+
+echo "== 7. SIGKILL mid-run: the watchdog, or else the next start, cleans up"
+# start_long LOG: a cluster in the background with both ranks running; its PID in $pid, its state
+# file in $state. The steps' lines (stdout, thousands a second) are dropped: written to a file,
+# they kept mpirun in uninterruptible writes, which stalled every look into /proc for seconds.
+start_long() {
+  TMPDIR="$tmp" bash "$cluster" --ddp_step_bin="$ddp" --hosts=2 ddp_step --preset=test-tiny --steps=1000000 \
+    --peak_flops=1e11 >/dev/null 2>"$1" &
+  pid=$!
+  for _ in $(seq 100); do [ "$(pgrep -fc "^$ddp")" = 2 ] && break; sleep 0.2; done
+  [ "$(pgrep -fc "^$ddp")" = 2 ] || fail "the ranks did not start within 20 s: $(cat "$1")"
+  state=$(ls /tmp/mlbench-cluster.*/state)
+  [ "$(awk '$1 == "owner" { print $2 }' "$state")" = "$pid" ] || fail "the state file does not name the cluster: $(cat "$state")"
+}
+start_long "$tmp/kill.log"
+ls -d /tmp/mlbench-cluster.*/tmp/ompi.host0.* >/dev/null 2>&1 || fail "Open MPI's session folders are not under the tool's folder"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 150); do [ -z "$(mlbc_namespaces)" ] && ! pgrep -f "$ddp" >/dev/null && ! ls -d /tmp/mlbench-cluster.* >/dev/null 2>&1 && break; sleep 0.2; done
+nothing_left "SIGKILL (the watchdog, within 30 s)"
+for _ in $(seq 10); do grep -q "(watchdog) the cluster, PID $pid, is gone" "$tmp/kill.log" && break; sleep 0.2; done
+grep -q "(watchdog) the cluster, PID $pid, is gone without tearing down: ended [1-9][0-9]* process(es); removed 3 namespace(s)" "$tmp/kill.log" \
+  || fail "SIGKILL: the watchdog does not say what it cleaned: $(tail -3 "$tmp/kill.log")"
+# The cluster and its helpers (the watchdog too) killed at once: the next start cleans up.
+start_long "$tmp/kill2.log"
+kill -9 $(awk '{ print $2 }' "$state")
+wait "$pid" 2>/dev/null
+sleep 1
+[ -n "$(mlbc_namespaces)" ] || fail "SIGKILL of the watchdog too: nothing left to clean (the case tests nothing)"
+out=$(C --hosts=1 allreduce --min_bytes=1024 --max_bytes=1024 --iters=1 --warmup=0 2>&1); rc=$?
+[ "$rc" = 0 ] || fail "the start after a SIGKILL: exit $rc: $out"
+grep -q "^cluster: cleaning up after cluster PID $pid, gone without tearing down: ended [0-9]* process(es); removed 3 namespace(s) (.*) and /tmp/mlbench-cluster\." <<<"$out" \
+  || fail "the next start does not say what it cleaned: $out"
+grep "^cluster: cleaning up" <<<"$out" | cut -c1-200
+nothing_left "SIGKILL (the next start)"
+rm -f "$tmp"/mlbench-cluster-mpirun.*.log
 echo PASS

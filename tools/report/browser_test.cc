@@ -264,8 +264,9 @@ TEST(Browser, TrendChartMarksTheChangePoint) {
       ASSERT_TRUE((*db)->Record(r).ok());
     }
   }
-  auto trends = LoadTrends(db_path, "real_time");
-  ASSERT_TRUE(trends.ok()) << trends.status();
+  auto loaded = LoadTrends(db_path, "real_time");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const std::vector<TrendSeries>* trends = &loaded->series;
   ASSERT_EQ(trends->size(), 1u);
   ASSERT_EQ((*trends)[0].changes.size(), 1u);
   EXPECT_EQ((*trends)[0].changes[0].index, 10);

@@ -318,7 +318,10 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
   html += ChartSection("mfu-section", "MFU loss breakdown", c.mfu_svg, c.mfu_absent);
   if (!c.history_source.empty()) {
     absl::StrAppend(&html, "<section id=\"history\"><h2>History: ", c.trend_svgs.size(), " series from ",
-                    Esc(c.history_source), "</h2>\n</section>\n");
+                    Esc(c.history_source), "</h2>\n");
+    if (!c.history_left_out.empty())
+      absl::StrAppend(&html, "<p class=\"note\" id=\"history-left-out\">", Esc(c.history_left_out), "</p>\n");
+    html += "</section>\n";
     for (size_t i = 0; i < c.trend_svgs.size(); ++i) {
       html += ChartSection(absl::StrCat("trend-", i + 1), "Trend", c.trend_svgs[i], "");
     }

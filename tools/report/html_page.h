@@ -39,6 +39,7 @@ struct PageContent {
   std::string mfu_absent;
   std::vector<std::string> trend_svgs;  // --history: one chart per series, in the database's order
   std::string history_source;           // --history's file, "" without one
+  std::string history_left_out;         // the series not drawn (--max_trends) and how to see them
   std::map<std::string, std::string> colours;  // family -> colour
 };
 

@@ -1,16 +1,7 @@
 // BuildReport: colours, roofs, the four charts and the page; WriteReport: the folder.
 #include "tools/report/report.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "tools/gate/gate_io.h"
 #include "tools/report/family.h"
 #include "tools/report/html_page.h"
 #include "tools/report/mfu_chart.h"
@@ -20,8 +11,6 @@
 
 namespace report {
 namespace {
-
-const char* const kChartFiles[] = {"roofline.svg", "matmul_sweep.svg", "steps.svg", "mfu_breakdown.svg"};
 
 std::string MachineName(const RunData& d) {
   std::vector<std::string> machines = RunMachines(d);
@@ -84,6 +73,7 @@ Report BuildReport(const ReportInputs& in) {
   }
 
   page.history_source = in.history_path;
+  page.history_left_out = TrendsLeftOut(in);
   for (size_t i = 0; i < in.trends.size(); ++i) {
     const std::string name = absl::StrCat("trend_", i + 1, ".svg");
     std::string svg = DrawTrend(in.trends[i], absl::StrCat("trend-", i + 1));
@@ -92,47 +82,30 @@ Report BuildReport(const ReportInputs& in) {
   }
 
   r.notes = r.roofs.problems;
+  if (!page.history_left_out.empty()) r.notes.push_back(page.history_left_out);
   r.notes.insert(r.notes.end(), d.problems.begin(), d.problems.end());
   r.notes.insert(r.notes.end(), roofline.notes.begin(), roofline.notes.end());
   r.files["index.html"] = RenderPage(d, r.roofs, in.gate, page);
   return r;
 }
 
-absl::Status WriteReport(const Report& report, const std::string& dir) {
-  if (dir.empty())
-    return absl::InvalidArgumentError("--out is empty: give the folder to write the report to");
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0) {
-    if (mkdir(dir.c_str(), 0755) != 0) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          "cannot create --out folder '", dir, "': ", std::strerror(errno), " (its parent must exist)"));
-    }
-  } else if (!S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat("--out='", dir, "' exists and is not a folder"));
-  }
-  // Charts first, the page last: a reader who sees the new page sees its charts too.
-  for (const auto& [name, text] : report.files) {
-    if (name == "index.html") continue;
-    if (auto s = gate::WriteFileAtomically(absl::StrCat(dir, "/", name), text); !s.ok()) return s;
-  }
-  for (const char* name : kChartFiles) {
-    if (!report.files.count(name)) std::remove(absl::StrCat(dir, "/", name).c_str());
-  }
-  // Trend charts of an earlier report with more series.
-  if (DIR* d = opendir(dir.c_str())) {
-    std::vector<std::string> stale;
-    while (const dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (absl::StartsWith(name, "trend_") && absl::EndsWith(name, ".svg") && !report.files.count(name)) {
-        stale.push_back(name);
-      }
-    }
-    closedir(d);
-    for (const std::string& name : stale) std::remove(absl::StrCat(dir, "/", name).c_str());
-  }
-  auto it = report.files.find("index.html");
-  if (it == report.files.end()) return absl::InternalError("no index.html was built");
-  return gate::WriteFileAtomically(absl::StrCat(dir, "/index.html"), it->second);
+std::string TrendsLeftOut(const ReportInputs& in) {
+  const size_t drawn = in.trends.size();
+  if (in.history_path.empty() || in.trends_matching <= drawn) return "";
+  const std::string& re = in.trend_selection.case_regex;
+  return absl::StrCat(
+      "--history: drew ", drawn, " of the ", in.trends_matching, " series of ", in.history_metric,
+      re.empty() ? "" : absl::StrCat(" whose case matches --history_case='", re, "'"), " (the first ", drawn,
+      " by machine and case; --max_trends=", in.trend_selection.max_series, "); ", in.trends_matching - drawn,
+      " left out. List them all with `bazel run //tools:history -- --db=", in.history_path,
+      " list` (change points: `detect`); "
+      "draw others with --history_case=REGEX, or more with --max_trends=N (at most ",
+      kMostMaxTrends, ")");
+}
+
+absl::StatusOr<FolderWrite> WriteReport(const Report& report, const std::string& dir, bool force) {
+  if (!report.files.count("index.html")) return absl::InternalError("no index.html was built");
+  return WriteReportFolder(dir, report.files, force);
 }
 
 }  // namespace report

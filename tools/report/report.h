@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "accounting/ceilings.h"
 #include "tools/report/gate_summary.h"
+#include "tools/report/out_folder.h"
 #include "tools/report/roof.h"
 #include "tools/report/run_data.h"
 #include "tools/report/trend_chart.h"
@@ -25,8 +26,11 @@ struct ReportInputs {
   std::optional<GateSummary> gate;
   std::string command;  // shown in the page's footer
   std::string note;     // --note: the user's line under the heading (e.g. what the machine is)
-  std::vector<TrendSeries> trends;  // --history, read (trend_chart.h)
+  std::vector<TrendSeries> trends;  // --history, read (trend_chart.h): the series drawn
   std::string history_path;
+  std::string history_metric = "real_time";  // --history_metric
+  TrendSelection trend_selection;            // --history_case, --max_trends
+  size_t trends_matching = 0;                // series of the metric (and --history_case), drawn or not
 };
 
 struct Report {
@@ -40,9 +44,15 @@ struct Report {
 
 Report BuildReport(const ReportInputs& in);
 
-// Creates `dir` (one level) if needed and writes every file atomically; stale chart files of
-// an earlier report that this one lacks are removed, so the folder matches the page.
-absl::Status WriteReport(const Report& report, const std::string& dir);
+// What --history left out when it drew fewer series than match (count, and how to see them);
+// "" when it drew them all.
+std::string TrendsLeftOut(const ReportInputs& in);
+
+// Writes the files into `dir` (made, one level, when missing) as tools/report/out_folder.h says:
+// each atomically; a manifest names them; only files of an earlier report that this one lacks
+// are removed; a folder of other files, or a file of a report's name the report did not write,
+// is refused unless `force` (then replaced; still nothing else removed).
+absl::StatusOr<FolderWrite> WriteReport(const Report& report, const std::string& dir, bool force = false);
 
 }  // namespace report
 

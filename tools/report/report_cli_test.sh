@@ -2,9 +2,10 @@
 # //tools/report:report end to end: bad input exits 2 with a message naming the file and what
 # is wrong; a ceilings file of another machine is not used and the page says so; a good run
 # writes the page and its charts with no temporary files left, and a rerun removes a chart the
-# new input no longer has.
+# new input no longer has; `--out=.` in a folder of the user's own charts is refused and, with
+# --force, removes none of them; a file the user adds to a report's folder survives a rerun.
 set -u
-REPORT="$1"
+REPORT="$(readlink -f "$1")"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -42,6 +43,8 @@ expect_error "--ceilings: cannot read ceilings file '$TMP/nope.json'" --in="$TMP
 expect_error "is not a tools/gate summary" --in="$TMP/run.json" --gate="$TMP/run.json" --out="$TMP/x"
 touch "$TMP/a_file"
 expect_error "exists and is not a folder" --in="$TMP/run.json" --out="$TMP/a_file"
+expect_error "--max_trends=0 is invalid: an integer in 1..1000" --in="$TMP/run.json" --max_trends=0 --out="$TMP/x"
+expect_error "--max_trends=5x is invalid" --in="$TMP/run.json" --max_trends=5x --out="$TMP/x"
 "$REPORT" --help | grep -q -- "--ceilings=FILE" || fail "--help does not describe --ceilings"
 
 # A good run, with a ceilings file of another machine.
@@ -69,4 +72,37 @@ PY
 "$REPORT" --in="$TMP/matmul_only.json" --out="$out" >/dev/null 2>&1 || fail "second run failed"
 [[ -e "$out/steps.svg" ]] && fail "stale steps.svg left behind"
 grep -q "No step times: the input has no gpt_step run" "$out/index.html" || fail "page does not say why there are no step times"
+grep -qx "index.html" "$out/report_manifest.txt" && ! grep -q "steps.svg" "$out/report_manifest.txt" \
+  || fail "the manifest does not list what the report wrote: $(cat "$out/report_manifest.txt")"
+
+# A file of the user's in the report's folder, named like a trend chart: a rerun leaves it.
+echo mine >"$out/trend_9.svg"
+"$REPORT" --in="$TMP/matmul_only.json" --out="$out" >/dev/null 2>&1 || fail "third run failed"
+[[ "$(cat "$out/trend_9.svg" 2>/dev/null)" == mine ]] || fail "the report removed the user's trend_9.svg"
+
+# --out=. in a folder of the user's own charts: refused, nothing touched; --force writes, and
+# removes or alters nothing but the files of the report's names (here matmul_sweep.svg).
+mine="$TMP/mine"
+mkdir -p "$mine"
+for f in steps.svg matmul_sweep.svg trend_1.svg trend_2.svg notes.txt; do echo "mine $f" >"$mine/$f"; done
+snapshot() { (cd "$mine" && for f in *; do echo "$f $(md5sum <"$f")"; done); }
+before="$(snapshot)"
+msg="$(cd "$mine" && BUILD_WORKING_DIRECTORY="$mine" "$REPORT" --in="$TMP/matmul_only.json" --out=. 2>&1)"; rc=$?
+[[ $rc -eq 2 ]] || fail "--out=. in a folder of the user's files exited $rc, not 2: $msg"
+grep -qF "holds 5 file(s) that report did not write" <<<"$msg" && grep -qF -- "--force" <<<"$msg" \
+  || fail "--out=.: the refusal does not say why or what to do: $msg"
+[[ "$(snapshot)" == "$before" ]] || fail "a refused run changed the folder: $(ls "$mine")"
+msg="$(cd "$mine" && BUILD_WORKING_DIRECTORY="$mine" "$REPORT" --in="$TMP/matmul_only.json" --out=. --force 2>&1)" \
+  || fail "--out=. --force failed: $msg"
+grep -qF "replaced $mine/matmul_sweep.svg, which report had not written" <<<"$msg" || fail "--force does not name the file it replaced: $msg"
+for f in steps.svg trend_1.svg trend_2.svg notes.txt; do
+  [[ "$(cat "$mine/$f" 2>/dev/null)" == "mine $f" ]] || fail "--out=. --force removed or changed the user's $f"
+done
+[[ -s "$mine/index.html" && -s "$mine/roofline.svg" ]] || fail "--force did not write the report"
+# Its next run (no --force needed: the folder has the manifest now) still leaves them.
+(cd "$mine" && BUILD_WORKING_DIRECTORY="$mine" "$REPORT" --in="$TMP/matmul_only.json" --out=. >/dev/null 2>&1) \
+  || fail "a rerun into the forced folder failed"
+for f in steps.svg trend_1.svg trend_2.svg notes.txt; do
+  [[ "$(cat "$mine/$f" 2>/dev/null)" == "mine $f" ]] || fail "a rerun removed the user's $f"
+done
 echo PASS

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -33,11 +34,45 @@ void TimeUnit(double max_s, double* factor, std::string* unit) {
 
 std::string Short(const std::string& commit) { return commit.substr(0, 10); }
 
+// One series with its change points.
+absl::StatusOr<TrendSeries> ReadSeries(history::HistoryDb& db, const history::SeriesKey& k,
+                                       const gate::Metric& metric) {
+  absl::StatusOr<std::vector<history::SeriesPoint>> pts =
+      db.LoadSeries(k.machine_hash, k.case_name, k.metric);
+  if (!pts.ok()) return pts.status();
+  TrendSeries s;
+  s.machine_hash = k.machine_hash;
+  s.machine = k.machine_description;
+  s.case_name = k.case_name;
+  s.metric = k.metric;
+  s.is_time = metric.is_time();
+  std::vector<double> medians;
+  for (const history::SeriesPoint& p : *pts) {
+    TrendPoint t{p.commit, p.date, history::Median(p.values),
+                 *std::min_element(p.values.begin(), p.values.end()),
+                 *std::max_element(p.values.begin(), p.values.end())};
+    medians.push_back(t.median);
+    s.points.push_back(std::move(t));
+  }
+  absl::StatusOr<std::vector<history::ChangePoint>> cps = history::EDivisive(medians);
+  if (!cps.ok()) return absl::InvalidArgumentError(absl::StrCat(k.case_name, ": ", cps.status().message()));
+  s.changes = history::DescribeChanges(medians, *cps, metric.higher_is_better);
+  return s;
+}
+
 }  // namespace
 
-absl::StatusOr<std::vector<TrendSeries>> LoadTrends(const std::string& db_path, const std::string& metric_text) {
+absl::StatusOr<TrendSet> LoadTrends(const std::string& db_path, const std::string& metric_text,
+                                    const TrendSelection& select) {
   absl::StatusOr<gate::Metric> metric = gate::ParseMetric(metric_text);
   if (!metric.ok()) return absl::InvalidArgumentError(absl::StrCat("--history_metric: ", metric.status().message()));
+  std::regex filter;
+  try {
+    filter = std::regex(select.case_regex, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat("--history_case='", select.case_regex,
+                                                   "' is not a valid regular expression: ", e.what()));
+  }
   struct stat st;
   if (stat(db_path.c_str(), &st) != 0) {
     return absl::NotFoundError(absl::StrCat("--history: no database at '", db_path, "'"));
@@ -46,31 +81,20 @@ absl::StatusOr<std::vector<TrendSeries>> LoadTrends(const std::string& db_path, 
   if (!db.ok()) return db.status();
   absl::StatusOr<std::vector<history::SeriesKey>> keys = (*db)->ListSeries();
   if (!keys.ok()) return keys.status();
-  std::vector<TrendSeries> out;
+  TrendSet out;
   for (const history::SeriesKey& k : *keys) {
-    if (k.metric != metric->name) continue;
-    absl::StatusOr<std::vector<history::SeriesPoint>> pts = (*db)->LoadSeries(k.machine_hash, k.case_name, k.metric);
-    if (!pts.ok()) return pts.status();
-    TrendSeries s;
-    s.machine_hash = k.machine_hash;
-    s.machine = k.machine_description;
-    s.case_name = k.case_name;
-    s.metric = k.metric;
-    s.is_time = metric->is_time();
-    std::vector<double> medians;
-    for (const history::SeriesPoint& p : *pts) {
-      TrendPoint t{p.commit, p.date, history::Median(p.values), *std::min_element(p.values.begin(), p.values.end()),
-                   *std::max_element(p.values.begin(), p.values.end())};
-      medians.push_back(t.median);
-      s.points.push_back(std::move(t));
-    }
-    absl::StatusOr<std::vector<history::ChangePoint>> cps = history::EDivisive(medians);
-    if (!cps.ok()) return absl::InvalidArgumentError(absl::StrCat(k.case_name, ": ", cps.status().message()));
-    s.changes = history::DescribeChanges(medians, *cps, metric->higher_is_better);
-    out.push_back(std::move(s));
+    if (k.metric != metric->name || !std::regex_search(k.case_name, filter)) continue;
+    ++out.matching;
+    if (out.series.size() >= static_cast<size_t>(std::max(select.max_series, 0))) continue;
+    absl::StatusOr<TrendSeries> s = ReadSeries(**db, k, *metric);
+    if (!s.ok()) return s.status();
+    out.series.push_back(*std::move(s));
   }
-  if (out.empty()) {
-    return absl::NotFoundError(absl::StrCat("--history: no series in '", db_path, "' has the metric ", metric->name));
+  if (out.matching == 0) {
+    return absl::NotFoundError(
+        absl::StrCat("--history: no series in '", db_path, "' has the metric ", metric->name,
+                     select.case_regex.empty() ? "" : " and a case matching --history_case='",
+                     select.case_regex, select.case_regex.empty() ? "" : "'"));
   }
   return out;
 }

@@ -34,10 +34,27 @@ struct TrendSeries {
   std::vector<TrendChange> changes;
 };
 
+// Which series a report draws: a database may hold 100k of them (a chart each), so at most
+// `max_series`, the first in the database's order (machine, then case), among those whose case
+// name matches `case_regex` (ECMAScript, searched, as tools/history detect --case; "" all).
+inline constexpr int kDefaultMaxTrends = 50;  // --max_trends
+inline constexpr int kMostMaxTrends = 1000;   // its largest value
+struct TrendSelection {
+  std::string case_regex;  // --history_case
+  int max_series = kDefaultMaxTrends;
+};
+
+struct TrendSet {
+  std::vector<TrendSeries> series;  // drawn: at most max_series
+  size_t matching = 0;              // series of the metric matching case_regex, drawn or not
+};
+
 // The series of `metric` (tools/gate's syntax: real_time, cpu_time, NAME, NAME:lower) in the
-// database, each with its change points. NotFound when the file does not exist or no series has
-// the metric; errors name the file.
-absl::StatusOr<std::vector<TrendSeries>> LoadTrends(const std::string& db_path, const std::string& metric);
+// database that `select` picks, each with its change points; only those picked are read and
+// analysed. NotFound when the file does not exist or no series has the metric (and a case
+// matching case_regex); InvalidArgument for a bad regex; errors name the file or the flag.
+absl::StatusOr<TrendSet> LoadTrends(const std::string& db_path, const std::string& metric,
+                                    const TrendSelection& select = {});
 
 // The chart; `chart_id` names it in the root's data-chart attribute.
 std::string DrawTrend(const TrendSeries& s, const std::string& chart_id);
