@@ -15,6 +15,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -264,6 +266,54 @@ int RemoveStaleTempFiles(const std::string& path) {
   return removed;
 }
 
+std::string OutputTarget(const std::string& path) {
+  // The process's own streams (/dev/stdout, /dev/fd/N: links into /proc) and devices or FIFOs
+  // behind a link are written in place, through the link, as they are.
+  struct stat end;
+  if (StreamFd(path) >= 0 || (::stat(path.c_str(), &end) == 0 && !S_ISREG(end.st_mode))) return path;
+  std::string target = path;
+  for (int hop = 0; hop < 40; ++hop) {  // the kernel's own limit on a chain of links
+    struct stat st;
+    if (::lstat(target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return target;
+    char buf[4096];
+    const ssize_t n = ::readlink(target.c_str(), buf, sizeof(buf) - 1);
+    if (n <= 0) return target;
+    const std::string to(buf, static_cast<size_t>(n));
+    target = to[0] == '/' ? to : absl::StrCat(FolderOf(target), "/", to);
+  }
+  return target;
+}
+
+namespace {
+
+// `path`'s target with its folder made absolute and canonical, for comparing two outputs.
+std::string CanonicalOutput(const std::string& path) {
+  const std::string target = OutputTarget(path);
+  char* dir = ::realpath(FolderOf(target).c_str(), nullptr);
+  if (dir == nullptr) return target;
+  const size_t slash = target.rfind('/');
+  std::string out = absl::StrCat(dir, "/", slash == std::string::npos ? target : target.substr(slash + 1));
+  std::free(dir);
+  return out;
+}
+
+}  // namespace
+
+absl::Status CheckDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].second.empty() || StreamFd(outputs[i].second) >= 0) continue;
+    for (size_t j = i + 1; j < outputs.size(); ++j) {
+      if (outputs[j].second.empty() || StreamFd(outputs[j].second) >= 0) continue;
+      if (CanonicalOutput(outputs[i].second) == CanonicalOutput(outputs[j].second)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            outputs[i].first, " and ", outputs[j].first, " name one file, '", CanonicalOutput(outputs[i].second),
+            "': one output would be lost under the other; give them different paths"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 OutputKind OutputKindOf(const std::string& path) {
   if (StreamFd(path) >= 0) return OutputKind::kInPlace;
   struct stat st;
@@ -273,8 +323,9 @@ OutputKind OutputKindOf(const std::string& path) {
   return OutputKind::kInPlace;
 }
 
-absl::Status CheckWritable(const std::string& path) {
-  if (path.empty()) return absl::InvalidArgumentError("the output path is empty");
+absl::Status CheckWritable(const std::string& given) {
+  if (given.empty()) return absl::InvalidArgumentError("the output path is empty");
+  const std::string path = OutputTarget(given);  // a link is written through: its target is checked
   switch (OutputKindOf(path)) {
     case OutputKind::kFolder:
       return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': it is a folder"));
@@ -312,11 +363,24 @@ absl::Status CheckWritable(const std::string& path) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write '", path, "': the file is not writable (", std::strerror(errno), ")"));
   }
+  // The temporary file the write will make, made and removed now: a name too long for the file
+  // system, a read-only mount or a full quota show here, before the run, not after it.
+  const std::string tmp = TempPathFor(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': its temporary file '", tmp,
+                                                   "' cannot be made (", std::strerror(errno), ")"));
+  }
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+  }
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::function<bool(std::FILE*)>& write) {
-  if (path.empty()) return absl::InvalidArgumentError("the output path is empty");
+absl::Status WriteFileAtomically(const std::string& given, const std::function<bool(std::FILE*)>& write) {
+  if (given.empty()) return absl::InvalidArgumentError("the output path is empty");
+  const std::string path = OutputTarget(given);  // a link stays a link: its target is replaced
   switch (OutputKindOf(path)) {
     case OutputKind::kFolder:
       return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': it is a folder"));

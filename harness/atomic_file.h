@@ -9,6 +9,8 @@
 //   a character device, a FIFO,  written in place, checked (never renamed over: /dev/null stays
 //   /dev/stdout or /dev/stderr   a device; ENOSPC on a full device is an error)
 //   a folder                     refused
+//   a symbolic link              written through: its target (where the chain of links ends) is
+//                                written as above, and the link stays a link
 //
 // A failed write is an error naming the path and the system's reason ("cannot write '/x/y':
 // No space left on device"); every tool turns it into exit 2 (harness/exit_codes.h).
@@ -26,6 +28,8 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -51,11 +55,22 @@ enum class OutputKind {
 };
 OutputKind OutputKindOf(const std::string& path);
 
+// The file a write of `path` replaces: `path`, or the end of its chain of symbolic links (a
+// relative link read against the folder it sits in; at most 40 links followed) when that is a
+// regular file or nothing yet; a stream, device or FIFO is `path` itself (written in place).
+std::string OutputTarget(const std::string& path);
+
 // Fails, saying why, when `path` could not be written: it names a folder; or for a file to be
-// replaced, its folder is missing or not writable or the file is read-only; or for a device,
-// FIFO or /dev/stdout, it is not writable. For checking an output flag before a long run.
+// replaced, its folder is missing or not writable, the file is read-only, or the temporary file
+// the write would make cannot be made (tried and removed: a name too long for the file system, a
+// read-only mount); or for a device, FIFO or /dev/stdout, it is not writable. A link is judged by
+// its target. For checking an output flag before a long run.
 absl::Status CheckWritable(const std::string& path);
 
+// InvalidArgument naming both flags when two outputs ({flag, path}; empty paths and streams such
+// as /dev/stdout left out) would write one file (the same path, the same target through links, or
+// the same folder spelled two ways): the later write would replace the earlier one's output.
+absl::Status CheckDistinctOutputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 // Writes `contents` to `path` as the table above says (for a replaced file, stale temporary
 // files of `path` are removed first). On failure a replaced file is untouched and no temporary
 // file is left; the error names the file and the system's reason.

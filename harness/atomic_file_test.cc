@@ -243,6 +243,56 @@ TEST(AtomicFileTest, AFolderIsRefused) {
   EXPECT_TRUE(S_ISDIR(sb.st_mode));
 }
 
+// A path that is a symbolic link is written through: its target gets the new contents and the
+// link stays a link (a --profile_out link was replaced by a file); relative links and chains too.
+TEST(AtomicFileTest, ASymlinkIsWrittenThroughAndStaysALink) {
+  const std::string dir = TestDir("symlink_through");
+  ASSERT_EQ(symlink("target.json", (dir + "/link.json").c_str()), 0);
+  ASSERT_EQ(symlink("link.json", (dir + "/link2.json").c_str()), 0);
+  EXPECT_EQ(OutputTarget(dir + "/link2.json"), dir + "/target.json");
+  EXPECT_EQ(OutputTarget(dir + "/plain.json"), dir + "/plain.json");
+  ASSERT_TRUE(CheckWritable(dir + "/link2.json").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/link2.json", "first").ok());
+  struct stat st;
+  ASSERT_EQ(lstat((dir + "/link2.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(lstat((dir + "/link.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(lstat((dir + "/target.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_size, 5);
+  ASSERT_TRUE(WriteFileAtomically(dir + "/link.json", "second!").ok());  // over an existing target
+  ASSERT_EQ(stat((dir + "/target.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 7);
+}
+
+// CheckWritable makes (and removes) the temporary file the write would make: a name too long for
+// the file system fails before a run, not after it; nothing is left behind.
+TEST(AtomicFileTest, ANameTooLongForItsTempFileIsFoundBeforeTheWrite) {
+  const std::string dir = TestDir("too_long");
+  const std::string path = dir + "/" + std::string(250, 'a') + ".json";  // 255 bytes: its temp is longer
+  const absl::Status st = CheckWritable(path);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cannot be made (File name too long)"), std::string::npos) << st;
+  EXPECT_TRUE(CheckWritable(dir + "/short.json").ok());
+  EXPECT_FALSE(Exists(TempPathFor(dir + "/short.json")));
+  EXPECT_FALSE(Exists(dir + "/short.json"));
+}
+
+// Two outputs that name one file, directly, through a link or by another spelling of the folder.
+TEST(AtomicFileTest, TwoOutputsAtOneFileAreRefusedNamingBothFlags) {
+  const std::string dir = TestDir("distinct");
+  ASSERT_EQ(symlink("b.json", (dir + "/to_b.json").c_str()), 0);
+  EXPECT_TRUE(CheckDistinctOutputs({{"--a", dir + "/a.json"}, {"--b", dir + "/b.json"}, {"--c", ""}}).ok());
+  absl::Status st = CheckDistinctOutputs({{"--profile_out", dir + "/a.json"}, {"--benchmark_out", dir + "/./a.json"}});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("--profile_out and --benchmark_out name one file, '" + dir + "/a.json'"),
+            std::string::npos)
+      << st;
+  EXPECT_FALSE(CheckDistinctOutputs({{"--x", dir + "/to_b.json"}, {"--y", dir + "/b.json"}}).ok());
+  EXPECT_TRUE(CheckDistinctOutputs({{"--x", "/dev/stdout"}, {"--y", "/dev/stdout"}}).ok());  // streams
+}
+
 TEST(AtomicFileTest, ALinkPlantedAtTheTempNameIsNotWrittenThrough) {
   const std::string dir = TestDir("planted");
   const std::string out = dir + "/out.json";

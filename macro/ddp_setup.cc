@@ -111,7 +111,7 @@ absl::Status ResolveOutputs(const DdpFlags& flags, DdpSetup* s) {
     if (absl::Status w = harness::CheckWritable(*dest); !w.ok())
       return absl::Status(w.code(), absl::StrCat(flag, ": ", w.message()));
   }
-  return absl::OkStatus();
+  return harness::CheckDistinctOutputs({{"--json_out", s->json_out}, {"--benchmark_out", s->benchmark_out}});
 }
 
 // CPU threads per rank when --threads is not given: the node's cores shared among its ranks,

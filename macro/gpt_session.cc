@@ -143,6 +143,18 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
   return s;
 }
 
+std::string GptSession::GemmDescription() const {
+  if (o_.dtype != accounting::Dtype::kBf16) return gemm_info_.ToString();
+  return absl::StrCat("Linears: ", Bf16LinearsGemm(), "; attention's fp32 GEMMs: ", gemm_info_.ToString(),
+                      " (--cpu_gemm=", model::CpuGemmBackendName(o_.cpu_gemm), ")");
+}
+
+std::string Bf16LinearsGemm() {
+  absl::StatusOr<std::string> impl = model::OneDnnBf16Implementation();
+  return absl::StrCat("bf16 on oneDNN's matmul primitive (", impl.ok() ? *impl : std::string(impl.status().message()),
+                      "), whatever --cpu_gemm");
+}
+
 absl::Status GptSession::ProbePeakAgain() {
   auto probed = ProbeAgain(run_peak_);
   if (!probed.ok()) return probed.status();

@@ -97,6 +97,11 @@ class GptSession {
   // CPU only (empty on CUDA): the GEMM library that runs the step, and its rates at the step's
   // GEMM shapes, from --ceilings where the file has them, else measured at start-up.
   const model::GemmInfo& gemm_info() const { return gemm_info_; }
+  // What ran the step's GEMMs, for the summary, the JSON label and the start-up line: gemm_info()
+  // in fp32; with --dtype=bf16 the Linears' bf16 GEMMs on oneDNN's matmul primitive whatever
+  // --cpu_gemm, and --cpu_gemm's library for the attention's fp32 GEMMs (a bf16 run with
+  // --cpu_gemm=openblas was labelled OpenBLAS while its Linears ran oneDNN).
+  std::string GemmDescription() const;
   const std::vector<StepGemmRate>& gemm_rates() const { return gemm_rates_; }
   const std::string& gemm_rates_source() const { return gemm_rates_source_; }
   // CPU only (0 on CUDA): STREAM triad measured at start-up (measure/stream.h), the bandwidth
@@ -134,6 +139,10 @@ class GptSession {
 // published for the model's calls: from `ceilings_path`'s gemm_flops_per_s where it has the
 // key, the others measured now (each checked against a double reference first; a wrong result
 // is an error). `source` says which.
+// The CPU bf16 step's Linear GEMMs: "bf16 on oneDNN's matmul primitive (<implementation>),
+// whatever --cpu_gemm".
+std::string Bf16LinearsGemm();
+
 absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
                                                         const std::string& ceilings_path,
                                                         std::string* source);

@@ -22,6 +22,7 @@
 #include "accounting/throughput.h"
 #include "benchmark/benchmark.h"
 #include "comm/launch_check.h"
+#include "harness/atomic_file.h"
 #include "harness/benchmark_main.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
@@ -116,6 +117,8 @@ absl::Status EnsureSession(Run* run) {
     for (const auto& [name, n] : shapes_on) absl::StrAppend(&on, on.empty() ? "" : ", ", n, " on ", name);
     Log(absl::StrCat("gpt_step: the step's ", run->session->gemm_rates().size(), " GEMM shapes run ", on, " (",
                      run->session->gemm_rates_source(), "; the summary lists them)"));
+  } else if (run->options.device == "cpu" && run->options.dtype == accounting::Dtype::kBf16) {
+    Log(absl::StrCat("gpt_step: GEMM ", run->session->GemmDescription()));
   }
   return absl::OkStatus();
 }
@@ -179,7 +182,7 @@ void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOpt
   if (auto adamw = AdamWBytesPerSecondOf(s, result->steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
     state.counters["adamw_bytes_per_s"] = *adamw;
   }
-  const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.gemm_info().ToString());
+  const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.GemmDescription());
   state.SetLabel(accounting::DisturbedLabel(
       result->disturbance, absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
                                        " attention; peak: ", s.peak().source, gemm)));
@@ -441,6 +444,11 @@ void RegisterCases(Run* run) {
 #endif
   benchmark::AddCustomContext("mlbench_device", o.device);
   if (o.device == "cpu") benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.cpu_gemm).ToJson());
+  // bf16 on the CPU: mlbench_gemm is --cpu_gemm's library, which runs the attention's fp32 GEMMs;
+  // the Linears run bf16 on oneDNN whatever it is.
+  if (o.device == "cpu" && o.dtype == accounting::Dtype::kBf16) {
+    benchmark::AddCustomContext("mlbench_gemm_linears", Bf16LinearsGemm());
+  }
   benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.config));
   benchmark::AddCustomContext("mlbench_attention_convention",
                               std::string(accounting::ConventionName(o.convention)));
@@ -461,9 +469,8 @@ int main(int argc, char** argv) {
   if (stdout_use.ProgressToStderr()) g_log = stderr;  // keep machine-readable stdout clean
   // A relative --benchmark_out: the user's folder; an unwritable one: an error now, not after the run.
   // Taken over from Google Benchmark: written at the end through harness/atomic_file.h.
-  if (absl::StatusOr<std::string> out = harness::ResolveBenchmarkOut("gpt_step", &argc, argv); !out.ok()) {
-    return harness::Fail("gpt_step", out.status());
-  }
+  absl::StatusOr<std::string> benchmark_out = harness::ResolveBenchmarkOut("gpt_step", &argc, argv);
+  if (!benchmark_out.ok()) return harness::Fail("gpt_step", benchmark_out.status());
   benchmark::Initialize(&argc, argv);             // takes the --benchmark_* flags
   harness::ParseFlagsOrExit(argc, argv, kUsage);  // unknown flags: an error naming them, exit 1
 
@@ -475,6 +482,12 @@ int main(int argc, char** argv) {
   auto options = ResolveStepOptions(ReadStepFlags(), sysinfo::ProbeCuda());
   if (!options.ok()) {
     return harness::Fail("gpt_step", options.status());
+  }
+  // Two outputs at one file: the later write would replace the earlier (the trace, or the JSON).
+  if (auto st = harness::CheckDistinctOutputs(
+          {{"--profile_out", options->profile ? options->profile_out : ""}, {"--benchmark_out", *benchmark_out}});
+      !st.ok()) {
+    return harness::Fail("gpt_step", st);
   }
   run.options = *options;
   g_run = &run;

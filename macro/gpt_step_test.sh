@@ -76,6 +76,13 @@ if "$STEP" "${SHAPE[@]}" --dtype=bf16 --ceilings="$TMP/bf16_ceil.json" --benchma
   grep -q "^gpt_step: bf16 mixed precision on this CPU's bf16 units" "$TMP/bf16.txt" || { cat "$TMP/bf16.txt"; fail "no bf16 start-up line"; }
   grep -q "bf16 on oneDNN's matmul primitive" "$TMP/bf16.txt" || fail "the GEMM rates are not the bf16 GEMMs'"
   grep -q "(30 bytes per parameter: .*the bf16 copy of p written)" "$TMP/bf16.txt" || fail "AdamW's bytes without the bf16 copy"
+  # What ran the GEMMs, whatever --cpu_gemm: the Linears bf16 on oneDNN, the attention on the flag's library.
+  "$STEP" "${SHAPE[@]}" --dtype=bf16 --cpu_gemm=openblas --ceilings="$TMP/bf16_ceil.json" \
+    --benchmark_out="$TMP/bf16_ob.json" --benchmark_out_format=json >/dev/null 2>"$TMP/bf16_ob.txt" \
+    || { cat "$TMP/bf16_ob.txt"; fail "bf16 with --cpu_gemm=openblas"; }
+  grep -q "^gpt_step: GEMM Linears: bf16 on oneDNN's matmul primitive (.*), whatever --cpu_gemm; attention's fp32 GEMMs: OpenBLAS" \
+    "$TMP/bf16_ob.txt" || { cat "$TMP/bf16_ob.txt"; fail "a bf16 run on --cpu_gemm=openblas must say its Linears ran oneDNN"; }
+  grep -q '"mlbench_gemm_linears": "bf16 on oneDNN' "$TMP/bf16_ob.json" || fail "no mlbench_gemm_linears in the bf16 JSON"
   # The same file in fp32: the bf16 run's peak is 4x the fp32 run's (each scaled alike to the
   # run's one thread), and its MFU divides by it.
   "$STEP" "${SHAPE[@]}" --ceilings="$TMP/bf16_ceil.json" --benchmark_format=json \
