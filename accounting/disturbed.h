@@ -12,6 +12,12 @@
 //
 // The peak a run divides by is the best of its probes (BestProbe): a slow moment can only make
 // a probe slower, never faster, so the fastest probe is the closest to the machine's ceiling.
+//
+// Both probes can be slow together: on a Zen 4 VM whose FMA loop reads 232 GFLOP/s when quiet,
+// other jobs on the cores gave start-up probes of 80-99 GFLOP/s that agreed with each other, and
+// the MFU divided by them looked plausible. So a run also compares its probes with this machine's
+// record (harness/peak_record.h: the best figures quiet runs of the same machine key measured
+// before): a figure more than kMaxBelowRecord below its record disturbs the run too.
 #ifndef ACCOUNTING_DISTURBED_H_
 #define ACCOUNTING_DISTURBED_H_
 
@@ -39,12 +45,32 @@ struct CeilingUse {
   std::string unit = "FLOP/s";
 };
 
+// A start-up figure more than this fraction below this machine's record of it disturbs a run.
+// Quiet probes of one machine agree within a few percent (two FMA probes 0.2-0.7% apart on the
+// development Zen 4, six in a row within 2.2% on a Zen 3 VM); a busy machine's fall far lower
+// (to 14-56% of the quiet figure with a 2-process CPU hog on a 2-core Zen 3 VM, 9-59% with 8).
+inline constexpr double kMaxBelowRecord = 0.15;
+
+// A figure this run measured at start-up and this machine's record of it (harness/peak_record.h).
+struct RecordCheck {
+  std::string what = "";  // "FMA peak probe (the best of start-up and after)", "start-up STREAM triad"
+  double figure = 0;      // this run's figure, per second
+  double record = 0;      // the machine's record, same unit; <= 0: none yet (not judged)
+  std::string unit = "FLOP/s";
+  std::string keyed = "";  // what else the figure depends on: "2 threads", "2 threads, 128 MiB arrays"
+};
+
 // The ceiling probed before the timed work and after it; 0: that probe did not run (a figure
 // from --peak_flops, a --ceilings file or a datasheet is not probed, so it has neither).
+// `records`: the start-up figures compared with this machine's record, kept in `record_file`
+// (empty when there is no record to compare with: a figure that was not probed, or the record is
+// off or unreadable).
 struct PeakProbes {
   double before = 0;
   double after = 0;
   std::string unit = "FLOP/s";
+  std::vector<RecordCheck> records = {};
+  std::string record_file = "";
   bool both() const { return before > 0 && after > 0; }
 };
 
@@ -53,8 +79,18 @@ double BestProbe(const PeakProbes& p);
 // (faster - slower) / faster when both ran, else 0.
 double ProbeSpread(const PeakProbes& p);
 // "probes: before 163.0 GFLOP/s, after 492.0 GFLOP/s, best taken (they differ by 66.9%)";
-// "" when fewer than two ran. Rates are printed in G<unit>.
+// "" when fewer than two ran. Rates are printed in G<unit>. With records, "; " and
+// DescribeRecords follow.
 std::string DescribeProbes(const PeakProbes& p);
+// "this machine's record (FILE): FMA peak probe (...) 232.0 GFLOP/s (2 threads), this run 99.1% of
+// it; ..."; "" without records.
+std::string DescribeRecords(const PeakProbes& p);
+// The record checks that fail: a figure more than kMaxBelowRecord below its record. A figure or
+// record that is not finite and > 0 is not judged.
+bool BelowRecord(const RecordCheck& c);
+// The judged check with the lowest figure / record, for a caller that carries one check per rank
+// as numbers (ddp_step's ranks gather doubles); nullopt when none is judged.
+std::optional<RecordCheck> WorstRecordCheck(const PeakProbes& p);
 
 struct Disturbance {
   bool disturbed = false;
@@ -62,9 +98,9 @@ struct Disturbance {
 };
 
 // Disturbed when any use's achieved rate exceeds its ceiling by more than kCeilingTolerance
-// (ratio > 1.03), or when both probes
-// ran and differ by more than max_spread. A use with a ceiling <= 0 or a non-finite rate is
-// not judged (there is no ratio to speak of).
+// (ratio > 1.03), when both probes ran and differ by more than max_spread, or when a start-up
+// figure is more than kMaxBelowRecord below this machine's record of it (BelowRecord). A use
+// with a ceiling <= 0 or a non-finite rate is not judged (there is no ratio to speak of).
 Disturbance JudgeDisturbance(const std::vector<CeilingUse>& uses, const PeakProbes& probes = {},
                              double max_spread = kMaxProbeSpread);
 

@@ -1,5 +1,6 @@
-// The disturbed decision: a rate above its ceiling, probes that differ by more than 10%, and
-// the quiet case that is neither; the label round trip the gate relies on.
+// The disturbed decision: a rate above its ceiling, probes that differ by more than 10%, a
+// figure more than 15% below this machine's record, and the quiet case that is none of them;
+// the label round trip the gate relies on.
 #include "accounting/disturbed.h"
 
 #include <cmath>
@@ -61,6 +62,66 @@ TEST(DisturbedTest, BothCausesAreNamed) {
             std::string::npos)
       << d.reason;
   EXPECT_NE(d.reason.find("; the peak probes before"), std::string::npos) << d.reason;
+}
+
+// The run: a Zen 4 VM whose quiet FMA loop reads 232 GFLOP/s probed 95.1 and 93.0 while
+// other jobs ran; the probes agree, so only the machine's record shows the run was disturbed.
+TEST(DisturbedTest, AFigureFarBelowTheMachinesRecordIsDisturbed) {
+  PeakProbes p{95.1e9, 93.0e9};
+  p.records.push_back({"FMA peak probe (the best of start-up and after)", 95.1e9, 232e9, "FLOP/s", "2 threads"});
+  p.record_file = "/r.json";
+  Disturbance d = JudgeDisturbance({{"MFU", 70e9, BestProbe(p)}}, p);
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_EQ(d.reason,
+            "the FMA peak probe (the best of start-up and after) 95.1 GFLOP/s is 41.0% of this machine's record "
+            "232.0 GFLOP/s (2 threads), more than 15% below it (record: /r.json)");
+  EXPECT_NE(DescribeProbes(p).find("; this machine's record (/r.json): FMA peak probe (the best of start-up and "
+                                   "after) 232.0 GFLOP/s (2 threads), this run 41.0% of it"),
+            std::string::npos)
+      << DescribeProbes(p);
+  // The boundary: 15% below the record is still quiet, a little more is not.
+  PeakProbes edge{85e9, 85e9};
+  edge.records.push_back({"x", 85e9, 100e9});
+  EXPECT_FALSE(JudgeDisturbance({}, edge).disturbed);
+  edge.records[0].figure = 84.9e9;
+  EXPECT_TRUE(JudgeDisturbance({}, edge).disturbed);
+  // Above the record is quiet (the record moves up with it, harness/peak_record.h).
+  edge.records[0].figure = 120e9;
+  EXPECT_FALSE(JudgeDisturbance({}, edge).disturbed);
+}
+
+TEST(DisturbedTest, EveryCauseIsNamedWithTheRecordsToo) {
+  // A STREAM triad far below its record and probes 20% apart: both reasons, in that order.
+  PeakProbes p{100e9, 80e9};
+  p.records.push_back({"FMA peak probe", 100e9, 105e9, "FLOP/s", "w"});  // 95%: fine
+  p.records.push_back({"start-up STREAM triad", 10e9, 30e9, "B/s", "2 threads, 128 MiB arrays"});
+  p.record_file = "F";
+  Disturbance d = JudgeDisturbance({}, p);
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_EQ(d.reason.find("the peak probes before"), 0u) << d.reason;
+  EXPECT_NE(d.reason.find("; the start-up STREAM triad 10.0 GB/s is 33.3% of this machine's record 30.0 GB/s "
+                          "(2 threads, 128 MiB arrays), more than 15% below it (record: F)"),
+            std::string::npos)
+      << d.reason;
+  EXPECT_EQ(d.reason.find("FMA peak probe"), std::string::npos) << d.reason;
+  // The one a rank would carry: the triad, at a third of its record.
+  std::optional<RecordCheck> worst = WorstRecordCheck(p);
+  ASSERT_TRUE(worst.has_value());
+  EXPECT_EQ(worst->what, "start-up STREAM triad");
+  EXPECT_FALSE(WorstRecordCheck(PeakProbes{1e9, 1e9}).has_value());
+}
+
+TEST(DisturbedTest, NoRecordOrABrokenFigureIsNotJudged) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (RecordCheck c : {RecordCheck{"a", 1e9, 0}, RecordCheck{"b", 1e9, -5e9}, RecordCheck{"c", 0, 100e9},
+                        RecordCheck{"d", nan, 100e9}, RecordCheck{"e", 1e9, nan}}) {
+    PeakProbes p;
+    p.records.push_back(c);
+    EXPECT_FALSE(BelowRecord(c)) << c.what;
+    EXPECT_FALSE(JudgeDisturbance({}, p).disturbed) << c.what;
+    EXPECT_FALSE(WorstRecordCheck(p).has_value()) << c.what;
+  }
+  EXPECT_EQ(DescribeRecords(PeakProbes{}), "");
 }
 
 TEST(DisturbedTest, NoCeilingOrNonFiniteRateIsNotJudged) {

@@ -1,7 +1,11 @@
 // MFU rating bands (mfu_rating.h).
 #include "accounting/mfu_rating.h"
 
+#include <cmath>
 #include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "accounting/mfu.h"
 
 namespace accounting {
 
@@ -25,6 +29,26 @@ const MfuBand& RateMfu(double mfu) {
     if (mfu < b.upper) return b;
   }
   return bands.back();  // NaN lands here: "check the formula"
+}
+
+std::string MfuBandRange(const MfuBand& band) {
+  if (std::isinf(band.lower)) return absl::StrCat("< ", FormatPercent(band.upper, 2));
+  if (std::isinf(band.upper)) return absl::StrCat(">= ", FormatPercent(band.lower, 2));
+  return absl::StrCat(FormatPercent(band.lower, 2), " to ", FormatPercent(band.upper, 2));
+}
+
+std::string MfuRatingText(double mfu, bool on_gpu, const std::string& floor) {
+  if (on_gpu) {
+    const MfuBand& band = RateMfu(mfu);
+    return absl::StrCat(band.name, " (", MfuBandRange(band), " for ", kMfuBandsScope, "): ", band.advice);
+  }
+  return absl::StrCat(
+      "none on a CPU: ", FormatPercent(mfu, 2),
+      " is of the CPU peak on the peak line above (when measured, a register-resident FMA or bf16 "
+      "loop on this run's cores, which GEMMs alone only approach), not of a GPU's datasheet peak, so "
+      "the bands for ",
+      kMfuBandsScope, " (45-55% good, above 60% check the formula) do not apply", floor.empty() ? "" : "; ",
+      floor);
 }
 
 }  // namespace accounting

@@ -2,6 +2,7 @@
 #include "macro/ddp_figures.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,13 +13,18 @@
 namespace macro {
 namespace {
 
-// Per rank: its MFU above 103%, or its peak probes more than 10% apart.
+// Per rank: its MFU above 103%, its peak probes more than 10% apart, or its best probe more than
+// 15% below this machine's record.
 accounting::Disturbance JudgeRanks(const DdpSetup& s, const RankFigures& f) {
   std::vector<std::string> why;
   for (int q = 0; q < s.world->size(); ++q) {
     accounting::PeakProbes p;
     p.before = f.probe_before[q];
     p.after = f.probe_after[q];
+    if (f.record_value[q] > 0) {
+      p.records.push_back({"peak probe (the best of start-up and after)", f.record_figure[q], f.record_value[q],
+                           "FLOP/s", absl::StrCat("rank ", q)});
+    }
     const accounting::Disturbance d = accounting::JudgeDisturbance(
         {{"MFU", s.flops.model_flops_per_step * f.st.n / std::max(f.sums[q], 1e-30), f.peaks[q]}}, p);
     if (d.disturbed) why.push_back(absl::StrCat("rank ", q, ": ", d.reason));
@@ -46,6 +52,7 @@ absl::StatusOr<RankFigures> GatherRankFigures(const DdpSetup& s, const TimedStep
   auto mfu = PerRankMfu(s.flops.model_flops_per_step * f.st.n, f.st.sum, s.peak.flops_per_s);
   const double local_tokens = static_cast<double>(s.o.tokens_per_step()) * s.grad_accum * f.st.n;
   auto hash = ParamsHash(s.model.get());
+  const std::optional<accounting::RecordCheck> worst = accounting::WorstRecordCheck(s.probes);
   const std::vector<double> mine = {mfu.ok() ? *mfu : 0,
                                     f.st.median,
                                     sc.median,
@@ -58,7 +65,9 @@ absl::StatusOr<RankFigures> GatherRankFigures(const DdpSetup& s, const TimedStep
                                     s.probes.before,
                                     s.probes.after,
                                     sct.median,
-                                    static_cast<double>(s.world->local_rank())};
+                                    static_cast<double>(s.world->local_rank()),
+                                    worst ? worst->figure : 0,
+                                    worst ? worst->record : 0};
   const int kF = static_cast<int>(mine.size());
   auto all = s.world->AllgatherDoubles(mine);
   if (!all.ok()) return all.status();
@@ -71,6 +80,7 @@ absl::StatusOr<RankFigures> GatherRankFigures(const DdpSetup& s, const TimedStep
   f.sums = field(5), f.hashes = field(6), f.losses = field(7), f.peaks = field(8);
   f.probe_before = field(9), f.probe_after = field(10);
   f.comm_total_med = field(11), f.local_ranks = field(12);
+  f.record_figure = field(13), f.record_value = field(14);
   auto machines = s.world->AllgatherStrings(s.machine);
   if (!machines.ok()) return machines.status();
   f.machines = std::move(*machines);

@@ -28,12 +28,16 @@ struct RankFigures {
   std::vector<double> comm_total_med, local_ranks;  // all-reduce time incl. overlapped; MPI local rank
   std::vector<std::string> machines;               // each rank's CPU / GPU and GEMM library
   std::vector<double> probe_before, probe_after;   // 0: not probed (a figure from a flag or file)
+  // Each rank's figure furthest below this machine's record, and that record (0: none judged;
+  // accounting::WorstRecordCheck).
+  std::vector<double> record_figure, record_value;
   bool identical = false;                          // parameters identical on every rank after the last step
   accounting::Disturbance disturbance;             // any rank's, each reason prefixed "rank q: "
 };
 
-// Collective: every rank gathers every rank's figures; a rank's MFU above 103% or its peak
-// probes more than 10% apart make the run DISTURBED (accounting/disturbed.h).
+// Collective: every rank gathers every rank's figures; a rank's MFU above 103%, its peak probes
+// more than 10% apart, or its best probe more than 15% below this machine's record make the run
+// DISTURBED (accounting/disturbed.h).
 absl::StatusOr<RankFigures> GatherRankFigures(const DdpSetup& s, const TimedSteps& timed);
 
 // Every rank's time of every timed step, gathered on every rank: [rank][step].

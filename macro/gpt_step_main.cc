@@ -163,12 +163,14 @@ void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOpt
   state.counters["loss"] = result->steps.back().loss;
   state.counters["flops_per_step"] = s.flops().model_flops_per_step;
   state.counters["verified"] = std::isfinite(result->steps.back().loss) ? 1 : 0;
-  // MFU or HFU above 103%, or peak probes 10% apart: DISTURBED (the gate refuses the case).
+  // MFU or HFU above 103%, peak probes 10% apart, or a figure 15% below this machine's record:
+  // DISTURBED (the gate refuses the case).
   result->disturbance = accounting::JudgeDisturbance(
       {{"MFU", s.flops().model_flops_per_step * st.n / st.sum, s.peak().flops_per_s},
        {"HFU", s.counted_flops_per_step() * st.n / st.sum, s.peak().flops_per_s}},
       s.probes());
   state.counters["disturbed"] = result->disturbance.disturbed ? 1 : 0;
+  if (auto w = accounting::WorstRecordCheck(s.probes())) state.counters["peak_record_ratio"] = w->figure / w->record;
   if (s.probes().both()) {
     state.counters["peak_probe_before"] = s.probes().before;
     state.counters["peak_probe_after"] = s.probes().after;
@@ -384,7 +386,11 @@ constexpr char kUsage[] =
     "Test hook: MLBENCH_TEST_NO_PEAK=NAME (environment) makes the run's device one named NAME\n"
     "without a known peak, on the CPU too.\n"
     "DISTURBED: a run whose MFU or HFU exceeds 103% (100% plus the 3% a measured peak itself varies\n"
-    "by), or whose two peak probes differ by more than 10%, says so in the summary's first line\n"
+    "by), whose two peak probes differ by more than 10%, or whose best probe or start-up STREAM triad\n"
+    "is more than 15% below this machine's record (the best quiet figures of this machine key, in\n"
+    "$XDG_CACHE_HOME/mlbench/peak_record.json or ~/.cache/mlbench/; a quiet run raises it and says so\n"
+    "on stderr; MLBENCH_PEAK_RECORD=FILE (absolute) keeps it elsewhere, =off turns it off) says so in\n"
+    "the summary's first line\n"
     "with the reason, and its JSON case has the counter disturbed=1 and a label starting\n"
     "'DISTURBED: <reason>': tools/gate and tools/bench refuse it (exit 2) like an unverified case.\n"
     "The binary itself still exits 0.\n"
@@ -399,7 +405,7 @@ constexpr char kUsage[] =
     "transparent huge pages (the model's buffers of 4 MiB and more and STREAM's arrays are advised\n"
     "to; MLBENCH_NO_HUGE_PAGES=1 turns that off, for a side-by-side comparison).\n"
     "Test hook: MLBENCH_TEST_AFTER_PROBE_SCALE=X (environment) multiplies the after-run probe by X,\n"
-    "a slow moment on demand (macro/disturbed_test.sh).\n"
+    "a slow moment on demand (macro/disturbed_test.sh); such a run never raises the record.\n"
     "--dtype=bf16 on the CPU: bf16 GEMM operands with fp32 accumulation on oneDNN (AMX or\n"
     "AVX512-BF16), fp32 master weights, AdamW and the other ops; MFU against the measured CPU bf16\n"
     "peak (AMX's TDPBF16PS loop where Linux grants AMX, else AVX512-BF16's VDPBF16PS; a --ceilings\n"

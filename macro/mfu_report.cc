@@ -1,7 +1,6 @@
 // MfuReportLines: gpt_step's closing lines (mfu_report.h).
 #include "macro/mfu_report.h"
 
-#include <cmath>
 #include <utility>
 #include <map>
 #include <algorithm>
@@ -131,13 +130,17 @@ absl::StatusOr<double> AdamWBytesPerSecondOf(const GptSession& s, const std::vec
   return accounting::AdamWBytesPerSecond(s.num_params(), MeanOf(steps, &StepTimes::optimizer), AdamWBytesPerParam(s));
 }
 
-std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<StepTimes>& steps,
-                                        double mfu) {
+namespace {
+
+// The GEMM libraries and the rates at the step's shapes (CPU), with auto's candidates.
+std::vector<std::string> GemmRateLines(const GptSession& s) {
   std::vector<std::string> out;
   const double peak = s.peak().flops_per_s;
   if (!s.gemm_rates().empty()) {
-    out.push_back(absl::StrCat("GEMM          ", s.gemm_info().ToString(),
-                               " (--cpu_gemm=", s.gemm_info().backend, ")"));
+    out.push_back(absl::StrCat("GEMM          ", s.GemmDescription(),
+                               s.options().dtype == accounting::Dtype::kBf16
+                                   ? ""
+                                   : absl::StrCat(" (--cpu_gemm=", s.gemm_info().backend, ")")));
     out.push_back(absl::StrCat("GEMM rates    at this step's ", s.gemm_rates().size(), " GEMM shapes, ",
                                s.gemm_rates_source(), ":"));
     double flops = 0, seconds = 0;
@@ -178,28 +181,12 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
           "so neither is a candidate"));
     }
   }
-  for (std::string& line : GemmOpLines(s, steps)) out.push_back(std::move(line));
-  if (s.triad_bytes_per_s() > 0) {
-    const double triad = s.triad_bytes_per_s();
-    const double moved = triad * accounting::kTriadMovedPerCounted;
-    if (auto adamw = AdamWBytesPerSecondOf(s, steps); adamw.ok()) {
-      out.push_back(absl::StrFormat(
-          "AdamW         %.1f ms per step, %.1f GB/s (%.0f bytes per parameter: p, g, m, v read; p, m, v "
-          "written in place%s) = %.0f%% of the %.1f GB/s STREAM triad moves (%.1f GB/s as STREAM counts it, "
-          "without the write-allocate read; %s)",
-          1e3 * MeanOf(steps, &StepTimes::optimizer), *adamw / 1e9, AdamWBytesPerParam(s),
-          AdamWBytesPerParam(s) > accounting::kAdamWBytesPerFp32Param ? "; the bf16 copy of p written" : "",
-          100 * *adamw / moved, moved / 1e9, triad / 1e9, s.triad_source()));
-    }
-    if (auto f = StepFloorOf(s, steps); f.ok()) {
-      out.push_back(absl::StrFormat(
-          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at the triad's "
-          "%.1f GB/s %.1f ms; the step takes %.2fx its floor",
-          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, f->triad_moved_bytes_per_s / 1e9,
-          1e3 * f->adamw_seconds, f->step_multiple));
-    }
-    out.push_back("memory        " + sysinfo::DescribeHugePages());
-  }
+  return out;
+}
+
+// Where the MFU went, in parts that add up to 100% (CPU).
+std::vector<std::string> BreakdownLines(const GptSession& s, const std::vector<StepTimes>& steps) {
+  std::vector<std::string> out;
   auto b = StepMfuBreakdown(s, steps);
   if (b.ok()) {
     out.push_back("where the MFU went (shares of the mean step time; they add up to 100%)");
@@ -225,11 +212,44 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
   } else {
     out.push_back(absl::StrCat("where the MFU went: not broken down: ", b.status().message()));
   }
-  const accounting::MfuBand& band = accounting::RateMfu(mfu);
-  const std::string range = std::isinf(band.lower)   ? absl::StrCat("< ", Pct(band.upper))
-                            : std::isinf(band.upper) ? absl::StrCat(">= ", Pct(band.lower))
-                                                     : absl::StrCat(Pct(band.lower), " to ", Pct(band.upper));
-  out.push_back(absl::StrCat("MFU rating    ", band.name, " (", range, "): ", band.advice));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<StepTimes>& steps,
+                                        double mfu) {
+  std::vector<std::string> out;
+  for (std::string& line : GemmRateLines(s)) out.push_back(std::move(line));
+  for (std::string& line : GemmOpLines(s, steps)) out.push_back(std::move(line));
+  if (s.triad_bytes_per_s() > 0) {
+    const double triad = s.triad_bytes_per_s();
+    const double moved = triad * accounting::kTriadMovedPerCounted;
+    if (auto adamw = AdamWBytesPerSecondOf(s, steps); adamw.ok()) {
+      out.push_back(absl::StrFormat(
+          "AdamW         %.1f ms per step, %.1f GB/s (%.0f bytes per parameter: p, g, m, v read; p, m, v "
+          "written in place%s) = %.0f%% of the %.1f GB/s STREAM triad moves (%.1f GB/s as STREAM counts it, "
+          "without the write-allocate read; %s)",
+          1e3 * MeanOf(steps, &StepTimes::optimizer), *adamw / 1e9, AdamWBytesPerParam(s),
+          AdamWBytesPerParam(s) > accounting::kAdamWBytesPerFp32Param ? "; the bf16 copy of p written" : "",
+          100 * *adamw / moved, moved / 1e9, triad / 1e9, s.triad_source()));
+    }
+    if (auto f = StepFloorOf(s, steps); f.ok()) {
+      out.push_back(absl::StrFormat(
+          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at the triad's "
+          "%.1f GB/s %.1f ms; the step takes %.2fx its floor",
+          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, f->triad_moved_bytes_per_s / 1e9,
+          1e3 * f->adamw_seconds, f->step_multiple));
+    }
+    out.push_back("memory        " + sysinfo::DescribeHugePages());
+  }
+  for (std::string& line : BreakdownLines(s, steps)) out.push_back(std::move(line));
+  // The bands are of LLM training on GPUs; a CPU's figure is read against its floor instead.
+  std::string floor;
+  if (auto f = StepFloorOf(s, steps); f.ok()) {
+    floor = absl::StrFormat("read it against the floor above: the step takes %.2fx its floor", f->step_multiple);
+  }
+  out.push_back(absl::StrCat("MFU rating    ", accounting::MfuRatingText(mfu, s.options().device == "cuda", floor)));
   return out;
 }
 

@@ -2,7 +2,9 @@
 // bytes/s against STREAM triad, the step's floor and the step time as a multiple of it
 // (accounting/step_floor.h), where the MFU went (accounting/mfu_breakdown.h: achieved MFU, GEMM
 // efficiency, GEMMs slower in the step than alone, non-matmul ops, optimizer and data; they add
-// up to 100%), and the MFU rating band with the first thing to check (accounting/mfu_rating.h).
+// up to 100%), and the MFU rating (accounting/mfu_rating.h): on a GPU the band for LLM training on
+// GPUs with the first thing to check, on a CPU what its figure means there (against the peak
+// measured on its cores, read against the floor) and no band.
 #ifndef MACRO_MFU_REPORT_H_
 #define MACRO_MFU_REPORT_H_
 
@@ -27,7 +29,7 @@ absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std
 absl::StatusOr<double> AdamWBytesPerSecondOf(const GptSession& s, const std::vector<StepTimes>& steps);
 
 // The summary's closing lines: GEMM library and rates, the breakdown (when it could be made),
-// the rating band of `mfu` and its advice.
+// and the MFU rating of `mfu` (a GPU's band and its advice; a CPU's reading against its floor).
 std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<StepTimes>& steps, double mfu);
 
 }  // namespace macro

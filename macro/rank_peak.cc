@@ -9,7 +9,10 @@
 #include "absl/strings/str_format.h"
 #include "accounting/ceilings.h"
 #include "accounting/cpu_peak.h"
+#include "harness/peak_record.h"
+#include "macro/peak_record_check.h"
 #include "measure/cpu_ceilings.h"
+#include "measure/stream.h"
 #include "model/threads.h"
 #include "sysinfo/cpu_info.h"
 
@@ -33,6 +36,13 @@ absl::StatusOr<SourcePeak> NoPeak(const std::string& device_name, accounting::Dt
   out.peak.source = absl::StrCat("n/a: no peak for '", device_name, "' in ", accounting::DtypeName(dtype), " (",
                                  why, "; ", hint, ")");
   return out;
+}
+
+// "best of 2 FMA probes: before ..., after ..., best taken (...)[; this machine's record: ...]; the
+// start-up probe: <its source>".
+std::string ProbedSource(const RankPeak& run_peak, const accounting::PeakProbes& probes) {
+  return absl::StrCat("best of 2 ", run_peak.dtype == accounting::Dtype::kBf16 ? "bf16 " : "FMA ",
+                      accounting::DescribeProbes(probes), "; the start-up probe: ", run_peak.peak.source);
 }
 
 }  // namespace
@@ -184,6 +194,11 @@ absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& 
     run.cores = cpu.physical_cores > 0 ? cpu.physical_cores : std::max(1, cpu.logical_cpus);
     run.threads = threads > 0 ? threads : model::NumThreads();
   }
+  if (chosen->origin == PeakOrigin::kMeasuredAtStartup) {
+    // A malformed MLBENCH_PEAK_RECORD is refused before the run, not after its timed work (any
+    // other trouble with the record is a warning then, peak_record_check.h).
+    if (auto record = harness::PeakRecordPath(); absl::IsInvalidArgument(record.status())) return record.status();
+  }
   auto peak = PeakForRank(*chosen, run);
   if (peak.ok()) peak->dtype = o.dtype;
   return peak;
@@ -195,9 +210,7 @@ ProbedPeak BestOfProbes(const RankPeak& run_peak, double after_flops_per_s) {
   out.probes.before = run_peak.peak.flops_per_s;
   out.probes.after = after_flops_per_s;
   out.peak.flops_per_s = accounting::BestProbe(out.probes);
-  out.peak.source = absl::StrCat("best of 2 ", run_peak.dtype == accounting::Dtype::kBf16 ? "bf16 " : "FMA ",
-                                 accounting::DescribeProbes(out.probes),
-                                 "; the start-up probe: ", run_peak.peak.source);
+  out.peak.source = ProbedSource(run_peak, out.probes);
   return out;
 }
 
@@ -216,20 +229,33 @@ absl::StatusOr<ProbedPeak> ProbeAgain(const RankPeak& run_peak) {
           absl::StrCat(kAfterProbeScaleEnv, "=", env, " is invalid: allowed 0 < X <= 10"));
     }
   }
+  double after = 0;
+  int threads = 0;
   if (run_peak.dtype == accounting::Dtype::kBf16) {
     auto bf16 = micro::MeasureCpuBf16PeakNow();
     if (!bf16.ok()) {
       return absl::Status(bf16.status().code(),
                           absl::StrCat("the bf16 probe after the timed steps: ", bf16.status().message()));
     }
-    return BestOfProbes(run_peak, bf16->flops_per_s * run_peak.scale * scale);
+    after = bf16->flops_per_s;
+    threads = bf16->threads;
+  } else {
+    auto fma = micro::MeasureCpuFmaPeak();
+    if (!fma.ok()) {
+      return absl::Status(fma.status().code(),
+                          absl::StrCat("the FMA probe after the timed steps: ", fma.status().message()));
+    }
+    after = fma->flops_per_s;
+    threads = fma->threads;
   }
-  auto fma = micro::MeasureCpuFmaPeak();
-  if (!fma.ok()) {
-    return absl::Status(fma.status().code(),
-                        absl::StrCat("the FMA probe after the timed steps: ", fma.status().message()));
-  }
-  return BestOfProbes(run_peak, fma->flops_per_s * run_peak.scale * scale);
+  ProbedPeak out = BestOfProbes(run_peak, after * run_peak.scale * scale);
+  // This machine's record (peak_record_check.h), of the unscaled probe on the run's threads. The
+  // test hook's scaled probe is no measurement: it is compared, never recorded.
+  ConsultPeakRecord(StartupFigures(run_peak.dtype, out.peak.flops_per_s / run_peak.scale, threads,
+                                   micro::LastMeasuredStream()),
+                    /*may_raise=*/scale == 1, &out.probes);
+  out.peak.source = ProbedSource(run_peak, out.probes);  // with the record, when there is one
+  return out;
 }
 
 }  // namespace macro

@@ -93,7 +93,8 @@ absl::StatusOr<SourcePeak> ChooseSourcePeak(const StepOptions& o, const std::str
                                             UnknownPeak unknown = UnknownPeak::kRefuse);
 
 // ChooseSourcePeak, then PeakForRank with `threads` (the run's thread count; <= 0: the OpenMP
-// default now) and this machine's physical cores.
+// default now) and this machine's physical cores. A figure measured at start-up is refused here,
+// before the run, when MLBENCH_PEAK_RECORD is malformed (harness/peak_record.h).
 absl::StatusOr<RankPeak> ChooseRunPeak(const StepOptions& o, const std::string& device_name, int threads,
                                        UnknownPeak unknown = UnknownPeak::kRefuse);
 
@@ -115,6 +116,12 @@ inline constexpr char kAfterProbeScaleEnv[] = "MLBENCH_TEST_AFTER_PROBE_SCALE";
 // now, which are the run's), scales it by the same rule, and takes the best of the two; any other
 // figure (--peak_flops, --ceilings, a datasheet) is returned as is, without probes. Errors: the
 // measurement failed; a malformed MLBENCH_TEST_AFTER_PROBE_SCALE.
+//
+// A probed peak is then compared with this machine's record (peak_record_check.h): the best probe
+// and the STREAM figures this process measured at start-up (gpt_step's triad, gpt_decode's copy)
+// go into probes.records, which JudgeDisturbance turns into DISTURBED when one is more than 15%
+// below its record, and the peak's source names the record. Probes that are quiet raise the
+// record (one line on stderr says so); with MLBENCH_TEST_AFTER_PROBE_SCALE set they never do.
 absl::StatusOr<ProbedPeak> ProbeAgain(const RankPeak& run_peak);
 
 // The probes' figure from two measurements of the same rule (pure; ProbeAgain's arithmetic).

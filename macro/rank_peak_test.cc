@@ -3,13 +3,18 @@
 // --peak_flops) on the CPU and on a GPU; and ChooseSourcePeak's origin for each flag.
 #include "macro/rank_peak.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/machine_key.h"
+#include "harness/peak_record.h"
 #include "macro/step_options.h"
+#include "model/threads.h"
 
 namespace macro {
 namespace {
@@ -256,16 +261,77 @@ TEST(RankPeakTest, BestOfProbesKeepsTheFasterAndNamesBoth) {
   EXPECT_DOUBLE_EQ(slow_end.peak.flops_per_s, 163e9);
 }
 
+// The record file of one test, in its temporary folder (harness/peak_record.h).
+std::string RecordFile(const std::string& name) {
+  const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
+  mkdir(dir.c_str(), 0700);
+  return dir + "/record.json";
+}
+
 TEST(RankPeakTest, FiguresNotMeasuredAtStartupAreNotProbedAgain) {
+  const std::string record = RecordFile("not_probed");
+  ASSERT_EQ(setenv(harness::kPeakRecordEnv, record.c_str(), 1), 0);
   for (PeakOrigin origin : {PeakOrigin::kFlag, PeakOrigin::kCeilingsFile, PeakOrigin::kDatasheet}) {
     absl::StatusOr<RankPeak> p = PeakForRank(Source(1e3, origin, 0, "flag"), Cpu(1, 2));
     ASSERT_TRUE(p.ok()) << p.status();
     absl::StatusOr<ProbedPeak> again = ProbeAgain(*p);
     ASSERT_TRUE(again.ok()) << again.status();
     EXPECT_FALSE(again->probes.both());
+    EXPECT_TRUE(again->probes.records.empty());  // not a probe: no record either
     EXPECT_DOUBLE_EQ(again->peak.flops_per_s, p->peak.flops_per_s);
     EXPECT_EQ(again->peak.source, p->peak.source);
   }
+  struct stat st;
+  EXPECT_NE(stat(record.c_str(), &st), 0) << "a figure that was not probed made a record";
+  ASSERT_EQ(unsetenv(harness::kPeakRecordEnv), 0);
+}
+
+// A probed peak is compared with this machine's record: here one 1000x the probe (as if a quiet
+// run had measured that), so the run is DISTURBED naming both figures, and the record stays.
+TEST(RankPeakTest, AProbeFarBelowThisMachinesRecordIsDisturbed) {
+  const std::string record = RecordFile("below");
+  ASSERT_EQ(setenv(harness::kPeakRecordEnv, record.c_str(), 1), 0);
+  const int threads = model::NumThreads();  // the probes' threads (omp_get_max_threads)
+  absl::StatusOr<harness::MachineId> machine = harness::ThisMachineId();
+  ASSERT_TRUE(machine.ok()) << machine.status();
+  ASSERT_TRUE(harness::RaisePeakRecord(record, *machine, {{absl::StrCat("fp32_fma/threads=", threads), 1e15, "FLOP/s"}})
+                  .ok());
+  absl::StatusOr<RankPeak> p = PeakForRank(
+      Source(1e11, PeakOrigin::kMeasuredAtStartup, threads, "measured at start-up: x"), Cpu(threads, threads));
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<ProbedPeak> again = ProbeAgain(*p);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_FALSE(again->probes.records.empty());
+  EXPECT_EQ(again->probes.records[0].record, 1e15);
+  accounting::Disturbance d = accounting::JudgeDisturbance({}, again->probes);
+  EXPECT_TRUE(d.disturbed);
+  EXPECT_THAT(d.reason, testing::HasSubstr(absl::StrCat(
+                            "GFLOP/s is 0.0% of this machine's record 1000000.0 GFLOP/s (", threads,
+                            threads == 1 ? " thread" : " threads", "), more than 15% below it (record: ", record,
+                            ")")));
+  EXPECT_THAT(again->peak.source,
+              testing::HasSubstr(absl::StrCat("; this machine's record (", record,
+                                              "): FMA peak probe (the best of start-up and after) "
+                                              "1000000.0 GFLOP/s (")));
+  EXPECT_EQ(harness::ReadPeakRecord(record, machine->hash)->size(), 1u);  // nothing raised
+  ASSERT_EQ(unsetenv(harness::kPeakRecordEnv), 0);
+}
+
+// A malformed MLBENCH_PEAK_RECORD is refused before the run when the peak is to be probed; a run
+// that does not probe (--peak_flops) does not read it.
+TEST(RankPeakTest, AMalformedRecordVariableIsRefusedBeforeTheRun) {
+  ASSERT_EQ(setenv(harness::kPeakRecordEnv, "relative/record.json", 1), 0);
+  StepOptions o;
+  o.device = "cpu";
+  auto p = ChooseRunPeak(o, "", /*threads=*/0);
+  ASSERT_FALSE(p.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(p.status())) << p.status();
+  EXPECT_THAT(std::string(p.status().message()),
+              testing::StartsWith("MLBENCH_PEAK_RECORD='relative/record.json' is invalid: allowed an absolute file "
+                                  "path"));
+  o.peak_flops = 1e11;
+  EXPECT_TRUE(ChooseRunPeak(o, "", 0).ok());
+  ASSERT_EQ(unsetenv(harness::kPeakRecordEnv), 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "accounting/costs.h"
@@ -28,6 +29,9 @@ using Buffer = std::unique_ptr<float, FreeDeleter>;
 Buffer Allocate(int64_t n) {
   return Buffer(static_cast<float*>(sysinfo::AllocateLarge(static_cast<size_t>(n) * sizeof(float))));
 }
+
+std::mutex g_last_mu;
+std::optional<StreamResult>* g_last = new std::optional<StreamResult>();  // guarded by g_last_mu
 
 template <typename F>
 double Seconds(F&& f) {
@@ -93,7 +97,14 @@ absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials) 
           absl::StrCat("STREAM copy wrote ", b.get()[i], " at ", i, ", expected ", a.get()[i]));
     }
   }
+  std::lock_guard<std::mutex> lock(g_last_mu);
+  *g_last = r;
   return r;
+}
+
+std::optional<StreamResult> LastMeasuredStream() {
+  std::lock_guard<std::mutex> lock(g_last_mu);
+  return *g_last;
 }
 
 }  // namespace micro

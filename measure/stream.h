@@ -10,6 +10,7 @@
 #define MEASURE_STREAM_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 
@@ -31,6 +32,12 @@ void StreamTriad(float* a, const float* b, const float* c, float s, int64_t n);
 // Arrays of `bytes_per_array` bytes each (rounded down to whole floats). Error when
 // bytes_per_array < 4096 or trials < 1, or when a copied value does not match its source.
 absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials);
+
+// The figures of this process's latest successful MeasureStream; nullopt when none ran. A run
+// that measured STREAM at start-up (gpt_step's triad, gpt_decode's copy) compares them with this
+// machine's record after its timed work (macro/rank_peak.h ProbeAgain) without carrying them
+// there itself.
+std::optional<StreamResult> LastMeasuredStream();
 
 // Bytes per array for a STREAM run that respects the 4x-LLC rule: max(4 x llc_bytes, 64 MiB);
 // llc_bytes <= 0 (unknown) gives 256 MiB.
