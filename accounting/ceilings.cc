@@ -37,7 +37,7 @@ absl::Status CheckGemmUnderItsPeak(const Ceilings& c, const std::string& key, do
   if (value <= peak->second * (1 + kGemmOverPeakTolerance)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrFormat(
       "%s: gemm_flops_per_s.%s = %.4g FLOP/s is above the file's own %s peak, peak_flops.%s = %.4g FLOP/s "
-      "(%.0f%% of it; a GEMM runs at most at the peak, allowed up to %.0f%% for measurement noise): "
+      "(%.0f%% of it; a GEMM runs at most at the peak, allowed up to %.0f%% for a busy machine's noise): "
       "measure the file again with `bazel run //micro:ceilings`",
       where, key, value, dtype, dtype, peak->second, 100 * value / peak->second,
       100 * (1 + kGemmOverPeakTolerance)));

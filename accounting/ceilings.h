@@ -17,8 +17,8 @@
 // a DRAM figure, as files written before the field were.
 //
 // Every peak and the bandwidth, when not 0 (no figure), must lie in its physical band
-// (accounting/plausible.h), and every GEMM rate at most kGemmOverPeakTolerance above the file's
-// own peak for its dtype (bf16 when its key holds "/bf16/", else fp32) where the file has one;
+// (accounting/plausible.h), and every GEMM rate at most kGemmOverPeakTolerance (25%) above the
+// file's own peak for its dtype (bf16 when its key holds "/bf16/", else fp32) where the file has one;
 // the file may be at most harness::kMaxJsonFileBytes.
 //
 // Written to a temporary name in the same folder and renamed, so a reader never sees half a file.
@@ -36,9 +36,13 @@
 
 namespace accounting {
 
-// How far a GEMM rate may read above its own file's peak (both are measurements of a noisy
-// machine, taken minutes apart): 3%, the DISTURBED rule's tolerance (accounting/disturbed.h).
-inline constexpr double kGemmOverPeakTolerance = 0.03;
+// How far a GEMM rate may read above its own file's peak. Both are measurements of a machine
+// that may be busy, taken seconds to minutes apart: under other jobs' load //micro:ceilings' FMA
+// probe read more than 3% below a GEMM measured a moment later (ceilings_test failed so while a
+// CI run and two builds shared 2 cores). 25% still refuses what the rule is for: a hand-edited
+// rate (5e15 against a 1e11 peak was printed as 4970407% of peak), or another machine's figures
+// (an AVX-512 machine's GEMMs beside an AVX2 peak: 2x).
+inline constexpr double kGemmOverPeakTolerance = 0.25;
 
 struct Ceilings {
   std::string machine;                       // CPU or GPU name

@@ -83,7 +83,7 @@ TEST(Ceilings, GemmRatesRoundTripAndBadOnesAreErrors) {
   EXPECT_NE(r.status().message().find("gemm_flops_per_s.x"), std::string::npos) << r.status();
 }
 
-// A GEMM rate above its file's own peak for its dtype (over 3%: noise) is refused naming the key
+// A GEMM rate above its file's own peak for its dtype (over 25%: a busy machine's noise) is refused naming the key
 // and both figures, on reading and on writing; a bf16 key is held to the bf16 peak, and a rate
 // whose dtype has no peak in the file to nothing.
 TEST(Ceilings, AGemmRateAboveItsOwnPeakIsRefused) {
@@ -96,9 +96,9 @@ TEST(Ceilings, AGemmRateAboveItsOwnPeakIsRefused) {
               testing::HasSubstr("gemm_flops_per_s.onednn/NT/M:64/N:2304/K:768/bias = 5e+15 FLOP/s is above the "
                                  "file's own fp32 peak, peak_flops.fp32 = 1e+11 FLOP/s (5000000% of it"));
   Ceilings c = Sample();  // fp32 1.96e11, bf16 3e11
-  c.gemm_flops_per_s = {{"onednn/NT/M:1/N:1/K:1", 1.96e11 * 1.02}, {"onednn/bf16/NT/M:1/N:1/K:1", 2.9e11}};
-  EXPECT_TRUE(WriteCeilings(TempDir() + "/ceilings_gemm_ok.json", c).ok());  // within 3%; bf16 under its own
-  c.gemm_flops_per_s["onednn/bf16/NT/M:1/N:1/K:1"] = 3.2e11;
+  c.gemm_flops_per_s = {{"onednn/NT/M:1/N:1/K:1", 1.96e11 * 1.2}, {"onednn/bf16/NT/M:1/N:1/K:1", 2.9e11}};
+  EXPECT_TRUE(WriteCeilings(TempDir() + "/ceilings_gemm_ok.json", c).ok());  // within 25%; bf16 under its own
+  c.gemm_flops_per_s["onednn/bf16/NT/M:1/N:1/K:1"] = 3.0e11 * 1.3;
   const absl::Status w = WriteCeilings(TempDir() + "/ceilings_gemm_over2.json", c);
   ASSERT_FALSE(w.ok());
   EXPECT_THAT(std::string(w.message()), testing::HasSubstr("above the file's own bf16 peak"));

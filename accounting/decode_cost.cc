@@ -19,8 +19,11 @@ absl::Status PositiveBytes(const char* name, double v) {
 absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per_param) {
   if (auto st = ValidateGptShape(shape); !st.ok()) return st;
   if (auto st = PositiveBytes("bytes_per_param", bytes_per_param); !st.ok()) return st;
-  const double n = static_cast<double>(GptParamCount(shape, /*include_position_embeddings=*/false));
-  return (n + static_cast<double>(shape.width)) * bytes_per_param;
+  // Every matmul weight (the LM head included), and one row of each lookup table a token reads:
+  // its wpe row (learned positions) and, untied, its wte row.
+  const double n = static_cast<double>(FlopParamCount(shape));
+  const double rows = (shape.learned_positions ? 1.0 : 0.0) + (shape.tied ? 0.0 : 1.0);
+  return (n + rows * static_cast<double>(shape.width)) * bytes_per_param;
 }
 
 absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per_param,
@@ -37,8 +40,10 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
     return absl::InvalidArgumentError(absl::StrCat("positions ", first, " .. ", first + steps - 1,
                                                    " are outside the block 0 .. ", shape.block - 1));
   }
-  const double L = static_cast<double>(shape.layers), C = static_cast<double>(shape.width);
-  const double n = static_cast<double>(GptParamCount(shape, /*include_position_embeddings=*/false));
+  const double L = static_cast<double>(shape.layers);
+  const double q = static_cast<double>(shape.heads * shape.head_size());           // H*hd
+  const double kv = static_cast<double>(shape.kv_head_count() * shape.head_size());  // KV*hd
+  const double n = static_cast<double>(FlopParamCount(shape));
   // Keys read summed over the steps: sum of (pos + 1) for pos = first .. first + steps - 1.
   const double s = static_cast<double>(steps);
   const double keys = s * static_cast<double>(first) + s * (s + 1) / 2;
@@ -46,8 +51,8 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
   c.batch = batch;
   c.steps = steps;
   c.weight_bytes = *weights * s;
-  c.kv_bytes = 2 * L * C * keys * bytes_per_kv_element * static_cast<double>(batch);
-  c.flops = (2 * n * s + 4 * L * C * keys) * static_cast<double>(batch);
+  c.kv_bytes = 2 * L * kv * keys * bytes_per_kv_element * static_cast<double>(batch);  // K/V heads only
+  c.flops = (2 * n * s + 4 * L * q * keys) * static_cast<double>(batch);              // per query head
   return c;
 }
 

@@ -3,16 +3,19 @@
 //
 // One decode step feeds one token per stream (B streams) at position `pos` (0-based) and makes
 // one new token per stream. It reads:
-//   weights   once per step, whatever B: every parameter except the position table (wpe), of
-//             which only the row `pos` is read: (N + C) * bytes_per_param, N as in gpt_flops.h
-//             (no wpe; the tied LM head counted once, through wte);
-//   KV cache  per stream, the keys and values of positions 0..pos in every layer:
-//             2 * L * C * (pos + 1) * bytes_per_kv_element.
+//   weights   once per step, whatever B: every matmul weight, N of gpt_flops.h (FlopParamCount:
+//             no wpe, no untied input embedding; the tied LM head counted once, through wte),
+//             and one row of each lookup table the token reads (its wpe row with learned
+//             positions, its wte row when untied): (N + rows * C) * bytes_per_param;
+//   KV cache  per stream, the keys and values of positions 0..pos in every layer, K/V heads
+//             only (grouped-query attention keeps KV < H heads):
+//             2 * L * KV * hd * (pos + 1) * bytes_per_kv_element.
 // Activations (a few C-vectors per layer) and the cache writes (2 * L * C per stream) are not
 // counted. Bytes per token = bytes per step / B, so batching divides the weights among the
 // streams and the bound per stream stays near flat until compute catches up.
-// FLOPs per token: 2N (one multiply-add per matmul weight) + 4 * L * C * (pos + 1) (q.k and
-// p.v over pos + 1 keys: no masked half is computed, so there is no full/causal convention).
+// FLOPs per token: 2N (one multiply-add per matmul weight) + 4 * L * H * hd * (pos + 1) (q.k and
+// p.v per query head over pos + 1 keys: no masked half is computed, so there is no full/causal
+// convention).
 // The bound: tokens/s <= bandwidth / bytes per token, DecodeTokensPerSecondBound of
 // estimates.h applied to those bytes (with the KV cache ignored and B = 1 it is that estimate).
 #ifndef ACCOUNTING_DECODE_COST_H_
@@ -38,7 +41,7 @@ struct DecodeCost {
   double flops_per_token() const { return flops / tokens(); }
 };
 
-// Weights a decode step reads: (GptParamCount without wpe + C) * bytes_per_param.
+// Weights a decode step reads: (FlopParamCount + one row per lookup table read) * bytes_per_param.
 absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per_param);
 
 // One step at `position` (0 <= position < block) for `batch` >= 1 streams. bytes_per_param and

@@ -19,23 +19,38 @@ absl::Status ValidateGptShape(const GptShape& s) {
     return absl::InvalidArgumentError(absl::StrCat("heads=", s.heads, " does not divide width=", s.width,
                                                    ": width must be a multiple of heads"));
   }
+  if (s.kv_heads < 0 || s.mlp_hidden < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("kv_heads=", s.kv_heads, ", mlp_hidden=", s.mlp_hidden,
+                                                   " are invalid: must be >= 1 (0: the default)"));
+  }
+  if (s.heads % s.kv_head_count() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("kv_heads=", s.kv_heads, " does not divide heads=", s.heads,
+                                                   ": each K/V head serves a whole group of query heads"));
+  }
   return absl::OkStatus();
 }
 
 int64_t GptParamCount(const GptShape& s, bool include_position_embeddings) {
-  const int64_t C = s.width;
-  const int64_t b = s.bias ? 1 : 0;                   // bias=false drops every Linear and LayerNorm bias
-  const int64_t ln = C + b * C;                       // LayerNorm weight (+ bias)
-  const int64_t per_layer = ln                        // ln_1
-                            + 3 * C * C + b * 3 * C   // attn.c_attn (qkv)
-                            + C * C + b * C           // attn.c_proj
-                            + ln                      // ln_2
-                            + 4 * C * C + b * 4 * C   // mlp.c_fc
-                            + 4 * C * C + b * C;      // mlp.c_proj
-  int64_t n = s.vocab * C                             // wte (tied with lm_head)
-              + s.layers * per_layer + ln;            // blocks + ln_f
-  if (include_position_embeddings) n += s.block * C;  // wpe
+  const int64_t C = s.width, F = s.hidden(), kv = s.kv_head_count() * s.head_size();
+  const int64_t b = s.bias ? 1 : 0;  // bias=false drops every Linear and LayerNorm bias
+  const int64_t norm = C + (s.rmsnorm ? 0 : b * C);  // weight (+ a LayerNorm's bias)
+  const int64_t mlp = s.swiglu ? 3 * C * F + b * (2 * F + C)  // gate, up (C x F each), down (F x C)
+                               : 2 * C * F + b * (F + C);     // c_fc (C x F), c_proj (F x C)
+  const int64_t per_layer = norm                                // norm 1
+                            + C * (C + 2 * kv) + b * (C + 2 * kv)  // q, k, v
+                            + C * C + b * C                     // attention projection
+                            + norm                              // norm 2
+                            + mlp;
+  int64_t n = s.vocab * C                 // wte (the LM head too when tied)
+              + s.layers * per_layer + norm;  // blocks + the final norm
+  if (!s.tied) n += s.vocab * C;           // lm_head
+  if (include_position_embeddings && s.learned_positions) n += s.block * C;  // wpe
   return n;
+}
+
+int64_t FlopParamCount(const GptShape& s) {
+  const int64_t n = GptParamCount(s, /*include_position_embeddings=*/false);
+  return s.tied ? n : n - s.vocab * s.width;  // an untied wte is a lookup
 }
 
 const std::string& ConventionName(AttentionConvention c) {
@@ -52,16 +67,17 @@ const std::string& ConventionFormula(AttentionConvention c) {
 
 double AttentionTrainFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c) {
   const double k = c == AttentionConvention::kFull ? 12.0 : 6.0;
-  return k * static_cast<double>(s.layers) * static_cast<double>(s.width) * static_cast<double>(seq);
+  const double query_width = static_cast<double>(s.heads) * static_cast<double>(s.head_size());  // H*hd
+  return k * static_cast<double>(s.layers) * query_width * static_cast<double>(seq);
 }
 
 double TrainFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c) {
-  const double n = static_cast<double>(GptParamCount(s, /*include_position_embeddings=*/false));
+  const double n = static_cast<double>(FlopParamCount(s));
   return 6.0 * n + AttentionTrainFlopsPerToken(s, seq, c);
 }
 
 double ForwardFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c) {
-  const double n = static_cast<double>(GptParamCount(s, /*include_position_embeddings=*/false));
+  const double n = static_cast<double>(FlopParamCount(s));
   return 2.0 * n + AttentionTrainFlopsPerToken(s, seq, c) / 3.0;
 }
 

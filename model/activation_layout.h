@@ -1,7 +1,10 @@
 // The activation and scratch tensors the CPU model allocates once at creation, for a batch of
 // B sequences of T tokens: what forward keeps for backward, the logits, and the few backward
 // scratch buffers reused across layers (not llm.c's full mirror of the activations).
-// Legend: L layers, B batch, T sequence, C width, NH heads, Vp padded vocab.
+// Legend: L layers, B batch, T sequence, C width, NH heads, Vp padded vocab, QKV the qkv GEMM's
+// width (3C with multi-head attention), F the MLP's hidden width, FC the up GEMM's (F with GeLU,
+// 2F with SwiGLU). "ln" names the block's norms, LayerNorm or RMSNorm (RMSNorm keeps no mean:
+// its *Mean tensors have size 0).
 #ifndef MODEL_ACTIVATION_LAYOUT_H_
 #define MODEL_ACTIVATION_LAYOUT_H_
 
@@ -18,15 +21,15 @@ enum class ActId : int {
   kLn1,        // (L, B, T, C)
   kLn1Mean,    // (L, B, T)
   kLn1Rstd,    // (L, B, T)
-  kQkv,        // (L, B, T, 3C)
+  kQkv,        // (L, B, T, QKV), q and k rotated when the positions are RoPE's
   kAtty,       // (L, B, T, C) attention output, heads concatenated
   kAtt,        // (L, B, NH, T, T) softmax scores (zeros above the diagonal)
   kResidual2,  // (L, B, T, C) after the attention residual add
   kLn2,        // (L, B, T, C)
   kLn2Mean,    // (L, B, T)
   kLn2Rstd,    // (L, B, T)
-  kFch,        // (L, B, T, 4C) MLP hidden before GeLU; after Forward, GeLU's derivative there
-  kFchGelu,    // (L, B, T, 4C) after GeLU
+  kFch,        // (L, B, T, FC) the up GEMM's output; GeLU: its derivative there after Forward
+  kFchGelu,    // (L, B, T, F) the activation's output (GeLU's, or SwiGLU's silu(gate) * up)
   kResidual3,  // (L, B, T, C) block output
   kLnf,        // (B, T, C)
   kLnfMean,    // (B, T)
@@ -37,11 +40,12 @@ enum class ActId : int {
   kProj,       // (B, T, C) scratch: attn / MLP projection output before the residual add
   kDResidual,  // (B, T, C) backward: gradient of the residual stream
   kDBtc,       // (B, T, C) backward scratch: d ln_f, d ln, d atty
-  kDFch,       // (B, T, 4C) backward scratch
-  kDQkv,       // (B, T, 3C) backward scratch
+  kDFch,       // (B, T, FC) backward scratch
+  kDQkv,       // (B, T, QKV) backward scratch
   kDAtt,       // (B, NH, T, T) backward scratch
+  kDFchAct,    // (B, T, F) backward scratch: SwiGLU's output gradient (size 0 with GeLU, done in place)
 };
-inline constexpr int kNumActivationTensors = 26;
+inline constexpr int kNumActivationTensors = 27;
 
 struct ActivationTensor {
   ActId id;

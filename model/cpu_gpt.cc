@@ -1,4 +1,5 @@
-// The CPU GPT-2: forward, backward and AdamW over the ops in *_cpu.h, one layer at a time.
+// The CPU decoder (GPT-2, Llama): forward, backward and AdamW over the ops in *_cpu.h, one layer at
+// a time, each op chosen by the config's switches.
 #include "model/cpu_gpt.h"
 
 #include <cstdio>
@@ -16,6 +17,9 @@
 #include "model/matmul_bf16_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/matmul_cpu.h"
+#include "model/rmsnorm_cpu.h"
+#include "model/rope_cpu.h"
+#include "model/swiglu_cpu.h"
 #include "sysinfo/huge_pages.h"
 
 namespace model {
@@ -72,9 +76,16 @@ absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& co
     const int64_t BT = static_cast<int64_t>(B) * T, C = config.width;
     m->bf16_ = true;
     m->params_bf16_ = AlignedArray<uint16_t>(n);
-    // Per layer the inputs of qkv, attproj (C each), fc (C) and fcproj (4C); then lnf's (C).
-    m->acts_bf16_ = AlignedArray<uint16_t>(config.layers * BT * 7 * C + BT * C);
-    m->dout_bf16_ = AlignedArray<uint16_t>(BT * std::max<int64_t>(config.padded_vocab, 4 * C));
+    // Per layer the inputs of qkv, attproj (C each), fc (C) and fcproj (F); then lnf's (C).
+    m->acts_bf16_ = AlignedArray<uint16_t>(config.layers * m->Bf16LayerStride() + BT * C);
+    m->dout_bf16_ = AlignedArray<uint16_t>(
+        BT * std::max<int64_t>({config.padded_vocab, int64_t{config.fc_width()}, int64_t{config.qkv_width()}}));
+  }
+  if (config.positions == PositionKind::kRope) {
+    const int64_t half = config.head_size() / 2;
+    m->rope_cos_.assign(static_cast<size_t>(T * half), F(0));
+    m->rope_sin_.assign(static_cast<size_t>(T * half), F(0));
+    rope_table(m->rope_cos_.data(), m->rope_sin_.data(), T, config.head_size(), config.rope_theta);
   }
   m->inputs_.assign(static_cast<size_t>(B) * T, 0);
   m->targets_.assign(static_cast<size_t>(B) * T, 0);
@@ -84,20 +95,23 @@ absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& co
 template <typename F>
 typename CpuGpt<F>::LayerActs CpuGpt<F>::LayerActivations(int64_t l) {
   const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+  const int64_t QKV = config_.qkv_width(), FC = config_.fc_width(), Fh = config_.hidden();
+  // RMSNorm keeps no mean: its mean pointers are null (and unread).
+  auto mean = [&](ActId id) { return config_.norm == NormKind::kLayerNorm ? act(id) + l * BT : nullptr; };
   LayerActs a;
   a.residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
   a.ln1 = act(ActId::kLn1) + l * BT * C;
-  a.ln1_mean = act(ActId::kLn1Mean) + l * BT;
+  a.ln1_mean = mean(ActId::kLn1Mean);
   a.ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
-  a.qkv = act(ActId::kQkv) + l * BT * 3 * C;
+  a.qkv = act(ActId::kQkv) + l * BT * QKV;
   a.atty = act(ActId::kAtty) + l * BT * C;
   a.att = act(ActId::kAtt) + l * B * NH * T * T;
   a.residual2 = act(ActId::kResidual2) + l * BT * C;
   a.ln2 = act(ActId::kLn2) + l * BT * C;
-  a.ln2_mean = act(ActId::kLn2Mean) + l * BT;
+  a.ln2_mean = mean(ActId::kLn2Mean);
   a.ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
-  a.fch = act(ActId::kFch) + l * BT * 4 * C;
-  a.fch_gelu = act(ActId::kFchGelu) + l * BT * 4 * C;
+  a.fch = act(ActId::kFch) + l * BT * FC;
+  a.fch_gelu = act(ActId::kFchGelu) + l * BT * Fh;
   a.residual3 = act(ActId::kResidual3) + l * BT * C;
   return a;
 }
@@ -105,7 +119,7 @@ typename CpuGpt<F>::LayerActs CpuGpt<F>::LayerActivations(int64_t l) {
 template <typename F>
 typename CpuGpt<F>::LayerBf16 CpuGpt<F>::LayerBf16Inputs(int64_t l) {
   const int64_t BT = static_cast<int64_t>(B_) * T_, C = config_.width;
-  uint16_t* base = acts_bf16_.data() + l * BT * 7 * C;
+  uint16_t* base = acts_bf16_.data() + l * Bf16LayerStride();
   return LayerBf16{base, base + BT * C, base + 2 * BT * C, base + 3 * BT * C};
 }
 
@@ -136,11 +150,78 @@ void CpuGpt<F>::LinearBackward(F* dinp, F* dw, F* dbias, F* dout, const F* inp, 
 }
 
 template <typename F>
+void CpuGpt<F>::NormForward(F* out, F* mean, F* rstd, const F* inp, const F* w, const F* b) {
+  if (config_.norm == NormKind::kRmsNorm) {
+    ScopedOp op(timer_, "rmsnorm_forward");
+    rmsnorm_forward(out, rstd, inp, w, B_, T_, config_.width);
+  } else {
+    ScopedOp op(timer_, "layernorm_forward");
+    layernorm_forward(out, mean, rstd, inp, w, b, B_, T_, config_.width);
+  }
+}
+
+template <typename F>
+void CpuGpt<F>::ResidualNormForward(F* residual, F* out, F* mean, F* rstd, const F* inp1, const F* inp2, const F* w,
+                                    const F* b) {
+  if (config_.norm == NormKind::kRmsNorm) {
+    ScopedOp op(timer_, "residual_rmsnorm_forward");
+    residual_rmsnorm_forward(residual, out, rstd, inp1, inp2, w, B_, T_, config_.width);
+  } else {
+    ScopedOp op(timer_, "residual_layernorm_forward");
+    residual_layernorm_forward(residual, out, mean, rstd, inp1, inp2, w, b, B_, T_, config_.width);
+  }
+}
+
+template <typename F>
+void CpuGpt<F>::NormBackward(F* dinp, F* dw, F* db, const F* dout, const F* inp, const F* w, const F* mean,
+                             const F* rstd, GradWrite write) {
+  if (config_.norm == NormKind::kRmsNorm) {
+    ScopedOp op(timer_, "rmsnorm_backward");
+    rmsnorm_backward(dinp, dw, dout, inp, w, rstd, B_, T_, config_.width, write);
+  } else {
+    ScopedOp op(timer_, "layernorm_backward");
+    layernorm_backward(dinp, dw, db, dout, inp, w, mean, rstd, B_, T_, config_.width, write);
+  }
+}
+
+template <typename F>
+void CpuGpt<F>::MlpForward(int64_t l, const ParamPointers<F>& p, F* proj) {
+  const int64_t BT = static_cast<int64_t>(B_) * T_, C = config_.width, Fh = config_.hidden(), FC = config_.fc_width();
+  const LayerActs a = LayerActivations(l);
+  const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
+  const bool gelu = config_.mlp == MlpKind::kGelu;
+  {
+    ScopedOp op(timer_, "matmul_forward/fc");
+    LinearForward(a.fch, a.ln2, xb.ln2, p.fcw + l * FC * C, Slice(p.fcb, l * FC), C, FC, "fc");
+  }
+  if (gelu) {
+    // fch is written over with GeLU's derivative, all the backward needs of it. bf16: the GeLU
+    // writes the next GEMM's bf16 input itself (no fp32 copy is read again).
+    ScopedOp op(timer_, "gelu_forward");
+    if (bf16_) {
+      if constexpr (std::is_same_v<F, float>) gelu_forward_saving_grad_bf16(xb.fch_gelu, a.fch, BT * Fh);
+    } else {
+      gelu_forward_saving_grad(a.fch_gelu, a.fch, BT * Fh);
+    }
+  } else {
+    // silu(gate) * up; fch (gate | up) is kept for the backward.
+    ScopedOp op(timer_, "swiglu_forward");
+    swiglu_forward(a.fch_gelu, static_cast<const F*>(a.fch), BT, Fh);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/fcproj");
+    LinearForward(proj, bf16_ && gelu ? nullptr : a.fch_gelu, xb.fch_gelu, p.fcprojw + l * C * Fh,
+                  Slice(p.fcprojb, l * C), Fh, C, "fcproj");
+  }
+}
+
+template <typename F>
 absl::Status CpuGpt<F>::Forward(const Batch& batch) {
   if (auto st = ValidateBatch(config_, B_, T_, batch); !st.ok()) return st;
   inputs_ = batch.inputs;
   targets_ = batch.targets;
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, L = config_.layers;
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
+  const int64_t L = config_.layers, QKV = config_.qkv_width(), hd = config_.head_size();
   const int64_t V = config_.vocab, Vp = config_.padded_vocab, BT = B * T;
   const ParamPointers<F> p = PointParams(layout_, params_.data());
   if (bf16_ && bf16_stale_) {
@@ -153,67 +234,43 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
 
   {
     ScopedOp op(timer_, "encoder_forward");
-    encoder_forward(act(ActId::kEncoded), inputs_.data(), p.wte, p.wpe, B, T, C);
+    encoder_forward(act(ActId::kEncoded), inputs_.data(), p.wte, p.wpe, B, T, C);  // wpe: null with RoPE
   }
   for (int64_t l = 0; l < L; ++l) {
     auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
           fch_gelu, residual3] = LayerActivations(l);
+    (void)fch, (void)fch_gelu;  // MlpForward's
     const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
     F* proj = act(ActId::kProj);
-    if (l == 0) {
-      // Later layers' ln1 is fused into the residual add that ends the layer below.
-      ScopedOp op(timer_, "layernorm_forward");
-      layernorm_forward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C), B, T, C);
-    }
+    // Later layers' first norm is fused into the residual add that ends the layer below.
+    if (l == 0) NormForward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C));
     {
       ScopedOp op(timer_, "matmul_forward/qkv");
-      LinearForward(qkv, ln1, xb.ln1, p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), C, 3 * C, "qkv");
+      LinearForward(qkv, ln1, xb.ln1, p.qkvw + l * QKV * C, Slice(p.qkvb, l * QKV), C, QKV, "qkv");
+    }
+    if (config_.positions == PositionKind::kRope) {
+      ScopedOp op(timer_, "rope_forward");
+      rope_forward(qkv, rope_cos_.data(), rope_sin_.data(), B, T, NH, NKV, hd);
     }
     {
       ScopedOp op(timer_, "attention_forward");
-      attention_forward(atty, att, qkv, B, T, C, NH);
+      attention_forward(atty, att, static_cast<const F*>(qkv), B, T, C, NH, NKV);
     }
     {
       ScopedOp op(timer_, "matmul_forward/attproj");
       LinearForward(proj, atty, xb.atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), C, C, "attproj");
     }
-    {
-      ScopedOp op(timer_, "residual_layernorm_forward");
-      residual_layernorm_forward(residual2, ln2, ln2_mean, ln2_rstd, residual, static_cast<const F*>(proj),
-                                 p.ln2w + l * C, Slice(p.ln2b, l * C), B, T, C);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/fc");
-      LinearForward(fch, ln2, xb.ln2, p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), C, 4 * C, "fc");
-    }
-    {
-      // fch is written over with GeLU's derivative, all the backward needs of it. bf16: the GeLU
-      // writes the next GEMM's bf16 input itself (no fp32 copy is read again).
-      ScopedOp op(timer_, "gelu_forward");
-      if (bf16_) {
-        if constexpr (std::is_same_v<F, float>) gelu_forward_saving_grad_bf16(xb.fch_gelu, fch, BT * 4 * C);
-      } else {
-        gelu_forward_saving_grad(fch_gelu, fch, BT * 4 * C);
-      }
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/fcproj");
-      LinearForward(proj, bf16_ ? nullptr : fch_gelu, xb.fch_gelu, p.fcprojw + l * 4 * C * C,
-                    Slice(p.fcprojb, l * C), 4 * C, C, "fcproj");
-    }
-    {
-      // residual3 and the LayerNorm that reads it next: the layer above's ln1, or the final one.
-      ScopedOp op(timer_, "residual_layernorm_forward");
-      if (l + 1 < L) {
-        const LayerActs next = LayerActivations(l + 1);
-        residual_layernorm_forward(residual3, next.ln1, next.ln1_mean, next.ln1_rstd,
-                                   static_cast<const F*>(residual2), static_cast<const F*>(proj),
-                                   p.ln1w + (l + 1) * C, Slice(p.ln1b, (l + 1) * C), B, T, C);
-      } else {
-        residual_layernorm_forward(residual3, act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd),
-                                   static_cast<const F*>(residual2), static_cast<const F*>(proj), p.lnfw, p.lnfb,
-                                   B, T, C);
-      }
+    ResidualNormForward(residual2, ln2, ln2_mean, ln2_rstd, residual, static_cast<const F*>(proj), p.ln2w + l * C,
+                        Slice(p.ln2b, l * C));
+    MlpForward(l, p, proj);
+    // residual3 and the norm that reads it next: the layer above's first, or the final one.
+    if (l + 1 < L) {
+      const LayerActs next = LayerActivations(l + 1);
+      ResidualNormForward(residual3, next.ln1, next.ln1_mean, next.ln1_rstd, static_cast<const F*>(residual2),
+                          static_cast<const F*>(proj), p.ln1w + (l + 1) * C, Slice(p.ln1b, (l + 1) * C));
+    } else {
+      ResidualNormForward(residual3, act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd),
+                          static_cast<const F*>(residual2), static_cast<const F*>(proj), p.lnfw, p.lnfb);
     }
   }
   {
@@ -294,53 +351,61 @@ void CpuGpt<F>::HeadBackward(const ParamPointers<F>& p, const ParamPointers<F>& 
   }
   {
     ScopedOp op(timer_, "matmul_backward/lm_head");
-    LinearBackward(dbtc, g.lm_head, static_cast<F*>(nullptr), bf16_ ? nullptr : dlogits, act(ActId::kLnf), LnfBf16(), p.lm_head, C,
-                   Vp, "lm_head.bwd", w);
+    LinearBackward(dbtc, g.lm_head, static_cast<F*>(nullptr), bf16_ ? nullptr : dlogits, act(ActId::kLnf), LnfBf16(),
+                   p.lm_head, C, Vp, "lm_head.bwd", w);
   }
   F* last = act(ActId::kResidual3) + (L - 1) * BT * C;
-  {
-    ScopedOp op(timer_, "layernorm_backward");
-    std::memset(dresidual, 0, sizeof(F) * BT * C);
-    layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, p.lnfw, act(ActId::kLnfMean),
-                       act(ActId::kLnfRstd), B, T, C, w);
-  }
+  std::memset(dresidual, 0, sizeof(F) * BT * C);
+  NormBackward(dresidual, g.lnfw, g.lnfb, dbtc, last, p.lnfw, act(ActId::kLnfMean), act(ActId::kLnfRstd), w);
   // An untied LM head's gradient is final here; a tied one is wte's, which the encoder adds to.
   GradsReady({{ParamId::kLnfw, -1}, {ParamId::kLnfb, -1}, {ParamId::kLmHead, -1}});
 }
 
 template <typename F>
+void CpuGpt<F>::MlpBackward(int64_t l, const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w) {
+  const int64_t BT = static_cast<int64_t>(B_) * T_, C = config_.width, Fh = config_.hidden(), FC = config_.fc_width();
+  const LayerActs a = LayerActivations(l);
+  const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
+  F* dresidual = act(ActId::kDResidual);  // d(residual3) = d(proj)
+  F* dfch = act(ActId::kDFch);
+  // The down projection's input gradient: GeLU's in dfch itself (done in place), SwiGLU's apart.
+  F* dact = config_.mlp == MlpKind::kGelu ? dfch : act(ActId::kDFchAct);
+  {
+    ScopedOp op(timer_, "matmul_backward/fcproj");
+    LinearBackward(dact, g.fcprojw + l * C * Fh, Slice(g.fcprojb, l * C), dresidual, a.fch_gelu, xb.fch_gelu,
+                   p.fcprojw + l * C * Fh, Fh, C, "fcproj.bwd", w);
+  }
+  if (config_.mlp == MlpKind::kGelu) {
+    ScopedOp op(timer_, "gelu_backward");
+    gelu_backward_saved(dfch, a.fch, dfch, BT * Fh);  // fch holds GeLU's derivative
+  } else {
+    ScopedOp op(timer_, "swiglu_backward");
+    swiglu_backward(dfch, static_cast<const F*>(dact), static_cast<const F*>(a.fch), BT, Fh);
+  }
+  {
+    ScopedOp op(timer_, "matmul_backward/fc");
+    LinearBackward(act(ActId::kDBtc), g.fcw + l * FC * C, Slice(g.fcb, l * FC), dfch, a.ln2, xb.ln2,
+                   p.fcw + l * FC * C, C, FC, "fc.bwd", w);
+  }
+}
+
+template <typename F>
 void CpuGpt<F>::BlockBackward(int64_t l, const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w) {
-  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
+  const int64_t QKV = config_.qkv_width(), hd = config_.head_size();
   F* dresidual = act(ActId::kDResidual);
   F* dbtc = act(ActId::kDBtc);
-  F* dfch = act(ActId::kDFch);
   F* dqkv = act(ActId::kDQkv);
   F* datt = act(ActId::kDAtt);
   auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch, fch_gelu,
         residual3_unused] = LayerActivations(l);
-  (void)residual3_unused;
+  (void)fch, (void)fch_gelu, (void)residual3_unused;
   const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
-  // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
-  {
-    ScopedOp op(timer_, "matmul_backward/fcproj");
-    LinearBackward(dfch, g.fcprojw + l * 4 * C * C, Slice(g.fcprojb, l * C), dresidual, fch_gelu, xb.fch_gelu,
-                   p.fcprojw + l * 4 * C * C, 4 * C, C, "fcproj.bwd", w);
-  }
-  {
-    ScopedOp op(timer_, "gelu_backward");
-    gelu_backward_saved(dfch, fch, dfch, BT * 4 * C);  // fch holds GeLU's derivative
-  }
-  {
-    ScopedOp op(timer_, "matmul_backward/fc");
-    LinearBackward(dbtc, g.fcw + l * 4 * C * C, Slice(g.fcb, l * 4 * C), dfch, ln2, xb.ln2, p.fcw + l * 4 * C * C, C,
-                   4 * C, "fc.bwd", w);
-  }
-  {
-    // dresidual becomes d(residual2).
-    ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, p.ln2w + l * C, ln2_mean,
-                       ln2_rstd, B, T, C, w);
-  }
+  // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(proj) of the MLP.
+  MlpBackward(l, p, g, w);
+  // dresidual becomes d(residual2).
+  NormBackward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, residual2, p.ln2w + l * C, ln2_mean, ln2_rstd,
+               w);
   {
     ScopedOp op(timer_, "matmul_backward/attproj");
     LinearBackward(dbtc, g.attprojw + l * C * C, Slice(g.attprojb, l * C), dresidual, atty, xb.atty,
@@ -348,19 +413,22 @@ void CpuGpt<F>::BlockBackward(int64_t l, const ParamPointers<F>& p, const ParamP
   }
   {
     ScopedOp op(timer_, "attention_backward");
-    attention_backward(dqkv, datt, dbtc, qkv, att, B, T, C, NH);
+    attention_backward(dqkv, datt, static_cast<const F*>(dbtc), static_cast<const F*>(qkv),
+                       static_cast<const F*>(att), B, T, C, NH, NKV);
+  }
+  if (config_.positions == PositionKind::kRope) {
+    // The gradient with respect to the rotated q and k, rotated back: q's and k's before RoPE.
+    ScopedOp op(timer_, "rope_backward");
+    rope_backward(dqkv, rope_cos_.data(), rope_sin_.data(), B, T, NH, NKV, hd);
   }
   {
     ScopedOp op(timer_, "matmul_backward/qkv");
-    LinearBackward(dbtc, g.qkvw + l * 3 * C * C, Slice(g.qkvb, l * 3 * C), dqkv, ln1, xb.ln1, p.qkvw + l * 3 * C * C,
-                   C, 3 * C, "qkv.bwd", w);
+    LinearBackward(dbtc, g.qkvw + l * QKV * C, Slice(g.qkvb, l * QKV), dqkv, ln1, xb.ln1, p.qkvw + l * QKV * C, C,
+                   QKV, "qkv.bwd", w);
   }
-  {
-    // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
-    ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, p.ln1w + l * C, ln1_mean,
-                       ln1_rstd, B, T, C, w);
-  }
+  // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
+  NormBackward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, residual, p.ln1w + l * C, ln1_mean, ln1_rstd,
+               w);
   GradsReady({{ParamId::kLn1w, l},
               {ParamId::kLn1b, l},
               {ParamId::kQkvw, l},
@@ -394,7 +462,7 @@ absl::Status CpuGpt<F>::Backward() {
     // The parts no kernel writes: an untied wte (the encoder only adds to the rows of the tokens
     // seen) and wpe's rows past T (the positions this batch does not reach).
     if (!config_.tie_weights) std::memset(g.wte, 0, sizeof(F) * Vp * C);
-    std::memset(g.wpe + T * C, 0, sizeof(F) * (config_.block - T) * C);
+    if (g.wpe != nullptr) std::memset(g.wpe + T * C, 0, sizeof(F) * (config_.block - T) * C);
   }
   HeadBackward(p, g, w);
   for (int64_t l = L - 1; l >= 0; --l) BlockBackward(l, p, g, w);

@@ -1,7 +1,9 @@
-// The CPU GPT-2, templated on the element type: CpuGpt<float> is the training model behind
-// MakeCpuModel (cpu_model.h); CpuGpt<double> runs the very same code in double precision for
-// the gradient check. All buffers (parameters, gradients, AdamW m and v, activations from
-// activation_layout.h) are allocated once in Create.
+// The CPU decoder-only transformer, templated on the element type: CpuGpt<float> is the training
+// model behind MakeCpuModel (cpu_model.h); CpuGpt<double> runs the very same code in double
+// precision for the gradient check. Every family of gpt_config.h runs through it: the config's
+// switches pick the norm (LayerNorm or RMSNorm), the positions (a learned table or RoPE), the
+// MLP (GeLU or SwiGLU) and the K/V heads. All buffers (parameters, gradients, AdamW m and v,
+// activations from activation_layout.h, RoPE's tables) are allocated once in Create.
 #ifndef MODEL_CPU_GPT_H_
 #define MODEL_CPU_GPT_H_
 
@@ -86,6 +88,17 @@ class CpuGpt {
   void SetGradReadyHook(GradReadyHook hook) { grad_ready_ = std::move(hook); }
 
  private:
+  // The block's norm, the config's kind (LayerNorm with its mean and bias, or RMSNorm), on (B, T, C):
+  // alone, after a residual add (residual = inp1 + inp2), and backward.
+  void NormForward(F* out, F* mean, F* rstd, const F* inp, const F* w, const F* b);
+  void ResidualNormForward(F* residual, F* out, F* mean, F* rstd, const F* inp1, const F* inp2, const F* w,
+                           const F* b);
+  void NormBackward(F* dinp, F* dw, F* db, const F* dout, const F* inp, const F* w, const F* mean, const F* rstd,
+                    GradWrite write);
+  // Layer l's MLP from ln2 to proj (the down projection's output), and back from d(proj) (in
+  // kDResidual) to d(ln2) (in kDBtc): the up GEMM, GeLU or SwiGLU, the down GEMM.
+  void MlpForward(int64_t l, const ParamPointers<F>& p, F* proj);
+  void MlpBackward(int64_t l, const ParamPointers<F>& p, const ParamPointers<F>& g, GradWrite w);
   // Tells the hook (if any) that these tensors' gradients are final: layer >= 0 takes that
   // layer's slice of a tensor stacked over layers, -1 the whole tensor; absent tensors skipped.
   void GradsReady(std::initializer_list<std::pair<ParamId, int64_t>> tensors);
@@ -97,14 +110,13 @@ class CpuGpt {
         *fch_gelu, *residual3;
   };
   LayerActs LayerActivations(int64_t l);
-  // The bf16 copies of layer l's Linear inputs (bf16 mode): ln1, atty, ln2, fch_gelu.
+  // The bf16 copies of layer l's Linear inputs (bf16 mode): ln1, atty, ln2 (C each), fch_gelu (F).
   struct LayerBf16 {
     uint16_t *ln1, *atty, *ln2, *fch_gelu;
   };
   LayerBf16 LayerBf16Inputs(int64_t l);
-  uint16_t* LnfBf16() {
-    return bf16_ ? acts_bf16_.data() + config_.layers * static_cast<int64_t>(B_) * T_ * 7 * config_.width : nullptr;
-  }
+  int64_t Bf16LayerStride() const { return static_cast<int64_t>(B_) * T_ * (3 * config_.width + config_.hidden()); }
+  uint16_t* LnfBf16() { return bf16_ ? acts_bf16_.data() + config_.layers * Bf16LayerStride() : nullptr; }
   uint16_t* WeightBf16(const F* w) { return params_bf16_.data() + (w - params_.data()); }
   // A Linear layer in the model's precision: fp32 (matmul_cpu.h), or bf16 GEMMs with `inp`
   // converted into inp_bf16 (forward) and read from it (backward). In bf16 mode a nullptr `inp`
@@ -126,6 +138,7 @@ class CpuGpt {
   bool bf16_ = false;
   bool bf16_stale_ = true;  // params_bf16_ does not hold the current params_
   AlignedArray<uint16_t> params_bf16_, acts_bf16_, dout_bf16_;
+  std::vector<F> rope_cos_, rope_sin_;  // RoPE's tables (T, hd / 2) (rope_cpu.h); empty otherwise
   F* act_[kNumActivationTensors] = {};
   std::vector<int32_t> inputs_, targets_;
   double loss_ = 0;

@@ -12,8 +12,13 @@ void encoder_forward(F* out, const int32_t* inp, const F* wte, const F* wpe, int
   for (int64_t bt = 0; bt < B * T; ++bt) {
     const int64_t t = bt % T;
     const F* te = wte + static_cast<int64_t>(inp[bt]) * C;
-    const F* pe = wpe + t * C;
     F* o = out + bt * C;
+    if (wpe == nullptr) {  // no position table (RoPE rotates q and k instead)
+#pragma omp simd
+      for (int64_t i = 0; i < C; ++i) o[i] = te[i];
+      continue;
+    }
+    const F* pe = wpe + t * C;
 #pragma omp simd
     for (int64_t i = 0; i < C; ++i) o[i] = te[i] + pe[i];
   }
@@ -32,6 +37,11 @@ void encoder_backward(F* dwte, F* dwpe, const F* dout, const int32_t* inp, int64
       const int64_t t = bt % T;
       const F* d = dout + bt * C + c0;
       F* te = dwte + static_cast<int64_t>(inp[bt]) * C + c0;
+      if (dwpe == nullptr) {
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) te[j] += d[j];
+        continue;
+      }
       F* pe = dwpe + t * C + c0;
       const bool first = overwrite_wpe && bt < T;  // b = 0: the first write of each position's row
 #pragma omp simd

@@ -26,8 +26,22 @@ GptConfig CountConfig() {
   return GptConfig{"flops-test", 2, 4, 128, 500, 512, 64};
 }
 
-TEST(Flops, OneStepMatchesSixNPlusAttention) {
-  const GptConfig c = CountConfig();
+// The Llama family's switches at the same size: 2 K/V heads, SwiGLU of F = 192, RMSNorm, RoPE,
+// untied, no biases (N then leaves the input embedding out, and the LM head is its own matrix).
+GptConfig LlamaCountConfig() {
+  GptConfig c = CountConfig();
+  c.name = "flops-test-llama";
+  c.bias = false;
+  c.tie_weights = false;
+  c.norm = NormKind::kRmsNorm;
+  c.positions = PositionKind::kRope;
+  c.mlp = MlpKind::kSwiglu;
+  c.mlp_hidden = 192;
+  c.kv_heads = 2;
+  return c;
+}
+
+void CheckOneStep(const GptConfig& c) {
   const int B = 2, T = 32;
   const double tokens = B * T;
   auto setup = MakeModelAndBatch(c, B, T, 1, 2);
@@ -42,7 +56,7 @@ TEST(Flops, OneStepMatchesSixNPlusAttention) {
   const double formula =
       accounting::TrainFlopsPerToken(shape, T, accounting::AttentionConvention::kFull) * tokens;
   const ParamLayout layout(c);
-  const double n = accounting::GptParamCount(shape, /*include_position_embeddings=*/false);
+  const double n = accounting::FlopParamCount(shape);
   const double matmul_params = layout.matmul_params();
   const double attention =
       accounting::AttentionTrainFlopsPerToken(shape, T, accounting::AttentionConvention::kFull) * tokens;
@@ -72,6 +86,12 @@ TEST(Flops, OneStepMatchesSixNPlusAttention) {
   EXPECT_EQ(tags.at("lm_head"), 2 * tokens * c.width * c.padded_vocab);
   EXPECT_EQ(tags.at("attention_qk") + tags.at("attention_av"), attention / 3);
 }
+
+TEST(Flops, OneStepMatchesSixNPlusAttention) { CheckOneStep(CountConfig()); }
+
+// The FLOP counter agrees with the formula for the Llama family as for GPT-2, to the FLOP once
+// the parameters that do no matmul (the RMSNorm weights) are set apart.
+TEST(Flops, OneLlamaStepMatchesSixNPlusAttention) { CheckOneStep(LlamaCountConfig()); }
 
 // The remainder for the real GPT-2 shapes, from the layouts alone (no 124M run in a unit test).
 TEST(Flops, Gpt2RemainderIsSmall) {

@@ -88,6 +88,59 @@ TEST(GptConfig, ParamCountMatchesAccounting) {
   EXPECT_EQ(accounting::GptParamCount(unpadded, true), 124439808);
 }
 
+// The Llama presets' published parameter counts, exactly, from the layout and from accounting;
+// and N of the FLOP formulas (no untied input embedding, no position table).
+TEST(GptConfig, LlamaPresetsHaveTheirPublishedParameterCounts) {
+  for (const auto& [name, params] : {std::pair{"llama3-8b", int64_t{8030261248}},
+                                     std::pair{"llama3.2-1b", int64_t{1235814400}},
+                                     std::pair{"llama-124m", int64_t{124668672}}}) {
+    const GptConfig c = *GptPreset(name);
+    ASSERT_TRUE(ValidateConfig(c).ok()) << name;
+    EXPECT_EQ(ParamLayout(c).num_params(), params) << name;
+    EXPECT_EQ(accounting::GptParamCount(ToGptShape(c), true), params) << name;
+  }
+  const GptConfig l8 = *GptPreset("llama3-8b");
+  EXPECT_EQ(accounting::FlopParamCount(ToGptShape(l8)), int64_t{8030261248} - int64_t{128256} * 4096);
+  const GptConfig l1 = *GptPreset("llama3.2-1b");  // tied: wte is the LM head and counts
+  EXPECT_EQ(accounting::FlopParamCount(ToGptShape(l1)), int64_t{1235814400});
+  // The layout of one: no position table, norms without biases, q | k | v rows, gate | up rows.
+  const ParamLayout layout(l8);
+  EXPECT_EQ(layout.tensor(ParamId::kWpe).size, 0);
+  EXPECT_EQ(layout.tensor(ParamId::kLn1b).size, 0);
+  EXPECT_EQ(layout.tensor(ParamId::kQkvb).size, 0);
+  EXPECT_EQ(layout.tensor(ParamId::kQkvw).shape, (std::vector<int64_t>{32, 4096 + 2 * 1024, 4096}));
+  EXPECT_EQ(layout.tensor(ParamId::kFcw).shape, (std::vector<int64_t>{32, 2 * 14336, 4096}));
+  EXPECT_EQ(layout.tensor(ParamId::kFcprojw).shape, (std::vector<int64_t>{32, 4096, 14336}));
+  EXPECT_EQ(DescribeConfig(*GptPreset("llama-124m")),
+            "llama-124m: L=12 H=12 C=768 V=32000(32000) block=1024 no-bias untied KV=4 F=2048 rmsnorm rope(10000) "
+            "swiglu");
+  EXPECT_EQ(DescribeConfig(*GptPreset("gpt2")), "gpt2: L=12 H=12 C=768 V=50257(50304) block=1024 bias tied");
+}
+
+// FLOPs per token of llama3-8b at T=8192 in both conventions: 6N + 12*L*H*hd*T (full, torchtitan)
+// and 6N + 6*L*H*hd*T (causal, Megatron-LM).
+TEST(GptConfig, LlamaFlopsPerTokenInBothConventions) {
+  const accounting::GptShape s = ToGptShape(*GptPreset("llama3-8b"));
+  EXPECT_EQ(accounting::TrainFlopsPerToken(s, 8192, accounting::AttentionConvention::kFull), 57914449920.0);
+  EXPECT_EQ(accounting::TrainFlopsPerToken(s, 8192, accounting::AttentionConvention::kCausalHalved),
+            51471998976.0);
+}
+
+// Configurations the switches cannot make: refused naming the value.
+TEST(GptConfig, LlamaSwitchesAreValidated) {
+  GptConfig c = *GptPreset("llama-tiny");
+  ASSERT_TRUE(ValidateConfig(c).ok());
+  c.kv_heads = 3;  // 4 query heads
+  ExpectErrorContains(ValidateConfig(c), {"kv_heads=3 does not divide heads=4"});
+  c = *GptPreset("llama-tiny");
+  c.width = 36;  // head size 9: odd
+  c.heads = 4;
+  ExpectErrorContains(ValidateConfig(c), {"RoPE needs an even head size (width / heads = 9)"});
+  c = *GptPreset("llama-tiny");
+  c.rope_theta = 1;
+  ExpectErrorContains(ValidateConfig(c), {"rope_theta > 1 (1)"});
+}
+
 TEST(GptConfig, UntiedWeightsAddAnLmHead) {
   GptConfig c = *GptPreset("test-tiny");
   const int64_t tied = ParamLayout(c).num_params();

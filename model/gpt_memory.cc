@@ -31,8 +31,11 @@ absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(const GptConfig& config
   absl::StatusOr<MemoryEstimate> m = EstimateTrainingMemory(config, batch, seq);
   if (!m.ok() || !bf16_gemms) return m;
   const int64_t BT = static_cast<int64_t>(batch) * seq;
-  m->bf16_bytes = 2 * (m->num_params + config.layers * BT * 7 * config.width + BT * config.width +
-                       BT * std::max<int64_t>(config.padded_vocab, 4 * config.width));
+  // As CpuGpt::Create allocates them: the weights' copy, per layer the inputs of qkv, attproj, fc
+  // (C each) and fcproj (F), lnf's (C), and the largest output gradient (B*T rows).
+  const int64_t C = config.width, F = config.hidden();
+  m->bf16_bytes = 2 * (m->num_params + config.layers * BT * (3 * C + F) + BT * C +
+                       BT * std::max<int64_t>({config.padded_vocab, config.fc_width(), config.qkv_width()}));
   return m;
 }
 

@@ -108,13 +108,32 @@ TEST(GradCheck, EveryTensorUntiedWithoutBias) {
   CheckAllTensors(c);
 }
 
+// The Llama family through the same model: RMSNorm, RoPE, SwiGLU, 2 K/V heads for 4 query heads,
+// no biases, untied (llama-tiny); and each switch alone on GPT-2's tiny config.
+TEST(GradCheck, EveryTensorLlamaTiny) { CheckAllTensors(*GptPreset("llama-tiny")); }
+
+TEST(GradCheck, EachSwitchAloneOnTestTiny) {
+  GptConfig c = *GptPreset("test-tiny");  // C=16, 2 heads of 8
+  c.norm = NormKind::kRmsNorm;
+  CheckAllTensors(c);
+  c = *GptPreset("test-tiny");
+  c.positions = PositionKind::kRope;
+  CheckAllTensors(c);
+  c = *GptPreset("test-tiny");
+  c.mlp = MlpKind::kSwiglu;
+  c.mlp_hidden = 24;
+  CheckAllTensors(c);
+  c = *GptPreset("test-tiny");
+  c.kv_heads = 1;
+  CheckAllTensors(c);
+}
+
 // The fp32 model's gradients against the double model's at the same point. fp32 rounding
 // (~6e-8 relative per operation, accumulated over sums of <= 64 terms and two layers) leaves
 // errors around 1e-6 of the largest gradient; 1e-4 relative plus 2e-6 of the tensor's largest
 // gradient bounds that with margin, while a wrong fp32-only path (exp_fast, tanh_fast, sgemm
 // transposes) would be off by O(|g|).
-TEST(GradCheck, Fp32GradientsMatchFp64) {
-  const GptConfig c = *GptPreset("test-tiny");
+void CheckFp32AgainstFp64(const GptConfig& c) {
   auto md = CpuGpt<double>::Create(c, kB, kT);
   auto mf = CpuGpt<float>::Create(c, kB, kT);
   ASSERT_TRUE(md.ok() && mf.ok());
@@ -143,6 +162,9 @@ TEST(GradCheck, Fp32GradientsMatchFp64) {
     if (t.size) std::printf("%-9s fp32 vs fp64: max error / max |g| = %.2e\n", t.name.c_str(), worst);
   }
 }
+
+TEST(GradCheck, Fp32GradientsMatchFp64) { CheckFp32AgainstFp64(*GptPreset("test-tiny")); }
+TEST(GradCheck, Fp32GradientsMatchFp64LlamaTiny) { CheckFp32AgainstFp64(*GptPreset("llama-tiny")); }
 
 }  // namespace
 }  // namespace model

@@ -4,8 +4,11 @@
 namespace model {
 
 ParamLayout::ParamLayout(const GptConfig& c) {
-  const int64_t L = c.layers, C = c.width, Vp = c.padded_vocab, maxT = c.block;
+  const int64_t L = c.layers, C = c.width, Vp = c.padded_vocab, F = c.hidden();
+  const int64_t QKV = c.qkv_width(), FC = c.fc_width();
   const int64_t b = c.bias ? 1 : 0;
+  const int64_t nb = c.norm == NormKind::kRmsNorm ? 0 : b;  // a norm's bias: LayerNorm's, with biases
+  const int64_t maxT = c.positions == PositionKind::kLearned ? c.block : 0;  // RoPE: no table
   struct Spec {
     ParamId id;
     const char* name;
@@ -16,19 +19,19 @@ ParamLayout::ParamLayout(const GptConfig& c) {
       {ParamId::kWte, "wte", {Vp, C}, true},
       {ParamId::kWpe, "wpe", {maxT, C}, true},
       {ParamId::kLn1w, "ln1w", {L, C}, false},
-      {ParamId::kLn1b, "ln1b", {L, b * C}, false},
-      {ParamId::kQkvw, "qkvw", {L, 3 * C, C}, true},
-      {ParamId::kQkvb, "qkvb", {L, b * 3 * C}, false},
+      {ParamId::kLn1b, "ln1b", {L, nb * C}, false},
+      {ParamId::kQkvw, "qkvw", {L, QKV, C}, true},
+      {ParamId::kQkvb, "qkvb", {L, b * QKV}, false},
       {ParamId::kAttprojw, "attprojw", {L, C, C}, true},
       {ParamId::kAttprojb, "attprojb", {L, b * C}, false},
       {ParamId::kLn2w, "ln2w", {L, C}, false},
-      {ParamId::kLn2b, "ln2b", {L, b * C}, false},
-      {ParamId::kFcw, "fcw", {L, 4 * C, C}, true},
-      {ParamId::kFcb, "fcb", {L, b * 4 * C}, false},
-      {ParamId::kFcprojw, "fcprojw", {L, C, 4 * C}, true},
+      {ParamId::kLn2b, "ln2b", {L, nb * C}, false},
+      {ParamId::kFcw, "fcw", {L, FC, C}, true},
+      {ParamId::kFcb, "fcb", {L, b * FC}, false},
+      {ParamId::kFcprojw, "fcprojw", {L, C, F}, true},
       {ParamId::kFcprojb, "fcprojb", {L, b * C}, false},
       {ParamId::kLnfw, "lnfw", {C}, false},
-      {ParamId::kLnfb, "lnfb", {b * C}, false},
+      {ParamId::kLnfb, "lnfb", {nb * C}, false},
       {ParamId::kLmHead, "lm_head", {c.tie_weights ? 0 : Vp, C}, true},
   };
   int64_t offset = 0;

@@ -3,13 +3,17 @@
 // lm_head only when weights are untied). Gradients and the AdamW moments use the same layout,
 // so DDP can all-reduce one buffer and the optimizer makes one pass.
 //
-// Legend: L layers, C width, Vp padded vocab, maxT block size.
-//   wte (Vp, C)  wpe (maxT, C)
-//   ln1w, ln1b (L, C)  qkvw (L, 3C, C)  qkvb (L, 3C)  attprojw (L, C, C)  attprojb (L, C)
-//   ln2w, ln2b (L, C)  fcw (L, 4C, C)  fcb (L, 4C)  fcprojw (L, C, 4C)  fcprojb (L, C)
+// Legend: L layers, C width, Vp padded vocab, maxT block size, QKV = C + 2 * KV * hd (q, then k,
+// then v rows), F the MLP's hidden width, FC = F (GeLU) or 2F (SwiGLU: the gate's F rows, then
+// the up projection's F).
+//   wte (Vp, C)  wpe (maxT, C) only with learned positions
+//   ln1w, ln1b (L, C)  qkvw (L, QKV, C)  qkvb (L, QKV)  attprojw (L, C, C)  attprojb (L, C)
+//   ln2w, ln2b (L, C)  fcw (L, FC, C)  fcb (L, FC)  fcprojw (L, C, F)  fcprojb (L, C)
 //   lnfw, lnfb (C)     lm_head (Vp, C) only if untied
-// With bias=false the bias tensors have size 0 (and null pointers). Linear weights are stored
-// (out_features, in_features), as PyTorch's nn.Linear and llm.c do.
+// GPT-2: QKV = 3C, F = 4C, FC = 4C. The ln* tensors are the norms' (RMSNorm: a weight, no bias).
+// With bias=false, or RMSNorm for the norms' biases, the bias tensors have size 0 (and null
+// pointers). Linear weights are stored (out_features, in_features), as PyTorch's nn.Linear and
+// llm.c do.
 #ifndef MODEL_PARAM_LAYOUT_H_
 #define MODEL_PARAM_LAYOUT_H_
 
@@ -75,18 +79,18 @@ class ParamLayout {
 template <typename F>
 struct ParamPointers {
   F* wte;       // (Vp, C)
-  F* wpe;       // (maxT, C)
+  F* wpe;       // (maxT, C); null with RoPE
   F* ln1w;      // (L, C)
   F* ln1b;      // (L, C)
-  F* qkvw;      // (L, 3C, C)
-  F* qkvb;      // (L, 3C)
+  F* qkvw;      // (L, QKV, C)
+  F* qkvb;      // (L, QKV)
   F* attprojw;  // (L, C, C)
   F* attprojb;  // (L, C)
   F* ln2w;      // (L, C)
   F* ln2b;      // (L, C)
-  F* fcw;       // (L, 4C, C)
-  F* fcb;       // (L, 4C)
-  F* fcprojw;   // (L, C, 4C)
+  F* fcw;       // (L, FC, C)
+  F* fcb;       // (L, FC)
+  F* fcprojw;   // (L, C, F)
   F* fcprojb;   // (L, C)
   F* lnfw;      // (C)
   F* lnfb;      // (C)

@@ -29,10 +29,11 @@ std::vector<StepGemm> CpuStepGemms(const GptConfig& c, int B, int T, bool bf16) 
     bool bias;
     int calls;
   };
-  const Linear linears[] = {{"qkv", C, 3 * C, c.bias, c.layers},
+  // The config's widths: qkv C -> C + 2 KV hd, fc C -> F (GeLU) or 2F (SwiGLU), fcproj F -> C.
+  const Linear linears[] = {{"qkv", C, c.qkv_width(), c.bias, c.layers},
                             {"attproj", C, C, c.bias, c.layers},
-                            {"fc", C, 4 * C, c.bias, c.layers},
-                            {"fcproj", 4 * C, C, c.bias, c.layers},
+                            {"fc", C, c.fc_width(), c.bias, c.layers},
+                            {"fcproj", c.hidden(), C, c.bias, c.layers},
                             {"lm_head", C, c.padded_vocab, false, 1}};
   std::vector<StepGemm> out;
   for (const Linear& l : linears) {

@@ -36,8 +36,8 @@ struct StepGemm {
   std::string Key(CpuGemmBackend backend) const;
 };
 
-// The step's GEMMs for batch B and sequence T (fp32 CPU model), 15 for GPT-2: 5 Linear
-// shapes x 3. The sum of calls x flops_per_call is the Linear part of the matmul FLOPs the
+// The step's GEMMs for batch B and sequence T (fp32 CPU model), 15: 5 Linear shapes (qkv,
+// attproj, fc, fcproj, lm_head, at the config's widths) x 3. The sum of calls x flops_per_call is the Linear part of the matmul FLOPs the
 // model counts (accounting::FlopCounter).
 // bf16: the mixed-precision step's (StepGemm::bf16 set on each).
 std::vector<StepGemm> CpuStepGemms(const GptConfig& config, int B, int T, bool bf16 = false);

@@ -73,7 +73,8 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   ASSERT_TRUE(recorder.HasCpu());
   MicroFlags flags;
   flags.ceilings_out = TempPath("cpu_ceilings.json");
-  ASSERT_TRUE(WriteRecordedCeilings(recorder, flags).ok());
+  const absl::Status written = WriteRecordedCeilings(recorder, flags);
+  ASSERT_TRUE(written.ok()) << written;
   absl::StatusOr<accounting::Ceilings> back = accounting::ReadCeilings(flags.ceilings_out);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_TRUE(back->peak_flops.count("fp32"));

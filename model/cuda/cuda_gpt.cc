@@ -692,6 +692,7 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
   if (gemm == nullptr) return absl::InvalidArgumentError("CreateCudaGpt needs a GemmRunner");
   const bool bf16 = options.precision == CudaPrecision::kBf16;
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  if (auto st = RequireGpt2Family(config, "the CUDA model"); !st.ok()) return st;
   absl::StatusOr<std::unique_ptr<CudnnAttention>> cudnn = MakeModelCudnnAttention(config, B, T, options);
   if (!cudnn.ok()) return cudnn.status();
   AttentionMemory attention;
