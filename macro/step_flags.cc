@@ -10,12 +10,17 @@
 #include "harness/user_path.h"
 
 ABSL_FLAG(std::string, preset, "gpt2",
-          "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini");
+          "model preset: gpt2 (124M), gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini (GPT-2: LayerNorm, "
+          "learned positions, GeLU, biases, tied); llama3-8b, llama3.2-1b, llama-124m, llama-tiny (Llama: RMSNorm, "
+          "RoPE, SwiGLU, grouped-query attention, no biases)");
 ABSL_FLAG(int, layers, 0, "number of layers (0: the preset's)");
 ABSL_FLAG(int, heads, 0, "attention heads; must divide --width (0: the preset's)");
 ABSL_FLAG(int, width, 0, "embedding width C (0: the preset's)");
 ABSL_FLAG(int, vocab, 0, "vocabulary size, padded to a multiple of 64 for the matmuls (0: the preset's)");
 ABSL_FLAG(int, block, 0, "block size: the longest sequence, rows of the position table (0: the preset's)");
+ABSL_FLAG(int, kv_heads, 0,
+          "K/V heads (grouped-query attention); must divide --heads; = heads is multi-head (0: the preset's)");
+ABSL_FLAG(int, mlp_hidden, 0, "the MLP's hidden width F (GPT-2: 4 * width) (0: the preset's)");
 ABSL_FLAG(int, seq, 0, "sequence length T actually trained, <= --block (crop) (0: block on CUDA, 64 on CPU)");
 ABSL_FLAG(int, batch, 0, "batch size B (per rank and micro-step in ddp_step) (0: 12 on CUDA, 4 on CPU)");
 ABSL_FLAG(std::string, bias, "", "Linear and LayerNorm biases: true or false (empty: the preset's)");
@@ -75,6 +80,8 @@ RawStepFlags ReadStepFlags() {
   RawStepFlags f;
   f.preset = absl::GetFlag(FLAGS_preset);
   f.layers = absl::GetFlag(FLAGS_layers);
+  f.kv_heads = absl::GetFlag(FLAGS_kv_heads);
+  f.mlp_hidden = absl::GetFlag(FLAGS_mlp_hidden);
   f.heads = absl::GetFlag(FLAGS_heads);
   f.width = absl::GetFlag(FLAGS_width);
   f.vocab = absl::GetFlag(FLAGS_vocab);

@@ -71,7 +71,9 @@ absl::Status ResolveModel(const RawStepFlags& f, StepOptions* o) {
   };
   for (auto [value, field, flag] :
        {std::tuple{f.layers, &o->config.layers, "layers"}, std::tuple{f.heads, &o->config.heads, "heads"},
-        std::tuple{f.width, &o->config.width, "width"}, std::tuple{f.block, &o->config.block, "block"}}) {
+        std::tuple{f.width, &o->config.width, "width"}, std::tuple{f.block, &o->config.block, "block"},
+        std::tuple{f.kv_heads, &o->config.kv_heads, "kv_heads"},
+        std::tuple{f.mlp_hidden, &o->config.mlp_hidden, "mlp_hidden"}}) {
     if (auto s = override_int(value, field, flag); !s.ok()) return s;
   }
   if (f.vocab < 0)
@@ -100,6 +102,10 @@ absl::Status ResolveModel(const RawStepFlags& f, StepOptions* o) {
   if (o->config.width > 0 && o->config.heads > 0 && o->config.width % o->config.heads != 0) {
     return FlagError("heads", absl::StrCat(o->config.heads, " does not divide --width=", o->config.width,
                                            "; choose heads with width % heads == 0"));
+  }
+  if (o->config.kv_heads > 0 && o->config.heads % o->config.kv_heads != 0) {
+    return FlagError("kv_heads", absl::StrCat(o->config.kv_heads, " does not divide --heads=", o->config.heads,
+                                              "; each K/V head serves a whole group of query heads"));
   }
   if (auto s = model::ValidateConfig(o->config); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("model config: ", s.message()));

@@ -25,6 +25,7 @@ namespace macro {
 struct RawStepFlags {
   std::string preset = "gpt2";
   int layers = 0, heads = 0, width = 0, vocab = 0, block = 0;
+  int kv_heads = 0, mlp_hidden = 0;  // GQA's K/V heads and the MLP's hidden width (0: the preset's)
   int seq = 0, batch = 0;
   std::string bias;  // "", "true", "false"
   bool real_data = false;

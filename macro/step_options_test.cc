@@ -53,6 +53,29 @@ TEST(StepOptionsTest, SeqLongerThanBlock) {
   ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--seq");
 }
 
+// The Llama presets resolve on the CPU; their switches can be overridden like any size, and a K/V
+// head count that does not divide the heads is refused naming --kv_heads.
+TEST(StepOptionsTest, LlamaPresetsAndTheirSwitches) {
+  RawStepFlags f;
+  f.preset = "llama-124m";
+  auto o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->config.kv_head_count(), 4);
+  EXPECT_EQ(o->config.hidden(), 2048);
+  EXPECT_EQ(o->config.norm, model::NormKind::kRmsNorm);
+  EXPECT_EQ(o->CaseName(), "llama-124m/cpu/fp32/B:4/T:64");
+  f.kv_heads = 12;  // multi-head
+  f.mlp_hidden = 3072;
+  o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->config.kv_head_count(), 12);
+  EXPECT_EQ(o->config.name, "llama-124m-custom");
+  f.kv_heads = 5;
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--kv_heads");
+  f.kv_heads = -1;
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--kv_heads");
+}
+
 TEST(StepOptionsTest, HeadsMustDivideWidth) {
   RawStepFlags f;
   f.heads = 5;
