@@ -48,6 +48,35 @@ int64_t GptParamCount(const GptShape& s, bool include_position_embeddings) {
   return n;
 }
 
+int64_t BlockParamCount(const GptShape& s) {
+  GptShape no_layers = s;
+  no_layers.layers = 0;  // what is left: the embeddings, the final norm, an untied head
+  return GptParamCount(s, false) - GptParamCount(no_layers, false);
+}
+
+const char* RecomputeName(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kFull: return "full";
+    case Recompute::kActivation: return "activation";
+    case Recompute::kAttention: return "attention";
+    case Recompute::kBlock: return "block";
+  }
+  return "?";
+}
+
+double RecomputeFlopsPerToken(const GptShape& s, int64_t seq, AttentionConvention c, Recompute r) {
+  switch (r) {
+    case Recompute::kNone:
+    case Recompute::kActivation: return 0;
+    case Recompute::kFull: return ForwardFlopsPerToken(s, seq, c);
+    case Recompute::kAttention: return AttentionTrainFlopsPerToken(s, seq, c) / 3;
+    case Recompute::kBlock:
+      return 2.0 * static_cast<double>(BlockParamCount(s)) + AttentionTrainFlopsPerToken(s, seq, c) / 3;
+  }
+  return 0;
+}
+
 int64_t FlopParamCount(const GptShape& s) {
   const int64_t n = GptParamCount(s, /*include_position_embeddings=*/false);
   return s.tied ? n : n - s.vocab * s.width;  // an untied wte is a lookup
@@ -86,7 +115,7 @@ std::string StepFlops::Describe() const {
       "attention %s (%s), T=%d, recompute=%s: %.4g model FLOPs/step (MFU), %.4g hardware "
       "FLOPs/step (HFU), %d tokens/step",
       ConventionName(convention), ConventionFormula(convention), seq,
-      recompute == Recompute::kFull ? "full" : "none", model_flops_per_step, hardware_flops_per_step, tokens);
+      RecomputeName(recompute), model_flops_per_step, hardware_flops_per_step, tokens);
 }
 
 absl::StatusOr<StepFlops> GptStepFlops(const GptShape& shape, int64_t seq, int64_t batch, int64_t grad_accum,
@@ -108,9 +137,7 @@ absl::StatusOr<StepFlops> GptStepFlops(const GptShape& shape, int64_t seq, int64
   f.convention = convention;
   f.recompute = recompute;
   f.model_flops_per_token = TrainFlopsPerToken(shape, seq, convention);
-  f.hardware_flops_per_token =
-      f.model_flops_per_token +
-      (recompute == Recompute::kFull ? ForwardFlopsPerToken(shape, seq, convention) : 0.0);
+  f.hardware_flops_per_token = f.model_flops_per_token + RecomputeFlopsPerToken(shape, seq, convention, recompute);
   f.model_flops_per_sequence = f.model_flops_per_token * static_cast<double>(seq);
   f.model_flops_per_step = f.model_flops_per_token * static_cast<double>(f.tokens);
   f.hardware_flops_per_step = f.hardware_flops_per_token * static_cast<double>(f.tokens);

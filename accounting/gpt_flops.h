@@ -81,14 +81,31 @@ double TrainFlopsPerToken(const GptShape& shape, int64_t seq, AttentionConventio
 // 2N + attention term / 3.
 double ForwardFlopsPerToken(const GptShape& shape, int64_t seq, AttentionConvention c);
 
-enum class Recompute { kNone, kFull };  // kFull: one extra forward pass per step
+// Activation recomputation: what the hardware does again in the backward, which HFU counts and
+// MFU does not (the model needs the same FLOPs either way).
+enum class Recompute {
+  kNone,
+  kFull,        // one whole extra forward pass (the textbook's 8N: 2N + the attention's third)
+  kActivation,  // the MLP's activation (GeLU, or SwiGLU's product) from its kept input: no matmul
+  kAttention,   // the attention core (Megatron-LM's selective) from the kept q, k, v: its forward
+                // matmuls QK^T and AV, the attention term's third
+  kBlock,       // each block's forward from its kept input (Megatron-LM's full, llm.c's -r 2 and
+                // more): 2 * the blocks' parameters + the attention term's third; the embeddings,
+                // the final norm and the LM head are not recomputed
+};
+// "none", "full", "activation", "attention", "block".
+const char* RecomputeName(Recompute recompute);
+// The FLOPs per token a recompute level adds to the hardware's count.
+double RecomputeFlopsPerToken(const GptShape& shape, int64_t seq, AttentionConvention c, Recompute recompute);
+// The blocks' parameters (every layer's: norms, attention, MLP, their biases), L * per layer.
+int64_t BlockParamCount(const GptShape& shape);
 
 // FLOPs of one optimizer step, for MFU (model) and HFU (hardware).
 struct StepFlops {
   int64_t seq = 0;                      // T actually used
   int64_t tokens = 0;                   // batch * seq * grad_accum: one rank's tokens per step
   double model_flops_per_token = 0;     // TrainFlopsPerToken
-  double hardware_flops_per_token = 0;  // + ForwardFlopsPerToken when recompute is kFull
+  double hardware_flops_per_token = 0;  // + RecomputeFlopsPerToken of the recompute level
   double model_flops_per_sequence = 0;
   double model_flops_per_step = 0;     // for MFU
   double hardware_flops_per_step = 0;  // for HFU

@@ -182,6 +182,13 @@ void LogRankSummary(const DdpSetup& s, const RankFigures& f) {
                          accounting::FormatPercent(sm->min), sm->argmin,
                          accounting::FormatPercent(sm->median), accounting::FormatPercent(sm->max),
                          sm->argmax, accounting::FormatPercent(sm->mean)));
+    if (s.o.recompute != accounting::Recompute::kNone && local_flops > 0) {
+      const double ratio = s.flops.hardware_flops_per_step / local_flops;
+      Log0(s.world, absl::StrFormat("HFU per rank  median %s: MFU x %.4f, the formula's hardware / model FLOPs with "
+                                    "--recompute=%s (the backward's recomputed forward; MFU does not count it)",
+                                    accounting::FormatPercent(sm->median * ratio), ratio,
+                                    RecomputeFlagName(s.o.recompute, s.o.config)));
+    }
   }
   const CommFigures c = CommOf(s, f);
   if (W > 1) {

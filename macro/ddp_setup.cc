@@ -157,6 +157,10 @@ absl::Status ResolveRankOptions(comm::MpiWorld* world, const DdpFlags& flags, Dd
     local = absl::InvalidArgumentError(
         "--compare_data, --profile and --cuda_graph are gpt_step's; ddp_step does not run them (a graph "
         "would have to hold the gradient all-reduce between backward and AdamW)");
+  } else if (options->recompute_all) {
+    local = absl::InvalidArgumentError(
+        "--recompute=all is gpt_step's (every level back to back); ddp_step runs one level: none, gelu or "
+        "swiglu, attention or block");
   } else if (s->grad_accum < 1) {
     local =
         absl::InvalidArgumentError(absl::StrCat("--grad_accum=", s->grad_accum, " is invalid: must be >= 1"));
@@ -247,7 +251,8 @@ absl::Status BuildPeakDataAndClock(comm::MpiWorld* world, const std::string& dev
   s->peak = peak->peak;
   s->run_peak = *peak;
   s->peak_rule = peak->rule_text;
-  auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, s->grad_accum, o.convention);
+  auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, s->grad_accum, o.convention,
+                                          o.recompute);
   if (!flops.ok()) return flops.status();
   s->flops = *flops;
   auto src = MakeRankSource(o, world->rank());

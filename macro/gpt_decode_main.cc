@@ -7,10 +7,13 @@
 // This binary runs real generations (prefill of --prompt tokens, then --generate greedy decode
 // steps per stream, --batch streams in lockstep) on the CPU or CUDA, and reports decode tokens/s
 // (new tokens only), prefill tokens/s apart, time per token (median, p90), bytes per token
-// (weights + KV cache), the bound (bandwidth / bytes per token) with the fraction reached, and
-// the MFU. On the CPU the bandwidth is the STREAM copy ceiling, measured at start-up with the
-// run's threads (or read from --ceilings). --batch_sweep=64 runs B = 1, 2, 4, ... 64: the weights
-// are shared by the streams, so the bound per stream stays near flat until compute catches up.
+// (weights + KV cache, which holds the K/V heads only), the bound (bandwidth / bytes per token)
+// with the fraction reached, and the MFU. On the CPU the bandwidth is the STREAM copy ceiling,
+// measured at start-up with the run's threads (or read from --ceilings). --batch_sweep=64 runs
+// B = 1, 2, 4, ... 64: the weights are shared by the streams, so the bound per stream stays near
+// flat until compute catches up.
+// Every family of model/gpt_config.h decodes (--preset=llama-124m: RMSNorm, RoPE, SwiGLU, a cache
+// of the K/V heads).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -122,7 +125,9 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
       c.ok()) {
     bound = accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth()).value_or(0);
   }
-  Log(absl::StrCat("\ngpt_decode: case B=", B, " (KV cache ", Bytes((*decoder)->cache_bytes()), ")"));
+  const model::GptConfig& c = o.step.config;
+  Log(absl::StrCat("\ngpt_decode: case B=", B, " (KV cache ", Bytes((*decoder)->cache_bytes()), ": ",
+                   c.kv_head_count(), " K/V heads of ", c.head_size(), " for ", c.heads, " query heads)"));
   for (int i = 1; i <= o.warmup_generations; ++i) {
     auto g = RunGeneration(*decoder, prompt, P, G);
     if (!g.ok()) return Fail(state, g.status());
@@ -216,17 +221,22 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   Log(absl::StrFormat(
       "prefill       %.1f tokens/s (%d x B=%d x P=%d prompt tokens / %.3f s), apart from decode",
       f.prefill_tokens_per_s, f.generations, B, P, f.prefill_s));
-  Log(absl::StrCat("bytes/token   ", Bytes(f.bytes_per_token), " = weights ", Bytes(f.weight_bytes_per_token),
-                   " (", Bytes(f.cost.weight_bytes / G), " per step, shared by B=", B, ") + KV cache ",
-                   Bytes(f.kv_bytes_per_token), " (positions ", P, "..", P + G - 1, ", mean), ",
-                   absl::StrFormat("%g", s.bytes_per_param()), " bytes per element"));
+  // The cache holds the K/V heads only (grouped-query attention: KV < H heads).
+  const model::GptConfig& c = o.step.config;
+  Log(absl::StrCat(
+      "bytes/token   ", Bytes(f.bytes_per_token), " = weights ", Bytes(f.weight_bytes_per_token), " (",
+      Bytes(f.cost.weight_bytes / G), " per step, shared by B=", B, ") + KV cache ",
+      Bytes(f.kv_bytes_per_token), " (K and V of KV=", c.kv_head_count(), " heads x hd=", c.head_size(),
+      " x L=", c.layers, " layers per position: ", Bytes(2.0 * c.layers * c.kv_width() * s.bytes_per_kv()),
+      "; positions ", P, "..", P + G - 1, ", mean); ", absl::StrFormat("%g", s.bytes_per_param()),
+      " bytes per weight, ", absl::StrFormat("%g", s.bytes_per_kv()), " per cache element"));
   Log(absl::StrCat("bandwidth     ", Bytes(f.bandwidth), "/s: ", s.bandwidth_source()));
   Log(absl::StrFormat(
       "bound         %.1f tokens/s (%.1f per stream) = bandwidth / bytes per token; reached %.1f%%",
       f.bound_tokens_per_s, f.bound_tokens_per_s / B, 100 * f.bound_fraction));
   Log(absl::StrCat("achieved      ", Bytes(f.achieved_bytes_per_s), "/s read (bytes per token x tokens/s)"));
   Log(absl::StrFormat(
-      "MFU           %.2f%% = %.4g FLOPs/token (2N + 4*L*C*(pos+1)) x %.1f tokens/s / peak %.4g FLOP/s",
+      "MFU           %.2f%% = %.4g FLOPs/token (2N + 4*L*H*hd*(pos+1)) x %.1f tokens/s / peak %.4g FLOP/s",
       100 * f.mfu, f.flops_per_token, f.decode_tokens_per_s, f.peak_flops));
   Log(absl::StrCat("peak          ", s.peak().source));
 }
@@ -250,7 +260,8 @@ void PrintSweep(const Run& run) {
 }
 
 constexpr char kUsage[] =
-    "gpt_decode: GPT-2 generation with a KV cache, against the bandwidth bound.\n"
+    "gpt_decode: generation with a KV cache (GPT-2 or the Llama family: --preset=llama-124m), against the\n"
+    "bandwidth bound. The KV cache holds the K/V heads only (grouped-query attention).\n"
     "\n"
     "  bazel run //macro:gpt_decode                         defaults for this machine (said at start)\n"
     "  bazel run //macro:gpt_decode -- --prompt=128 --generate=128 --batch=4\n"
@@ -383,7 +394,7 @@ int main(int argc, char** argv) {
     if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kBf16) {
       Log("gpt_decode: bf16 on the CPU: the Linear layers read a bf16 copy of their weights (a step's few "
           "rows: matrix-vector products widening each weight to fp32; the prompt: bf16 GEMMs on oneDNN); "
-          "embeddings, LayerNorm, attention and the KV cache in fp32");
+          "embeddings, norms, RoPE, attention and the KV cache in fp32");
     } else if (o.step.device == "cpu") {
       Log(absl::StrCat("gpt_decode: GEMM --cpu_gemm=", model::CpuGemmBackendName(o.step.cpu_gemm), ": ",
                        model::CpuGemmInfo(o.step.cpu_gemm).ToString()));

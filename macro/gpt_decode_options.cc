@@ -1,16 +1,48 @@
 // ResolveDecodeOptions: gpt_step's resolution for the shared flags, then the decode flags.
 #include "macro/gpt_decode_options.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "model/gpt_config.h"
 
 namespace macro {
 namespace {
 
 absl::Status FlagError(const std::string& flag, absl::string_view msg) {
   return absl::InvalidArgumentError(absl::StrCat("--", flag, ": ", msg));
+}
+
+// --prompt and --generate, or their defaults for the device, within the block.
+absl::Status ResolveLengths(const RawDecodeFlags& f, bool gpu, DecodeOptions* o) {
+  const int block = o->step.config.block;
+  if (f.prompt > 0) {
+    o->prompt = f.prompt;
+  } else {
+    o->prompt = std::min(gpu ? 128 : 64, block / 2);
+    o->choices.push_back(absl::StrCat("prompt: ", o->prompt, " tokens of prefill (", gpu ? "CUDA" : "CPU",
+                                      " default, at most half the block)"));
+  }
+  if (f.generate > 0) {
+    o->generate = f.generate;
+  } else {
+    o->generate = std::min(gpu ? 128 : 64, block - o->prompt);
+    if (o->generate < 1) {
+      return FlagError("prompt", absl::StrCat(o->prompt, " tokens fill the block size ", block,
+                                              ": no position is left to generate; use --prompt < ", block));
+    }
+    o->choices.push_back(absl::StrCat("generate: ", o->generate, " new tokens (", gpu ? "CUDA" : "CPU",
+                                      " default, within the block)"));
+  }
+  if (o->prompt + o->generate > block) {
+    return FlagError(f.generate > 0 ? "generate" : "prompt",
+                     absl::StrCat("--prompt=", o->prompt, " + --generate=", o->generate, " = ",
+                                  o->prompt + o->generate, " positions exceed the block size ", block,
+                                  " (--block / the preset's); use prompt + generate <= ", block));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -90,31 +122,7 @@ absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flag
     o.choices.push_back("batch: 1 (one request: the latency case, on the bandwidth bound)");
   }
 
-  const int block = o.step.config.block;
-  if (f.prompt > 0) {
-    o.prompt = f.prompt;
-  } else {
-    o.prompt = std::min(gpu ? 128 : 64, block / 2);
-    o.choices.push_back(absl::StrCat("prompt: ", o.prompt, " tokens of prefill (", gpu ? "CUDA" : "CPU",
-                                     " default, at most half the block)"));
-  }
-  if (f.generate > 0) {
-    o.generate = f.generate;
-  } else {
-    o.generate = std::min(gpu ? 128 : 64, block - o.prompt);
-    if (o.generate < 1) {
-      return FlagError("prompt", absl::StrCat(o.prompt, " tokens fill the block size ", block,
-                                              ": no position is left to generate; use --prompt < ", block));
-    }
-    o.choices.push_back(absl::StrCat("generate: ", o.generate, " new tokens (", gpu ? "CUDA" : "CPU",
-                                     " default, within the block)"));
-  }
-  if (o.prompt + o.generate > block) {
-    return FlagError(f.generate > 0 ? "generate" : "prompt",
-                     absl::StrCat("--prompt=", o.prompt, " + --generate=", o.generate, " = ",
-                                  o.prompt + o.generate, " positions exceed the block size ", block,
-                                  " (--block / the preset's); use prompt + generate <= ", block));
-  }
+  if (absl::Status st = ResolveLengths(f, gpu, &o); !st.ok()) return st;
 
   if (f.batch_sweep > 0) {
     for (int b = 1; b <= f.batch_sweep; b *= 2) o.batches.push_back(b);

@@ -46,6 +46,18 @@ TEST(DecodeOptions, CudaDefaults) {
   ExpectErrorNames(ResolveDecodeOptions(RawStepFlags{}, RawDecodeFlags{}, OneGpu(7)), "--dtype");
 }
 
+// A Llama preset resolves as GPT-2's do: its block bounds the default lengths.
+TEST(DecodeOptions, LlamaPresetResolves) {
+  RawStepFlags s;
+  s.preset = "llama-tiny";  // block 16
+  auto o = ResolveDecodeOptions(s, RawDecodeFlags{}, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->CaseName(1), "llama-tiny/cpu/fp32/B:1/P:8/G:8");
+  o = ResolveDecodeOptions(s, RawDecodeFlags{}, OneGpu(9));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->CaseName(1), "llama-tiny/cuda/bf16/B:1/P:8/G:8");
+}
+
 TEST(DecodeOptions, SmallBlockDefaultsStayInside) {
   RawStepFlags s;
   s.preset = "test-tiny";  // block 16

@@ -200,7 +200,10 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   // activations (model/gpt_memory.h); on CUDA the host copy of the fp32 weights.
   int max_batch = 1;
   for (int b : o.batches) max_batch = std::max(max_batch, b);
-  model::DecodeMemoryEstimate need = model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions());
+  // A CPU bf16 run adds the decoder's bf16 copy of the weights to the session's fp32 ones.
+  const bool cpu_bf16 = so.device == "cpu" && so.dtype == accounting::Dtype::kBf16;
+  model::DecodeMemoryEstimate need =
+      model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions(), 4, cpu_bf16);
   if (so.device != "cpu") need = model::DecodeMemoryEstimate{need.weights_bytes, 0, 0, 0};
   if (absl::Status st = model::CheckHostMemory(
           need.total_bytes(),

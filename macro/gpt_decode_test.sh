@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of //macro:gpt_decode on test-tiny (CPU):
+# End-to-end checks of //macro:gpt_decode on test-tiny and llama-tiny (CPU):
 #  - the JSON counters agree with accounting's formulas: decode tokens/s = new tokens / decode
 #    time, bytes per token = weights once per step + each stream's KV cache (worked here from
 #    the shape), bound = bandwidth / bytes per token, MFU = FLOPs per token x tokens/s / peak;
@@ -96,6 +96,45 @@ fi
 grep -q "gpt_decode: GEMM choice: 4 prompt GEMM shapes, measured at start-up" "$TMP/auto.txt" || { cat "$TMP/auto.txt"; fail "no GEMM choice header"; }
 [[ $(grep -Ec "gpt_decode: GEMM choice: (qkv|attproj|fc|fcproj)\.fwd +NT M:12 .* onednn [0-9.]+\*? +onednn_sgemm [0-9.]+\*? +openblas [0-9.]+\*? GFLOP/s" "$TMP/auto.txt") -eq 4 ]] \
   || { cat "$TMP/auto.txt"; fail "not every prompt shape lists the three candidates"; }
+
+# 1c. The Llama family on the CPU: llama-tiny (L=2, C=32, 4 query heads and 2 K/V heads of 8,
+#     SwiGLU of F=64, RMSNorm, RoPE, untied LM head, V=64, no biases). The KV cache and its bytes
+#     per token count the 2 K/V heads, not the 4 query heads; the weights are N (no untied input
+#     embedding) + the token's wte row; the summary says so.
+"$DECODE" --preset=llama-tiny --device=cpu --threads=1 --warmup_steps=1 --steps=3 --ceilings="$TMP/ceil.json" \
+  --batch=2 --prompt=4 --generate=5 --benchmark_format=json --benchmark_out="$TMP/llama.json" \
+  >/dev/null 2>"$TMP/llama.txt" || { cat "$TMP/llama.txt"; fail "llama-tiny run exited non-zero"; }
+for pat in "== summary: BM_GptDecode/llama-tiny/cpu/fp32/B:2/P:4/G:5" \
+           "case B=2 (KV cache 4.61 kB: 2 K/V heads of 8 for 4 query heads)" \
+           "^bytes/token   .* + KV cache 1.79 kB (K and V of KV=2 heads x hd=8 x L=2 layers per position: 256 B;" \
+           "^MFU .*(2N + 4\*L\*H\*hd\*(pos+1))"; do
+  grep -q "$pat" "$TMP/llama.txt" || { cat "$TMP/llama.txt"; fail "llama-tiny log has no '$pat'"; }
+done
+python3 - "$TMP/llama.json" <<'PY2' || { cat "$TMP/llama.txt"; fail "llama-tiny counters"; }
+import json, math, sys
+out = json.load(open(sys.argv[1]))
+assert "rmsnorm rope(10000) swiglu" in out["context"]["mlbench_model"], out["context"]["mlbench_model"]
+runs = [b for b in out["benchmarks"] if b["name"].startswith("BM_GptDecode/llama-tiny/")]
+assert len(runs) == 1, runs
+b = runs[0]
+L, C, H, KV, hd, B, P, G = 2, 32, 4, 2, 8, 2, 4, 5
+# Parameters: wte 64x32, per layer ln1 32, qkv (32 + 2*16) x 32, attproj 32x32, ln2 32, fc 128x32
+# (gate | up), fcproj 32x64; lnf 32; lm_head 64x32. N leaves out the untied wte: 20640.
+N = 2 * (32 + 64 * 32 + 32 * 32 + 32 + 128 * 32 + 32 * 64) + 32 + 64 * 32
+assert N == 20640, N
+keys = sum(p + 1 for p in range(P, P + G))
+weights = (N + C) * 4 * G                 # + the token's row of the untied wte, no position table
+kv = 2 * L * KV * hd * keys * 4 * B       # K/V heads only: half of 2 * L * C
+def close(a, e, what):
+    assert math.isclose(a, e, rel_tol=1e-6), f"{what}: {a} != {e}"
+close(b["weight_bytes_per_token"], weights / (B * G), "weight bytes per token")
+close(b["kv_bytes_per_token"], kv / (B * G), "KV bytes per token (K/V heads)")
+close(b["bytes_per_token"], (weights + kv) / (B * G), "bytes per token")
+close(b["bound_tokens_per_second"], b["bandwidth"] / b["bytes_per_token"], "bound")
+close(b["flops_per_token"], 2 * N + 4 * L * H * hd * keys / G, "FLOPs per token = 2N + 4*L*H*hd*(pos+1)")
+assert b["verified"] == 1 and 0 < b["mfu"] < 1, b
+print("llama-tiny decode OK:", {k: b[k] for k in ["bytes_per_token", "kv_bytes_per_token", "flops_per_token"]})
+PY2
 
 # 2. The batch sweep: cases B = 1, 2, 4 and the table.
 "$DECODE" "${TINY[@]}" --steps=1 --prompt=2 --generate=3 --batch_sweep=4 >"$TMP/sweep.txt" 2>&1 \

@@ -76,12 +76,12 @@ absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
   return rates;
 }
 
-absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o) {
+absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions& o, const GemmRates* gemm_rates_of) {
   std::unique_ptr<GptSession> s(new GptSession());
   s->o_ = o;
   if (o.device == "cpu") {
     // Everything the run will hold at its peak, before any of it is allocated (step_memory.h).
-    absl::StatusOr<StepMemoryPlan> plan = PlanStepMemory(o, o.threads);
+    absl::StatusOr<StepMemoryPlan> plan = PlanStepMemory(o, o.threads, /*gemm_rates_kept=*/gemm_rates_of != nullptr);
     if (!plan.ok()) return plan.status();
     if (auto st = CheckStepMemory(*plan, o); !st.ok()) return st;
     s->memory_plan_ = *plan;
@@ -95,7 +95,7 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
   s->peak_ = peak->peak;
   s->run_peak_ = *peak;
 
-  auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, 1, o.convention);
+  auto flops = accounting::GptStepFlops(model::ToGptShape(o.config), o.seq, o.batch, 1, o.convention, o.recompute);
   if (!flops.ok()) return flops.status();
   s->flops_ = *flops;
 
@@ -112,9 +112,14 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
   }
   if (o.device == "cpu") {
     s->gemm_info_ = model::CpuGemmInfo(o.cpu_gemm);
-    auto rates = StepGemmRates(o, o.ceilings, &s->gemm_rates_source_);
-    if (!rates.ok()) return rates.status();
-    s->gemm_rates_ = std::move(*rates);
+    if (gemm_rates_of != nullptr) {  // the choices stay applied (model/cpu_gemm_backend.h, process-wide)
+      s->gemm_rates_ = gemm_rates_of->rates;
+      s->gemm_rates_source_ = gemm_rates_of->source;
+    } else {
+      auto rates = StepGemmRates(o, o.ceilings, &s->gemm_rates_source_);
+      if (!rates.ok()) return rates.status();
+      s->gemm_rates_ = std::move(*rates);
+    }
     // STREAM triad, for AdamW's bytes/s and the step's floor: the --ceilings file's where it has
     // one, else measured now, best of 3, on arrays of 4x the last-level cache up to 256 MiB each
     // (about 0.3 s; uncapped, 20 s and more at one thread on a VM that reports its host's 480 MiB

@@ -62,7 +62,17 @@ class GptSession {
   // Builds the model on o.device (CUDA device 0) and the batch sources: fixed random always, the
   // token file when o.real_data or o.compare_data. The peak is that device's (rank_peak.h: on the
   // CPU, the peak of the o.threads threads the run uses).
-  static absl::StatusOr<std::unique_ptr<GptSession>> Create(const StepOptions& o);
+  // `gemm_rates_of` (--recompute=all's later levels): the CPU GEMM rates and choices of an earlier
+  // session of the same shapes, kept instead of measured again, so that every level runs each
+  // GEMM on the same library (auto's choice decides the rounding: a level that chose differently
+  // would end at another loss) and its floor is counted at the same rates.
+  struct GemmRates {
+    std::vector<StepGemmRate> rates;
+    std::string source;
+  };
+  static absl::StatusOr<std::unique_ptr<GptSession>> Create(const StepOptions& o,
+                                                            const GemmRates* gemm_rates_of = nullptr);
+  GemmRates gemm_rates_kept() const { return {gemm_rates_, gemm_rates_source_}; }
 
   // One training step with the chosen data (real = token file). The first call also counts the
   // FLOPs of the matmuls actually issued (accounting::FlopCounter) for HFU.
@@ -77,6 +87,7 @@ class GptSession {
 
   const StepOptions& options() const { return o_; }
   model::GptModel& model() { return *model_; }
+  const model::GptModel& model() const { return *model_; }
   int64_t num_params() const { return model_->num_params(); }
   const accounting::StepFlops& flops() const { return flops_; }
   // CPU: the host memory planned for the run at its peak (step_memory.h); empty on CUDA.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "harness/flags_main.h"
 #include "macro/cpu_bf16_note.h"
 #include "macro/gpt_session.h"
+#include "macro/memory_ledger.h"
 #include "macro/mfu_report.h"
 #include "macro/step_flags.h"
 #include "macro/step_options.h"
@@ -37,6 +39,7 @@
 #include "model/cuda/cuda_model.h"
 #include "model/gemm_info.h"
 #include "model/gpt_config.h"
+#include "model/host_memory.h"
 #include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
@@ -52,10 +55,15 @@ void Log(const std::string& s) {
 }
 
 struct CaseResult {
+  accounting::Recompute recompute = accounting::Recompute::kNone;  // the case's level (set at registration)
   bool ran = false;
   bool real_data = false;
   std::vector<StepTimes> steps;        // timed steps of the last repetition
   accounting::Disturbance disturbance;  // of the last repetition (accounting/disturbed.h)
+  // The session's figures, kept for --recompute=all's table (each level's session is gone by then).
+  double model_flops_per_step = 0, counted_flops_per_step = 0, hardware_flops_per_step = 0, peak_flops = 0;
+  bool has_ledger = false;  // CPU
+  MemoryLedger ledger;      // measured at the end of the case's timed steps
 };
 
 struct Run {
@@ -66,6 +74,7 @@ struct Run {
   accounting::RunningMfu running;
   std::vector<CaseResult> results;  // one per registered case
   StepSeriesLog series;             // every step's time, for the JSON file (step_series.h)
+  bool context_added = false;       // the first session's attention choice is in the JSON context
 };
 
 Run* g_run = nullptr;
@@ -82,12 +91,33 @@ void LogStep(const GptSession& s, const char* kind, int i, int n, const StepTime
                       t.loss, t.total() * 1e3, tok, running.ToString()));
 }
 
-absl::Status EnsureSession(Run* run) {
-  if (run->session) return absl::OkStatus();
+// The session of recompute level `recompute`: the one there is, or (--recompute=all, the next
+// level) a new one after the last is freed, with warm-up steps of its own and the process's peak
+// resident set measured from there (model/host_memory.h).
+absl::Status EnsureSession(Run* run, accounting::Recompute recompute) {
+  if (run->session && run->session->options().recompute == recompute) return absl::OkStatus();
   if (!run->create_status.ok()) return run->create_status;
-  Log(absl::StrCat("gpt_step: building ", model::DescribeConfig(run->options.config), " on ",
-                   run->options.device, " (B=", run->options.batch, ", T=", run->options.seq, ")"));
-  auto s = GptSession::Create(run->options);
+  std::optional<GptSession::GemmRates> kept;
+  if (run->session) {
+    kept = run->session->gemm_rates_kept();
+    if (!kept->rates.empty()) {
+      kept->source = absl::StrCat(kept->source, "; kept from the first level, so that every level runs each GEMM on "
+                                                "the same library");
+    }
+    run->session.reset();
+    run->warmed = false;
+    run->running = accounting::RunningMfu();
+    model::ResetPeakResident();
+  }
+  StepOptions o = run->options;
+  o.recompute = recompute;
+  Log(absl::StrCat("gpt_step: building ", model::DescribeConfig(o.config), " on ", o.device, " (B=", o.batch,
+                   ", T=", o.seq,
+                   o.recompute_all || recompute != accounting::Recompute::kNone
+                       ? absl::StrCat(", --recompute=", RecomputeFlagName(recompute, o.config))
+                       : "",
+                   ")"));
+  auto s = GptSession::Create(o, kept && !kept->rates.empty() ? &*kept : nullptr);
   if (!s.ok()) {
     run->create_status = s.status();
     return s.status();
@@ -97,9 +127,12 @@ absl::Status EnsureSession(Run* run) {
   // recorded in the JSON context (before any case runs, so before the context is written).
   const std::string attention = model::CudaAttentionChoice(run->session->model());
   if (!attention.empty()) Log("gpt_step: " + attention);
-  benchmark::AddCustomContext("mlbench_attention_impl", model::cuda::AttentionImplRecord(attention));
-  benchmark::AddCustomContext("mlbench_attention_choice",
-                              attention.empty() ? "the CPU model's attention (no choice)" : attention);
+  if (!run->context_added) {  // once: --recompute=all's later sessions choose the same
+    benchmark::AddCustomContext("mlbench_attention_impl", model::cuda::AttentionImplRecord(attention));
+    benchmark::AddCustomContext("mlbench_attention_choice",
+                                attention.empty() ? "the CPU model's attention (no choice)" : attention);
+    run->context_added = true;
+  }
   Log(absl::StrCat("gpt_step: ", run->session->model().num_params(), " parameters; peak ",
                    absl::StrFormat("%.4g", run->session->peak().flops_per_s), " FLOP/s (",
                    run->session->peak().source, ")"));
@@ -143,6 +176,37 @@ void SetBreakdownCounters(benchmark::State& state, const GptSession& s, const st
   }
 }
 
+// The session's figures and (CPU) the memory ledger, measured now, at the end of the timed steps,
+// into `result` and the case's counters: HFU over MFU counted and predicted, and each ledger line
+// predicted (mem_*) beside measured (mem_*_measured).
+void RecordCaseFigures(benchmark::State& state, const GptSession& s, CaseResult* result) {
+  result->model_flops_per_step = s.flops().model_flops_per_step;
+  result->counted_flops_per_step = s.counted_flops_per_step();
+  result->hardware_flops_per_step = s.flops().hardware_flops_per_step;
+  result->peak_flops = s.has_peak() ? s.peak().flops_per_s : 0;
+  if (result->model_flops_per_step > 0) {
+    state.counters["hfu_over_mfu"] = result->counted_flops_per_step / result->model_flops_per_step;
+    state.counters["hfu_over_mfu_predicted"] = result->hardware_flops_per_step / result->model_flops_per_step;
+  }
+  if (s.options().device != "cpu") return;
+  result->has_ledger = true;
+  result->ledger = MakeMemoryLedger(s.memory_plan(), s.options());
+  result->ledger.activations_resident = s.model().ResidentActivationBytes();
+  result->ledger.peak_resident = model::PeakResidentBytes();
+  const model::MemoryEstimate& m = s.memory_plan().model;
+  state.counters["mem_params_bytes"] = m.params_bytes;
+  state.counters["mem_grads_bytes"] = m.grads_bytes;
+  state.counters["mem_adamw_bytes"] = m.adamw_bytes;
+  state.counters["mem_bf16_bytes"] = m.bf16_bytes;
+  state.counters["mem_activations_bytes"] = m.activations_bytes;
+  state.counters["mem_workspace_bytes"] = s.memory_plan().startup_bytes + s.memory_plan().runtime_bytes;
+  state.counters["mem_peak_bytes"] = result->ledger.predicted_peak();
+  if (result->ledger.activations_resident >= 0) {
+    state.counters["mem_activations_bytes_measured"] = result->ledger.activations_resident;
+  }
+  if (result->ledger.peak_resident >= 0) state.counters["mem_peak_bytes_measured"] = result->ledger.peak_resident;
+}
+
 // The case's counters and label over its timed steps (result->steps), after the peak's second
 // probe; records the run's disturbance in `result`.
 void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOptions& o, CaseResult* result) {
@@ -184,6 +248,7 @@ void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOpt
   if (auto adamw = AdamWBytesPerSecondOf(s, result->steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
     state.counters["adamw_bytes_per_s"] = *adamw;
   }
+  RecordCaseFigures(state, s, result);
   const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.GemmDescription());
   state.SetLabel(accounting::DisturbedLabel(
       result->disturbance, absl::StrCat(o.config.name, " ", accounting::ConventionName(o.convention),
@@ -192,14 +257,14 @@ void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOpt
 
 void BM_GptStep(benchmark::State& state, int case_index, bool real_data) {
   Run* run = g_run;
-  if (auto st = EnsureSession(run); !st.ok()) {
+  if (auto st = EnsureSession(run, run->results[case_index].recompute); !st.ok()) {
     state.SkipWithError(std::string(st.message()).c_str());
     for (auto _ : state) {
     }
     return;
   }
   GptSession& s = *run->session;
-  const StepOptions& o = run->options;
+  const StepOptions& o = s.options();  // the run's, with this case's recompute level
   run->series.BeginRepetition(case_index);
   if (!run->warmed) {
     for (int i = 1; i <= o.warmup_steps; ++i) {
@@ -296,7 +361,12 @@ void PrintSummary(const Run& run, const CaseResult& r) {
                      "  (model FLOPs / time / peak)"));
     Log(absl::StrCat("HFU           ",
                      hfu.ok() ? accounting::FormatPercent(*hfu) : std::string(hfu.status().message()),
-                     "  (FLOPs of the matmuls actually issued / time / peak; no recompute here)"));
+                     "  (FLOPs of the matmuls actually issued / time / peak, --recompute=",
+                     RecomputeFlagName(o.recompute, o.config), ")"));
+    Log(absl::StrFormat("HFU/MFU       %.4f counted (the matmuls issued / model FLOPs) | %.4f predicted (the "
+                        "formula's hardware / model FLOPs)",
+                        r.counted_flops_per_step / r.model_flops_per_step,
+                        r.hardware_flops_per_step / r.model_flops_per_step));
   } else {  // the steps are timed; nothing to divide by
     Log(absl::StrCat("peak          ", s.peak().source));
     Log(absl::StrCat("MFU           ", s.peak().source));
@@ -315,6 +385,50 @@ void PrintSummary(const Run& run, const CaseResult& r) {
   if (mfu.ok() && s.has_peak()) {
     for (const std::string& line : MfuReportLines(s, r.steps, *mfu)) Log(line);
   }
+  if (r.has_ledger) {
+    for (const std::string& line : MemoryLedgerLines(r.ledger)) Log(line);
+  }
+}
+
+// --recompute=all: a line per level against none's (the first case).
+void PrintRecomputeTable(const Run& run) {
+  const StepOptions& o = run.options;
+  const CaseResult* none = nullptr;
+  for (const CaseResult& r : run.results) {
+    if (r.ran && !r.steps.empty() && r.recompute == accounting::Recompute::kNone) none = &r;
+  }
+  Log(absl::StrCat("\n== recompute trade: ", o.CaseName(), ", ", o.steps, " timed steps per level after ",
+                   o.warmup_steps, " warm-up; CPU ", sysinfo::ReadCpuInfo().model,
+                   "; each level's own start-up peak; x: against none"));
+  Log(absl::StrFormat("%-10s %10s %6s %10s %11s %6s %10s %6s %10s %7s %7s %8s %9s", "level", "step ms", "x",
+                      "tokens/s", "activations", "x", "VmHWM", "x", "predicted", "MFU", "HFU", "HFU/MFU",
+                      "predicted"));
+  auto x = [](double v, double base) { return base > 0 ? absl::StrFormat("%.2f", v / base) : std::string("-"); };
+  for (const CaseResult& r : run.results) {
+    if (!r.ran || r.steps.empty()) continue;
+    std::vector<double> totals;
+    for (const StepTimes& t : r.steps) totals.push_back(t.total());
+    const SeriesStats st = Summarise(totals);
+    const SeriesStats base = none ? Summarise([&] {
+      std::vector<double> v;
+      for (const StepTimes& t : none->steps) v.push_back(t.total());
+      return v;
+    }()) : SeriesStats();
+    const double mfu = r.peak_flops > 0 ? r.model_flops_per_step / st.median / r.peak_flops : 0;
+    const double hfu = r.peak_flops > 0 ? r.counted_flops_per_step / st.median / r.peak_flops : 0;
+    const int64_t act = r.ledger.activations_resident, peak = r.ledger.peak_resident;
+    Log(absl::StrFormat(
+        "%-10s %10.2f %6s %10.1f %11s %6s %10s %6s %10s %7s %7s %8.4f %9.4f%s",
+        RecomputeFlagName(r.recompute, o.config), st.median * 1e3, x(st.median, base.median),
+        o.tokens_per_step() / st.median, model::FormatBytes(act), none ? x(act, none->ledger.activations_resident) : "-",
+        model::FormatBytes(peak), none ? x(peak, none->ledger.peak_resident) : "-",
+        model::FormatBytes(r.ledger.predicted_peak()), r.peak_flops > 0 ? accounting::FormatPercent(mfu) : "n/a",
+        r.peak_flops > 0 ? accounting::FormatPercent(hfu) : "n/a", r.counted_flops_per_step / r.model_flops_per_step,
+        r.hardware_flops_per_step / r.model_flops_per_step,
+        r.disturbance.disturbed ? absl::StrCat("  DISTURBED: ", r.disturbance.reason) : ""));
+  }
+  Log("activations: the activation buffer's resident bytes (mincore); VmHWM: the process's peak resident set from "
+      "the level's start (the model, its start-up measurements and the libraries); predicted: the plan's peak");
 }
 
 void PrintCompareData(const Run& run) {
@@ -346,7 +460,7 @@ void PrintCompareData(const Run& run) {
 }
 
 absl::Status RunProfile(Run* run) {
-  if (auto st = EnsureSession(run); !st.ok()) return st;
+  if (auto st = EnsureSession(run, run->options.recompute); !st.ok()) return st;
   const StepOptions& o = run->options;
   Log(absl::StrCat("\n== profile: wait ", kProfileWait, ", warm up ", kProfileWarmup, ", record ",
                    kProfileActive, " steps (", o.device == "cuda" ? "CUDA events" : "host timers", ")"));
@@ -429,16 +543,25 @@ void RegisterCases(Run* run) {
     modes = {false, true};
   else
     modes = {o.real_data};
-  for (size_t i = 0; i < modes.size(); ++i) {
-    std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
-    if (o.compare_data) name += modes[i] ? "/data:real" : "/data:random";
-    run->results.emplace_back();
-    run->series.SetCaseName(static_cast<int>(i), name);
-    bool real = modes[i];
-    benchmark::RegisterBenchmark(name.c_str(), [i, real](benchmark::State& st) { BM_GptStep(st, i, real); })
-        ->Iterations(o.steps)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+  // --recompute=all: a case per level, in the data mode asked for (not with --compare_data).
+  std::vector<accounting::Recompute> levels = {o.recompute};
+  if (o.recompute_all) levels = RecomputeLevels(o.config);
+  for (accounting::Recompute level : levels) {
+    for (bool real : modes) {
+      const int i = static_cast<int>(run->results.size());
+      std::string name = absl::StrCat("BM_GptStep/", o.CaseName());
+      if (o.compare_data) name += real ? "/data:real" : "/data:random";
+      if (o.recompute_all || level != accounting::Recompute::kNone) {
+        name += absl::StrCat("/recompute:", RecomputeFlagName(level, o.config));
+      }
+      run->results.emplace_back();
+      run->results.back().recompute = level;
+      run->series.SetCaseName(i, name);
+      benchmark::RegisterBenchmark(name.c_str(), [i, real](benchmark::State& st) { BM_GptStep(st, i, real); })
+          ->Iterations(o.steps)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
   }
   harness::AddRunContext();
   sysinfo::CpuInfo cpu = sysinfo::ReadCpuInfo();
@@ -510,7 +633,7 @@ int main(int argc, char** argv) {
   // Build the model and open the data before anything runs: a bad token file or too little
   // memory fails here, on stderr with a non-zero exit, not as a case that "ran" with an error.
   if (!listing) {
-    if (auto st = EnsureSession(&run); !st.ok()) {
+    if (auto st = EnsureSession(&run, run.results.front().recompute); !st.ok()) {
       return harness::Fail("gpt_step", st);
     }
   }
@@ -521,8 +644,12 @@ int main(int argc, char** argv) {
   harness::RunOutcome outcome;
   const int rc = harness::RunSelectedBenchmarks("gpt_step", &outcome);
   if (rc != harness::kExitOk || listing) return rc;
-  for (const CaseResult& r : run.results) {
-    if (r.ran && !r.steps.empty()) PrintSummary(run, r);
+  if (o.recompute_all) {
+    PrintRecomputeTable(run);
+  } else {
+    for (const CaseResult& r : run.results) {
+      if (r.ran && !r.steps.empty()) PrintSummary(run, r);
+    }
   }
   if (o.compare_data) PrintCompareData(run);
   if (o.profile) {

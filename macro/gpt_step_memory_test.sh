@@ -54,4 +54,11 @@ check_shape() {  # NAME FLAGS...
 check_shape mini --preset=test-mini --batch=4 --seq=64
 check_shape mini_long --preset=test-mini --batch=16 --seq=256
 check_shape gpt2 --preset=gpt2 --batch=1 --seq=64
+# 4. The summary's memory ledger: gpt2's measured peak resident set (VmHWM) within 10% of the
+# predicted one (the plan's touched total: the model's buffers dominate it at this shape).
+ledger=$(grep "^  peak .* VmHWM, [-+][0-9.]*% against predicted" "$TMP/gpt2.enough.txt") \
+  || { grep -A10 "^memory ledger" "$TMP/gpt2.enough.txt"; fail "gpt2: no ledger line with the measured peak"; }
+pct=$(sed -n 's/.*VmHWM, \([-+][0-9.]*\)% against predicted.*/\1/p' <<<"$ledger")
+awk -v p="$pct" 'BEGIN { exit !(p <= 10 && p >= -10) }' || fail "gpt2: the measured peak is $pct% off the predicted: $ledger"
+echo "gpt2 ledger: $ledger"
 echo PASS

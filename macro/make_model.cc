@@ -34,7 +34,8 @@ absl::StatusOr<std::unique_ptr<model::GptModel>> MakeModel(const StepOptions& o,
   if (o.device == "cpu") {
     model::SetCpuGemmBackend(o.cpu_gemm);  // --cpu_gemm: every fp32 GEMM of the CPU model
     *device_name = sysinfo::ReadCpuInfo().model;
-    return model::MakeCpuModel(o.config, o.batch, o.seq, o.seed, o.dtype == accounting::Dtype::kBf16);
+    return model::MakeCpuModel(o.config, o.batch, o.seq, o.seed, o.dtype == accounting::Dtype::kBf16,
+                              o.recompute);
   }
   // The probe creates no context and leaves the current device alone; then the run's device is
   // made current, and the model (which uses the current device) is allocated there.

@@ -74,6 +74,14 @@ ABSL_FLAG(
     "once against an uncaptured step) and replay it every step after; needs --warmup_steps >= 2, not "
     "with --profile or --device=cpu (ddp_step: not supported)");
 
+ABSL_FLAG(std::string, recompute, "none",
+          "activation recomputation, CPU fp32 only: none (keep every activation), gelu (GPT-2: keep the MLP's "
+          "pre-activation, recompute GeLU in the backward; llm.c's level 1) or swiglu (Llama: keep the gate and "
+          "up projections, recompute SwiGLU's product), attention (keep q, k, v; recompute the attention core: "
+          "Megatron-LM's selective), block (keep each block's input, rerun its forward inside its backward: "
+          "Megatron-LM's full), or all (gpt_step: every level back to back, a line each against none). HFU counts "
+          "the recomputed FLOPs, MFU does not; the summary prints both and the memory ledger");
+
 namespace macro {
 
 RawStepFlags ReadStepFlags() {
@@ -110,6 +118,7 @@ RawStepFlags ReadStepFlags() {
   f.beta1 = absl::GetFlag(FLAGS_beta1);
   f.beta2 = absl::GetFlag(FLAGS_beta2);
   f.cuda_graph = absl::GetFlag(FLAGS_cuda_graph);
+  f.recompute = absl::GetFlag(FLAGS_recompute);
   return f;
 }
 

@@ -47,10 +47,10 @@ std::string StepMemoryPlan::Describe() const {
                       " mapped");
 }
 
-absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads) {
+absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads, bool gemm_rates_kept) {
   StepMemoryPlan plan;
   const bool bf16 = o.dtype == accounting::Dtype::kBf16;
-  absl::StatusOr<model::MemoryEstimate> m = model::EstimateCpuTrainingMemory(o.config, o.batch, o.seq, bf16);
+  absl::StatusOr<model::MemoryEstimate> m = model::EstimateCpuTrainingMemory(o.config, o.batch, o.seq, bf16, o.recompute);
   if (!m.ok()) return m.status();
   plan.model = *m;
   std::optional<accounting::Ceilings> file;
@@ -59,9 +59,10 @@ absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads)
     if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
     file = *c;
   }
-  plan.startup_what = "nothing measured: the --ceilings file gives every figure";
+  plan.startup_what = gemm_rates_kept ? "nothing measured: the GEMM rates kept, the --ceilings file's triad"
+                                      : "nothing measured: the --ceilings file gives every figure";
   const std::vector<model::StepGemm> gemms = model::CpuStepGemms(o.config, o.batch, o.seq, bf16);
-  if (MeasuresGemms(o, file ? &*file : nullptr, gemms)) {
+  if (!gemm_rates_kept && MeasuresGemms(o, file ? &*file : nullptr, gemms)) {
     for (const model::StepGemm& g : gemms) {
       if (const int64_t b = model::StepGemmRunnerBytes(g); b > plan.startup_bytes) {
         plan.startup_bytes = b;

@@ -51,8 +51,9 @@ struct StepMemoryPlan {
 };
 
 // The plan of a CPU run of `o` on `threads` threads (<= 0: the OpenMP default). Errors as
-// model::EstimateTrainingMemory; an unreadable --ceilings file.
-absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads);
+// model::EstimateTrainingMemory; an unreadable --ceilings file. gemm_rates_kept: the run takes
+// its GEMM rates from an earlier session (--recompute=all's later levels) and measures none.
+absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads, bool gemm_rates_kept = false);
 
 // The plan against what this process may still allocate (model/host_memory.h):
 // ResourceExhausted naming the shape, the plan and what is available, else OK.

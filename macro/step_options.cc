@@ -359,7 +359,65 @@ absl::Status ResolveCudaGraph(const RawStepFlags& f, StepOptions* o) {
   return absl::OkStatus();
 }
 
+// --recompute: a level of the CPU model; gelu on a GeLU MLP, swiglu on a SwiGLU one (each names
+// the MLP's activation it recomputes; the other preset has none of that name).
+absl::Status ResolveRecompute(const RawStepFlags& f, StepOptions* o) {
+  const std::string& r = f.recompute;
+  const bool swiglu = o->config.mlp == model::MlpKind::kSwiglu;
+  if (r == "none" || r.empty()) {
+    o->recompute = accounting::Recompute::kNone;
+    return absl::OkStatus();
+  }
+  if (r == "all") {
+    o->recompute_all = true;
+  } else if (r == "gelu" || r == "swiglu") {
+    if ((r == "swiglu") != swiglu) {
+      return FlagError("recompute",
+                       absl::StrCat("'", r, "' recomputes the ", r == "gelu" ? "GeLU" : "SwiGLU",
+                                    " MLP's activation; ", o->config.name, "'s MLP is ",
+                                    model::MlpName(o->config.mlp), " (use --recompute=", swiglu ? "swiglu" : "gelu",
+                                    ", attention, block, all or none)"));
+    }
+    o->recompute = accounting::Recompute::kActivation;
+  } else if (r == "attention") {
+    o->recompute = accounting::Recompute::kAttention;
+  } else if (r == "block") {
+    o->recompute = accounting::Recompute::kBlock;
+  } else {
+    return FlagError("recompute", absl::StrCat("'", r, "' is not one of none, ", swiglu ? "swiglu" : "gelu",
+                                               ", attention, block, all"));
+  }
+  if (o->device != "cpu") {
+    return FlagError("recompute", absl::StrCat("'", r, "' runs on the CPU model only (not built in the CUDA model "
+                                               "yet); use --device=cpu or --recompute=none"));
+  }
+  if (o->dtype == accounting::Dtype::kBf16) {
+    return FlagError("recompute", absl::StrCat("'", r, "' runs the fp32 CPU step only (the bf16 step keeps its "
+                                               "GEMM inputs' copies; not built); use --dtype=fp32"));
+  }
+  if (o->compare_data && o->recompute_all) {
+    return FlagError("recompute", "'all' cannot be combined with --compare_data (one data mode per level)");
+  }
+  if (o->profile && o->recompute_all) {
+    return FlagError("recompute", "'all' cannot be combined with --profile (profile one level at a time)");
+  }
+  o->choices.push_back(o->recompute_all
+                           ? "recompute: all (every level back to back, one line each, against none)"
+                           : absl::StrCat("recompute: ", r, " (HFU counts the recomputed FLOPs, MFU does not)"));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+std::vector<accounting::Recompute> RecomputeLevels(const model::GptConfig&) {
+  return {accounting::Recompute::kNone, accounting::Recompute::kActivation, accounting::Recompute::kAttention,
+          accounting::Recompute::kBlock};
+}
+
+std::string RecomputeFlagName(accounting::Recompute r, const model::GptConfig& config) {
+  if (r == accounting::Recompute::kActivation) return config.mlp == model::MlpKind::kSwiglu ? "swiglu" : "gelu";
+  return accounting::RecomputeName(r);
+}
 
 std::string StepOptions::CaseName() const {
   return absl::StrCat(config.name, "/", device, "/", accounting::DtypeName(dtype), "/B:", batch, "/T:", seq);
@@ -378,6 +436,7 @@ absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& f, const sysi
   if (s.ok()) s = ResolveAttentionImpl(f, &o);
   if (s.ok()) s = ResolveOptimizer(f, &o);
   if (s.ok()) s = ResolveCudaGraph(f, &o);
+  if (s.ok()) s = ResolveRecompute(f, &o);
   if (!s.ok()) return s;
   return o;
 }

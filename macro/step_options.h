@@ -45,6 +45,7 @@ struct RawStepFlags {
   std::string attention_impl = "auto";  // auto | cudnn | kernels
   double lr = 6e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.95;
   bool cuda_graph = false;  // gpt_step: the CUDA step as one captured graph
+  std::string recompute = "none";  // none | gelu | swiglu | attention | block | all
 };
 
 struct StepOptions {
@@ -70,6 +71,11 @@ struct StepOptions {
   // CUDA only: forward, backward and AdamW captured as one CUDA graph at warm-up step 2 and
   // replayed every step after (model/cuda/cuda_gpt.h, "CUDA graph"); needs >= 2 warm-up steps.
   bool cuda_graph = false;
+  // What the backward computes again instead of keeping (accounting::Recompute; the CPU model,
+  // model/cpu_gpt.h): HFU counts it, MFU does not.
+  accounting::Recompute recompute = accounting::Recompute::kNone;
+  // --recompute=all (gpt_step): every level the preset has, back to back, one line each.
+  bool recompute_all = false;
   // "device: cpu (no CUDA device: ...)", "batch: 4 (CPU default)", ...
   std::vector<std::string> choices;
 
@@ -80,6 +86,12 @@ struct StepOptions {
 
 // Profiler schedule (the seed's torch.profiler schedule): wait, warm-up, then active steps.
 constexpr int kProfileWait = 5, kProfileWarmup = 5, kProfileActive = 5;
+
+// The recompute levels that mean something for `config`, in --recompute=all's order: none, gelu
+// (GeLU MLP) or swiglu (SwiGLU MLP), attention, block.
+std::vector<accounting::Recompute> RecomputeLevels(const model::GptConfig& config);
+// The flag's name of a level for `config`: "none", "gelu" or "swiglu", "attention", "block".
+std::string RecomputeFlagName(accounting::Recompute r, const model::GptConfig& config);
 
 absl::StatusOr<StepOptions> ResolveStepOptions(const RawStepFlags& flags, const sysinfo::CudaInventory& cuda);
 

@@ -208,6 +208,71 @@ TEST(StepOptionsTest, CudaGraphNeedsTheCudaModelTwoWarmupStepsAndNoProfile) {
   EXPECT_NE(o.status().message().find("--profile"), std::string::npos) << o.status();
 }
 
+// --recompute: the level by its name; gelu on a GeLU MLP, swiglu on a SwiGLU one; the CPU fp32
+// step only; all (every level) not with --compare_data or --profile.
+TEST(StepOptionsTest, RecomputeLevelsAreParsedAndCheckedAgainstTheModel) {
+  RawStepFlags f;
+  f.device = "cpu";
+  auto o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->recompute, accounting::Recompute::kNone);  // the default
+  EXPECT_FALSE(o->recompute_all);
+  const std::pair<const char*, accounting::Recompute> gpt2_levels[] = {
+      {"gelu", accounting::Recompute::kActivation},
+      {"attention", accounting::Recompute::kAttention},
+      {"block", accounting::Recompute::kBlock}};
+  for (const auto& [name, level] : gpt2_levels) {
+    f.recompute = name;
+    o = ResolveStepOptions(f, NoGpu());
+    ASSERT_TRUE(o.ok()) << name << ": " << o.status();
+    EXPECT_EQ(o->recompute, level) << name;
+    EXPECT_EQ(RecomputeFlagName(level, o->config), name);
+  }
+  // gelu names GPT-2's activation: on a SwiGLU preset it is refused with the level that is there.
+  f.recompute = "swiglu";
+  o = ResolveStepOptions(f, NoGpu());
+  ExpectErrorNames(o, "--recompute");
+  EXPECT_NE(o.status().message().find("gpt2's MLP is gelu"), std::string::npos) << o.status();
+  f.preset = "llama-tiny";
+  f.recompute = "gelu";
+  o = ResolveStepOptions(f, NoGpu());
+  ExpectErrorNames(o, "--recompute");
+  EXPECT_NE(o.status().message().find("use --recompute=swiglu"), std::string::npos) << o.status();
+  f.recompute = "swiglu";
+  o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->recompute, accounting::Recompute::kActivation);
+
+  f.recompute = "everything";
+  o = ResolveStepOptions(f, NoGpu());
+  ExpectErrorNames(o, "--recompute");
+  EXPECT_NE(o.status().message().find("'everything' is not one of none, swiglu, attention, block, all"),
+            std::string::npos)
+      << o.status();
+
+  f.recompute = "all";
+  o = ResolveStepOptions(f, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->recompute_all);
+  EXPECT_EQ(RecomputeLevels(o->config).size(), 4u);
+  f.compare_data = true;
+  f.data = "/proc/self/exe";  // readable; --compare_data needs a file
+  ExpectErrorNames(ResolveStepOptions(f, NoGpu()), "--recompute");
+  f.compare_data = false;
+
+  // The CUDA model and the bf16 CPU step do not recompute (not built): refused, not ignored.
+  f.recompute = "block";
+  f.device = "auto";
+  o = ResolveStepOptions(f, OneGpu(9));
+  ExpectErrorNames(o, "--recompute");
+  EXPECT_NE(o.status().message().find("CPU model only"), std::string::npos) << o.status();
+  f.device = "cpu";
+  f.dtype = "bf16";
+  o = ResolveStepOptions(f, NoGpu());
+  ExpectErrorNames(o, "--recompute");
+  EXPECT_NE(o.status().message().find("--dtype=fp32"), std::string::npos) << o.status();
+}
+
 // --attention_impl: parsed here; cudnn and kernels only on CUDA, cudnn only in bf16; auto left
 // for the model to decide.
 TEST(StepOptionsTest, AttentionImplIsCheckedAgainstDeviceAndDtype) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/gpt_flops.h"
 #include "model/gpt_config.h"
 
 namespace model {
@@ -53,9 +54,18 @@ struct ActivationTensor {
   int64_t size = 0;  // elements
 };
 
+// How many layers' copies of a per-layer tensor the model keeps for the backward: L, or 1 (a
+// scratch slot the forward writes layer after layer and the backward recomputes) where the
+// recompute level recomputes it: the MLP's activation output (kActivation), the attention's
+// scores and output (kAttention), every per-layer tensor but the block outputs, each the next
+// block's input (kBlock). Tensors that are not per-layer: 1.
+int64_t ActivationLayersKept(ActId id, const GptConfig& config, accounting::Recompute recompute);
+
 // Indexed by ActId. `config` valid, B >= 1, 1 <= T <= block.
-std::vector<ActivationTensor> CpuActivationTensors(const GptConfig& config, int64_t B, int64_t T);
-int64_t CpuActivationElements(const GptConfig& config, int64_t B, int64_t T);
+std::vector<ActivationTensor> CpuActivationTensors(const GptConfig& config, int64_t B, int64_t T,
+                                                   accounting::Recompute recompute = accounting::Recompute::kNone);
+int64_t CpuActivationElements(const GptConfig& config, int64_t B, int64_t T,
+                              accounting::Recompute recompute = accounting::Recompute::kNone);
 
 }  // namespace model
 

@@ -1,7 +1,8 @@
-// KV-cache decoding on the CPU (cpu_decoder.h), one layer at a time, with the op names of the
-// training model (cpu_gpt.cc) for the per-op timer.
+// KV-cache decoding on the CPU (cpu_decoder.h), one layer at a time, each op chosen by the
+// config's switches, with the op names of the training model (cpu_gpt.cc) for the per-op timer.
 #include "model/cpu_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -9,27 +10,31 @@
 
 #include "absl/strings/str_cat.h"
 #include "model/attention_cpu.h"
+#include "model/bf16.h"
 #include "model/encoder_cpu.h"
 #include "model/gelu_cpu.h"
 #include "model/kv_attention_cpu.h"
 #include "model/layernorm_cpu.h"
-#include "model/bf16.h"
 #include "model/matmul_bf16_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/residual_cpu.h"
+#include "model/rmsnorm_cpu.h"
+#include "model/rope_cpu.h"
+#include "model/swiglu_cpu.h"
 
 namespace model {
 namespace {
 
 const float* Slice(const float* base, int64_t offset) { return base == nullptr ? nullptr : base + offset; }
 
-// For a decode step's few rows, the small ops (layernorm, residual, GeLU, attention over the
-// cache) run on the calling thread: their work is microseconds, and each OpenMP region they
-// would open is a barrier, which costs a scheduler time slice whenever another process holds
-// one of the cores (measured: a 2-thread step went from 23 ms to 960 ms with one busy neighbour
-// and ~120 regions per token). The Linear layers, where the bytes are, keep every thread.
+// For a decode step's few rows, the small ops (the norms, RoPE, residual, GeLU or SwiGLU,
+// attention over the cache) run on the calling thread: their work is microseconds, and each
+// OpenMP region they would open is a barrier, which costs a scheduler time slice whenever
+// another process holds one of the cores (measured: a 2-thread step went from 23 ms to 960 ms
+// with one busy neighbour and ~120 regions per token). The Linear layers, where the bytes are,
+// keep every thread.
 class SerialIfSmall {
  public:
   explicit SerialIfSmall(bool small) : previous_(omp_get_max_threads()), small_(small) {
@@ -76,28 +81,38 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
   }
   std::unique_ptr<CpuDecoder> d(new CpuDecoder(config, params, B, max_prompt, max_positions));
   const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
+  const int64_t QKV = config.qkv_width(), FC = config.fc_width(), Fh = config.hidden();
+  const int64_t KVW = config.kv_width();
   const int64_t rows = static_cast<int64_t>(B) * max_prompt;
+  // As gpt_memory.cc's EstimateDecodeMemory counts them.
   d->x_ = AlignedArray<float>(rows * C);
   d->ln_ = AlignedArray<float>(rows * C);
   d->mean_ = AlignedArray<float>(rows);
   d->rstd_ = AlignedArray<float>(rows);
-  d->qkv_ = AlignedArray<float>(rows * 3 * C);
+  d->qkv_ = AlignedArray<float>(rows * QKV);
   d->atty_ = AlignedArray<float>(rows * C);
   d->proj_ = AlignedArray<float>(rows * C);
-  d->fch_ = AlignedArray<float>(rows * 4 * C);
-  d->fch_gelu_ = AlignedArray<float>(rows * 4 * C);
+  d->fch_ = AlignedArray<float>(rows * FC);
+  d->fch_gelu_ = AlignedArray<float>(rows * Fh);
   d->att_ = AlignedArray<float>(static_cast<int64_t>(B) * NH * max_prompt * max_prompt);
   d->scores_ = AlignedArray<float>(static_cast<int64_t>(B) * NH * max_positions);
   d->last_ = AlignedArray<float>(static_cast<int64_t>(B) * C);
   d->logits_ = AlignedArray<float>(static_cast<int64_t>(B) * Vp);
-  d->k_cache_ = AlignedArray<float>(L * B * max_positions * C);
-  d->v_cache_ = AlignedArray<float>(L * B * max_positions * C);
+  d->k_cache_ = AlignedArray<float>(L * B * max_positions * KVW);
+  d->v_cache_ = AlignedArray<float>(L * B * max_positions * KVW);
+  if (config.positions == PositionKind::kRope) {
+    const int64_t half = config.head_size() / 2;
+    d->rope_cos_.assign(static_cast<size_t>(max_positions * half), 0.0f);
+    d->rope_sin_.assign(static_cast<size_t>(max_positions * half), 0.0f);
+    rope_table(d->rope_cos_.data(), d->rope_sin_.data(), max_positions, config.head_size(),
+               config.rope_theta);
+  }
   if (bf16_weights) {
     const int64_t n = d->layout_.num_params();
     d->bf16_ = true;
     d->params_bf16_ = AlignedArray<uint16_t>(n);
     ConvertToBf16(params, d->params_bf16_.data(), n);
-    d->inp_bf16_ = AlignedArray<uint16_t>(rows * 4 * C);
+    d->inp_bf16_ = AlignedArray<uint16_t>(rows * std::max(C, Fh));  // the widest Linear input
   }
   return d;
 }
@@ -106,6 +121,7 @@ absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
   if (auto st = CheckPrefillInput(tokens, P, B_, pos_, max_prompt_, config_.vocab); !st.ok()) return st;
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
+  // wpe is null with RoPE: the token embeddings alone.
   TimedOp(timer_, "encoder_forward", kAllThreads,
           [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe, B_, P, config_.width); });
   Forward(P);
@@ -117,8 +133,9 @@ absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
   const int64_t C = config_.width;
+  const float* wpe = p.wpe == nullptr ? nullptr : p.wpe + pos_ * C;  // this position's row, if any
   TimedOp(timer_, "encoder_forward", B_ <= kMatvecMaxRows,
-          [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe + pos_ * C, B_, 1, C); });
+          [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, wpe, B_, 1, C); });
   Forward(1);
   return absl::OkStatus();
 }
@@ -144,61 +161,96 @@ void CpuDecoder::Linear(float* out, const float* inp, const float* weight, const
   }
 }
 
-void CpuDecoder::Forward(int T_new) {
-  const int64_t B = B_, T = T_new, C = config_.width, NH = config_.heads, L = config_.layers;
-  const int64_t Vp = config_.padded_vocab, BT = B * T, maxT = max_positions_;
+void CpuDecoder::Norm(float* out, const float* inp, const float* w, const float* b, int64_t rows,
+                      bool serial) {
+  if (config_.norm == NormKind::kRmsNorm) {
+    TimedOp(timer_, "rmsnorm_forward", serial,
+            [&] { rmsnorm_forward(out, rstd_.data(), inp, w, 1, rows, config_.width); });
+  } else {
+    TimedOp(timer_, "layernorm_forward", serial,
+            [&] { layernorm_forward(out, mean_.data(), rstd_.data(), inp, w, b, 1, rows, config_.width); });
+  }
+}
+
+void CpuDecoder::AttentionBlock(int64_t l, int64_t T) {
+  const int64_t B = B_, C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
+  const int64_t QKV = config_.qkv_width(), KVW = config_.kv_width(), hd = config_.head_size();
+  const int64_t BT = B * T, maxT = max_positions_;
   const ParamPointers<const float> p = PointParams(layout_, params_);
-  float* x = x_.data();
   const bool small = BT <= kMatvecMaxRows;
+  float* x = x_.data();
+  float* kc = k_cache_.data() + l * B * maxT * KVW;
+  float* vc = v_cache_.data() + l * B * maxT * KVW;
+  Norm(ln_.data(), x, p.ln1w + l * C, Slice(p.ln1b, l * C), BT, small);
+  TimedOp(timer_, "matmul_forward/qkv", kAllThreads, [&] {
+    Linear(qkv_.data(), ln_.data(), p.qkvw + l * QKV * C, Slice(p.qkvb, l * QKV), BT, C, QKV, "qkv");
+  });
+  if (config_.positions == PositionKind::kRope) {
+    // The new q and k rotated at their positions pos_ .. pos_ + T - 1 (every stream's the same).
+    const int64_t half = hd / 2;
+    TimedOp(timer_, "rope_forward", small, [&] {
+      rope_forward(qkv_.data(), rope_cos_.data() + pos_ * half, rope_sin_.data() + pos_ * half, B, T, NH, NKV,
+                   hd);
+    });
+  }
+  TimedOp(timer_, "kv_cache_write", small,
+          [&] { kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_, NKV); });
+  TimedOp(timer_, "attention_forward", small, [&] {
+    if (pos_ == 0 && T > 1) {
+      // The prompt: the training model's attention (GEMMs per head) over its T tokens.
+      attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH, NKV);
+    } else {
+      kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT, pos_, NKV);
+    }
+  });
+  TimedOp(timer_, "matmul_forward/attproj", kAllThreads, [&] {
+    Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C, C, "attproj");
+  });
+  TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
+}
+
+void CpuDecoder::MlpBlock(int64_t l, int64_t T) {
+  const int64_t BT = static_cast<int64_t>(B_) * T, C = config_.width;
+  const int64_t FC = config_.fc_width(), Fh = config_.hidden();
+  const ParamPointers<const float> p = PointParams(layout_, params_);
+  const bool small = BT <= kMatvecMaxRows;
+  float* x = x_.data();
+  Norm(ln_.data(), x, p.ln2w + l * C, Slice(p.ln2b, l * C), BT, small);
+  TimedOp(timer_, "matmul_forward/fc", kAllThreads, [&] {
+    Linear(fch_.data(), ln_.data(), p.fcw + l * FC * C, Slice(p.fcb, l * FC), BT, C, FC, "fc");
+  });
+  if (config_.mlp == MlpKind::kSwiglu) {
+    // silu(gate) * up: fch holds the gate's F values, then the up projection's, per row.
+    TimedOp(timer_, "swiglu_forward", small,
+            [&] { swiglu_forward(fch_gelu_.data(), static_cast<const float*>(fch_.data()), BT, Fh); });
+  } else {
+    TimedOp(timer_, "gelu_forward", small, [&] { gelu_forward(fch_gelu_.data(), fch_.data(), BT * Fh); });
+  }
+  TimedOp(timer_, "matmul_forward/fcproj", kAllThreads, [&] {
+    Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * C * Fh, Slice(p.fcprojb, l * C), BT, Fh, C,
+           "fcproj");
+  });
+  TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
+}
+
+void CpuDecoder::Forward(int T_new) {
+  const int64_t B = B_, T = T_new, C = config_.width, L = config_.layers, Vp = config_.padded_vocab;
+  const ParamPointers<const float> p = PointParams(layout_, params_);
   for (int64_t l = 0; l < L; ++l) {
-    float* kc = k_cache_.data() + l * B * maxT * C;
-    float* vc = v_cache_.data() + l * B * maxT * C;
-    TimedOp(timer_, "layernorm_forward", small, [&] {
-      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln1w + l * C, Slice(p.ln1b, l * C), B, T,
-                        C);
-    });
-    TimedOp(timer_, "matmul_forward/qkv", kAllThreads, [&] {
-      Linear(qkv_.data(), ln_.data(), p.qkvw + l * 3 * C * C, Slice(p.qkvb, l * 3 * C), BT, C, 3 * C, "qkv");
-    });
-    TimedOp(timer_, "kv_cache_write", small,
-            [&] { kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_); });
-    TimedOp(timer_, "attention_forward", small, [&] {
-      if (pos_ == 0 && T > 1) {
-        // The prompt: the training model's attention (GEMMs per head) over its T tokens.
-        attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH);
-      } else {
-        kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT, pos_);
-      }
-    });
-    TimedOp(timer_, "matmul_forward/attproj", kAllThreads, [&] {
-      Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C, C,
-             "attproj");
-    });
-    TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
-    TimedOp(timer_, "layernorm_forward", small, [&] {
-      layernorm_forward(ln_.data(), mean_.data(), rstd_.data(), x, p.ln2w + l * C, Slice(p.ln2b, l * C), B, T,
-                        C);
-    });
-    TimedOp(timer_, "matmul_forward/fc", kAllThreads, [&] {
-      Linear(fch_.data(), ln_.data(), p.fcw + l * 4 * C * C, Slice(p.fcb, l * 4 * C), BT, C, 4 * C, "fc");
-    });
-    TimedOp(timer_, "gelu_forward", small, [&] { gelu_forward(fch_gelu_.data(), fch_.data(), BT * 4 * C); });
-    TimedOp(timer_, "matmul_forward/fcproj", kAllThreads, [&] {
-      Linear(proj_.data(), fch_gelu_.data(), p.fcprojw + l * 4 * C * C, Slice(p.fcprojb, l * C), BT, 4 * C, C,
-             "fcproj");
-    });
-    TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
+    AttentionBlock(l, T);
+    MlpBlock(l, T);
   }
   pos_ += T_new;
   // Only each stream's last token needs logits.
+  const float* x = x_.data();
   float* last = last_.data();
   if (T == 1) {
     std::memcpy(last, x, sizeof(float) * B * C);
   } else {
     for (int64_t b = 0; b < B; ++b) std::memcpy(last + b * C, x + (b * T + T - 1) * C, sizeof(float) * C);
   }
-  TimedOp(timer_, "layernorm_forward", small,
-          [&] { layernorm_forward(last, mean_.data(), rstd_.data(), last, p.lnfw, p.lnfb, B, 1, C); });
+  Norm(last, last, p.lnfw, p.lnfb, B, B <= kMatvecMaxRows);
+  // The LM head: wte when tied, its own matrix otherwise (ParamPointers::lm_head).
   TimedOp(timer_, "matmul_forward/lm_head", kAllThreads,
           [&] { Linear(logits_.data(), last, p.lm_head, nullptr, B, C, Vp, "lm_head"); });
 }

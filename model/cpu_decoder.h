@@ -1,7 +1,9 @@
-// Autoregressive decoding with a KV cache on the CPU, for the GPT-2 family: the inference half
-// of the model in cpu_gpt.h, over the same parameter buffer (param_layout.h) and the same ops
-// (encoder, layernorm, matmul on the CPU GEMM backend, gelu, residual; attention_forward for
-// the prompt, kv_attention_cpu.h for the new tokens). It does not own or change the parameters.
+// Autoregressive decoding with a KV cache on the CPU, for every family of gpt_config.h (GPT-2,
+// Llama): the inference half of the model in cpu_gpt.h, over the same parameter buffer
+// (param_layout.h) and the same ops, chosen by the config's switches as the training model
+// chooses them (encoder; LayerNorm or RMSNorm; matmul on the CPU GEMM backend; RoPE on the new
+// q and k at their positions; GeLU or SwiGLU; residual; attention_forward for the prompt,
+// kv_attention_cpu.h for the new tokens). It does not own or change the parameters.
 //
 //   auto d = CpuDecoder::Create(config, model->params(), /*B=*/1, /*max_prompt=*/64,
 //                               /*max_positions=*/128);
@@ -10,8 +12,10 @@
 //
 // Prefill runs the whole prompt as one batch of B*P rows (GEMMs), keeps its keys and values, and
 // computes the logits of each stream's last prompt token only. Step feeds one token per stream
-// at position() and attends over the cache. logits() are fp32 (B, Vp); the padded tail
-// (vocab .. Vp-1) is what the model computes there and is not a token.
+// at position() and attends over the cache. The cache holds the K/V heads only (grouped-query
+// attention: NKV heads of hs, not NH), keys after RoPE where the model has it (each key is
+// rotated once, at its own position, when it is written). logits() are fp32 (B, Vp); the padded
+// tail (vocab .. Vp-1) is what the model computes there and is not a token.
 #ifndef MODEL_CPU_DECODER_H_
 #define MODEL_CPU_DECODER_H_
 
@@ -36,7 +40,7 @@ class CpuDecoder final : public GptDecoder {
   // bf16_weights: the Linear layers read a bf16 copy of their weights, made here once (the
   // matrix-vector products for a step's few rows widen each weight to fp32 in the register; the
   // prompt's GEMMs run bf16 on oneDNN, their inputs converted): half the weight bytes a token.
-  // The embeddings, LayerNorms, attention, the KV cache and the logits stay fp32. Error when
+  // The embeddings, norms, RoPE, attention, the KV cache and the logits stay fp32. Error when
   // oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
   static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,
                                                             int B, int max_prompt, int max_positions,
@@ -48,7 +52,7 @@ class CpuDecoder final : public GptDecoder {
   int B() const override { return B_; }
   int max_positions() const override { return max_positions_; }
   int position() const override { return pos_; }
-  // 2 * L * B * maxT * C floats.
+  // 2 * L * B * maxT * NKV * hs floats (NKV * hs = C for multi-head attention).
   int64_t cache_bytes() const override { return 2 * k_cache_.size() * static_cast<int64_t>(sizeof(float)); }
 
   void Reset() override { pos_ = 0; }
@@ -67,6 +71,13 @@ class CpuDecoder final : public GptDecoder {
   // Runs the layers over `T` new tokens per stream whose embeddings are in x_, at positions
   // pos_ .. pos_ + T - 1, then the logits of each stream's last one.
   void Forward(int T);
+  // Layer l's attention half over the new rows: norm, qkv, RoPE, cache write, attention, the
+  // projection and the residual add into x_. Its MLP half: norm, up GEMM, GeLU or SwiGLU, down
+  // GEMM, residual add.
+  void AttentionBlock(int64_t l, int64_t T);
+  void MlpBlock(int64_t l, int64_t T);
+  // The config's norm (LayerNorm with its bias, or RMSNorm) over `rows` rows of C, in place allowed.
+  void Norm(float* out, const float* inp, const float* w, const float* b, int64_t rows, bool serial);
   // A Linear layer over `rows` rows in the decoder's precision (matvec for a step's few rows, the
   // GEMM backend for a prompt's many).
   void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows, int64_t C,
@@ -80,10 +91,12 @@ class CpuDecoder final : public GptDecoder {
   bool bf16_ = false;
   AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a prompt GEMM's input
   std::vector<int32_t> tokens_;
-  // Scratch for up to B * max_prompt rows.
+  // Scratch for up to B * max_prompt rows: x, ln, atty, proj (C), qkv (QKV), fch (FC: F, or 2F
+  // for SwiGLU's gate | up), fch_gelu (F).
   AlignedArray<float> x_, ln_, mean_, rstd_, qkv_, atty_, proj_, fch_, fch_gelu_, att_, scores_;
   AlignedArray<float> last_, logits_;      // (B, C), (B, Vp)
-  AlignedArray<float> k_cache_, v_cache_;  // (L, B, NH, maxT, hs) each
+  AlignedArray<float> k_cache_, v_cache_;  // (L, B, NKV, maxT, hs) each
+  std::vector<float> rope_cos_, rope_sin_;  // RoPE's tables (max_positions, hs / 2); empty otherwise
   OpTimer* timer_ = nullptr;
 };
 

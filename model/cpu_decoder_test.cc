@@ -1,13 +1,18 @@
 // KV-cache decoding on the CPU against the training model's full forward: the logits at every
 // step with the cache equal a full forward over the prefix (fp32 tolerance), on both GEMM
-// backends, for several streams; greedy generation agrees; misuse is refused with the value.
+// backends, for several streams, for GPT-2's family and the Llama family (llama-tiny: RMSNorm,
+// RoPE at each new position, SwiGLU, 2 K/V heads for 4 query heads, untied head); the cache holds
+// the K/V heads only and the memory estimate counts it so; greedy generation agrees; misuse is
+// refused with the value.
 #include "model/cpu_decoder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "model/attention_cpu.h"
 #include "model/bf16.h"
@@ -15,6 +20,7 @@
 #include "model/cpu_gpt.h"
 #include "model/data/rng.h"
 #include "model/full_forward_logits.h"
+#include "model/gpt_memory.h"
 #include "model/kv_attention_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
@@ -55,15 +61,33 @@ struct Case {
   CpuGemmBackend backend;
 };
 
+// The parameters of a decoder test: GPT-2's init from a seed, with the query and key weights of a
+// rotary config scaled up so that the attention is far from uniform and a key rotated at the wrong
+// position moves the logits by far more than the tolerance (at init, q.k / sqrt(hd) is ~1e-2 and
+// the softmax nearly flat).
+std::vector<float> DecoderTestParams(const GptConfig& config, uint64_t seed) {
+  const ParamLayout layout(config);
+  std::vector<float> params(layout.num_params());
+  InitParams(config, layout, seed, params.data());
+  if (config.positions == PositionKind::kRope) {
+    const ParamTensorInfo& qkvw = layout.tensor(ParamId::kQkvw);
+    const int64_t C = config.width, per_layer = qkvw.size / config.layers;
+    const int64_t qk_rows = C + config.kv_width();  // q's rows, then k's
+    for (int64_t l = 0; l < config.layers; ++l) {
+      float* w = params.data() + qkvw.offset + l * per_layer;
+      for (int64_t i = 0; i < qk_rows * C; ++i) w[i] *= 20.0f;
+    }
+  }
+  return params;
+}
+
 class DecoderVsFullForward : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DecoderVsFullForward, LogitsAtEveryStepEqualAFullForwardOverThePrefix) {
   const Case k = GetParam();
   ScopedCpuGemmBackend backend(k.backend);
   const GptConfig config = *GptPreset(k.preset);
-  const ParamLayout layout(config);
-  std::vector<float> params(layout.num_params());
-  InitParams(config, layout, 7, params.data());
+  const std::vector<float> params = DecoderTestParams(config, 7);
   const int B = k.B, P = k.P, G = k.G, T = P + G;
   // Each stream's whole sequence (B, T): the prompt, then the tokens fed at each step.
   const std::vector<int32_t> seq = RandomTokens(B * T, config.vocab, 11);
@@ -104,24 +128,30 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"test-mini", 2, 16, 6, CpuGemmBackend::kOneDnn},
                       Case{"test-mini", 1, 7, 4, CpuGemmBackend::kOpenBlas},
                       // 10 streams: the steps' Linear layers take the GEMM, not the matvec.
-                      Case{"test-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn}));
+                      Case{"test-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn},
+                      // The Llama family: one token of prompt, then every position of the block
+                      // by steps; longer prompts; OpenBLAS; the GEMM for a step's 10 rows.
+                      Case{"llama-tiny", 1, 1, 15, CpuGemmBackend::kOneDnn},
+                      Case{"llama-tiny", 3, 5, 11, CpuGemmBackend::kOneDnn},
+                      Case{"llama-tiny", 2, 9, 7, CpuGemmBackend::kOpenBlas},
+                      Case{"llama-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn}));
 
 // bf16 weights: the decoder's logits equal a full fp32 forward over the same weights rounded to
 // bf16 (the only difference then: the prompt GEMMs' bf16 inputs, far smaller than the rounding of
 // the weights), and stay within bf16's precision of the fp32 weights' logits. Steps and the
-// prompt both checked; 10 streams send the steps' Linear layers to the bf16 GEMM too.
+// prompt both checked; 10 streams send the steps' Linear layers to the bf16 GEMM too; GPT-2's
+// family and the Llama family. Skipped, with the reason, where oneDNN runs no bf16 (no AVX-512).
 TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
   if (!OneDnnBf16Implementation().ok()) {
     auto d = CpuDecoder::Create(*GptPreset("test-tiny"), std::vector<float>(1, 0).data(), 1, 1, 2, true);
     EXPECT_FALSE(d.ok());
     GTEST_SKIP() << "oneDNN runs no bf16 here: " << OneDnnBf16Implementation().status();
   }
-  for (const int B : {2, 10}) {
-    SCOPED_TRACE(B);
-    const GptConfig config = *GptPreset("test-mini");
-    const ParamLayout layout(config);
-    std::vector<float> params(layout.num_params());
-    InitParams(config, layout, 7, params.data());
+  for (const auto& [preset, B] : {std::pair{"test-mini", 2}, std::pair{"test-mini", 10},
+                                  std::pair{"llama-tiny", 2}, std::pair{"llama-tiny", 10}}) {
+    SCOPED_TRACE(absl::StrCat(preset, " B=", B));
+    const GptConfig config = *GptPreset(preset);
+    const std::vector<float> params = DecoderTestParams(config, 7);
     std::vector<float> rounded(params.size());
     for (size_t i = 0; i < params.size(); ++i) rounded[i] = Bf16ToFloat(FloatToBf16(params[i]));
     const int P = 6, G = 4, T = P + G;
@@ -151,25 +181,97 @@ TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
     EXPECT_LT(worst_rounded, 1e-2) << "against the forward over the bf16-rounded weights";
     EXPECT_LT(worst_fp32, 3e-2) << "against the fp32 weights";
     EXPECT_GT(worst_fp32, 0) << "bf16 weights gave the fp32 logits exactly: no bf16 was used";
-    std::printf("bf16 decoder B=%d: worst relative error %.3g vs rounded weights, %.3g vs fp32\n", B,
-                worst_rounded, worst_fp32);
+    std::printf("bf16 decoder %s B=%d: worst relative error %.3g vs rounded weights, %.3g vs fp32\n", preset,
+                B, worst_rounded, worst_fp32);
   }
 }
 
 TEST(CpuDecoder, KvAttentionOverAFreshCacheEqualsTheTrainingAttention) {
-  const int64_t B = 2, T = 9, C = 32, NH = 4, maxT = 12;
-  std::vector<float> qkv(B * T * 3 * C);
-  Rng rng(3);
-  for (float& v : qkv) v = static_cast<float>(rng.Normal());
-  std::vector<float> want(B * T * C), att(B * NH * T * T), got(B * T * C), scores(B * NH * maxT);
-  attention_forward(want.data(), att.data(), qkv.data(), B, T, C, NH);
-  std::vector<float> kc(B * NH * maxT * (C / NH)), vc(kc.size());
-  kv_cache_write(kc.data(), vc.data(), qkv.data(), B, T, C, NH, maxT, 0);
-  kv_attention_forward(got.data(), scores.data(), qkv.data(), kc.data(), vc.data(), B, T, C, NH, maxT, 0);
-  double diff = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
-  EXPECT_LT(diff, 1e-5);
+  // Multi-head (NKV = NH), grouped-query (2 query heads per K/V head) and multi-query (one K/V head).
+  for (const int64_t NKV : {4, 2, 1}) {
+    SCOPED_TRACE(NKV);
+    const int64_t B = 2, T = 9, C = 32, NH = 4, maxT = 12, hs = C / NH, QKV = C + 2 * NKV * hs;
+    std::vector<float> qkv(B * T * QKV);
+    Rng rng(3);
+    for (float& v : qkv) v = static_cast<float>(rng.Normal());
+    std::vector<float> want(B * T * C), att(B * NH * T * T), got(B * T * C), scores(B * NH * maxT);
+    attention_forward(want.data(), att.data(), qkv.data(), B, T, C, NH, NKV);
+    // The cache of NKV heads: its positions past T stay unwritten (NaN) and unread.
+    std::vector<float> kc(B * NKV * maxT * hs, NAN), vc(kc.size(), NAN);
+    kv_cache_write(kc.data(), vc.data(), qkv.data(), B, T, C, NH, maxT, 0, NKV);
+    kv_attention_forward(got.data(), scores.data(), qkv.data(), kc.data(), vc.data(), B, T, C, NH, maxT, 0,
+                         NKV);
+    double diff = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+    EXPECT_LT(diff, 1e-5);
+    // The last 4 queries alone at positions 5 .. 8 (as steps after a prompt of 5) over that cache.
+    const int64_t first = 5, n = T - first;
+    std::vector<float> tail(B * n * QKV), got_tail(B * n * C);
+    for (int64_t b = 0; b < B; ++b) {
+      std::copy(qkv.begin() + (b * T + first) * QKV, qkv.begin() + (b * T + T) * QKV,
+                tail.begin() + b * n * QKV);
+    }
+    kv_attention_forward(got_tail.data(), scores.data(), tail.data(), kc.data(), vc.data(), B, n, C, NH, maxT,
+                         first, NKV);
+    double tail_diff = 0;
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t i = 0; i < n * C; ++i) {
+        tail_diff = std::max(tail_diff, std::fabs(static_cast<double>(got_tail[b * n * C + i]) -
+                                                  want[(b * T + first) * C + i]));
+      }
+    }
+    EXPECT_LT(tail_diff, 1e-5);
+    // Each K/V head's keys went to its own block: head kv's key at position t is qkv's k part.
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t kv = 0; kv < NKV; ++kv) {
+        for (int64_t t = 0; t < T; ++t) {
+          const float* want_k = qkv.data() + (b * T + t) * QKV + C + kv * hs;
+          const float* want_v = want_k + NKV * hs;
+          const float* k = kc.data() + ((b * NKV + kv) * maxT + t) * hs;
+          const float* v = vc.data() + ((b * NKV + kv) * maxT + t) * hs;
+          ASSERT_TRUE(std::equal(k, k + hs, want_k) && std::equal(v, v + hs, want_v))
+              << "b=" << b << " kv=" << kv << " t=" << t;
+        }
+      }
+    }
+  }
+}
+
+// The cache holds the K/V heads only: llama-tiny (4 query heads, 2 K/V heads of 8) keeps
+// 2 * L * B * positions * 2 * 8 floats, half a multi-head cache, and EstimateDecodeMemory counts
+// exactly that, with the activations of its F-wide MLP (worked here by hand from the shape).
+TEST(CpuDecoder, GroupedQueryCacheHoldsTheKvHeadsOnlyAndTheEstimateCountsIt) {
+  const GptConfig llama = *GptPreset("llama-tiny");
+  ASSERT_EQ(llama.heads, 4);
+  ASSERT_EQ(llama.kv_head_count(), 2);
+  const std::vector<float> params = DecoderTestParams(llama, 3);
+  const int B = 2, P = 5, positions = 12;
+  auto d = CpuDecoder::Create(llama, params.data(), B, P, positions);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const int64_t L = 2, KV = 2, hd = 8;
+  EXPECT_EQ((*d)->cache_bytes(), 2 * L * B * positions * KV * hd * 4);
+  GptConfig multi_head = llama;
+  multi_head.kv_heads = 0;  // 4 K/V heads
+  std::vector<float> mh_params(ParamLayout(multi_head).num_params(), 0.01f);
+  auto mh = CpuDecoder::Create(multi_head, mh_params.data(), B, P, positions);
+  ASSERT_TRUE(mh.ok()) << mh.status();
+  EXPECT_EQ((*mh)->cache_bytes(), 2 * (*d)->cache_bytes());
+
+  const DecodeMemoryEstimate m = EstimateDecodeMemory(llama, B, P, positions);
+  EXPECT_EQ(m.kv_cache_bytes, (*d)->cache_bytes());
+  // wte 64x32, per layer ln1 32, qkv 64x32, attproj 32x32, ln2 32, fc 128x32, fcproj 32x64; lnf
+  // 32, lm_head 64x32.
+  EXPECT_EQ(m.weights_bytes, 4 * (2048 + 2 * (32 + 2048 + 1024 + 32 + 4096 + 2048) + 32 + 2048));
+  EXPECT_EQ(m.logits_bytes, 4 * B * 64);
+  // Per prompt row: x, ln, atty, proj 4 x 32, qkv 64, fch 128 (gate | up), fch_gelu 64, mean and
+  // rstd 2; the prompt's attention 4 x 5 x 5 and the scores 4 x 12 per stream, the last rows 2 x
+  // 32, RoPE's tables 12 x 8.
+  EXPECT_EQ(m.activations_bytes,
+            4 * (B * P * (128 + 64 + 128 + 64 + 2) + B * 4 * 25 + B * 4 * 12 + B * 32 + 96));
+  const DecodeMemoryEstimate bf16 = EstimateDecodeMemory(llama, B, P, positions, 4, /*cpu_bf16_copy=*/true);
+  EXPECT_EQ(bf16.weights_bytes, m.weights_bytes * 3 / 2);
+  EXPECT_EQ(bf16.activations_bytes, m.activations_bytes + 2 * B * P * 64);
 }
 
 TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
@@ -193,11 +295,11 @@ TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
   }
 }
 
-TEST(CpuDecoder, GreedyGenerationMatchesTheFullForward) {
-  const GptConfig config = *GptPreset("test-tiny");
-  const ParamLayout layout(config);
-  std::vector<float> params(layout.num_params());
-  InitParams(config, layout, 5, params.data());
+class GreedyGeneration : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GreedyGeneration, MatchesTheFullForward) {
+  const GptConfig config = *GptPreset(GetParam());
+  const std::vector<float> params = DecoderTestParams(config, 5);
   std::vector<int32_t> seq = RandomTokens(3, config.vocab, 2);  // the prompt
   auto d = CpuDecoder::Create(config, params.data(), 1, 3, config.block);
   ASSERT_TRUE(d.ok());
@@ -215,6 +317,8 @@ TEST(CpuDecoder, GreedyGenerationMatchesTheFullForward) {
   }
   EXPECT_EQ((*d)->position(), config.block);
 }
+
+INSTANTIATE_TEST_SUITE_P(Presets, GreedyGeneration, ::testing::Values("test-tiny", "llama-tiny"));
 
 TEST(CpuDecoder, MisuseIsRefusedNamingTheValue) {
   const GptConfig config = *GptPreset("test-tiny");

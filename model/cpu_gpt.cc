@@ -7,6 +7,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
+
 #include "model/adamw_cpu.h"
 #include "model/attention_cpu.h"
 #include "model/crossentropy_cpu.h"
@@ -45,25 +47,45 @@ void AlignedArray<F>::Free::operator()(F* p) const {
   std::free(p);
 }
 
+namespace {
+
+absl::Status CheckRecompute(const GptConfig& config, accounting::Recompute r, bool bf16_gemms) {
+  (void)config;
+  if (r == accounting::Recompute::kFull) {
+    return absl::InvalidArgumentError(
+        "recompute 'full' is accounting's whole extra forward pass; the model recomputes a level: activation, "
+        "attention or block");
+  }
+  if (bf16_gemms && r != accounting::Recompute::kNone) {
+    return absl::UnimplementedError(absl::StrCat("recompute '", accounting::RecomputeName(r),
+                                                 "' with the CPU bf16 step is not built yet: use fp32 or none"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 template <typename F>
 CpuGpt<F>::CpuGpt(const GptConfig& config, int B, int T) : config_(config), layout_(config), B_(B), T_(T) {}
 
 template <typename F>
 absl::StatusOr<std::unique_ptr<CpuGpt<F>>> CpuGpt<F>::Create(const GptConfig& config, int B, int T,
-                                                             bool bf16_gemms) {
+                                                             bool bf16_gemms, accounting::Recompute recompute) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
+  if (auto st = CheckRecompute(config, recompute, bf16_gemms); !st.ok()) return st;
   if (bf16_gemms) {
     if (!std::is_same_v<F, float>) return absl::InvalidArgumentError("bf16 GEMMs need the fp32 model");
     absl::StatusOr<std::string> impl = OneDnnBf16Implementation();
     if (!impl.ok()) return impl.status();
   }
   std::unique_ptr<CpuGpt<F>> m(new CpuGpt<F>(config, B, T));
+  m->recompute_ = recompute;
   const int64_t n = m->layout_.num_params();
   m->params_ = AlignedArray<F>(n);
   m->grads_ = AlignedArray<F>(n);
   m->m_ = AlignedArray<F>(n);
   m->v_ = AlignedArray<F>(n);
-  const std::vector<ActivationTensor> acts = CpuActivationTensors(config, B, T);
+  const std::vector<ActivationTensor> acts = CpuActivationTensors(config, B, T, recompute);
   int64_t total = 0;
   for (const ActivationTensor& t : acts) total += t.size;
   m->acts_ = AlignedArray<F>(total);
@@ -96,22 +118,26 @@ template <typename F>
 typename CpuGpt<F>::LayerActs CpuGpt<F>::LayerActivations(int64_t l) {
   const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, BT = B * T;
   const int64_t QKV = config_.qkv_width(), FC = config_.fc_width(), Fh = config_.hidden();
+  // Layer l's copy of a tensor kept for every layer; the one scratch slot of a recomputed one.
+  auto at = [&](ActId id, int64_t size) {
+    return act(id) + (ActivationLayersKept(id, config_, recompute_) == 1 ? 0 : l) * size;
+  };
   // RMSNorm keeps no mean: its mean pointers are null (and unread).
-  auto mean = [&](ActId id) { return config_.norm == NormKind::kLayerNorm ? act(id) + l * BT : nullptr; };
+  auto mean = [&](ActId id) { return config_.norm == NormKind::kLayerNorm ? at(id, BT) : nullptr; };
   LayerActs a;
   a.residual = l == 0 ? act(ActId::kEncoded) : act(ActId::kResidual3) + (l - 1) * BT * C;
-  a.ln1 = act(ActId::kLn1) + l * BT * C;
+  a.ln1 = at(ActId::kLn1, BT * C);
   a.ln1_mean = mean(ActId::kLn1Mean);
-  a.ln1_rstd = act(ActId::kLn1Rstd) + l * BT;
-  a.qkv = act(ActId::kQkv) + l * BT * QKV;
-  a.atty = act(ActId::kAtty) + l * BT * C;
-  a.att = act(ActId::kAtt) + l * B * NH * T * T;
-  a.residual2 = act(ActId::kResidual2) + l * BT * C;
-  a.ln2 = act(ActId::kLn2) + l * BT * C;
+  a.ln1_rstd = at(ActId::kLn1Rstd, BT);
+  a.qkv = at(ActId::kQkv, BT * QKV);
+  a.atty = at(ActId::kAtty, BT * C);
+  a.att = at(ActId::kAtt, B * NH * T * T);
+  a.residual2 = at(ActId::kResidual2, BT * C);
+  a.ln2 = at(ActId::kLn2, BT * C);
   a.ln2_mean = mean(ActId::kLn2Mean);
-  a.ln2_rstd = act(ActId::kLn2Rstd) + l * BT;
-  a.fch = act(ActId::kFch) + l * BT * FC;
-  a.fch_gelu = act(ActId::kFchGelu) + l * BT * Fh;
+  a.ln2_rstd = at(ActId::kLn2Rstd, BT);
+  a.fch = at(ActId::kFch, BT * FC);
+  a.fch_gelu = at(ActId::kFchGelu, BT * Fh);
   a.residual3 = act(ActId::kResidual3) + l * BT * C;
   return a;
 }
@@ -194,7 +220,12 @@ void CpuGpt<F>::MlpForward(int64_t l, const ParamPointers<F>& p, F* proj) {
     ScopedOp op(timer_, "matmul_forward/fc");
     LinearForward(a.fch, a.ln2, xb.ln2, p.fcw + l * FC * C, Slice(p.fcb, l * FC), C, FC, "fc");
   }
-  if (gelu) {
+  if (gelu && recompute_ == accounting::Recompute::kActivation) {
+    // The pre-activation stays (the backward recomputes the GeLU from it); the output goes to the
+    // one scratch slot.
+    ScopedOp op(timer_, "gelu_forward");
+    gelu_forward(a.fch_gelu, static_cast<const F*>(a.fch), BT * Fh);
+  } else if (gelu) {
     // fch is written over with GeLU's derivative, all the backward needs of it. bf16: the GeLU
     // writes the next GEMM's bf16 input itself (no fp32 copy is read again).
     ScopedOp op(timer_, "gelu_forward");
@@ -212,6 +243,50 @@ void CpuGpt<F>::MlpForward(int64_t l, const ParamPointers<F>& p, F* proj) {
     ScopedOp op(timer_, "matmul_forward/fcproj");
     LinearForward(proj, bf16_ && gelu ? nullptr : a.fch_gelu, xb.fch_gelu, p.fcprojw + l * C * Fh,
                   Slice(p.fcprojb, l * C), Fh, C, "fcproj");
+  }
+}
+
+template <typename F>
+void CpuGpt<F>::LayerForward(int64_t l, const ParamPointers<F>& p, F* proj) {
+  const int64_t B = B_, T = T_, C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
+  const int64_t QKV = config_.qkv_width(), hd = config_.head_size();
+  const LayerActs a = LayerActivations(l);
+  const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
+  {
+    ScopedOp op(timer_, "matmul_forward/qkv");
+    LinearForward(a.qkv, a.ln1, xb.ln1, p.qkvw + l * QKV * C, Slice(p.qkvb, l * QKV), C, QKV, "qkv");
+  }
+  if (config_.positions == PositionKind::kRope) {
+    ScopedOp op(timer_, "rope_forward");
+    rope_forward(a.qkv, rope_cos_.data(), rope_sin_.data(), B, T, NH, NKV, hd);
+  }
+  {
+    ScopedOp op(timer_, "attention_forward");
+    attention_forward(a.atty, a.att, static_cast<const F*>(a.qkv), B, T, C, NH, NKV);
+  }
+  {
+    ScopedOp op(timer_, "matmul_forward/attproj");
+    LinearForward(proj, a.atty, xb.atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), C, C, "attproj");
+  }
+  ResidualNormForward(a.residual2, a.ln2, a.ln2_mean, a.ln2_rstd, a.residual, static_cast<const F*>(proj),
+                      p.ln2w + l * C, Slice(p.ln2b, l * C));
+  MlpForward(l, p, proj);
+}
+
+template <typename F>
+void CpuGpt<F>::RecomputeLayer(int64_t l, const ParamPointers<F>& p) {
+  const LayerActs a = LayerActivations(l);
+  if (recompute_ == accounting::Recompute::kBlock) {
+    // The block's forward again from its kept input: the first norm (bit for bit the fused one the
+    // forward ran) and the rest as the forward ran it. The MLP's output (proj) is not needed.
+    NormForward(a.ln1, a.ln1_mean, a.ln1_rstd, a.residual, p.ln1w + l * config_.width,
+                Slice(p.ln1b, l * config_.width));
+    LayerForward(l, p, act(ActId::kProj));
+  } else if (recompute_ == accounting::Recompute::kAttention) {
+    // The attention core again from the kept q, k, v: its scores and its output.
+    ScopedOp op(timer_, "attention_forward");
+    attention_forward(a.atty, a.att, static_cast<const F*>(a.qkv), B_, T_, config_.width, config_.heads,
+                      config_.kv_head_count());
   }
 }
 
@@ -237,40 +312,19 @@ absl::Status CpuGpt<F>::Forward(const Batch& batch) {
     encoder_forward(act(ActId::kEncoded), inputs_.data(), p.wte, p.wpe, B, T, C);  // wpe: null with RoPE
   }
   for (int64_t l = 0; l < L; ++l) {
-    auto [residual, ln1, ln1_mean, ln1_rstd, qkv, atty, att, residual2, ln2, ln2_mean, ln2_rstd, fch,
-          fch_gelu, residual3] = LayerActivations(l);
-    (void)fch, (void)fch_gelu;  // MlpForward's
-    const LayerBf16 xb = bf16_ ? LayerBf16Inputs(l) : LayerBf16{};
+    const LayerActs a = LayerActivations(l);
     F* proj = act(ActId::kProj);
     // Later layers' first norm is fused into the residual add that ends the layer below.
-    if (l == 0) NormForward(ln1, ln1_mean, ln1_rstd, residual, p.ln1w + l * C, Slice(p.ln1b, l * C));
-    {
-      ScopedOp op(timer_, "matmul_forward/qkv");
-      LinearForward(qkv, ln1, xb.ln1, p.qkvw + l * QKV * C, Slice(p.qkvb, l * QKV), C, QKV, "qkv");
-    }
-    if (config_.positions == PositionKind::kRope) {
-      ScopedOp op(timer_, "rope_forward");
-      rope_forward(qkv, rope_cos_.data(), rope_sin_.data(), B, T, NH, NKV, hd);
-    }
-    {
-      ScopedOp op(timer_, "attention_forward");
-      attention_forward(atty, att, static_cast<const F*>(qkv), B, T, C, NH, NKV);
-    }
-    {
-      ScopedOp op(timer_, "matmul_forward/attproj");
-      LinearForward(proj, atty, xb.atty, p.attprojw + l * C * C, Slice(p.attprojb, l * C), C, C, "attproj");
-    }
-    ResidualNormForward(residual2, ln2, ln2_mean, ln2_rstd, residual, static_cast<const F*>(proj), p.ln2w + l * C,
-                        Slice(p.ln2b, l * C));
-    MlpForward(l, p, proj);
+    if (l == 0) NormForward(a.ln1, a.ln1_mean, a.ln1_rstd, a.residual, p.ln1w, p.ln1b);
+    LayerForward(l, p, proj);
     // residual3 and the norm that reads it next: the layer above's first, or the final one.
     if (l + 1 < L) {
       const LayerActs next = LayerActivations(l + 1);
-      ResidualNormForward(residual3, next.ln1, next.ln1_mean, next.ln1_rstd, static_cast<const F*>(residual2),
+      ResidualNormForward(a.residual3, next.ln1, next.ln1_mean, next.ln1_rstd, static_cast<const F*>(a.residual2),
                           static_cast<const F*>(proj), p.ln1w + (l + 1) * C, Slice(p.ln1b, (l + 1) * C));
     } else {
-      ResidualNormForward(residual3, act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd),
-                          static_cast<const F*>(residual2), static_cast<const F*>(proj), p.lnfw, p.lnfb);
+      ResidualNormForward(a.residual3, act(ActId::kLnf), act(ActId::kLnfMean), act(ActId::kLnfRstd),
+                          static_cast<const F*>(a.residual2), static_cast<const F*>(proj), p.lnfw, p.lnfb);
     }
   }
   {
@@ -370,6 +424,17 @@ void CpuGpt<F>::MlpBackward(int64_t l, const ParamPointers<F>& p, const ParamPoi
   F* dfch = act(ActId::kDFch);
   // The down projection's input gradient: GeLU's in dfch itself (done in place), SwiGLU's apart.
   F* dact = config_.mlp == MlpKind::kGelu ? dfch : act(ActId::kDFchAct);
+  const bool recomputed = recompute_ == accounting::Recompute::kActivation;
+  if (recomputed) {
+    // The activation's output again, from the kept up projection (the down GEMM's weight
+    // gradient reads it): the same op on the same input, so the same values.
+    ScopedOp op(timer_, config_.mlp == MlpKind::kGelu ? "gelu_forward" : "swiglu_forward");
+    if (config_.mlp == MlpKind::kGelu) {
+      gelu_forward(a.fch_gelu, static_cast<const F*>(a.fch), BT * Fh);
+    } else {
+      swiglu_forward(a.fch_gelu, static_cast<const F*>(a.fch), BT, Fh);
+    }
+  }
   {
     ScopedOp op(timer_, "matmul_backward/fcproj");
     LinearBackward(dact, g.fcprojw + l * C * Fh, Slice(g.fcprojb, l * C), dresidual, a.fch_gelu, xb.fch_gelu,
@@ -377,7 +442,11 @@ void CpuGpt<F>::MlpBackward(int64_t l, const ParamPointers<F>& p, const ParamPoi
   }
   if (config_.mlp == MlpKind::kGelu) {
     ScopedOp op(timer_, "gelu_backward");
-    gelu_backward_saved(dfch, a.fch, dfch, BT * Fh);  // fch holds GeLU's derivative
+    if (recomputed) {
+      gelu_backward(dfch, static_cast<const F*>(a.fch), static_cast<const F*>(dfch), BT * Fh);  // fch: x
+    } else {
+      gelu_backward_saved(dfch, a.fch, dfch, BT * Fh);  // fch holds GeLU's derivative
+    }
   } else {
     ScopedOp op(timer_, "swiglu_backward");
     swiglu_backward(dfch, static_cast<const F*>(dact), static_cast<const F*>(a.fch), BT, Fh);
@@ -465,7 +534,10 @@ absl::Status CpuGpt<F>::Backward() {
     if (g.wpe != nullptr) std::memset(g.wpe + T * C, 0, sizeof(F) * (config_.block - T) * C);
   }
   HeadBackward(p, g, w);
-  for (int64_t l = L - 1; l >= 0; --l) BlockBackward(l, p, g, w);
+  for (int64_t l = L - 1; l >= 0; --l) {
+    RecomputeLayer(l, p);  // what the recompute level did not keep (nothing with kNone)
+    BlockBackward(l, p, g, w);
+  }
   {
     ScopedOp op(timer_, "encoder_backward");
     encoder_backward(g.wte, g.wpe, act(ActId::kDResidual), inputs_.data(), B, T, C, w);

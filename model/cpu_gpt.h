@@ -52,8 +52,16 @@ class CpuGpt {
   // input, converted once in the forward and kept for the backward. Master weights, gradients,
   // AdamW's moments and every other activation stay fp32, so LayerNorm's statistics, the softmax,
   // the attention and the cross-entropy run in fp32. Error when oneDNN cannot run bf16 here.
+  // recompute: what the forward keeps for the backward and the backward computes again
+  // (activation_layout.h, ActivationLayersKept): kNone keeps every activation; kActivation
+  // recomputes the MLP's activation output, kAttention the attention's scores and output, kBlock
+  // every layer but its input. The gradients are those of kNone bit for bit: the backward reruns
+  // the same ops on the same inputs (cpu_model_test). kFull is accounting's textbook pass, not a
+  // model level: refused, as any level with bf16_gemms (not built).
   static absl::StatusOr<std::unique_ptr<CpuGpt>> Create(const GptConfig& config, int B, int T,
-                                                        bool bf16_gemms = false);
+                                                        bool bf16_gemms = false,
+                                                        accounting::Recompute recompute = accounting::Recompute::kNone);
+  accounting::Recompute recompute() const { return recompute_; }
 
   const GptConfig& config() const { return config_; }
   const ParamLayout& layout() const { return layout_; }
@@ -71,6 +79,7 @@ class CpuGpt {
   // The gradients; a ZeroGrad not yet followed by a Backward is carried out here first.
   F* grads();
   int64_t activation_elements() const { return acts_.size(); }
+  const F* activations() const { return acts_.data(); }
 
   absl::Status Forward(const Batch& batch);
   double loss() const { return loss_; }  // mean over B*T, summed in double
@@ -95,6 +104,11 @@ class CpuGpt {
                            const F* b);
   void NormBackward(F* dinp, F* dw, F* db, const F* dout, const F* inp, const F* w, const F* mean, const F* rstd,
                     GradWrite write);
+  // Layer l's forward from its first norm's output (ln1) to proj (the MLP's output), without the
+  // residual add after it; and what the recompute level did not keep of layer l, again, before
+  // its backward (kBlock: the first norm and LayerForward; kAttention: the attention core).
+  void LayerForward(int64_t l, const ParamPointers<F>& p, F* proj);
+  void RecomputeLayer(int64_t l, const ParamPointers<F>& p);
   // Layer l's MLP from ln2 to proj (the down projection's output), and back from d(proj) (in
   // kDResidual) to d(ln2) (in kDBtc): the up GEMM, GeLU or SwiGLU, the down GEMM.
   void MlpForward(int64_t l, const ParamPointers<F>& p, F* proj);
@@ -134,6 +148,7 @@ class CpuGpt {
   GptConfig config_;
   ParamLayout layout_;
   int B_, T_;
+  accounting::Recompute recompute_ = accounting::Recompute::kNone;
   AlignedArray<F> params_, grads_, m_, v_, acts_;
   bool bf16_ = false;
   bool bf16_stale_ = true;  // params_bf16_ does not hold the current params_

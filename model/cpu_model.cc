@@ -37,6 +37,11 @@ class CpuGptModel final : public GptModel {
     return true;
   }
 
+  int64_t ResidentActivationBytes() const override {
+    const CpuGpt<float>& core = *core_;
+    return ResidentBytesOf(core.activations(), core.activation_elements() * static_cast<int64_t>(sizeof(float)));
+  }
+
   absl::Status CopyParamsToHost(std::vector<float>* out) override {
     const CpuGpt<float>& core = *core_;  // reading: the bf16 copies stay valid
     out->assign(core.params(), core.params() + core.num_params());
@@ -72,18 +77,21 @@ class CpuGptModel final : public GptModel {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GptModel>> MakeCpuModel(const GptConfig& config, int B, int T, uint64_t seed,
-                                                       bool bf16_gemms) {
+                                                       bool bf16_gemms, accounting::Recompute recompute) {
   // Refuse up front rather than be killed halfway through zeroing the buffers.
-  absl::StatusOr<MemoryEstimate> need = EstimateCpuTrainingMemory(config, B, T, bf16_gemms);
+  absl::StatusOr<MemoryEstimate> need = EstimateCpuTrainingMemory(config, B, T, bf16_gemms, recompute);
   if (!need.ok()) return need.status();
   if (absl::Status st = CheckHostMemory(need->total_bytes(),
                                         absl::StrCat(DescribeConfig(config), " at batch=", B, " seq=", T,
-                                                     bf16_gemms ? " (bf16 GEMMs)" : ""),
+                                                     bf16_gemms ? " (bf16 GEMMs)" : "",
+                                                     recompute != accounting::Recompute::kNone
+                                                         ? absl::StrCat(" (recompute ", accounting::RecomputeName(recompute), ")")
+                                                         : ""),
                                         need->Describe());
       !st.ok()) {
     return st;
   }
-  absl::StatusOr<std::unique_ptr<CpuGpt<float>>> core = CpuGpt<float>::Create(config, B, T, bf16_gemms);
+  absl::StatusOr<std::unique_ptr<CpuGpt<float>>> core = CpuGpt<float>::Create(config, B, T, bf16_gemms, recompute);
   if (!core.ok()) return core.status();
   InitParams(config, (*core)->layout(), seed, (*core)->params());
   return std::unique_ptr<GptModel>(new CpuGptModel(std::move(*core)));

@@ -135,13 +135,6 @@ bool IsGpt2Family(const GptConfig& c) {
          c.hidden() == 4 * c.width && c.kv_head_count() == c.heads;
 }
 
-absl::Status RequireGpt2Family(const GptConfig& c, std::string_view what) {
-  if (IsGpt2Family(c)) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(
-      std::string(what), " runs GPT-2's family only (LayerNorm, learned positions, GeLU of 4C, multi-head) so far: ",
-      DescribeConfig(c), " needs the CPU model (--device=cpu)"));
-}
-
 accounting::GptShape ToGptShape(const GptConfig& c) {
   accounting::GptShape s{c.layers, c.heads, c.width, /*vocab=*/c.padded_vocab, c.block, c.bias};
   s.kv_heads = c.kv_head_count();

@@ -76,9 +76,6 @@ absl::Status ValidateRunShape(const GptConfig& config, int batch, int seq);
 // True for GPT-2's switches (LayerNorm, learned positions, GeLU of 4C, as many K/V heads as query
 // heads), whatever the shape, bias and tying.
 bool IsGpt2Family(const GptConfig& config);
-// OK for such a config; else Unimplemented naming `what` (a model or decoder that runs only
-// GPT-2's family so far) and the config's switches.
-absl::Status RequireGpt2Family(const GptConfig& config, std::string_view what);
 
 // Accounting's view of the model as built: vocab is the padded vocab (the matmuls and the
 // parameter buffer use Vp rows). Untied weights are not expressible there: see NumParams.

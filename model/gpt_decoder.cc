@@ -22,7 +22,6 @@ absl::Status CheckTokens(absl::Span<const int32_t> tokens, size_t want, int voca
 
 absl::Status CheckDecoderShape(const GptConfig& config, int B, int max_prompt, int max_positions) {
   if (auto st = ValidateConfig(config); !st.ok()) return st;
-  if (auto st = RequireGpt2Family(config, "the KV-cache decoder"); !st.ok()) return st;
   if (B < 1) return absl::InvalidArgumentError(absl::StrCat("B=", B, " streams: must be >= 1"));
   if (max_positions < 1 || max_positions > config.block) {
     return absl::InvalidArgumentError(

@@ -1,6 +1,6 @@
-// The device-agnostic interface of KV-cache autoregressive decoding for the GPT-2 family: the
-// CPU decoder (cpu_decoder.h) and the CUDA one (model/cuda/cuda_decoder.h) implement it, and
-// //macro:gpt_decode drives either through it alone.
+// The device-agnostic interface of KV-cache autoregressive decoding, for every family of
+// gpt_config.h: the CPU decoder (cpu_decoder.h) and the CUDA one (model/cuda/cuda_decoder.h)
+// implement it, and //macro:gpt_decode drives either through it alone.
 //
 // B streams decode in lockstep. Prefill(tokens, P) runs a prompt of P tokens per stream at
 // positions 0 .. P-1 (after Reset) and leaves the logits of each stream's next token; Step
@@ -60,6 +60,7 @@ inline void ArgmaxRows(const float* logits, int64_t B, int64_t V, int64_t Vp, st
 
 // The shape checks every decoder's factory makes: a valid config, B >= 1 streams,
 // 1 <= max_positions <= block and 1 <= max_prompt <= max_positions; errors name the value.
+// Every family passes (no family check here: a decoder that ran only some would check itself).
 absl::Status CheckDecoderShape(const GptConfig& config, int B, int max_prompt, int max_positions);
 
 // The input checks every decoder makes, with the errors it returns: Prefill's (after Reset,

@@ -27,8 +27,8 @@ std::string MemoryEstimate::Describe() const {
 }
 
 absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(const GptConfig& config, int batch, int seq,
-                                                         bool bf16_gemms) {
-  absl::StatusOr<MemoryEstimate> m = EstimateTrainingMemory(config, batch, seq);
+                                                         bool bf16_gemms, accounting::Recompute recompute) {
+  absl::StatusOr<MemoryEstimate> m = EstimateTrainingMemory(config, batch, seq, 4, recompute);
   if (!m.ok() || !bf16_gemms) return m;
   const int64_t BT = static_cast<int64_t>(batch) * seq;
   // As CpuGpt::Create allocates them: the weights' copy, per layer the inputs of qkv, attproj, fc
@@ -40,7 +40,7 @@ absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(const GptConfig& config
 }
 
 absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,
-                                                      int64_t bytes_per_element) {
+                                                      int64_t bytes_per_element, accounting::Recompute recompute) {
   if (auto st = ValidateRunShape(config, batch, seq); !st.ok()) return st;
   const ParamLayout layout(config);
   MemoryEstimate m;
@@ -48,7 +48,7 @@ absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, i
   m.params_bytes = m.num_params * bytes_per_element;
   m.grads_bytes = m.params_bytes;
   m.adamw_bytes = 2 * m.params_bytes;
-  m.activations_bytes = CpuActivationElements(config, batch, seq) * bytes_per_element;
+  m.activations_bytes = CpuActivationElements(config, batch, seq, recompute) * bytes_per_element;
   return m;
 }
 
@@ -59,19 +59,29 @@ std::string DecodeMemoryEstimate::Describe() const {
 }
 
 DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch, int64_t max_prompt,
-                                          int64_t max_positions, int64_t bytes_per_element) {
+                                          int64_t max_positions, int64_t bytes_per_element,
+                                          bool cpu_bf16_copy) {
   // As CpuDecoder::Create allocates (cpu_decoder.cc); fp32 activations.
   const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
+  const int64_t QKV = config.qkv_width(), FC = config.fc_width(), F = config.hidden();
   const int64_t rows = batch * max_prompt;
+  const int64_t n = ParamLayout(config).num_params();
   DecodeMemoryEstimate m;
-  m.weights_bytes = ParamLayout(config).num_params() * bytes_per_element;
-  m.kv_cache_bytes = 2 * L * batch * max_positions * C * bytes_per_element;
+  m.weights_bytes = n * bytes_per_element;
+  // Keys and values of the K/V heads only (grouped-query attention: KV * hd, not C, per position).
+  m.kv_cache_bytes = 2 * L * batch * max_positions * config.kv_width() * bytes_per_element;
   m.logits_bytes = batch * Vp * 4;
-  // x, ln, atty, proj (C each), qkv (3C), fch, fch_gelu (4C each), mean and rstd (1 each); the
-  // prompt's attention (NH x P x P per stream), the scores (NH x positions) and the last rows.
-  m.activations_bytes =
-      4 * (rows * (4 * C + 3 * C + 8 * C + 2) + batch * NH * max_prompt * max_prompt + batch * NH * max_positions +
-           batch * C);
+  // x, ln, atty, proj (C each), qkv (C + 2 * KV * hd), fch (F, or 2F for SwiGLU's gate | up),
+  // fch_gelu (F), mean and rstd (1 each); the prompt's attention (NH x P x P per stream), the
+  // scores (NH x positions), the last rows and RoPE's cos and sin tables (positions x hd / 2 each).
+  const int64_t rope = config.positions == PositionKind::kRope ? max_positions * config.head_size() : 0;
+  m.activations_bytes = 4 * (rows * (4 * C + QKV + FC + F + 2) + batch * NH * max_prompt * max_prompt +
+                             batch * NH * max_positions + batch * C + rope);
+  if (cpu_bf16_copy) {
+    // The bf16 copy of every weight and of a prompt GEMM's widest input (C or F per row).
+    m.weights_bytes += 2 * n;
+    m.activations_bytes += 2 * rows * std::max(C, F);
+  }
   return m;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "accounting/gpt_flops.h"
 #include "model/gpt_config.h"
 
 namespace model {
@@ -39,21 +40,28 @@ struct DecodeMemoryEstimate {
 };
 
 // batch, max_prompt, max_positions >= 1 (the decoder checks the shape itself); bytes_per_element
-// of the weights and the cache (4: fp32).
+// of the weights and the cache (4: fp32). The cache holds the K/V heads only: 2 * L * batch *
+// max_positions * KV * hd elements (grouped-query attention). cpu_bf16_copy: the CPU decoder's
+// bf16 weights (cpu_decoder.h), a 2-byte copy of every weight beside the fp32 ones and of a
+// prompt GEMM's input.
 DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch, int64_t max_prompt,
-                                          int64_t max_positions, int64_t bytes_per_element = 4);
+                                          int64_t max_positions, int64_t bytes_per_element = 4,
+                                          bool cpu_bf16_copy = false);
 
 // "1.23 GB", "456.7 MB", "12.0 kB", "17 B" (decimal units), for memory messages here and in the
 // CUDA model's plan.
 std::string FormatBytes(int64_t bytes);
 
-// Errors as ValidateRunShape. bytes_per_element: 4 for fp32.
+// Errors as ValidateRunShape. bytes_per_element: 4 for fp32. recompute: the activations the
+// level keeps (activation_layout.h, ActivationLayersKept).
 absl::StatusOr<MemoryEstimate> EstimateTrainingMemory(const GptConfig& config, int batch, int seq,
-                                                      int64_t bytes_per_element = 4);
+                                                      int64_t bytes_per_element = 4,
+                                                      accounting::Recompute recompute = accounting::Recompute::kNone);
 // What the CPU model allocates (cpu_gpt.h): EstimateTrainingMemory's fp32 buffers, and with
 // bf16_gemms a 2-byte copy of every weight, of the Linear inputs and of the largest output gradient.
-absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(const GptConfig& config, int batch, int seq,
-                                                         bool bf16_gemms);
+absl::StatusOr<MemoryEstimate> EstimateCpuTrainingMemory(
+    const GptConfig& config, int batch, int seq, bool bf16_gemms,
+    accounting::Recompute recompute = accounting::Recompute::kNone);
 
 }  // namespace model
 

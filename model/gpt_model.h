@@ -80,6 +80,10 @@ class GptModel {
     return false;
   }
 
+  // The bytes of the activation buffers that sit in memory now (the CPU model: mincore over the
+  // buffer its recompute level sized, model/host_memory.h); -1 where not measured (CUDA).
+  virtual int64_t ResidentActivationBytes() const { return -1; }
+
   virtual absl::Status CopyParamsToHost(std::vector<float>* out) = 0;
   virtual absl::Status CopyParamsFromHost(absl::Span<const float> in) = 0;  // num_params values
   virtual absl::Status CopyGradsToHost(std::vector<float>* out) = 0;

@@ -1,11 +1,14 @@
 // The memory this process may still allocate; see host_memory.h.
 #include "model/host_memory.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "model/gpt_memory.h"
@@ -79,6 +82,35 @@ absl::Status CheckHostMemory(int64_t resident_bytes, int64_t address_bytes, cons
 
 absl::Status CheckHostMemory(int64_t need_bytes, const std::string& what_for, const std::string& breakdown) {
   return CheckHostMemory(need_bytes, need_bytes, what_for, breakdown);
+}
+
+int64_t PeakResidentBytes() { return ProcKilobytes("/proc/self/status", "VmHWM:"); }
+
+bool ResetPeakResident() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+int64_t ResidentBytesOf(const void* data, int64_t bytes) {
+  if (data == nullptr || bytes <= 0) return 0;
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(data) / page * page;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(data) + bytes;
+  const int64_t pages = static_cast<int64_t>((end - first + page - 1) / page);
+  std::vector<unsigned char> in(pages);
+  if (mincore(reinterpret_cast<void*>(first), end - first, in.data()) != 0) return -1;
+  int64_t resident = 0;
+  for (int64_t i = 0; i < pages; ++i) {
+    if (in[i] & 1) {
+      // The buffer's share of the page: its first and last pages may be partly someone else's.
+      const uintptr_t lo = std::max<uintptr_t>(first + i * page, reinterpret_cast<uintptr_t>(data));
+      const uintptr_t hi = std::min<uintptr_t>(first + (i + 1) * page, end);
+      resident += static_cast<int64_t>(hi - lo);
+    }
+  }
+  return resident;
 }
 
 }  // namespace model

@@ -32,6 +32,15 @@ absl::Status CheckHostMemory(int64_t need_bytes, const std::string& what_for, co
 absl::Status CheckHostMemory(int64_t resident_bytes, int64_t address_bytes, const std::string& what_for,
                              const std::string& breakdown);
 
+// The process's peak resident set so far (VmHWM of /proc/self/status), bytes; -1 where unknown.
+int64_t PeakResidentBytes();
+// Starts VmHWM again from the current resident set (writes 5 to /proc/self/clear_refs, Linux
+// 4.0 and later), so that a peak can be measured per phase; false where the kernel refuses.
+bool ResetPeakResident();
+// How many bytes of [data, data + bytes) sit in memory now (mincore over its pages): memory a
+// buffer has touched, not merely reserved; -1 where mincore fails.
+int64_t ResidentBytesOf(const void* data, int64_t bytes);
+
 }  // namespace model
 
 #endif  // MODEL_HOST_MEMORY_H_

@@ -10,17 +10,18 @@ namespace model {
 
 template <typename F>
 void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
-                    int64_t maxT, int64_t pos) {
-  const int64_t hs = C / NH, C3 = 3 * C;
-#pragma omp parallel for collapse(2) schedule(static) if (B * NH * T > 64)
+                    int64_t maxT, int64_t pos, int64_t NKV) {
+  if (NKV <= 0) NKV = NH;
+  const int64_t hs = C / NH, KVW = NKV * hs, QKV = C + 2 * KVW;
+#pragma omp parallel for collapse(2) schedule(static) if (B * NKV * T > 64)
   for (int64_t b = 0; b < B; ++b) {
-    for (int64_t h = 0; h < NH; ++h) {
-      F* kc = k_cache + ((b * NH + h) * maxT + pos) * hs;
-      F* vc = v_cache + ((b * NH + h) * maxT + pos) * hs;
+    for (int64_t h = 0; h < NKV; ++h) {
+      F* kc = k_cache + ((b * NKV + h) * maxT + pos) * hs;
+      F* vc = v_cache + ((b * NKV + h) * maxT + pos) * hs;
       for (int64_t t = 0; t < T; ++t) {
-        const F* row = qkv + (b * T + t) * C3 + h * hs;
+        const F* row = qkv + (b * T + t) * QKV + h * hs;
         std::memcpy(kc + t * hs, row + C, sizeof(F) * hs);
-        std::memcpy(vc + t * hs, row + 2 * C, sizeof(F) * hs);
+        std::memcpy(vc + t * hs, row + C + KVW, sizeof(F) * hs);
       }
     }
   }
@@ -28,8 +29,9 @@ void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, 
 
 template <typename F>
 void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, const F* v_cache, int64_t B,
-                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
-  const int64_t hs = C / NH, C3 = 3 * C, keys_max = pos + T;
+                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos, int64_t NKV) {
+  if (NKV <= 0) NKV = NH;
+  const int64_t hs = C / NH, QKV = C + 2 * NKV * hs, keys_max = pos + T, group = NH / NKV;
   const F scale = F(1) / std::sqrt(F(hs));
   // Keys read over the T rows: sum of (pos + t + 1) for t < T.
   const int64_t keys = T * pos + T * (T + 1) / 2;
@@ -38,11 +40,12 @@ void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, co
 #pragma omp parallel for schedule(static)
   for (int64_t bh = 0; bh < B * NH; ++bh) {
     const int64_t b = bh / NH, h = bh % NH;
-    const F* kc = k_cache + bh * maxT * hs;
-    const F* vc = v_cache + bh * maxT * hs;
+    // This query head's K/V head: the cache's (b, h / group) block.
+    const F* kc = k_cache + (b * NKV + h / group) * maxT * hs;
+    const F* vc = v_cache + (b * NKV + h / group) * maxT * hs;
     F* p = scratch + bh * keys_max;
     for (int64_t t = 0; t < T; ++t) {
-      const F* q = qkv + (b * T + t) * C3 + h * hs;
+      const F* q = qkv + (b * T + t) * QKV + h * hs;
       const int64_t n = pos + t + 1;  // keys 0 .. pos + t
       F maxval = -INFINITY;
       for (int64_t j = 0; j < n; ++j) {
@@ -72,12 +75,12 @@ void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, co
 }
 
 template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
-                                    int64_t);
+                                    int64_t, int64_t);
 template void kv_cache_write<double>(double*, double*, const double*, int64_t, int64_t, int64_t, int64_t,
-                                     int64_t, int64_t);
+                                     int64_t, int64_t, int64_t);
 template void kv_attention_forward<float>(float*, float*, const float*, const float*, const float*, int64_t,
-                                          int64_t, int64_t, int64_t, int64_t, int64_t);
+                                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 template void kv_attention_forward<double>(double*, double*, const double*, const double*, const double*,
-                                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+                                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 
 }  // namespace model

@@ -1,8 +1,11 @@
-// The C++ model against PyTorch: model/testdata/gpt_tiny_reference.bin was written by
-// tools/torch/torch_reference.py (run by hand, see its docstring) from a float32 PyTorch GPT-2 with the
-// test-tiny shape, in this model's parameter layout. Compared: logits and loss of a forward
+// The C++ model against PyTorch: model/testdata/gpt_tiny_reference.bin and
+// llama_tiny_reference.bin were written by tools/torch/torch_reference.py (run by hand, see its
+// docstring) from float32 PyTorch models with the test-tiny preset's shape (GPT-2: LayerNorm,
+// learned positions, GeLU, biases, tied head) and the llama-tiny preset's (RMSNorm, RoPE on
+// adjacent pairs through torch.view_as_complex, SwiGLU, 2 K/V heads for 4 query heads, no
+// biases, untied head), in this model's parameter layout. Compared: logits and loss of a forward
 // pass, every parameter's gradient, the loss after one AdamW step and the parameters after two
-// (torch.optim.AdamW, decay on 2-D tensors only).
+// (torch.optim.AdamW, decay on the embeddings and Linear weights only).
 //
 // Tolerances: both sides compute in fp32 with different summation orders (and this side uses
 // exp_fast / tanh_fast, < 5e-7 error), so values agree to a few float ulps of the quantities
@@ -11,7 +14,7 @@
 // AdamW moves each parameter by lr * g / (|g| + eps) (plus decay), whose slope in g is at most
 // lr / eps = 1e4 with the fixture's lr = 1e-2, eps = 1e-6: fp32 gradient differences (< 1e-8,
 // ~1e-12 on the smallest gradients) move parameters by < 1e-5 over two steps, while a wrong
-// rule (decay on LayerNorm weights, a missing bias correction) moves them by ~1e-3.
+// rule (decay on norm weights, a missing bias correction) moves them by ~1e-3.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,14 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "model/cpu_model.h"
 #include "model/param_layout.h"
 
 namespace model {
 namespace {
-
-constexpr char kFixture[] = "model/testdata/gpt_tiny_reference.bin";
 
 struct Fixture {
   GptConfig config;
@@ -55,10 +57,25 @@ class Reader {
   size_t pos_ = 0;
 };
 
-bool Load(Fixture* f, std::string* error) {
-  std::ifstream in(kFixture, std::ios::binary);
+// Version 2's switches (after the optimizer's floats): norm, positions, mlp, kv_heads, mlp_hidden
+// as int32, rope_theta as float32. Version 1 is GPT-2's switches.
+bool ReadSwitches(Reader* r, GptConfig* c) {
+  int32_t sw[5];
+  float theta = 0;
+  if (!r->Read(sw, 5) || !r->Read(&theta)) return false;
+  c->norm = sw[0] == 1 ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  c->positions = sw[1] == 1 ? PositionKind::kRope : PositionKind::kLearned;
+  c->mlp = sw[2] == 1 ? MlpKind::kSwiglu : MlpKind::kGelu;
+  c->kv_heads = sw[3];
+  c->mlp_hidden = sw[4];
+  c->rope_theta = theta;
+  return true;
+}
+
+bool Load(const std::string& path, Fixture* f, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
-    *error = std::string("cannot open ") + kFixture;
+    *error = std::string("cannot open ") + path;
     return false;
   }
   Reader r(std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
@@ -66,9 +83,10 @@ bool Load(Fixture* f, std::string* error) {
   int32_t h[12];
   float o[5];
   int32_t n = 0;
-  if (!r.Read(magic, 8) || std::memcmp(magic, "GPT2REF1", 8) != 0 || !r.Read(h, 12) || h[0] != 1 ||
-      !r.Read(o, 5) || !r.Read(&n)) {
-    *error = "bad header (want magic GPT2REF1, version 1)";
+  if (!r.Read(magic, 8) || std::memcmp(magic, "GPT2REF1", 8) != 0 || !r.Read(h, 12) ||
+      (h[0] != 1 && h[0] != 2) || !r.Read(o, 5) || (h[0] == 2 && !ReadSwitches(&r, &f->config)) ||
+      !r.Read(&n)) {
+    *error = "bad header (want magic GPT2REF1, version 1 or 2)";
     return false;
   }
   f->config.name = "torch-reference";
@@ -124,15 +142,22 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
                     << got[first_bad] << " vs torch " << want[first_bad];
 }
 
-TEST(TorchReference, ForwardBackwardAndAdamWMatchPyTorch) {
+struct Reference {
+  const char* path;
+  const char* preset;  // the fixture's model is this preset
+};
+
+class TorchReference : public ::testing::TestWithParam<Reference> {};
+
+TEST_P(TorchReference, ForwardBackwardAndAdamWMatchPyTorch) {
+  const Reference ref = GetParam();
   Fixture f;
   std::string error;
-  ASSERT_TRUE(Load(&f, &error)) << kFixture << ": " << error;
-  // The fixture is the test-tiny preset.
-  const GptConfig tiny = *GptPreset("test-tiny");
-  EXPECT_EQ(f.config.layers, tiny.layers);
-  EXPECT_EQ(f.config.width, tiny.width);
-  EXPECT_EQ(f.config.padded_vocab, tiny.padded_vocab);
+  ASSERT_TRUE(Load(ref.path, &f, &error)) << ref.path << ": " << error;
+  // The fixture is the preset, switch for switch.
+  const GptConfig preset = *GptPreset(ref.preset);
+  EXPECT_EQ(DescribeConfig(f.config),
+            absl::StrCat("torch-reference", DescribeConfig(preset).substr(preset.name.size())));
 
   auto m = MakeCpuModel(f.config, f.B, f.T, /*seed=*/0);
   ASSERT_TRUE(m.ok()) << m.status();
@@ -170,6 +195,14 @@ TEST(TorchReference, ForwardBackwardAndAdamWMatchPyTorch) {
   ASSERT_TRUE((*m)->CopyParamsToHost(&params).ok());
   ExpectClose(params, f.params_after, 1e-5, 0, "params after 2 AdamW steps");
 }
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TorchReference,
+                         ::testing::Values(Reference{"model/testdata/gpt_tiny_reference.bin", "test-tiny"},
+                                           Reference{"model/testdata/llama_tiny_reference.bin",
+                                                     "llama-tiny"}),
+                         [](const ::testing::TestParamInfo<Reference>& info) {
+                           return info.index == 0 ? std::string("Gpt2TestTiny") : std::string("LlamaTiny");
+                         });
 
 }  // namespace
 }  // namespace model

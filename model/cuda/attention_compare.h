@@ -1,8 +1,9 @@
 // The start-up self-check's comparison (attention_selfcheck.h): two causal-attention results for
-// the same inputs, tensor by tensor (the output, then dq, dk, dv out of the (B, T, 3, NH, HS)
-// gradient), each within a tolerance relative to the reference tensor's largest magnitude. Pure
-// host code: the verdict and its message are tested without a device.
-// Legend: B batch, T sequence, NH heads, HS head size, C = NH * HS.
+// the same inputs, tensor by tensor (the output, then dq, dk, dv out of the (B, T, QKV) gradient),
+// each within a tolerance relative to the reference tensor's largest magnitude. Pure host code:
+// the verdict and its message are tested without a device.
+// Legend: B batch, T sequence, NH query heads, NKV K/V heads (grouped-query attention; NH when 0),
+// HS head size, C = NH * HS, QKV = C + 2 * NKV * HS (q | k | v per row; 3C when NKV = NH).
 #ifndef MODEL_CUDA_ATTENTION_COMPARE_H_
 #define MODEL_CUDA_ATTENTION_COMPARE_H_
 
@@ -17,11 +18,16 @@ namespace cuda {
 
 struct AttentionShape {
   int64_t B = 0, T = 0, NH = 0, HS = 0;
+  int64_t NKV = 0;  // K/V heads; 0: NH (multi-head attention)
   int64_t C() const { return NH * HS; }
-  std::string ToString() const;  // "B=2 T=64 NH=4 HS=64"
+  int64_t kv_heads() const { return NKV > 0 ? NKV : NH; }
+  int64_t KVW() const { return kv_heads() * HS; }  // k's (and v's) width in a qkv row
+  int64_t QKV() const { return C() + 2 * KVW(); }
+  // "B=2 T=64 NH=4 HS=64", plus " NKV=2" with fewer K/V heads than query heads.
+  std::string ToString() const;
 };
 
-// What one implementation produced, as floats: out (B, T, NH, HS) and dqkv (B, T, 3, NH, HS),
+// What one implementation produced, as floats: out (B, T, NH, HS) and dqkv (B, T, QKV),
 // dq | dk | dv laid out as the qkv GEMM's output.
 struct AttentionResults {
   std::vector<float> out;

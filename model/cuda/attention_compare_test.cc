@@ -99,6 +99,36 @@ TEST(AttentionCompare, WrongSizesAreErrors) {
   EXPECT_THAT(std::string(st.message()), HasSubstr("got.dqkv has 359 elements; the shape needs 360"));
 }
 
+// Grouped-query attention: rows of QKV = C + 2 * NKV * HS, dk and dv with NKV heads each.
+TEST(AttentionCompare, GroupedQueryLayoutNamesTheKvHead) {
+  constexpr AttentionShape gqa{2, 5, 4, 4, /*NKV=*/2};  // C = 16, QKV = 32
+  ASSERT_EQ(gqa.QKV(), 32);
+  AttentionResults want;
+  want.out.assign(gqa.B * gqa.T * gqa.C(), 0.5f);
+  want.dqkv.resize(gqa.B * gqa.T * gqa.QKV());
+  for (size_t i = 0; i < want.dqkv.size(); ++i) want.dqkv[i] = std::cos(0.13 * i);
+  EXPECT_TRUE(CompareAttentionResults(gqa, want, want).ok());
+  // dk's head 1, channel 2 at b=1, t=4; then dv's head 0, channel 3 at b=0, t=2.
+  AttentionResults got = want;
+  got.dqkv[(1 * gqa.T + 4) * gqa.QKV() + gqa.C() + 1 * gqa.HS + 2] += 0.5f;
+  EXPECT_THAT(std::string(CompareAttentionResults(gqa, want, got).message()),
+              HasSubstr("dk: worst element b=1 t=4 h=1 e=2"));
+  got = want;
+  got.dqkv[(0 * gqa.T + 2) * gqa.QKV() + gqa.C() + gqa.KVW() + 3] -= 0.5f;
+  EXPECT_THAT(std::string(CompareAttentionResults(gqa, want, got).message()),
+              HasSubstr("dv: worst element b=0 t=2 h=0 e=3"));
+  // A 3C-sized gradient is the wrong size for this shape.
+  got = want;
+  got.dqkv.resize(3 * gqa.B * gqa.T * gqa.C());
+  EXPECT_THAT(std::string(CompareAttentionResults(gqa, want, got).message()),
+              HasSubstr("got.dqkv has 480 elements; the shape needs 320"));
+  EXPECT_EQ(gqa.ToString(), "B=2 T=5 NH=4 HS=4 NKV=2");
+  // K/V heads that do not divide the query heads are refused, naming the shape.
+  constexpr AttentionShape bad{2, 5, 4, 4, 3};
+  EXPECT_THAT(std::string(CompareAttentionResults(bad, want, want).message()),
+              HasSubstr("NKV must divide NH"));
+}
+
 TEST(AttentionCompare, ShapeText) { EXPECT_EQ(kShape.ToString(), "B=2 T=5 NH=3 HS=4"); }
 
 }  // namespace

@@ -27,16 +27,27 @@ __device__ __forceinline__ int64_t RowMajorOffset(int64_t idx, int64_t NH, int64
   return (b * T + t) * width + h * hs + e;
 }
 
-// q, k, v: (B, NH, T, hs) <- inp (B, T, 3, NH, hs).
+// Where element e of head h at (b, t) sits in a (B, NH, T, hs) tensor.
+__device__ __forceinline__ int64_t HeadMajorOffset(int64_t b, int64_t h, int64_t t, int64_t e, int64_t NH,
+                                                   int64_t T, int64_t hs) {
+  return ((b * NH + h) * T + t) * hs + e;
+}
+
+// q, k, v: (B, NH, T, hs) <- inp (B, T, QKV) = q (NH heads) | k (NKV) | v (NKV): query head h
+// reads K/V head h / (NH / NKV), so each K/V head is copied to every query head of its group
+// (NKV = NH: inp is (B, T, 3, NH, hs), each head copied once).
 template <typename S>
-__global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_t T, int64_t NH, int64_t hs) {
+__global__ void permute_kernel(S* q, S* k, S* v, const S* inp, int64_t B, int64_t T, int64_t NH, int64_t hs,
+                               int64_t NKV) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= B * NH * T * hs) return;
-  const int64_t C = NH * hs;
-  const int64_t src = RowMajorOffset(idx, NH, T, hs, 3 * C);
-  q[idx] = inp[src];
-  k[idx] = inp[src + C];
-  v[idx] = inp[src + 2 * C];
+  const int64_t C = NH * hs, KVW = NKV * hs;
+  const int64_t e = idx % hs, t = (idx / hs) % T, h = (idx / (hs * T)) % NH, b = idx / (hs * T * NH);
+  const int64_t row = (b * T + t) * (C + 2 * KVW);
+  q[idx] = inp[row + h * hs + e];
+  const int64_t kv = row + C + (h / (NH / NKV)) * hs + e;
+  k[idx] = inp[kv];
+  v[idx] = inp[kv + KVW];
 }
 
 // dinp (B, T, 3, NH, hs) <- dq, dk, dv (B, NH, T, hs); every element of dinp written once.
@@ -50,6 +61,30 @@ __global__ void permute_backward_kernel(S* dinp, const S* dq, const S* dk, const
   dinp[dst] = dq[idx];
   dinp[dst + C] = dk[idx];
   dinp[dst + 2 * C] = dv[idx];
+}
+
+// Grouped-query attention: dinp (B, T, QKV) <- dq, dk, dv (B, NH, T, hs), one thread per element
+// of dinp (each written once): dq copied; a K/V head's dk and dv are the sums over its group's
+// query heads, in head order, in fp32, rounded once.
+template <typename S>
+__global__ void permute_backward_gqa_kernel(S* dinp, const S* dq, const S* dk, const S* dv, int64_t B,
+                                            int64_t T, int64_t NH, int64_t hs, int64_t NKV) {
+  const int64_t C = NH * hs, KVW = NKV * hs, QKV = C + 2 * KVW, group = NH / NKV;
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= B * T * QKV) return;
+  const int64_t col = idx % QKV, b = idx / QKV / T, t = (idx / QKV) % T;
+  if (col < C) {
+    dinp[idx] = dq[HeadMajorOffset(b, col / hs, t, col % hs, NH, T, hs)];
+    return;
+  }
+  const bool is_k = col < C + KVW;
+  const S* src = is_k ? dk : dv;
+  const int64_t c = is_k ? col - C : col - C - KVW, kv = c / hs, e = c % hs;
+  float sum = 0.0f;
+  for (int64_t g = 0; g < group; ++g) {
+    sum += ToFloat(src[HeadMajorOffset(b, kv * group + g, t, e, NH, T, hs)]);
+  }
+  dinp[idx] = FromFloat<S>(sum);
 }
 
 // out (B, T, NH, hs) <- vaccum (B, NH, T, hs).
@@ -206,14 +241,15 @@ void RunPerBlock(GemmRunner* gemm, Blocks blocks, int64_t T, int64_t Tb, const c
 
 template <typename S>
 void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T, int64_t C,
-                       int64_t NH, GemmRunner* gemm, bool tf32, int64_t block) {
-  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_forward");
+                       int64_t NH, int64_t NKV, GemmRunner* gemm, bool tf32, int64_t block) {
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0 && NKV >= 1 && NH % NKV == 0,
+                     "attention_forward");
   const int64_t hs = C / NH, N = B * NH, n = B * T * C, Tb = AttentionBlock(T, block);
   const StorageType st = StorageOf<S>();
   S* q = qkvr;
   S* k = qkvr + n;
   S* v = qkvr + 2 * n;
-  LaunchPerElement("attention_forward", permute_kernel<S>, n, q, k, v, inp, B, T, NH, hs);
+  LaunchPerElement("attention_forward", permute_kernel<S>, n, q, k, v, inp, B, T, NH, hs, NKV);
   CUDA_CHECK_LAST("attention_forward (permute)");
   // Scores of each query block against the keys up to its end: att = q k^T / sqrt(hs).
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
@@ -243,9 +279,10 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
 
 template <typename S>
 void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, const S* qkvr, const S* att,
-                        int64_t B, int64_t T, int64_t C, int64_t NH, GemmRunner* gemm, bool tf32,
+                        int64_t B, int64_t T, int64_t C, int64_t NH, int64_t NKV, GemmRunner* gemm, bool tf32,
                         int64_t block) {
-  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "attention_backward");
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0 && NKV >= 1 && NH % NKV == 0,
+                     "attention_backward");
   const int64_t hs = C / NH, N = B * NH, n = B * T * C, Tb = AttentionBlock(T, block);
   const StorageType st = StorageOf<S>();
   const S* q = qkvr;
@@ -287,20 +324,27 @@ void attention_backward(S* dinp, S* dqkvr, S* datt, S* dvaccum, const S* dout, c
     return BatchedProductT(dk + j0 * hs, datt + j0 * T + j0, q + j0 * hs, N, cols, queries, hs, T, T * T,
                            T * hs, scale, st, tf32);
   });
-  LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp, static_cast<const S*>(dq),
-                   static_cast<const S*>(dk), static_cast<const S*>(dv), B, T, NH, hs);
+  if (NKV == NH) {
+    LaunchPerElement("attention_backward", permute_backward_kernel<S>, n, dinp, static_cast<const S*>(dq),
+                     static_cast<const S*>(dk), static_cast<const S*>(dv), B, T, NH, hs);
+  } else {
+    LaunchPerElement("attention_backward", permute_backward_gqa_kernel<S>, B * T * (C + 2 * NKV * hs), dinp,
+                     static_cast<const S*>(dq), static_cast<const S*>(dk), static_cast<const S*>(dv), B, T,
+                     NH, hs, NKV);
+  }
   CUDA_CHECK_LAST("attention_backward (permute)");
 }
 
 template void attention_forward<float>(float*, float*, float*, float*, const float*, int64_t, int64_t,
-                                       int64_t, int64_t, GemmRunner*, bool, int64_t);
+                                       int64_t, int64_t, int64_t, GemmRunner*, bool, int64_t);
 template void attention_forward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, int64_t, int64_t, int64_t,
-                                      int64_t, GemmRunner*, bool, int64_t);
+                                      int64_t, int64_t, GemmRunner*, bool, int64_t);
 template void attention_backward<float>(float*, float*, float*, float*, const float*, const float*,
-                                        const float*, int64_t, int64_t, int64_t, int64_t, GemmRunner*, bool,
-                                        int64_t);
+                                        const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                        GemmRunner*, bool, int64_t);
 template void attention_backward<Bf16>(Bf16*, Bf16*, Bf16*, Bf16*, const Bf16*, const Bf16*, const Bf16*,
-                                       int64_t, int64_t, int64_t, int64_t, GemmRunner*, bool, int64_t);
+                                       int64_t, int64_t, int64_t, int64_t, int64_t, GemmRunner*, bool,
+                                       int64_t);
 
 }  // namespace cuda
 }  // namespace model

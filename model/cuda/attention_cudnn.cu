@@ -79,8 +79,12 @@ CudnnStatus LoadCudnn() {
 }
 
 std::vector<int64_t> HeadDims(const AttentionShape& s) { return {s.B, s.NH, s.T, s.HS}; }
-// (B, NH, T, HS) views of q, k or v inside qkv (B, T, 3, NH, HS), and of dq, dk, dv in dqkv.
-std::vector<int64_t> QkvStrides(const AttentionShape& s) { return {3 * s.T * s.C(), s.HS, 3 * s.C(), 1}; }
+// K and V (and dK, dV) have the K/V heads: cuDNN's grouped-query attention maps query head h to
+// K/V head h / (NH / NKV), as the kernels and the CPU model do.
+std::vector<int64_t> KvHeadDims(const AttentionShape& s) { return {s.B, s.kv_heads(), s.T, s.HS}; }
+// (B, heads, T, HS) views of q, k or v inside qkv (B, T, QKV) = q | k | v, and of dq, dk, dv in
+// dqkv: a head is HS columns on, a position a row of QKV on (3C: (B, T, 3, NH, HS)).
+std::vector<int64_t> QkvStrides(const AttentionShape& s) { return {s.T * s.QKV(), s.HS, s.QKV(), 1}; }
 // (B, NH, T, HS) view of out or dout (B, T, NH, HS).
 std::vector<int64_t> OutStrides(const AttentionShape& s) { return {s.T * s.C(), s.HS, s.C(), 1}; }
 std::vector<int64_t> StatsDims(const AttentionShape& s) { return {s.B, s.NH, s.T, 1}; }
@@ -133,8 +137,8 @@ float AttnScale(const AttentionShape& s) { return 1.0f / std::sqrt(static_cast<f
 absl::StatusOr<GraphPtr> ForwardGraph(cudnnHandle_t handle, const AttentionShape& s) {
   GraphPtr g = NewGraph();
   TensorPtr q = Input(*g, "Q", kQ, HeadDims(s), QkvStrides(s));
-  TensorPtr k = Input(*g, "K", kK, HeadDims(s), QkvStrides(s));
-  TensorPtr v = Input(*g, "V", kV, HeadDims(s), QkvStrides(s));
+  TensorPtr k = Input(*g, "K", kK, KvHeadDims(s), QkvStrides(s));
+  TensorPtr v = Input(*g, "V", kV, KvHeadDims(s), QkvStrides(s));
   auto options = fe::graph::SDPA_attributes()
                      .set_name("flash_attention")
                      .set_generate_stats(true)
@@ -153,8 +157,8 @@ absl::StatusOr<GraphPtr> ForwardGraph(cudnnHandle_t handle, const AttentionShape
 absl::StatusOr<GraphPtr> BackwardGraph(cudnnHandle_t handle, const AttentionShape& s) {
   GraphPtr g = NewGraph();
   TensorPtr q = Input(*g, "Q", kQ, HeadDims(s), QkvStrides(s));
-  TensorPtr k = Input(*g, "K", kK, HeadDims(s), QkvStrides(s));
-  TensorPtr v = Input(*g, "V", kV, HeadDims(s), QkvStrides(s));
+  TensorPtr k = Input(*g, "K", kK, KvHeadDims(s), QkvStrides(s));
+  TensorPtr v = Input(*g, "V", kV, KvHeadDims(s), QkvStrides(s));
   TensorPtr o = Input(*g, "O", kO, HeadDims(s), OutStrides(s));
   TensorPtr dO = Input(*g, "dO", kDO, HeadDims(s), OutStrides(s));
   TensorPtr stats = Input(*g, "stats", kStats, StatsDims(s), StatsStrides(s));
@@ -166,8 +170,8 @@ absl::StatusOr<GraphPtr> BackwardGraph(cudnnHandle_t handle, const AttentionShap
                      .set_attn_scale(AttnScale(s));
   auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, dO, stats, options);
   Output(dq, kDQ, HeadDims(s), QkvStrides(s));
-  Output(dk, kDK, HeadDims(s), QkvStrides(s));
-  Output(dv, kDV, HeadDims(s), QkvStrides(s));
+  Output(dk, kDK, KvHeadDims(s), QkvStrides(s));
+  Output(dv, kDV, KvHeadDims(s), QkvStrides(s));
   if (auto st = Build(*g, handle, s); !st.ok()) return st;
   return g;
 }
@@ -259,8 +263,8 @@ absl::StatusOr<std::shared_ptr<const CudnnAttention::Impl>> BuildImpl(const Atte
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CudnnAttention>> CudnnAttention::Create(const AttentionShape& s) {
-  if (s.B < 1 || s.T < 1 || s.NH < 1 || s.HS < 1) {
-    return absl::InvalidArgumentError(Where(s, "every dimension must be >= 1"));
+  if (s.B < 1 || s.T < 1 || s.NH < 1 || s.HS < 1 || s.NKV < 0 || s.NH % s.kv_heads() != 0) {
+    return absl::InvalidArgumentError(Where(s, "every dimension must be >= 1 and NKV must divide NH"));
   }
   const CudnnStatus probe = ProbeCudnn();
   if (!probe.loaded) return absl::UnavailableError(Where(s, probe.reason.c_str()));
@@ -269,10 +273,10 @@ absl::StatusOr<std::unique_ptr<CudnnAttention>> CudnnAttention::Create(const Att
     return absl::UnavailableError(absl::StrCat(Where(s, "cudaGetDevice"), ": ", cudaGetErrorString(e)));
   }
   // Graphs cached per process, device and shape (llm.c caches per shape too): built once.
-  using Key = std::tuple<int, int64_t, int64_t, int64_t, int64_t>;
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t>;
   static std::mutex mu;
   static auto* cache = new std::map<Key, std::shared_ptr<const Impl>>();  // never destroyed
-  const Key key{device, s.B, s.T, s.NH, s.HS};
+  const Key key{device, s.B, s.T, s.NH, s.HS, s.kv_heads()};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache->find(key);
   if (it == cache->end()) {
@@ -287,7 +291,7 @@ absl::Status CudnnAttention::Forward(Bf16* out, float* stats, const Bf16* qkv, v
   const AttentionShape& s = impl_->shape;
   Bf16* base = const_cast<Bf16*>(qkv);  // cuDNN's pointers are not const; it only reads q, k, v
   std::unordered_map<int64_t, void*> pack = {
-      {kQ, base}, {kK, base + s.C()}, {kV, base + 2 * s.C()}, {kO, out}, {kStats, stats}};
+      {kQ, base}, {kK, base + s.C()}, {kV, base + s.C() + s.KVW()}, {kO, out}, {kStats, stats}};
   absl::Status st = Guarded(s, "forward", [&]() -> absl::Status {
     return FromFe(impl_->forward->execute(impl_->handle, pack, workspace), s, "forward execute");
   });
@@ -301,13 +305,13 @@ absl::Status CudnnAttention::Backward(Bf16* dqkv, const Bf16* dout, const Bf16* 
   Bf16* base = const_cast<Bf16*>(qkv);  // read-only inputs, as in Forward
   std::unordered_map<int64_t, void*> pack = {{kQ, base},
                                              {kK, base + s.C()},
-                                             {kV, base + 2 * s.C()},
+                                             {kV, base + s.C() + s.KVW()},
                                              {kO, const_cast<Bf16*>(out)},
                                              {kDO, const_cast<Bf16*>(dout)},
                                              {kStats, const_cast<float*>(stats)},
                                              {kDQ, dqkv},
                                              {kDK, dqkv + s.C()},
-                                             {kDV, dqkv + 2 * s.C()}};
+                                             {kDV, dqkv + s.C() + s.KVW()}};
   absl::Status st = Guarded(s, "backward", [&]() -> absl::Status {
     return FromFe(impl_->backward->execute(impl_->handle, pack, workspace), s, "backward execute");
   });

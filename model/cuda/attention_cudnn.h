@@ -1,9 +1,11 @@
 // Causal self-attention through cuDNN's fused scaled-dot-product attention (flash attention),
 // forward and backward, bf16 only, as llm.c's cudnn_att.cpp does it with NVIDIA's cudnn-frontend
-// graph API: Q, K and V read in place, with strides, out of the qkv GEMM's (B, T, 3, NH, HS)
-// output; O written as (B, T, NH, HS) (= (B, T, C), what the projection reads); the softmax
-// statistics (B, NH, T, 1) fp32 kept from forward for backward; causal mask; scale 1/sqrt(HS);
-// dq, dk, dv written straight into the (B, T, 3, NH, HS) gradient. A shape's two graphs and
+// graph API: Q, K and V read in place, with strides, out of the qkv GEMM's (B, T, QKV) output
+// (q | k | v; K and V with NKV heads each for grouped-query attention, which cuDNN's SDPA takes
+// natively: query head h reads K/V head h / (NH / NKV)); O written as (B, T, NH, HS) (= (B, T, C),
+// what the projection reads); the softmax statistics (B, NH, T, 1) fp32 kept from forward for
+// backward; causal mask; scale 1/sqrt(HS); dq, dk, dv written straight into the (B, T, QKV)
+// gradient (dk, dv summed over each group by cuDNN). A shape's two graphs and
 // its cuDNN handle are built once per process and device (the slow part) and cached: every
 // object for that shape shares them; the caller gives each call one workspace of
 // workspace_bytes().
@@ -13,7 +15,8 @@
 // absl::Status naming the shape; nothing here aborts. Host-only header.
 // Where the build has no cuDNN (no toolkit, or the kernel emulator) attention_cudnn_none.cc
 // stands in: ProbeCudnn says why and Create is Unavailable.
-// Legend: B batch, T sequence, NH heads, HS head size, C = NH * HS.
+// Legend: B batch, T sequence, NH query heads, NKV K/V heads, HS head size, C = NH * HS,
+// QKV = C + 2 * NKV * HS (3C when NKV = NH).
 #ifndef MODEL_CUDA_ATTENTION_CUDNN_H_
 #define MODEL_CUDA_ATTENTION_CUDNN_H_
 
@@ -47,10 +50,10 @@ class CudnnAttention {
   // Bytes of device workspace both graphs need (the larger of the two; may be 0).
   int64_t workspace_bytes() const;
 
-  // out (B, T, NH, HS) <- causal softmax(q k^T / sqrt(HS)) v, q | k | v from qkv (B, T, 3, NH, HS);
+  // out (B, T, NH, HS) <- causal softmax(q k^T / sqrt(HS)) v, q | k | v from qkv (B, T, QKV);
   // stats (B, NH, T) fp32: each row's log-sum-exp, for Backward. Queued on the default stream.
   absl::Status Forward(Bf16* out, float* stats, const Bf16* qkv, void* workspace);
-  // dqkv (B, T, 3, NH, HS) OVERWRITTEN with dq | dk | dv, from dout (B, T, NH, HS) and Forward's
+  // dqkv (B, T, QKV) OVERWRITTEN with dq | dk | dv, from dout (B, T, NH, HS) and Forward's
   // qkv, out and stats.
   absl::Status Backward(Bf16* dqkv, const Bf16* dout, const Bf16* qkv, const Bf16* out, const float* stats,
                         void* workspace);

@@ -53,13 +53,13 @@ class KernelAttention final : public AttentionUnderTest {
   std::string name() const override { return "kernels"; }
   absl::Status Forward(Bf16* out, const Bf16* qkv) override {
     attention_forward(out, qkvr_.as<Bf16>(), att_.as<Bf16>(), vaccum_.as<Bf16>(), qkv, s_.B, s_.T, s_.C(),
-                      s_.NH, gemm_, /*tf32=*/false);
+                      s_.NH, s_.kv_heads(), gemm_, /*tf32=*/false);
     return absl::OkStatus();
   }
   absl::Status Backward(Bf16* dqkv, const Bf16* dout, const Bf16*, const Bf16*) override {
     attention_backward(dqkv, dqkvr_.as<Bf16>(), datt_.as<Bf16>(), dvaccum_.as<Bf16>(), dout,
                        static_cast<const Bf16*>(qkvr_.as<Bf16>()), static_cast<const Bf16*>(att_.as<Bf16>()),
-                       s_.B, s_.T, s_.C(), s_.NH, gemm_, /*tf32=*/false);
+                       s_.B, s_.T, s_.C(), s_.NH, s_.kv_heads(), gemm_, /*tf32=*/false);
     return absl::OkStatus();
   }
 
@@ -125,14 +125,15 @@ absl::StatusOr<std::unique_ptr<AttentionUnderTest>> MakeCudnnAttention(const Att
 
 absl::StatusOr<AttentionResults> RunAttentionOnce(AttentionUnderTest& impl, const AttentionShape& s,
                                                   uint64_t seed) {
-  const int64_t n = s.B * s.T * s.C(), e = sizeof(Bf16);
-  const std::vector<Bf16> qkv = RandomBf16(3 * n, seed), dout = RandomBf16(n, seed + 1);
+  // q | k | v rows of QKV = C + 2 * NKV * HS (3C with as many K/V heads as query heads).
+  const int64_t n = s.B * s.T * s.C(), nqkv = s.B * s.T * s.QKV(), e = sizeof(Bf16);
+  const std::vector<Bf16> qkv = RandomBf16(nqkv, seed), dout = RandomBf16(n, seed + 1);
   DeviceArray d_qkv, d_dout, d_out, d_dqkv;
-  for (auto [array, bytes] : {std::pair{&d_qkv, 3 * n * e}, std::pair{&d_dout, n * e},
-                              std::pair{&d_out, n * e}, std::pair{&d_dqkv, 3 * n * e}}) {
+  for (auto [array, bytes] : {std::pair{&d_qkv, nqkv * e}, std::pair{&d_dout, n * e},
+                              std::pair{&d_out, n * e}, std::pair{&d_dqkv, nqkv * e}}) {
     if (auto st = array->Allocate(bytes, "the self-check's tensors"); !st.ok()) return st;
   }
-  CopyToDevice(d_qkv.as<Bf16>(), qkv.data(), 3 * n * e);
+  CopyToDevice(d_qkv.as<Bf16>(), qkv.data(), nqkv * e);
   CopyToDevice(d_dout.as<Bf16>(), dout.data(), n * e);
   if (auto st = impl.Forward(d_out.as<Bf16>(), d_qkv.as<Bf16>()); !st.ok()) return st;
   if (auto st = impl.Backward(d_dqkv.as<Bf16>(), d_dout.as<Bf16>(), d_qkv.as<Bf16>(), d_out.as<Bf16>());
@@ -140,7 +141,7 @@ absl::StatusOr<AttentionResults> RunAttentionOnce(AttentionUnderTest& impl, cons
     return st;
   AttentionResults r;
   r.out = Download(d_out.as<Bf16>(), n);  // waits for the work queued above
-  r.dqkv = Download(d_dqkv.as<Bf16>(), 3 * n);
+  r.dqkv = Download(d_dqkv.as<Bf16>(), nqkv);
   return r;
 }
 

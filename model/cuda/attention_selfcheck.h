@@ -1,6 +1,6 @@
 // The start-up self-check behind --attention_impl=auto (attention_choice.h): cuDNN's fused
 // attention and the kernels run on the same random bf16 inputs at a small shape with the model's
-// heads and head size; their output and gradients (dq, dk, dv) must agree within bf16 tolerance
+// heads, K/V heads and head size; their output and gradients (dq, dk, dv) must agree within bf16 tolerance
 // (attention_compare.h). Host code over device_api.h and the launchers, so it runs on a GPU and,
 // with the kernels on both sides, in the kernel emulator (attention_selfcheck_test.cc).
 #ifndef MODEL_CUDA_ATTENTION_SELFCHECK_H_
@@ -24,9 +24,10 @@ class AttentionUnderTest {
  public:
   virtual ~AttentionUnderTest() = default;
   virtual std::string name() const = 0;
-  // out (B, T, C) <- qkv (B, T, 3C); keeps what Backward needs.
+  // out (B, T, C) <- qkv (B, T, QKV) (attention_compare.h: q | k | v, NKV K/V heads); keeps what
+  // Backward needs.
   virtual absl::Status Forward(Bf16* out, const Bf16* qkv) = 0;
-  // dqkv (B, T, 3C) overwritten, from dout (B, T, C) and the qkv and out of the last Forward.
+  // dqkv (B, T, QKV) overwritten, from dout (B, T, C) and the qkv and out of the last Forward.
   virtual absl::Status Backward(Bf16* dqkv, const Bf16* dout, const Bf16* qkv, const Bf16* out) = 0;
 };
 
@@ -47,7 +48,7 @@ absl::StatusOr<AttentionResults> RunAttentionOnce(AttentionUnderTest& impl, cons
 absl::Status CheckAttentionAgainst(AttentionUnderTest& reference, AttentionUnderTest& candidate,
                                    const AttentionShape& shape, uint64_t seed);
 
-// The shape the start-up check runs: the model's NH and HS, B = 2, T = min(model T, 128).
+// The shape the start-up check runs: the model's NH, NKV and HS, B = 2, T = min(model T, 128).
 AttentionShape SelfCheckShape(const AttentionShape& model);
 
 // --attention_impl=auto's check: cuDNN against the kernels at SelfCheckShape(model), and cuDNN's

@@ -91,6 +91,27 @@ TEST(AttentionSelfCheck, APerturbedGradientFailsNamingTheTensorAndTheElement) {
                                      ": dk: worst element b=1 t=5 h=1 e=3")));
 }
 
+// Grouped-query attention (NKV < NH): the kernels agree with themselves on (B, T, QKV) rows of
+// C + 2 * NKV * HS, and a perturbed K/V head's gradient is named by its K/V head.
+TEST(AttentionSelfCheck, GroupedQueryKernelsAgreeAndAPerturbedKvHeadIsNamed) {
+  SKIP_WITHOUT_DEVICE();
+  std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
+  const AttentionShape s =
+      test::IsEmulated() ? AttentionShape{2, 16, 4, 8, 2} : AttentionShape{2, 128, 8, 64, 2};
+  EXPECT_EQ(SelfCheckShape(AttentionShape{4, 1024, 32, 128, 8}).ToString(), "B=2 T=128 NH=32 HS=128 NKV=8");
+  auto a = MakeKernelAttention(s, gemm.get());
+  auto b = MakeKernelAttention(s, gemm.get());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(CheckAttentionAgainst(**a, **b, s, /*seed=*/9).ok()) << CheckAttentionAgainst(**a, **b, s, 9);
+  // dv of K/V head 1, channel 2 at b=0, t=7.
+  const int64_t index = (0 * s.T + 7) * s.QKV() + s.C() + s.KVW() + 1 * s.HS + 2;
+  auto inner = MakeKernelAttention(s, gemm.get());
+  ASSERT_TRUE(inner.ok());
+  Perturbed perturbed(*std::move(inner), s, index, /*delta=*/4.0f);
+  const absl::Status st = CheckAttentionAgainst(**a, perturbed, s, /*seed=*/9);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("dv: worst element b=0 t=7 h=1 e=2"));
+}
+
 TEST(AttentionSelfCheck, CudnnMatchesTheKernelsOrSaysWhyNot) {
   SKIP_WITHOUT_DEVICE();
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
@@ -116,6 +137,29 @@ TEST(AttentionSelfCheck, CudnnMatchesTheKernelsOrSaysWhyNot) {
   EXPECT_TRUE(same.ok()) << same;
 }
 
+// cuDNN with fewer K/V heads than query heads (its K and V tensors have NKV heads, read with the
+// strides of q | k | v rows of QKV): the start-up check at llama-124m's heads (NH 12, NKV 4) and
+// at Llama 3 8B's (NH 32, NKV 8, HS 128), and multi-query attention (NKV 1) at T = 200.
+TEST(AttentionSelfCheck, CudnnMatchesTheKernelsWithGroupedQueryHeads) {
+  SKIP_WITHOUT_DEVICE();
+  if (test::IsEmulated())
+    GTEST_SKIP() << "no cuDNN in the emulator's build (the GPU twin of this test runs it)";
+  const CudnnStatus probe = ProbeCudnn();
+  ASSERT_TRUE(probe.loaded) << probe.reason;
+  std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
+  for (const AttentionShape& model :
+       {AttentionShape{4, 1024, 12, 64, 4}, AttentionShape{1, 512, 32, 128, 8}}) {
+    const absl::Status check = CudnnSelfCheck(model, gemm.get());
+    EXPECT_TRUE(check.ok()) << check;
+  }
+  const AttentionShape mqa{2, 200, 4, 64, 1};
+  auto kernels = MakeKernelAttention(mqa, gemm.get());
+  auto cudnn = MakeCudnnAttention(mqa);
+  ASSERT_TRUE(kernels.ok() && cudnn.ok()) << kernels.status() << " " << cudnn.status();
+  const absl::Status same = CheckAttentionAgainst(**kernels, **cudnn, mqa, /*seed=*/17);
+  EXPECT_TRUE(same.ok()) << same;
+}
+
 // The numerics at the shape gpt_step trains (GPT-2 124M, B=12, T=1024), not only at the start-up
 // check's B=2, T=128: one forward and backward of cuDNN against the kernels, out, dq, dk and dv
 // each within the bf16 bound (attention_compare.h). A stride or layout bug that only shows at the
@@ -123,7 +167,8 @@ TEST(AttentionSelfCheck, CudnnMatchesTheKernelsOrSaysWhyNot) {
 // (attention_train_shape), right after the two gpt_step runs whose losses it compares.
 TEST(AttentionSelfCheck, CudnnMatchesTheKernelsAtTheTrainShape) {
   SKIP_WITHOUT_DEVICE();
-  if (test::IsEmulated()) GTEST_SKIP() << "no cuDNN in the emulator's build (the GPU twin of this test runs it)";
+  if (test::IsEmulated())
+    GTEST_SKIP() << "no cuDNN in the emulator's build (the GPU twin of this test runs it)";
   const CudnnStatus probe = ProbeCudnn();
   ASSERT_TRUE(probe.loaded) << probe.reason;
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();

@@ -1,7 +1,9 @@
-// KV-cache autoregressive decoding on one GPU, for the GPT-2 family: the inference half of the
-// CUDA model (cuda_gpt.h), with its launchers (encoder, layernorm, matmul through the
-// GemmRunner, gelu, residual) and one kernel of its own (kv_attention_cuda.h: the cache write
-// and the attention of new queries over it). Implements model::GptDecoder (model/gpt_decoder.h).
+// KV-cache autoregressive decoding on one GPU, for every family of gpt_config.h (GPT-2, Llama):
+// the inference half of the CUDA model (cuda_gpt.h), with its launchers (encoder, LayerNorm or
+// RMSNorm, matmul through the GemmRunner, RoPE, GeLU or SwiGLU, residual) and one kernel of its
+// own (kv_attention_cuda.h: the cache write and the attention of new queries over it; the cache
+// holds the K/V heads, NH / NKV times smaller than one per query head with grouped-query
+// attention). Implements model::GptDecoder (model/gpt_decoder.h).
 //
 // Precision: fp32 (weights, cache and activations fp32, GEMMs in true fp32) or bf16 (bf16
 // weights, cache and activations, fp32 accumulation; the logits are fp32 on the host either

@@ -13,7 +13,6 @@ absl::Status CheckCudaDecoderArgs(const GptConfig& config, int B, int max_positi
     return absl::InvalidArgumentError(
         absl::StrCat("dtype ", accounting::DtypeName(dtype), ": the CUDA decoder runs fp32 or bf16"));
   }
-  if (auto st = RequireGpt2Family(config, "the CUDA decoder"); !st.ok()) return st;
   return ValidateRunShape(config, B, max_positions);
 }
 

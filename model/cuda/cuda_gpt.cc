@@ -1,5 +1,6 @@
-// The CUDA GPT-2: forward, backward and AdamW as launcher calls, one layer at a time, with the
-// same op names and order as the CPU model (model/cpu_gpt.cc).
+// The CUDA decoder (GPT-2, Llama): forward, backward and AdamW as launcher calls, one layer at a
+// time, with the same op names and order as the CPU model (model/cpu_gpt.cc), each op chosen by
+// the config's switches.
 #include "model/cuda/cuda_gpt.h"
 
 #include <cmath>
@@ -24,6 +25,9 @@
 #include "model/cuda/layernorm_cuda.h"
 #include "model/cuda/matmul_cuda.h"
 #include "model/cuda/residual_cuda.h"
+#include "model/cuda/rmsnorm_cuda.h"
+#include "model/cuda/rope_cuda.h"
+#include "model/cuda/swiglu_cuda.h"
 #include "model/op_timer.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
@@ -52,7 +56,9 @@ class CudaGpt final : public CudaGptBase {
         options_(options),
         tf32_(options.precision == CudaPrecision::kTf32),
         gemm_(std::move(gemm)),
-        plan_(std::move(plan)) {}
+        plan_(std::move(plan)),
+        rms_(config.norm == NormKind::kRmsNorm),
+        rope_(config.positions == PositionKind::kRope) {}
 
   ~CudaGpt() override { DeviceFree(arena_); }
 
@@ -138,9 +144,23 @@ class CudaGpt final : public CudaGptBase {
   void ZeroGradKernels();
   absl::Status BackwardKernels();
   void UpdateKernels();
-  // Backward's steps: the loss, LM head and final LayerNorm; then one block, from the top.
+  // Backward's steps: the loss, LM head and final norm; then one block, from the top.
   void BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g);
   absl::Status BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  // The config's norm (LayerNorm with its mean and bias, or RMSNorm: mean and bias null) on
+  // (B, T, C), forward and backward (dinp +=, dweight and dbias +=); NormOp names it for the timer.
+  const char* NormOp(bool backward) const;
+  void NormForward(S* out, float* mean, float* rstd, const S* inp, const S* weight, const S* bias);
+  void NormBackward(S* dinp, float* dweight, float* dbias, const S* dout, const S* inp, const S* weight,
+                    const float* mean, const float* rstd);
+  // Layer l's MLP from ln2 to fch_gelu (the up GEMM, then GeLU, fused or not, or SwiGLU), and back
+  // from d(fch_gelu)'s source, d(residual3) in kDResidual, to d(ln2) in kDBtc (the down GEMM's
+  // backward included).
+  void MlpForward(int64_t l, const ParamPointers<S>& w, const LayerActivations& act);
+  void MlpBackward(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g,
+                   const LayerActivations& act);
+  // RoPE on q and k of a qkv (or its gradient) buffer, when the config's positions are RoPE's.
+  void Rope(S* qkv, bool backward);
   // Layer l's attention: cuDNN's (reading q, k, v in place from the layer's qkv, kept in kQkvr)
   // or the kernels' (permuting them out of the scratch qkv into kQkvr).
   absl::Status AttentionForward(int64_t l, S* atty, const S* qkv);
@@ -173,6 +193,8 @@ class CudaGpt final : public CudaGptBase {
   bool tf32_;
   std::unique_ptr<GemmRunner> gemm_;
   CudaMemoryPlan plan_;
+  bool rms_;   // RMSNorm (else LayerNorm)
+  bool rope_;  // RoPE (else the learned position table)
   void* arena_ = nullptr;
   bool fuse_gelu_ = false;
   bool fuse_residual_ = false;
@@ -196,6 +218,14 @@ absl::Status CudaGpt<S>::Init(uint64_t seed) {
   InitParams(config_, layout_, seed, host.data());
   CopyToDevice(Ptr<float>(CudaTensor::kParams), host.data(), n * 4);
   RefreshWeightCopy();
+  if (rope_) {
+    // RoPE's tables, as the CPU model's (computed in double on the host, rounded once).
+    const int64_t half = config_.head_size() / 2;
+    std::vector<float> cos(static_cast<size_t>(T_ * half)), sin(cos.size());
+    RopeTablesHost(cos.data(), sin.data(), T_, config_.head_size(), config_.rope_theta);
+    CopyToDevice(Ptr<float>(CudaTensor::kRopeCos), cos.data(), T_ * half * 4);
+    CopyToDevice(Ptr<float>(CudaTensor::kRopeSin), sin.data(), T_ * half * 4);
+  }
   MemsetAsync(Ptr<float>(CudaTensor::kGrads), 0, n * 4);
   MemsetAsync(Ptr<float>(CudaTensor::kAdamM), 0, n * 4);
   MemsetAsync(Ptr<float>(CudaTensor::kAdamV), 0, n * 4);
@@ -217,25 +247,26 @@ void CudaGpt<S>::RefreshWeightCopy() {
 // all: every layer slice has the same alignment).
 template <typename S>
 bool CudaGpt<S>::DecideGeluFusion() {
-  const int64_t BT = int64_t{B_} * T_, C = config_.width;
+  if (config_.mlp != MlpKind::kGelu) return false;  // the epilogue is GeLU's only
+  const int64_t BT = int64_t{B_} * T_, C = config_.width, F = config_.hidden();
   const ParamPointers<S> w = PointParams(layout_, Weights());
   const GemmCall fwd = LinearForward(Act(CudaTensor::kFchGelu), Act(CudaTensor::kLn2), w.fcw, w.fcb, nullptr,
-                                     Act(CudaTensor::kFch), BT, C, 4 * C, StorageOf<S>(), tf32_);
+                                     Act(CudaTensor::kFch), BT, C, F, StorageOf<S>(), tf32_);
   const GemmCall bwd = LinearBackwardInput(Act(CudaTensor::kDFch), Act(CudaTensor::kDResidual), w.fcprojw,
-                                           Act(CudaTensor::kFch), BT, 4 * C, C, StorageOf<S>(), tf32_);
+                                           Act(CudaTensor::kFch), BT, F, C, StorageOf<S>(), tf32_);
   return gemm_->Supports(fwd.spec, fwd.ptrs) && gemm_->Supports(bwd.spec, bwd.ptrs);
 }
 
 template <typename S>
 bool CudaGpt<S>::DecideResidualFusion() {
-  const int64_t BT = int64_t{B_} * T_, C = config_.width;
+  const int64_t BT = int64_t{B_} * T_, C = config_.width, F = config_.hidden();
   const ParamPointers<S> w = PointParams(layout_, Weights());
   const GemmCall attproj =
       LinearForward(Act(CudaTensor::kResidual2), Act(CudaTensor::kAtty), w.attprojw, w.attprojb,
                     Act(CudaTensor::kEncoded), nullptr, BT, C, C, StorageOf<S>(), tf32_);
   const GemmCall fcproj =
       LinearForward(Act(CudaTensor::kResidual3), Act(CudaTensor::kFchGelu), w.fcprojw, w.fcprojb,
-                    Act(CudaTensor::kResidual2), nullptr, BT, 4 * C, C, StorageOf<S>(), tf32_);
+                    Act(CudaTensor::kResidual2), nullptr, BT, F, C, StorageOf<S>(), tf32_);
   return gemm_->Supports(attproj.spec, attproj.ptrs) && gemm_->Supports(fcproj.spec, fcproj.ptrs);
 }
 
@@ -294,22 +325,91 @@ absl::Status CudaGpt<S>::Forward(const Batch& batch) {
 }
 
 template <typename S>
+const char* CudaGpt<S>::NormOp(bool backward) const {
+  if (rms_) return backward ? "rmsnorm_backward" : "rmsnorm_forward";
+  return backward ? "layernorm_backward" : "layernorm_forward";
+}
+
+template <typename S>
+void CudaGpt<S>::NormForward(S* out, float* mean, float* rstd, const S* inp, const S* weight, const S* bias) {
+  const int64_t B = B_, T = T_, C = config_.width;
+  if (rms_) {
+    rmsnorm_forward(out, rstd, inp, weight, B, T, C);
+  } else {
+    layernorm_forward(out, mean, rstd, inp, weight, bias, B, T, C);
+  }
+}
+
+template <typename S>
+void CudaGpt<S>::NormBackward(S* dinp, float* dweight, float* dbias, const S* dout, const S* inp,
+                              const S* weight, const float* mean, const float* rstd) {
+  const int64_t B = B_, T = T_, C = config_.width;
+  if (rms_) {
+    rmsnorm_backward(dinp, dweight, dout, inp, weight, rstd, B, T, C);
+  } else {
+    layernorm_backward(dinp, dweight, dbias, dout, inp, weight, mean, rstd, B, T, C);
+  }
+}
+
+template <typename S>
+void CudaGpt<S>::Rope(S* qkv, bool backward) {
+  if (!rope_) return;
+  const int64_t B = B_, T = T_, NH = config_.heads, NKV = config_.kv_head_count(), hd = config_.head_size();
+  const float* cos = Ptr<float>(CudaTensor::kRopeCos);
+  const float* sin = Ptr<float>(CudaTensor::kRopeSin);
+  if (backward) {
+    // The gradient with respect to the rotated q and k, rotated back: q's and k's before RoPE.
+    ScopedOp op(timer_, "rope_backward");
+    rope_backward(qkv, cos, sin, B, T, NH, NKV, hd);
+  } else {
+    ScopedOp op(timer_, "rope_forward");
+    rope_forward(qkv, cos, sin, B, T, NH, NKV, hd);
+  }
+}
+
+template <typename S>
+void CudaGpt<S>::MlpForward(int64_t l, const ParamPointers<S>& w, const LayerActivations& act) {
+  const int64_t B = B_, T = T_, C = config_.width, BT = B * T, F = config_.hidden(), FC = config_.fc_width();
+  GemmRunner* gemm = gemm_.get();
+  {
+    ScopedOp op(timer_, "matmul_forward/fc");
+    if (fuse_gelu_) {
+      // fch_gelu = gelu(ln2 @ fcw^T + fcb), and fch = its input, in one GEMM.
+      matmul_forward(act.fch_gelu, act.ln2, w.fcw + l * FC * C, Slice(w.fcb, l * FC),
+                     static_cast<const S*>(nullptr), act.fch, B, T, C, FC, gemm, tf32_, "fc");
+    } else {
+      matmul_forward(act.fch, act.ln2, w.fcw + l * FC * C, Slice(w.fcb, l * FC),
+                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, FC, gemm, tf32_,
+                     "fc");
+    }
+  }
+  if (config_.mlp == MlpKind::kSwiglu) {
+    // silu(gate) * up; fch (gate | up) is kept for the backward.
+    ScopedOp op(timer_, "swiglu_forward");
+    swiglu_forward(act.fch_gelu, static_cast<const S*>(act.fch), BT, F);
+  } else if (!fuse_gelu_) {
+    ScopedOp op(timer_, "gelu_forward");
+    gelu_forward(act.fch_gelu, act.fch, BT * F);
+  }
+}
+
+template <typename S>
 absl::Status CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
-  const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
+  const int64_t B = B_, T = T_, C = config_.width, QKV = config_.qkv_width(), F = config_.hidden();
   GemmRunner* gemm = gemm_.get();
   const LayerActivations act = Activations(l);
   S* qkv = cudnn_ ? Act(CudaTensor::kQkvr, l) : Act(CudaTensor::kQkv);  // cuDNN keeps it for backward
   {
-    ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(act.ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l),
-                      act.residual, w.ln1w + l * C, Slice(w.ln1b, l * C), B, T, C);
+    ScopedOp op(timer_, NormOp(false));
+    NormForward(act.ln1, Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l),
+                act.residual, w.ln1w + l * C, Slice(w.ln1b, l * C));
   }
   {
     ScopedOp op(timer_, "matmul_forward/qkv");
-    matmul_forward(qkv, act.ln1, w.qkvw + l * 3 * C * C, Slice(w.qkvb, l * 3 * C),
-                   static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 3 * C, gemm, tf32_,
-                   "qkv");
+    matmul_forward(qkv, act.ln1, w.qkvw + l * QKV * C, Slice(w.qkvb, l * QKV), static_cast<const S*>(nullptr),
+                   static_cast<S*>(nullptr), B, T, C, QKV, gemm, tf32_, "qkv");
   }
+  Rope(qkv, /*backward=*/false);
   {
     ScopedOp op(timer_, "attention_forward");
     if (auto st = AttentionForward(l, act.atty, qkv); !st.ok()) return st;
@@ -318,29 +418,14 @@ absl::Status CudaGpt<S>::ForwardLayer(int64_t l, const ParamPointers<S>& w) {
   ProjectionWithResidual(act.residual2, act.atty, w.attprojw + l * C * C, Slice(w.attprojb, l * C),
                          act.residual, C, C, "matmul_forward/attproj", "attproj");
   {
-    ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(act.ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
-                      act.residual2, w.ln2w + l * C, Slice(w.ln2b, l * C), B, T, C);
+    ScopedOp op(timer_, NormOp(false));
+    NormForward(act.ln2, Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l),
+                act.residual2, w.ln2w + l * C, Slice(w.ln2b, l * C));
   }
-  {
-    ScopedOp op(timer_, "matmul_forward/fc");
-    if (fuse_gelu_) {
-      // fch_gelu = gelu(ln2 @ fcw^T + fcb), and fch = its input, in one GEMM.
-      matmul_forward(act.fch_gelu, act.ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
-                     static_cast<const S*>(nullptr), act.fch, B, T, C, 4 * C, gemm, tf32_, "fc");
-    } else {
-      matmul_forward(act.fch, act.ln2, w.fcw + l * 4 * C * C, Slice(w.fcb, l * 4 * C),
-                     static_cast<const S*>(nullptr), static_cast<S*>(nullptr), B, T, C, 4 * C, gemm, tf32_,
-                     "fc");
-    }
-  }
-  if (!fuse_gelu_) {
-    ScopedOp op(timer_, "gelu_forward");
-    gelu_forward(act.fch_gelu, act.fch, BT * 4 * C);
-  }
+  MlpForward(l, w, act);
   // residual3 = residual2 + fch_gelu @ fcprojw^T + fcprojb
-  ProjectionWithResidual(act.residual3, act.fch_gelu, w.fcprojw + l * 4 * C * C, Slice(w.fcprojb, l * C),
-                         act.residual2, 4 * C, C, "matmul_forward/fcproj", "fcproj");
+  ProjectionWithResidual(act.residual3, act.fch_gelu, w.fcprojw + l * C * F, Slice(w.fcprojb, l * C),
+                         act.residual2, F, C, "matmul_forward/fcproj", "fcproj");
   return absl::OkStatus();
 }
 
@@ -350,7 +435,7 @@ absl::Status CudaGpt<S>::ForwardKernels() {
   const int64_t V = config_.vocab, Vp = config_.padded_vocab;
   const ParamPointers<S> w = PointParams(layout_, Weights());
   {
-    ScopedOp op(timer_, "encoder_forward");
+    ScopedOp op(timer_, "encoder_forward");  // wpe: null with RoPE
     encoder_forward(Act(CudaTensor::kEncoded), Ptr<int32_t>(CudaTensor::kInputs), w.wte, w.wpe, B, T, C);
   }
   for (int64_t l = 0; l < L; ++l) {
@@ -358,9 +443,9 @@ absl::Status CudaGpt<S>::ForwardKernels() {
   }
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
-    ScopedOp op(timer_, "layernorm_forward");
-    layernorm_forward(Act(CudaTensor::kLnf), Ptr<float>(CudaTensor::kLnfMean),
-                      Ptr<float>(CudaTensor::kLnfRstd), last, w.lnfw, w.lnfb, B, T, C);
+    ScopedOp op(timer_, NormOp(false));
+    NormForward(Act(CudaTensor::kLnf), Ptr<float>(CudaTensor::kLnfMean), Ptr<float>(CudaTensor::kLnfRstd),
+                last, w.lnfw, w.lnfb);
   }
   {
     ScopedOp op(timer_, "matmul_forward/lm_head");
@@ -421,10 +506,10 @@ void CudaGpt<S>::BackwardHead(const ParamPointers<S>& w, const ParamPointers<flo
   }
   S* last = Act(CudaTensor::kResidual3, L - 1);
   {
-    ScopedOp op(timer_, "layernorm_backward");
+    ScopedOp op(timer_, NormOp(true));
     MemsetAsync(dresidual, 0, BT * C * static_cast<int64_t>(sizeof(S)));
-    layernorm_backward(dresidual, g.lnfw, g.lnfb, dbtc, last, w.lnfw, Ptr<float>(CudaTensor::kLnfMean),
-                       Ptr<float>(CudaTensor::kLnfRstd), B, T, C);
+    NormBackward(dresidual, g.lnfw, g.lnfb, dbtc, last, w.lnfw, Ptr<float>(CudaTensor::kLnfMean),
+                 Ptr<float>(CudaTensor::kLnfRstd));
   }
 }
 
@@ -437,8 +522,8 @@ absl::Status CudaGpt<S>::AttentionForward(int64_t l, S* atty, const S* qkv) {
     }
   }
   attention_forward(atty, Act(CudaTensor::kQkvr, l), Act(CudaTensor::kAtt, l), Act(CudaTensor::kVaccum), qkv,
-                    int64_t{B_}, int64_t{T_}, int64_t{config_.width}, int64_t{config_.heads}, gemm_.get(),
-                    tf32_, options_.attention_block);
+                    int64_t{B_}, int64_t{T_}, int64_t{config_.width}, int64_t{config_.heads},
+                    int64_t{config_.kv_head_count()}, gemm_.get(), tf32_, options_.attention_block);
   return absl::OkStatus();
 }
 
@@ -453,33 +538,49 @@ absl::Status CudaGpt<S>::AttentionBackward(int64_t l, S* dqkv, const S* datty) {
   attention_backward(dqkv, Act(CudaTensor::kDQkvr), Act(CudaTensor::kDAtt), Act(CudaTensor::kDVaccum), datty,
                      static_cast<const S*>(Act(CudaTensor::kQkvr, l)),
                      static_cast<const S*>(Act(CudaTensor::kAtt, l)), int64_t{B_}, int64_t{T_},
-                     int64_t{config_.width}, int64_t{config_.heads}, gemm_.get(), tf32_,
-                     options_.attention_block);
+                     int64_t{config_.width}, int64_t{config_.heads}, int64_t{config_.kv_head_count()},
+                     gemm_.get(), tf32_, options_.attention_block);
   return absl::OkStatus();
 }
 
 template <typename S>
+void CudaGpt<S>::MlpBackward(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g,
+                             const LayerActivations& act) {
+  const int64_t BT = int64_t{B_} * T_, C = config_.width, F = config_.hidden(), FC = config_.fc_width();
+  S* dresidual = Act(CudaTensor::kDResidual);  // d(residual3) = d(fcproj's output)
+  S* dfch = Act(CudaTensor::kDFch);
+  if (config_.mlp == MlpKind::kSwiglu) {
+    S* dact = Act(CudaTensor::kDFchAct);
+    LinearBackward(l, dact, g.fcprojw, g.fcprojb, dresidual, act.fch_gelu, w.fcprojw, nullptr, F, C,
+                   "matmul_backward/fcproj", "fcproj.bwd");
+    ScopedOp op(timer_, "swiglu_backward");
+    swiglu_backward(dfch, static_cast<const S*>(dact), static_cast<const S*>(act.fch), BT, F);
+  } else {
+    LinearBackward(l, dfch, g.fcprojw, g.fcprojb, dresidual, act.fch_gelu, w.fcprojw,
+                   fuse_gelu_ ? act.fch : nullptr, F, C, "matmul_backward/fcproj", "fcproj.bwd");
+    if (!fuse_gelu_) {
+      ScopedOp op(timer_, "gelu_backward");
+      gelu_backward(dfch, act.fch, dfch, BT * F);
+    }
+  }
+  LinearBackward(l, Act(CudaTensor::kDBtc), g.fcw, g.fcb, dfch, act.ln2, w.fcw, nullptr, C, FC,
+                 "matmul_backward/fc", "fc.bwd");
+}
+
+template <typename S>
 absl::Status CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
-  const int64_t B = B_, T = T_, C = config_.width, BT = B * T;
+  const int64_t C = config_.width, QKV = config_.qkv_width();
   S* dresidual = Act(CudaTensor::kDResidual);
   S* dbtc = Act(CudaTensor::kDBtc);
-  S* dfch = Act(CudaTensor::kDFch);
   S* dqkv = Act(CudaTensor::kDQkv);
   const LayerActivations act = Activations(l);
   // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
-  LinearBackward(l, dfch, g.fcprojw, g.fcprojb, dresidual, act.fch_gelu, w.fcprojw,
-                 fuse_gelu_ ? act.fch : nullptr, 4 * C, C, "matmul_backward/fcproj", "fcproj.bwd");
-  if (!fuse_gelu_) {
-    ScopedOp op(timer_, "gelu_backward");
-    gelu_backward(dfch, act.fch, dfch, BT * 4 * C);
-  }
-  LinearBackward(l, dbtc, g.fcw, g.fcb, dfch, act.ln2, w.fcw, nullptr, C, 4 * C, "matmul_backward/fc",
-                 "fc.bwd");
+  MlpBackward(l, w, g, act);
   {
     // dresidual becomes d(residual2).
-    ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, act.residual2, w.ln2w + l * C,
-                       Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l), B, T, C);
+    ScopedOp op(timer_, NormOp(true));
+    NormBackward(dresidual, g.ln2w + l * C, Slice(g.ln2b, l * C), dbtc, act.residual2, w.ln2w + l * C,
+                 Ptr<float>(CudaTensor::kLn2Mean, l), Ptr<float>(CudaTensor::kLn2Rstd, l));
   }
   LinearBackward(l, dbtc, g.attprojw, g.attprojb, dresidual, act.atty, w.attprojw, nullptr, C, C,
                  "matmul_backward/attproj", "attproj.bwd");
@@ -487,13 +588,14 @@ absl::Status CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, con
     ScopedOp op(timer_, "attention_backward");
     if (auto st = AttentionBackward(l, dqkv, dbtc); !st.ok()) return st;
   }
-  LinearBackward(l, dbtc, g.qkvw, g.qkvb, dqkv, act.ln1, w.qkvw, nullptr, C, 3 * C, "matmul_backward/qkv",
+  Rope(dqkv, /*backward=*/true);
+  LinearBackward(l, dbtc, g.qkvw, g.qkvb, dqkv, act.ln1, w.qkvw, nullptr, C, QKV, "matmul_backward/qkv",
                  "qkv.bwd");
   {
     // dresidual becomes d(residual) of this layer's input = d(residual3) of the one below.
-    ScopedOp op(timer_, "layernorm_backward");
-    layernorm_backward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, act.residual, w.ln1w + l * C,
-                       Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l), B, T, C);
+    ScopedOp op(timer_, NormOp(true));
+    NormBackward(dresidual, g.ln1w + l * C, Slice(g.ln1b, l * C), dbtc, act.residual, w.ln1w + l * C,
+                 Ptr<float>(CudaTensor::kLn1Mean, l), Ptr<float>(CudaTensor::kLn1Rstd, l));
   }
   return absl::OkStatus();
 }
@@ -518,7 +620,7 @@ absl::Status CudaGpt<S>::BackwardKernels() {
   }
   S* dresidual = Act(CudaTensor::kDResidual);
   {
-    ScopedOp op(timer_, "encoder_backward");
+    ScopedOp op(timer_, "encoder_backward");  // g.wpe: null with RoPE
     encoder_backward(g.wte, g.wpe, dresidual, Ptr<int32_t>(CudaTensor::kInputs), B, T, C);
   }
   return absl::OkStatus();
@@ -653,11 +755,24 @@ absl::Status CudaGpt<S>::CopyLogitsToHost(std::vector<float>* out) {
 
 template <typename S>
 std::string CudaGpt<S>::Describe() const {
+  // GPT-2's line as it always was; another family names its switches first.
+  std::string family;
+  if (!IsGpt2Family(config_)) {
+    family = absl::StrCat(", ", rms_ ? "RMSNorm" : "LayerNorm", ", ", rope_ ? "RoPE" : "learned positions");
+    if (config_.kv_head_count() != config_.heads) {
+      absl::StrAppend(&family, ", grouped-query attention (", config_.kv_head_count(), " K/V heads for ",
+                      config_.heads, ")");
+    }
+  }
+  const std::string mlp =
+      config_.mlp == MlpKind::kSwiglu
+          ? "SwiGLU as a separate kernel"
+          : absl::StrCat("GeLU ", fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels");
   return absl::StrCat(
-      "cuda ", PrecisionName(options_.precision), " on ", options_.device_name, ", GeLU ",
-      fuse_gelu_ ? "fused in the GEMM epilogues" : "as separate kernels", ", residual adds ",
-      fuse_residual_ ? "fused in the GEMMs" : "as separate kernels", ", bias in the GEMM epilogue, ",
-      DescribeAttention(), ", gemm ", gemm_->name(),
+      "cuda ", PrecisionName(options_.precision), " on ", options_.device_name, family, ", ", mlp,
+      ", residual adds ", fuse_residual_ ? "fused in the GEMMs" : "as separate kernels",
+      config_.bias ? ", bias in the GEMM epilogue, " : ", no biases, ", DescribeAttention(), ", gemm ",
+      gemm_->name(),
       options_.cuda_graph ? ", train step as one CUDA graph (captured at the second step)" : "",
       "; memory: ", plan_.Describe());
 }
@@ -681,7 +796,8 @@ absl::StatusOr<std::unique_ptr<CudnnAttention>> MakeModelCudnnAttention(const Gp
     return absl::InvalidArgumentError(
         absl::StrCat("cuDNN attention runs bf16 only; the precision is ", PrecisionName(options.precision)));
   }
-  return CudnnAttention::Create(AttentionShape{B, T, config.heads, config.width / config.heads});
+  return CudnnAttention::Create(
+      AttentionShape{B, T, config.heads, config.head_size(), config.kv_head_count()});
 }
 
 }  // namespace
@@ -692,7 +808,6 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
   if (gemm == nullptr) return absl::InvalidArgumentError("CreateCudaGpt needs a GemmRunner");
   const bool bf16 = options.precision == CudaPrecision::kBf16;
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
-  if (auto st = RequireGpt2Family(config, "the CUDA model"); !st.ok()) return st;
   absl::StatusOr<std::unique_ptr<CudnnAttention>> cudnn = MakeModelCudnnAttention(config, B, T, options);
   if (!cudnn.ok()) return cudnn.status();
   AttentionMemory attention;

@@ -1,14 +1,15 @@
-// The CUDA GPT-2 behind model::GptModel, on any GemmRunner: cuBLASLt on a GPU (MakeCudaModel,
-// cuda_model.h), or the reference runner with the kernel emulator for host tests
-// (cuda_gpt_emu_test.cc). Host-only: every device operation goes through the launchers
-// (*_cuda.h) and device_api.h.
+// The CUDA decoder-only transformer behind model::GptModel, every family of gpt_config.h (GPT-2;
+// Llama: RMSNorm, RoPE, SwiGLU, grouped-query attention, no biases, untied LM head), on any
+// GemmRunner: cuBLASLt on a GPU (MakeCudaModel, cuda_model.h), or the reference runner with the
+// kernel emulator for host tests (cuda_gpt_emu_test.cc, cuda_llama_emu_test.cc). Host-only: every
+// device operation goes through the launchers (*_cuda.h) and device_api.h.
 //
 // Precision modes: cuda_precision.h (in bf16 mode AdamW refreshes the bf16 weight copy).
 // Fusions, each used when the option is on and the GemmRunner supports it for the planned
 // shapes (asked once, at creation), else the separate kernels run: the bias is always in the
 // GEMM epilogue; the two residual adds per layer go in as the GEMM's C input (beta = 1,
 // options.fuse_residual); the GeLU as cuBLASLt's GELU_AUX_BIAS forward and DGELU backward
-// epilogues (options.fuse_gelu).
+// epilogues (options.fuse_gelu; GeLU models only: SwiGLU is always its own kernel).
 #ifndef MODEL_CUDA_CUDA_GPT_H_
 #define MODEL_CUDA_CUDA_GPT_H_
 

@@ -88,11 +88,10 @@ TEST(CudaGptCudnnTest, CreationErrorsNameTheCause) {
   }
 }
 
-TEST(CudaGptCudnnTest, Bf16StepMatchesTheCpuModelAndTheKernels) {
-  SKIP_WITHOUT_DEVICE();
-  if (test::IsEmulated()) GTEST_SKIP() << "cuDNN runs on a GPU only (the emulator's build has none)";
+// One bf16 step with cuDNN's attention against the CPU model and the kernels (GPU only).
+void CudnnStepMatches(const RunShape& s) {
   SetNumThreads(1);
-  const RunShape s = SmallSetup();
+  SCOPED_TRACE(DescribeConfig(s.config));
   absl::StatusOr<std::unique_ptr<GptModel>> cpu = MakeCpuModel(s.config, s.B, s.T, 7);
   absl::StatusOr<std::unique_ptr<GptModel>> kernels = Make(s, CudaPrecision::kBf16, false);
   absl::StatusOr<std::unique_ptr<GptModel>> cudnn = Make(s, CudaPrecision::kBf16, true);
@@ -120,7 +119,7 @@ TEST(CudaGptCudnnTest, Bf16StepMatchesTheCpuModelAndTheKernels) {
   accounting::FlopCounter want;
   {
     accounting::ScopedFlopCounter scope(&want);
-    const AttentionShape a{s.B, s.T, s.config.heads, s.config.width / s.config.heads};
+    const AttentionShape a{s.B, s.T, s.config.heads, s.config.head_size(), s.config.kv_head_count()};
     for (int l = 0; l < s.config.layers; ++l) {
       CountCudnnAttentionForwardFlops(a);
       CountCudnnAttentionBackwardFlops(a);
@@ -132,6 +131,23 @@ TEST(CudaGptCudnnTest, Bf16StepMatchesTheCpuModelAndTheKernels) {
     }
   }
   for (const auto& [tag, flops] : want.by_tag()) EXPECT_DOUBLE_EQ(d.flops.by_tag()[tag], flops) << tag;
+}
+
+TEST(CudaGptCudnnTest, Bf16StepMatchesTheCpuModelAndTheKernels) {
+  SKIP_WITHOUT_DEVICE();
+  if (test::IsEmulated()) GTEST_SKIP() << "cuDNN runs on a GPU only (the emulator's build has none)";
+  CudnnStepMatches(SmallSetup());
+}
+
+// The Llama family on cuDNN: K and V with fewer heads (cuDNN's grouped-query attention) read from
+// q | k | v rows of C + 2 * KV * HS that RoPE rotated in place, RMSNorm, SwiGLU, no biases.
+TEST(CudaGptCudnnTest, Bf16LlamaStepMatchesTheCpuModelAndTheKernels) {
+  SKIP_WITHOUT_DEVICE();
+  if (test::IsEmulated()) GTEST_SKIP() << "cuDNN runs on a GPU only (the emulator's build has none)";
+  RunShape s{*GptPreset("llama-tiny"), 4, 64};
+  s.config.layers = 4, s.config.width = 256, s.config.heads = 8, s.config.kv_heads = 2;  // HS = 32
+  s.config.mlp_hidden = 688, s.config.vocab = 1000, s.config.padded_vocab = 1024, s.config.block = 256;
+  CudnnStepMatches(s);
 }
 
 }  // namespace

@@ -40,12 +40,18 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
                                               int64_t workspace_bytes, const AttentionMemory& attention) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   const int64_t L = config.layers, C = config.width, NH = config.heads;
+  const int64_t QKV = config.qkv_width(), FC = config.fc_width(), F = config.hidden();
   const int64_t Vp = config.padded_vocab, BT = int64_t{B} * T;
   const int64_t np = ParamLayout(config).num_params();
   const int64_t s = StorageBytes(storage), f = 4, i32 = 4;
   const int64_t att = int64_t{B} * NH * T * T;
   const bool copy = storage == StorageType::kBf16;
   const int64_t kernels = attention.cudnn ? 0 : 1, cudnn = attention.cudnn ? 1 : 0;
+  const int64_t layernorm = config.norm == NormKind::kLayerNorm ? 1 : 0;
+  const int64_t rope = config.positions == PositionKind::kRope ? 1 : 0;
+  const int64_t swiglu = config.mlp == MlpKind::kSwiglu ? 1 : 0;
+  // The kernels keep q, k, v permuted with K/V expanded to NH heads; cuDNN the qkv rows as they are.
+  const int64_t qkvr = attention.cudnn ? BT * QKV : 3 * BT * C;
 
   CudaMemoryPlan plan;
   plan.storage = storage;
@@ -65,32 +71,32 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kParamsBf16, "params_bf16", G::kWeightCopy, np, 2, copy ? 1 : 0);
   add(X::kEncoded, "encoded", G::kActivations, BT * C, s, 1);
   add(X::kLn1, "ln1", G::kActivations, BT * C, s, L);
-  add(X::kLn1Mean, "ln1_mean", G::kActivations, BT, f, L);
+  add(X::kLn1Mean, "ln1_mean", G::kActivations, BT, f, L * layernorm);
   add(X::kLn1Rstd, "ln1_rstd", G::kActivations, BT, f, L);
-  add(X::kQkvr, "qkvr", G::kActivations, 3 * BT * C, s, L);
+  add(X::kQkvr, "qkvr", G::kActivations, qkvr, s, L);
   add(X::kAtt, "att", G::kActivations, att, s, L * kernels);
   add(X::kAtty, "atty", G::kActivations, BT * C, s, L);
   add(X::kResidual2, "residual2", G::kActivations, BT * C, s, L);
   add(X::kLn2, "ln2", G::kActivations, BT * C, s, L);
-  add(X::kLn2Mean, "ln2_mean", G::kActivations, BT, f, L);
+  add(X::kLn2Mean, "ln2_mean", G::kActivations, BT, f, L * layernorm);
   add(X::kLn2Rstd, "ln2_rstd", G::kActivations, BT, f, L);
-  add(X::kFch, "fch", G::kActivations, 4 * BT * C, s, L);
-  add(X::kFchGelu, "fch_gelu", G::kActivations, 4 * BT * C, s, L);
+  add(X::kFch, "fch", G::kActivations, BT * FC, s, L);
+  add(X::kFchGelu, "fch_gelu", G::kActivations, BT * F, s, L);
   add(X::kResidual3, "residual3", G::kActivations, BT * C, s, L);
   add(X::kLnf, "lnf", G::kActivations, BT * C, s, 1);
-  add(X::kLnfMean, "lnf_mean", G::kActivations, BT, f, 1);
+  add(X::kLnfMean, "lnf_mean", G::kActivations, BT, f, layernorm);
   add(X::kLnfRstd, "lnf_rstd", G::kActivations, BT, f, 1);
   add(X::kLogits, "logits", G::kActivations, BT * Vp, s, 1);
   add(X::kLse, "lse", G::kActivations, BT, f, 1);
   add(X::kLosses, "losses", G::kActivations, BT, f, 1);
   add(X::kInputs, "inputs", G::kActivations, BT, i32, 1);
   add(X::kTargets, "targets", G::kActivations, BT, i32, 1);
-  add(X::kQkv, "qkv", G::kScratch, 3 * BT * C, s, kernels);
+  add(X::kQkv, "qkv", G::kScratch, BT * QKV, s, kernels);
   add(X::kVaccum, "vaccum", G::kScratch, BT * C, s, kernels);
   add(X::kDResidual, "dresidual", G::kScratch, BT * C, s, 1);
   add(X::kDBtc, "dbtc", G::kScratch, BT * C, s, 1);
-  add(X::kDFch, "dfch", G::kScratch, 4 * BT * C, s, 1);
-  add(X::kDQkv, "dqkv", G::kScratch, 3 * BT * C, s, 1);
+  add(X::kDFch, "dfch", G::kScratch, BT * FC, s, 1);
+  add(X::kDQkv, "dqkv", G::kScratch, BT * QKV, s, 1);
   add(X::kDQkvr, "dqkvr", G::kScratch, 3 * BT * C, s, kernels);
   add(X::kDAtt, "datt", G::kScratch, att, s, kernels);
   add(X::kDVaccum, "dvaccum", G::kScratch, BT * C, s, kernels);
@@ -98,6 +104,9 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kAdamWArgs, "adamw_args", G::kActivations, kAdamWArgsFloats, f, 1);
   add(X::kAttStats, "att_stats", G::kActivations, int64_t{B} * NH * T, f, L * cudnn);
   add(X::kCudnnWorkspace, "cudnn_workspace", G::kScratch, attention.cudnn_workspace_bytes, 1, cudnn);
+  add(X::kRopeCos, "rope_cos", G::kActivations, int64_t{T} * (config.head_size() / 2), f, rope);
+  add(X::kRopeSin, "rope_sin", G::kActivations, int64_t{T} * (config.head_size() / 2), f, rope);
+  add(X::kDFchAct, "dfch_act", G::kScratch, BT * F, s, swiglu);
 
   int64_t offset = 0;
   for (PlannedTensor& t : plan.tensors) {

@@ -4,7 +4,12 @@
 // across layers. One allocation holds everything; each tensor (and each layer's slice of a
 // per-layer tensor) starts 256-byte aligned. The cuBLASLt workspace is a second allocation,
 // counted here too. Pure arithmetic: cuda_memory_test.cc checks it without a GPU.
-// Legend: L layers, B batch, T sequence, C width, NH heads, Vp padded vocab, BT = B*T.
+// The config's switches (gpt_config.h) shape it: QKV = C + 2 * NKV * hs columns for the qkv
+// GEMM (3C with as many K/V heads as query heads), FC = F (GeLU) or 2F (SwiGLU: gate | up) for
+// the up GEMM and F for the activation; RMSNorm keeps no means; RoPE adds its tables. A tensor
+// a config does not use is absent (layers 0, no bytes), so GPT-2's plan is what it always was.
+// Legend: L layers, B batch, T sequence, C width, NH query heads, NKV K/V heads, hs head size,
+// F the MLP's hidden width, Vp padded vocab, BT = B*T.
 #ifndef MODEL_CUDA_CUDA_MEMORY_H_
 #define MODEL_CUDA_CUDA_MEMORY_H_
 
@@ -31,20 +36,20 @@ enum class CudaTensor : int {
   // activations kept from forward to backward (storage type S unless noted)
   kEncoded,    // (B, T, C)
   kLn1,        // L x (B, T, C)
-  kLn1Mean,    // L x (B, T) fp32
+  kLn1Mean,    // L x (B, T) fp32 (LayerNorm only)
   kLn1Rstd,    // L x (B, T) fp32
-  kQkvr,       // L x (3, B, NH, T, hs) q | k | v permuted
+  kQkvr,       // L x (3, B, NH, T, hs) q | k | v permuted, K/V expanded to NH heads (cuDNN: below)
   kAtt,        // L x (B, NH, T, T)
   kAtty,       // L x (B, T, C)
   kResidual2,  // L x (B, T, C)
   kLn2,        // L x (B, T, C)
-  kLn2Mean,    // L x (B, T) fp32
+  kLn2Mean,    // L x (B, T) fp32 (LayerNorm only)
   kLn2Rstd,    // L x (B, T) fp32
-  kFch,        // L x (B, T, 4C) MLP hidden before GeLU
-  kFchGelu,    // L x (B, T, 4C) after GeLU
+  kFch,        // L x (B, T, FC) the up GEMM's output: GeLU's input, or SwiGLU's gate | up
+  kFchGelu,    // L x (B, T, F) the activation's output (GeLU's or SwiGLU's)
   kResidual3,  // L x (B, T, C)
   kLnf,        // (B, T, C)
-  kLnfMean,    // (B, T) fp32
+  kLnfMean,    // (B, T) fp32 (LayerNorm only)
   kLnfRstd,    // (B, T) fp32
   kLogits,     // (B, T, Vp); dlogits after backward
   kLse,        // (B, T) fp32
@@ -52,12 +57,12 @@ enum class CudaTensor : int {
   kInputs,     // (B, T) int32
   kTargets,    // (B, T) int32
   // scratch, reused by every layer
-  kQkv,        // (B, T, 3C) forward: qkv matmul output
+  kQkv,        // (B, T, QKV) forward: qkv matmul output (RoPE rotates q and k in place)
   kVaccum,     // (B, NH, T, hs) forward: attention output before unpermute
   kDResidual,  // (B, T, C) backward: gradient of the residual stream
   kDBtc,       // (B, T, C) backward: d ln_f, d ln, d atty
-  kDFch,       // (B, T, 4C) backward
-  kDQkv,       // (B, T, 3C) backward
+  kDFch,       // (B, T, FC) backward
+  kDQkv,       // (B, T, QKV) backward
   kDQkvr,      // (3, B, NH, T, hs) backward
   kDAtt,       // (B, NH, T, T) backward
   kDVaccum,    // (B, NH, T, hs) backward
@@ -68,8 +73,12 @@ enum class CudaTensor : int {
   // cuDNN attention only (AttentionMemory::cudnn)
   kAttStats,        // L x (B, NH, T) fp32: softmax log-sum-exp per row, forward to backward
   kCudnnWorkspace,  // cuDNN's workspace, bytes
+  // the config's switches (absent otherwise)
+  kRopeCos,  // (T, hs / 2) fp32: RoPE's tables (rope_cuda.h), written once at creation
+  kRopeSin,  // (T, hs / 2) fp32
+  kDFchAct,  // (B, T, F) backward, SwiGLU: the down projection's input gradient (GeLU's is in place)
 };
-inline constexpr int kNumCudaTensors = 40;
+inline constexpr int kNumCudaTensors = 43;
 inline constexpr int64_t kAdamWArgsFloats = 8;
 
 enum class MemoryGroup : int { kParams, kGrads, kAdamW, kWeightCopy, kActivations, kScratch };
@@ -105,8 +114,8 @@ inline constexpr int64_t kTensorAlignment = 256;
 // How attention runs, as far as memory goes. With cuDNN (attention_cudnn.h) the statistics
 // (kAttStats) and cuDNN's workspace join the plan and the kernels' tensors leave it (kAtt,
 // kQkv, kVaccum, kDQkvr, kDAtt, kDVaccum: the (B, NH, T, T) matrices are never materialised);
-// kQkvr then holds each layer's qkv GEMM output as it came, (B, T, 3, NH, hs), which cuDNN reads
-// in place in forward and backward.
+// kQkvr then holds each layer's qkv GEMM output as it came (RoPE applied), (B, T, QKV), which
+// cuDNN reads in place in forward and backward (K/V not expanded).
 struct AttentionMemory {
   bool cudnn = false;
   int64_t cudnn_workspace_bytes = 0;

@@ -149,6 +149,30 @@ TEST(CudaMemory, DescribeNamesEveryGroupAndTheTotal) {
   EXPECT_EQ(FormatBytes(int64_t{12345678901}), "12.35 GB");
 }
 
+// The memory plan follows the switches: no LayerNorm means, the RoPE tables, SwiGLU's 2F up GEMM
+// output and its F-wide backward scratch, qkv rows of C + 2 * KV * hs.
+TEST(CudaMemory, LlamaPlanFollowsTheSwitches) {
+  const GptConfig c = *GptPreset("llama-124m");
+  const int B = 2, T = 64;
+  absl::StatusOr<CudaMemoryPlan> plan = PlanCudaMemory(c, B, T, StorageType::kBf16, 0);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const int64_t BT = B * T, C = 768, hs = 64, QKV = C + 2 * 4 * hs, F = 2048;
+  for (CudaTensor id : {CudaTensor::kLn1Mean, CudaTensor::kLn2Mean, CudaTensor::kLnfMean}) {
+    EXPECT_EQ(plan->tensor(id).bytes(), 0) << plan->tensor(id).name;
+  }
+  EXPECT_EQ(plan->tensor(CudaTensor::kRopeCos).bytes(), T * hs / 2 * 4);
+  EXPECT_EQ(plan->tensor(CudaTensor::kFch).elements, BT * 2 * F);
+  EXPECT_EQ(plan->tensor(CudaTensor::kFchGelu).elements, BT * F);
+  EXPECT_EQ(plan->tensor(CudaTensor::kDFchAct).elements, BT * F);
+  EXPECT_EQ(plan->tensor(CudaTensor::kQkv).elements, BT * QKV);
+  EXPECT_EQ(plan->tensor(CudaTensor::kDQkv).elements, BT * QKV);
+  EXPECT_EQ(plan->tensor(CudaTensor::kQkvr).elements, 3 * BT * C);  // K/V expanded for the kernels
+  absl::StatusOr<CudaMemoryPlan> cudnn =
+      PlanCudaMemory(c, B, T, StorageType::kBf16, 0, AttentionMemory{true, 0});
+  ASSERT_TRUE(cudnn.ok());
+  EXPECT_EQ(cudnn->tensor(CudaTensor::kQkvr).elements, BT * QKV);  // cuDNN reads the GEMM's rows
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace model

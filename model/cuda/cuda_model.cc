@@ -30,11 +30,11 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModelOnDevice(const GptConfig&
   options.cuda_graph = model_options.cuda_graph;
   // cuDNN's attention or the kernels (attention_choice.h); auto checks cuDNN against the kernels
   // first, on this runner.
-  const cuda::AttentionShape shape{B, T, config.heads, config.width / config.heads};
-  absl::StatusOr<cuda::AttentionDecision> choice =
-      cuda::DecideAttention(model_options.attention, precision, cuda::ProbeCudnn(),
-                            [&] { return cuda::CudnnSelfCheck(shape, gemm.get()); },
-                            cuda::AttentionUse{model_options.cuda_graph, T});
+  const cuda::AttentionShape shape{B, T, config.heads, config.head_size(), config.kv_head_count()};
+  absl::StatusOr<cuda::AttentionDecision> choice = cuda::DecideAttention(
+      model_options.attention, precision, cuda::ProbeCudnn(),
+      [&] { return cuda::CudnnSelfCheck(shape, gemm.get()); },
+      cuda::AttentionUse{model_options.cuda_graph, T});
   if (!choice.ok()) return choice.status();
   options.cudnn_attention = choice->cudnn;
   options.attention_choice = choice->line;

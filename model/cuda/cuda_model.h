@@ -1,5 +1,6 @@
-// The CUDA GptModel for the benchmarks and DDP: the GPT-2 train step on one GPU through cuBLASLt
-// (cuda_gpt.h describes the kernels, fusions and precision modes). Host-only header; where the
+// The CUDA GptModel for the benchmarks and DDP: the train step of every family of gpt_config.h
+// (GPT-2, Llama) on one GPU through cuBLASLt (cuda_gpt.h describes the kernels, fusions and
+// precision modes). Host-only header; where the
 // build has no CUDA toolkit, MakeCudaModel makes its checks, then returns Unavailable.
 //
 //   absl::StatusOr<std::unique_ptr<model::GptModel>> m =

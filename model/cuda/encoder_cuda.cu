@@ -11,7 +11,7 @@ namespace {
 // ----------------------------------------------------------------------------------------------
 // kernels
 
-// One thread per output element.
+// One thread per output element; wpe null (RoPE's models): the token's row alone.
 template <typename S>
 __global__ void encoder_forward_kernel(S* out, const int32_t* inp, const S* wte, const S* wpe, int64_t BT,
                                        int64_t T, int64_t C) {
@@ -19,6 +19,10 @@ __global__ void encoder_forward_kernel(S* out, const int32_t* inp, const S* wte,
   if (idx >= BT * C) return;
   const int64_t bt = idx / C, c = idx % C, t = bt % T;
   const int64_t token = inp[bt];
+  if (wpe == nullptr) {
+    out[idx] = wte[token * C + c];
+    return;
+  }
   out[idx] = FromFloat<S>(ToFloat(wte[token * C + c]) + ToFloat(wpe[t * C + c]));
 }
 
@@ -65,6 +69,7 @@ void encoder_backward(float* dwte, float* dwpe, const S* dout, const int32_t* in
   MODEL_CUDA_LAUNCH(encoder_backward_wte_kernel<S>, GridOf(dte, "encoder_backward"), BlockOf(dte))
   (dwte, dout, inp, B * T, C);
   CUDA_CHECK_LAST("encoder_backward");
+  if (dwpe == nullptr) return;  // no position table (RoPE)
   const LaunchDims dpe = ElementwiseLaunch(T * C);
   MODEL_CUDA_LAUNCH(encoder_backward_wpe_kernel<S>, GridOf(dpe, "encoder_backward"), BlockOf(dpe))
   (dwpe, dout, B, T, C);

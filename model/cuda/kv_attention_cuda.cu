@@ -16,25 +16,26 @@ constexpr int kBlock = 128;
 // ----------------------------------------------------------------------------------------------
 // kernels
 
-// One thread per channel of each new token: its k and v values into the cache.
+// One thread per K/V channel (NKV * hs of them) of each new token: its k and v values into the
+// cache.
 template <typename S>
 __global__ void kv_cache_write_kernel(S* k_cache, S* v_cache, const S* qkv, int64_t T, int64_t C, int64_t NH,
-                                      int64_t maxT, int64_t pos, int64_t N) {
+                                      int64_t NKV, int64_t maxT, int64_t pos, int64_t N) {
   const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= N) return;
-  const int64_t hs = C / NH;
-  const int64_t bt = idx / C, c = idx % C, b = bt / T, t = bt % T;
-  const int64_t h = c / hs, i = c % hs;
-  const int64_t dst = ((b * NH + h) * maxT + pos + t) * hs + i;
-  const S* row = qkv + bt * 3 * C;
+  const int64_t hs = C / NH, KVW = NKV * hs;
+  const int64_t bt = idx / KVW, c = idx % KVW, b = bt / T, t = bt % T;
+  const int64_t kv = c / hs, i = c % hs;
+  const int64_t dst = ((b * NKV + kv) * maxT + pos + t) * hs + i;
+  const S* row = qkv + bt * (C + 2 * KVW);
   k_cache[dst] = row[C + c];
-  v_cache[dst] = row[2 * C + c];
+  v_cache[dst] = row[C + KVW + c];
 }
 
 // One block per (b, t, h): scores over keys 0 .. pos + t, exact max / sum, then p.v.
 template <typename S>
 __global__ void kv_attention_kernel(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache,
-                                    int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos,
+                                    int64_t T, int64_t C, int64_t NH, int64_t NKV, int64_t maxT, int64_t pos,
                                     float scale) {
   __shared__ float scratch_m[32];
   __shared__ float scratch_s[32];
@@ -42,9 +43,10 @@ __global__ void kv_attention_kernel(S* out, float* scores, const S* qkv, const S
   const int64_t row = blockIdx.x;  // (b * T + t) * NH + h
   const int64_t h = row % NH, bt = row / NH, b = bt / T, t = bt % T;
   const int64_t n = pos + t + 1;
-  const S* q = qkv + bt * 3 * C + h * hs;
-  const S* kc = k_cache + (b * NH + h) * maxT * hs;
-  const S* vc = v_cache + (b * NH + h) * maxT * hs;
+  const S* q = qkv + bt * (C + 2 * NKV * hs) + h * hs;
+  const int64_t kv = h / (NH / NKV);  // the query head's K/V head
+  const S* kc = k_cache + (b * NKV + kv) * maxT * hs;
+  const S* vc = v_cache + (b * NKV + kv) * maxT * hs;
   float* p = scores + row * maxT;
   MaxSum acc{kNegMax, 0.0f};
   for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
@@ -72,20 +74,22 @@ __global__ void kv_attention_kernel(S* out, float* scores, const S* qkv, const S
 
 template <typename S>
 void kv_cache_write(S* k_cache, S* v_cache, const S* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
-                    int64_t maxT, int64_t pos) {
-  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "kv_cache_write");
+                    int64_t maxT, int64_t pos, int64_t NKV) {
+  if (NKV <= 0) NKV = NH;
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0 && NH % NKV == 0, "kv_cache_write");
   MODEL_CUDA_REQUIRE(pos >= 0 && pos + T <= maxT, "kv_cache_write");
-  const int64_t N = B * T * C;
+  const int64_t N = B * T * NKV * (C / NH);
   const LaunchDims d = ElementwiseLaunch(N);
   MODEL_CUDA_LAUNCH(kv_cache_write_kernel<S>, GridOf(d, "kv_cache_write"), BlockOf(d))
-  (k_cache, v_cache, qkv, T, C, NH, maxT, pos, N);
+  (k_cache, v_cache, qkv, T, C, NH, NKV, maxT, pos, N);
   CUDA_CHECK_LAST("kv_cache_write");
 }
 
 template <typename S>
 void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache, const S* v_cache, int64_t B,
-                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos) {
-  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0, "kv_attention_forward");
+                          int64_t T, int64_t C, int64_t NH, int64_t maxT, int64_t pos, int64_t NKV) {
+  if (NKV <= 0) NKV = NH;
+  MODEL_CUDA_REQUIRE(B >= 1 && T >= 1 && NH >= 1 && C % NH == 0 && NH % NKV == 0, "kv_attention_forward");
   MODEL_CUDA_REQUIRE(pos >= 0 && pos + T <= maxT, "kv_attention_forward");
   const int64_t hs = C / NH;
   const int64_t keys = T * pos + T * (T + 1) / 2;
@@ -93,18 +97,18 @@ void kv_attention_forward(S* out, float* scores, const S* qkv, const S* k_cache,
   accounting::CountFlops(static_cast<double>(B * NH * 2 * hs * keys), "attention_av");
   const LaunchDims d = BlockPerRowLaunch(B * T * NH, kBlock);
   MODEL_CUDA_LAUNCH(kv_attention_kernel<S>, GridOf(d, "kv_attention_forward"), BlockOf(d))
-  (out, scores, qkv, k_cache, v_cache, T, C, NH, maxT, pos, 1.0f / sqrtf(static_cast<float>(hs)));
+  (out, scores, qkv, k_cache, v_cache, T, C, NH, NKV, maxT, pos, 1.0f / sqrtf(static_cast<float>(hs)));
   CUDA_CHECK_LAST("kv_attention_forward");
 }
 
 template void kv_cache_write<float>(float*, float*, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
-                                    int64_t);
+                                    int64_t, int64_t);
 template void kv_cache_write<Bf16>(Bf16*, Bf16*, const Bf16*, int64_t, int64_t, int64_t, int64_t, int64_t,
-                                   int64_t);
+                                   int64_t, int64_t);
 template void kv_attention_forward<float>(float*, float*, const float*, const float*, const float*, int64_t,
-                                          int64_t, int64_t, int64_t, int64_t, int64_t);
+                                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 template void kv_attention_forward<Bf16>(Bf16*, float*, const Bf16*, const Bf16*, const Bf16*, int64_t,
-                                         int64_t, int64_t, int64_t, int64_t, int64_t);
+                                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 
 }  // namespace cuda
 }  // namespace model

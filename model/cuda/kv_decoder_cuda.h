@@ -2,10 +2,11 @@
 // the reference runner with the kernel emulator for host tests (kv_decoder_emu_test). Host-only:
 // every device operation goes through the launchers (*_cuda.h) and device_api.h.
 //
-// One decode step per layer: layernorm, qkv matmul (bias in the epilogue), kv_cache_write,
-// kv_attention_forward, attention projection, residual add, layernorm, fc matmul, GeLU, fc
-// projection, residual add; then the final layernorm and the LM head on each stream's last
-// token. The prompt runs the same sequence over B*P rows (kv_attention over the causal prefix).
+// One decode step per layer: the norm (LayerNorm or RMSNorm), qkv matmul (bias in the epilogue),
+// RoPE at each row's position (RoPE's models), kv_cache_write (the K/V heads), kv_attention_forward,
+// attention projection, residual add, the norm, fc matmul, GeLU or SwiGLU, fc projection, residual
+// add; then the final norm and the LM head on each stream's last token. The prompt runs the same
+// sequence over B*P rows (kv_attention over the causal prefix).
 #ifndef MODEL_CUDA_KV_DECODER_CUDA_H_
 #define MODEL_CUDA_KV_DECODER_CUDA_H_
 

@@ -1,9 +1,10 @@
 // The CUDA decoder against the CPU training model's full forward: at the prompt and at every
 // decode step, the logits equal a full forward over the prefix (fp32: max relative error 1e-4;
 // bf16: relative L2 error 3e-2, the CUDA model's own tolerances); the cache kernel against its
-// CPU twin; misuse refused. Built twice: kv_decoder_emu_test (the kernel emulator with the
-// reference GEMM, test-tiny) and kv_decoder_cuda_test (the GPU with cuBLASLt, test-mini;
-// skipped without a device).
+// CPU twin; misuse refused; the Llama family (RMSNorm, RoPE at each position, SwiGLU, a cache of
+// the K/V heads) as GPT-2. Built twice: kv_decoder_emu_test (the kernel emulator with the
+// reference GEMM, test-tiny and llama-tiny) and kv_decoder_cuda_test (the GPU with cuBLASLt,
+// test-mini and a Llama of its size; skipped without a device).
 #include "model/cuda/kv_decoder_cuda.h"
 
 #include <algorithm>
@@ -37,14 +38,24 @@ const bool kOneCpuThread = [] {
   return true;
 }();
 
-struct Setup {
+struct DecodeSetup {
   GptConfig config;
   int B, P, G;
 };
 
-Setup SmallSetup() {
-  if (test::IsEmulated()) return Setup{*GptPreset("test-tiny"), 2, 3, 4};
-  return Setup{*GptPreset("test-mini"), 3, 24, 16};
+DecodeSetup SmallSetup() {
+  if (test::IsEmulated()) return DecodeSetup{*GptPreset("test-tiny"), 2, 3, 4};
+  return DecodeSetup{*GptPreset("test-mini"), 3, 24, 16};
+}
+
+// llama-tiny (H4, KV2) in the emulator; on a GPU a Llama of test-mini's size with four query
+// heads per K/V head.
+DecodeSetup LlamaSetup() {
+  GptConfig c = *GptPreset("llama-tiny");
+  if (test::IsEmulated()) return DecodeSetup{c, 2, 3, 5};
+  c.layers = 4, c.width = 256, c.heads = 8, c.kv_heads = 2, c.mlp_hidden = 688;
+  c.vocab = 1000, c.padded_vocab = 1024, c.block = 256;
+  return DecodeSetup{c, 3, 24, 16};
 }
 
 std::vector<float> Params(const GptConfig& c, uint64_t seed) {
@@ -63,9 +74,9 @@ std::vector<float> DropPadding(const std::vector<float>& logits, const GptConfig
   return out;
 }
 
-void DecodeMatchesFullForward(CudaPrecision precision) {
+void DecodeMatchesFullForward(CudaPrecision precision, const DecodeSetup& s) {
   SKIP_WITHOUT_DEVICE();
-  const Setup s = SmallSetup();
+  SCOPED_TRACE(DescribeConfig(s.config));
   const GptConfig& c = s.config;
   const std::vector<float> params = Params(c, 7);
   const int T = s.P + s.G;
@@ -79,6 +90,9 @@ void DecodeMatchesFullForward(CudaPrecision precision) {
   };
   auto d = CreateKvDecoder(c, params, s.B, s.P, T, precision, test::MakeGemmRunner());
   ASSERT_TRUE(d.ok()) << d.status();
+  // The cache holds the K/V heads of every layer, stream and position, k and v.
+  EXPECT_EQ((*d)->cache_bytes(),
+            2 * int64_t{c.layers} * s.B * T * c.kv_width() * (precision == CudaPrecision::kBf16 ? 2 : 4));
   auto check = [&](int t, const char* what) {
     std::vector<float> got;
     ASSERT_TRUE((*d)->CopyLogitsToHost(&got).ok());
@@ -99,7 +113,7 @@ void DecodeMatchesFullForward(CudaPrecision precision) {
   check(s.P, "prefill");
   // The prompt's matmuls: B*P rows through every Linear layer, the LM head on B rows.
   const double C = c.width, L = c.layers, rows = static_cast<double>(s.B) * s.P;
-  EXPECT_DOUBLE_EQ(counter.by_tag()["qkv"], 2 * rows * C * 3 * C * L);
+  EXPECT_DOUBLE_EQ(counter.by_tag()["qkv"], 2 * rows * C * c.qkv_width() * L);
   EXPECT_DOUBLE_EQ(counter.by_tag()["lm_head"], 2.0 * s.B * C * c.padded_vocab);
   std::vector<int32_t> next(s.B);
   for (int t = s.P; t < T; ++t) {
@@ -120,38 +134,58 @@ void DecodeMatchesFullForward(CudaPrecision precision) {
 }
 
 TEST(KvDecoderTest, Fp32LogitsAtEveryStepEqualAFullForward) {
-  DecodeMatchesFullForward(CudaPrecision::kFp32);
+  DecodeMatchesFullForward(CudaPrecision::kFp32, SmallSetup());
 }
 TEST(KvDecoderTest, Bf16LogitsAtEveryStepEqualAFullForward) {
-  DecodeMatchesFullForward(CudaPrecision::kBf16);
+  DecodeMatchesFullForward(CudaPrecision::kBf16, SmallSetup());
+}
+TEST(KvDecoderTest, Fp32LlamaLogitsAtEveryStepEqualAFullForward) {
+  DecodeMatchesFullForward(CudaPrecision::kFp32, LlamaSetup());
+}
+TEST(KvDecoderTest, Bf16LlamaLogitsAtEveryStepEqualAFullForward) {
+  DecodeMatchesFullForward(CudaPrecision::kBf16, LlamaSetup());
+}
+// A tied LM head and multi-query attention (one K/V head) on the Llama switches.
+TEST(KvDecoderTest, Fp32TiedMultiQueryLlamaEqualsAFullForward) {
+  DecodeSetup s = LlamaSetup();
+  s.config.tie_weights = true;
+  s.config.kv_heads = 1;
+  DecodeMatchesFullForward(CudaPrecision::kFp32, s);
 }
 
-TEST(KvDecoderTest, CacheKernelsMatchTheCpuTwin) {
+// NKV K/V heads in the cache: NH (multi-head) or fewer (grouped-query attention).
+void CacheKernelsMatchTheCpuTwin(int64_t NKV) {
   SKIP_WITHOUT_DEVICE();
-  const int64_t B = 2, T = 3, C = 16, NH = 2, maxT = 8, pos = 4, hs = C / NH;
+  const int64_t B = 2, T = 3, C = 16, NH = 4, maxT = 8, pos = 4, hs = C / NH, QKV = C + 2 * NKV * hs;
   Rng rng(3);
   // A cache with 4 earlier positions, then 3 new tokens at positions 4..6.
-  std::vector<float> old_qkv(B * pos * 3 * C), qkv(B * T * 3 * C);
+  std::vector<float> old_qkv(B * pos * QKV), qkv(B * T * QKV);
   for (float& v : old_qkv) v = static_cast<float>(rng.Normal());
   for (float& v : qkv) v = static_cast<float>(rng.Normal());
-  std::vector<float> kc(B * NH * maxT * hs, 0.0f), vc(kc.size(), 0.0f), want(B * T * C),
+  std::vector<float> kc(B * NKV * maxT * hs, 0.0f), vc(kc.size(), 0.0f), want(B * T * C),
       scratch(B * NH * maxT);
   // The CPU twin (model::, not this namespace's launchers of the same name).
-  ::model::kv_cache_write(kc.data(), vc.data(), old_qkv.data(), B, pos, C, NH, maxT, int64_t{0});
-  ::model::kv_cache_write(kc.data(), vc.data(), qkv.data(), B, T, C, NH, maxT, pos);
+  ::model::kv_cache_write(kc.data(), vc.data(), old_qkv.data(), B, pos, C, NH, maxT, int64_t{0}, NKV);
+  ::model::kv_cache_write(kc.data(), vc.data(), qkv.data(), B, T, C, NH, maxT, pos, NKV);
   ::model::kv_attention_forward(want.data(), scratch.data(), qkv.data(), kc.data(), vc.data(), B, T, C, NH,
-                                maxT, pos);
+                                maxT, pos, NKV);
 
   test::DeviceBuffer<float> d_old(old_qkv), d_qkv(qkv), d_kc(std::vector<float>(kc.size(), 0.0f)),
       d_vc(std::vector<float>(vc.size(), 0.0f)), d_out(B * T * C), d_scores(B * T * NH * maxT);
-  cuda::kv_cache_write(d_kc.get(), d_vc.get(), d_old.get(), B, pos, C, NH, maxT, int64_t{0});
-  cuda::kv_cache_write(d_kc.get(), d_vc.get(), d_qkv.get(), B, T, C, NH, maxT, pos);
+  cuda::kv_cache_write(d_kc.get(), d_vc.get(), d_old.get(), B, pos, C, NH, maxT, int64_t{0}, NKV);
+  cuda::kv_cache_write(d_kc.get(), d_vc.get(), d_qkv.get(), B, T, C, NH, maxT, pos, NKV);
   cuda::kv_attention_forward(d_out.get(), d_scores.get(), d_qkv.get(), d_kc.get(), d_vc.get(), B, T, C, NH,
-                             maxT, pos);
+                             maxT, pos, NKV);
   // The cache holds exactly what the CPU wrote (a copy), the output its attention.
   EXPECT_EQ(d_kc.Download(), kc);
   EXPECT_EQ(d_vc.Download(), vc);
   EXPECT_LT(MaxRelErr(d_out.Download(), want), 1e-5);
+}
+
+TEST(KvDecoderTest, CacheKernelsMatchTheCpuTwin) { CacheKernelsMatchTheCpuTwin(4); }
+TEST(KvDecoderTest, GroupedQueryCacheKernelsMatchTheCpuTwin) {
+  CacheKernelsMatchTheCpuTwin(2);
+  CacheKernelsMatchTheCpuTwin(1);
 }
 
 TEST(KvDecoderTest, MisuseIsRefused) {

@@ -45,6 +45,14 @@ LaunchDims ColumnReduceLaunch(int64_t rows, int64_t cols) {
   return d;
 }
 
+LaunchDims OrderedColumnReduceLaunch(int64_t cols) {
+  LaunchDims d;
+  d.block_x = kColumnBlockX;
+  d.block_y = kOrderedColumnBlockY;
+  d.grid_x = std::max<int64_t>(1, CeilDiv(cols, kColumnBlockX));
+  return d;
+}
+
 int64_t AttentionBlock(int64_t T, int64_t requested) {
   const int64_t b = requested > 0 ? requested : kAttentionBlock;
   return b < T ? b : T;

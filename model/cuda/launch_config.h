@@ -44,6 +44,11 @@ inline constexpr int kColumnBlockX = 32;
 inline constexpr int kColumnBlockY = 8;
 inline constexpr int64_t kMinRowsPerThread = 16;
 LaunchDims ColumnReduceLaunch(int64_t rows, int64_t cols);
+// Column sums in a fixed order (no atomics: the same bits on every run and GPU): one block per
+// 32 columns, kOrderedColumnBlockY row lanes each summing its rows in order, the lanes' partial
+// sums then added in lane order. grid.y = 1.
+inline constexpr int kOrderedColumnBlockY = 32;
+LaunchDims OrderedColumnReduceLaunch(int64_t cols);
 
 // Block-causal attention: query rows go in blocks of this many, each multiplied only with the
 // keys up to its block's end (the rest of the T x T matrix is never computed, read or written).

@@ -48,6 +48,16 @@ TEST(LaunchConfig, ColumnReduceCoversColumnsAndSplitsRows) {
   EXPECT_EQ(CheckLaunch(ColumnReduceLaunch(int64_t{1} << 30, 3)), "");
 }
 
+TEST(LaunchConfig, OrderedColumnReduceGivesEachColumnOneBlock) {
+  const LaunchDims d = OrderedColumnReduceLaunch(768);
+  EXPECT_EQ(d.block_x, 32);
+  EXPECT_EQ(d.block_y, kOrderedColumnBlockY);
+  EXPECT_EQ(d.grid_x, 24);
+  EXPECT_EQ(d.grid_y, 1);  // no row split: the sums run in one fixed order
+  EXPECT_EQ(OrderedColumnReduceLaunch(33).grid_x, 2);
+  EXPECT_EQ(CheckLaunch(OrderedColumnReduceLaunch(4096)), "");
+}
+
 TEST(LaunchConfig, AttentionBlocks) {
   EXPECT_EQ(AttentionBlock(1024), 256);
   EXPECT_EQ(AttentionBlock(100), 100);  // one block: the full (causal-masked) matrix

@@ -65,6 +65,7 @@ double Tol(double fp32 = 2e-5, double bf16 = 1e-2) {
 // Shapes: small in the emulator, GPT-2-like on a GPU.
 struct Shape {
   int64_t B, T, C, NH, V, Vp;
+  int64_t NKV = 0;  // attention's K/V heads; 0: NH
 };
 Shape Shapes() {
   if (test::IsEmulated()) return Shape{2, 13, 48, 3, 100, 128};
@@ -226,17 +227,18 @@ std::vector<float> CausalPart(const std::vector<float>& att, int64_t T) {
 template <typename S>
 void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
   const int64_t B = s.B, T = s.T, C = s.C, NH = s.NH, BT = B * T, hs = C / NH;
+  const int64_t NKV = s.NKV > 0 ? s.NKV : NH, QKV = C + 2 * NKV * hs;
   const int64_t Tb = AttentionBlock(T, block);
-  auto qkv = Quantized<S>(RandomNormals(BT * 3 * C, 15));
+  auto qkv = Quantized<S>(RandomNormals(BT * QKV, 15));
   std::vector<float> out(BT * C), att(B * NH * T * T);
-  ::model::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+  ::model::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH, NKV);
   std::unique_ptr<GemmRunner> gemm = test::MakeGemmRunner();
   DeviceBuffer<S> d_qkv = Dev<S>(qkv), d_out(BT * C), d_qkvr(3 * BT * C), d_att(B * NH * T * T),
                   d_vaccum(BT * C);
   accounting::FlopCounter counter;
   {
     accounting::ScopedFlopCounter scope(&counter);
-    attention_forward(d_out.get(), d_qkvr.get(), d_att.get(), d_vaccum.get(), d_qkv.get(), B, T, C, NH,
+    attention_forward(d_out.get(), d_qkvr.get(), d_att.get(), d_vaccum.get(), d_qkv.get(), B, T, C, NH, NKV,
                       gemm.get(), tf32, block);
   }
   const double tol = tf32 ? 5e-3 : Tol<S>(2e-5, 2e-2);
@@ -257,14 +259,15 @@ void AttentionMatchesCpu(bool tf32, int64_t block, Shape s = Shapes()) {
   EXPECT_DOUBLE_EQ(counter.by_tag().at("attention_av"), issued);
 
   auto dout = Quantized<S>(RandomNormals(BT * C, 16));
-  std::vector<float> dinp(BT * 3 * C), datt(B * NH * T * T);
-  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
-  DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * 3 * C), d_dqkvr(3 * BT * C), d_datt(B * NH * T * T),
+  std::vector<float> dinp(BT * QKV), datt(B * NH * T * T);
+  ::model::attention_backward(dinp.data(), datt.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH,
+                              NKV);
+  DeviceBuffer<S> d_dout = Dev<S>(dout), d_dinp(BT * QKV), d_dqkvr(3 * BT * C), d_datt(B * NH * T * T),
                   d_dvaccum(BT * C);
   {
     accounting::ScopedFlopCounter scope(&counter);
     attention_backward(d_dinp.get(), d_dqkvr.get(), d_datt.get(), d_dvaccum.get(), d_dout.get(), d_qkvr.get(),
-                       d_att.get(), B, T, C, NH, gemm.get(), tf32, block);
+                       d_att.get(), B, T, C, NH, NKV, gemm.get(), tf32, block);
   }
   EXPECT_LE(MaxRelErr(Host(d_dinp), dinp), tf32 ? 1e-2 : Tol<S>(5e-5, 3e-2));
   for (const char* tag : {"attention_datt", "attention_dv", "attention_dq", "attention_dk"}) {
@@ -292,6 +295,19 @@ void AttentionOtherPathMatchesCpu() {
   Shape s = Shapes();
   s.T = test::IsEmulated() ? 24 : 250;
   AttentionMatchesCpu<S>(false, test::IsEmulated() ? 8 : 100, s);
+}
+
+// Grouped-query attention: K/V heads shared by groups of query heads (4 per K/V head on a GPU, as
+// llama3-8b's, 2 in the emulator), then multi-query attention (one K/V head), with query blocks.
+// The kernels expand K/V in the permute and sum dk, dv over each group in its backward.
+template <typename S>
+void GroupedQueryAttentionMatchesCpu() {
+  Shape s = Shapes();
+  s.NH = test::IsEmulated() ? 4 : 12;  // head size 12 (emulator) or 64 (GPU)
+  s.NKV = test::IsEmulated() ? 2 : 3;
+  AttentionMatchesCpu<S>(false, 0, s);
+  s.NKV = 1;
+  AttentionMatchesCpu<S>(false, test::IsEmulated() ? 4 : 64, s);
 }
 
 // Padded vocab a multiple of 8 (16-byte rows) and not.
@@ -427,6 +443,7 @@ OPS_TESTS(CrossEntropyMatchesCpu)
 OPS_TESTS(AttentionMatchesCpu)
 OPS_TESTS(BlockCausalAttentionMatchesCpu)
 OPS_TESTS(AttentionOtherPathMatchesCpu)
+OPS_TESTS(GroupedQueryAttentionMatchesCpu)
 OPS_TESTS(MatmulMatchesCpu)
 
 TEST(OpsTest, AttentionTf32IsClose) {

@@ -25,6 +25,7 @@
 #include "accounting/peaks.h"
 #include "accounting/plausible.h"
 #include "accounting/roofline.h"
+#include "model/gpt_config.h"
 
 namespace estimate {
 namespace {
@@ -67,15 +68,32 @@ const std::vector<FlagSpec>& FlagTable() {
       Flag("ceilings", T::kText,
            "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
            {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+      Flag("preset", T::kText,
+           "a model of model/gpt_config.h (gpt2, gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini, "
+           "llama3-8b, llama3.2-1b, llama-124m, llama-tiny): its shape, padded vocab and switches; the flags "
+           "below override them",
+           {kGpt}),
       Flag("layers", T::kInteger, "transformer layers L", {kGpt}),
-      Flag("heads", T::kInteger, "attention heads H (must divide --width)", {kGpt}),
+      Flag("heads", T::kInteger, "attention (query) heads H (must divide --width)", {kGpt}),
       Flag("width", T::kInteger, "embedding width C", {kGpt}),
       Flag("vocab", T::kInteger, "vocabulary size V", {kGpt}),
       Flag("block", T::kInteger, "block size T (position table length)", {kGpt}),
       Flag("seq", T::kInteger, "tokens per sequence actually run, 1..block (default: --block)", {kGpt}),
       Flag("batch", T::kInteger, "sequences per step (default 1)", {kGpt}),
-      Flag("bias", T::kBool, "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False: false)", {kGpt},
-           "true"),
+      Flag("bias", T::kBool,
+           "Linear and LayerNorm biases (GPT-2: true; nanoGPT bias=False, Llama: false; default: the "
+           "preset's, else true)",
+           {kGpt}),
+      Flag("kv_heads", T::kInteger,
+           "K/V heads (grouped-query attention), dividing --heads (default: --heads)", {kGpt}),
+      Flag("mlp_hidden", T::kInteger, "the MLP's hidden width F (default 4C)", {kGpt}),
+      Flag("swiglu", T::kBool, "SwiGLU MLP (gate and up C x F, down F x C); false: GeLU (up and down)",
+           {kGpt}),
+      Flag("rmsnorm", T::kBool, "RMSNorm (a weight, no bias); false: LayerNorm", {kGpt}),
+      Flag("rope", T::kBool, "rotary positions (no position table); false: a learned table (block x C)",
+           {kGpt}),
+      Flag("untied", T::kBool, "the LM head its own V x C matrix; false: tied to the token embedding",
+           {kGpt}),
   };
   return *table;
 }
@@ -109,12 +127,15 @@ const std::vector<CommandSpec>& Commands() {
        "Intensity = F / B, ridge = peak / bandwidth, bound = intensity * bandwidth,\n"
        "attainable = min(peak, bound); memory-bound when intensity < ridge."},
       {kGpt,
-       "gpt --layers=L --heads=H --width=C --vocab=V --block=T [--seq=T'] [--batch=B] "
-       "[--bias=true|false]",
-       "GPT-2 layout, tied LM head. Parameter count with and without position embeddings;\n"
-       "training FLOPs per token, per sequence and per step = 6N + attention term (N without\n"
-       "wpe), in both conventions: full 12*L*C*T (PaLM, nanoGPT) and causal-halved 6*L*C*T\n"
-       "(llm.c); forward only = 2N + attention/3. T is --seq (crop) when given."},
+       "gpt (--preset=NAME | --layers=L --heads=H --width=C --vocab=V --block=T) [--seq=T'] [--batch=B] "
+       "[--bias] [--kv_heads=K] [--mlp_hidden=F] [--swiglu] [--rmsnorm] [--rope] [--untied]",
+       "A decoder-only transformer: a preset of model/gpt_config.h (GPT-2, Llama 3) or GPT-2's layout\n"
+       "from the shape flags, with Megatron-LM-style switches over either. Parameter count in all and\n"
+       "N (torchtitan's rule: no position table, no untied input embedding); training FLOPs per\n"
+       "token, per sequence and per step = 6N + attention term, in both conventions: full\n"
+       "12*L*H*hd*T (torchtitan, PaLM, nanoGPT) and causal-halved 6*L*H*hd*T (Megatron-LM, llm.c);\n"
+       "forward only = 2N + attention/3; training memory for fp32 master weights, gradients and\n"
+       "AdamW (4 + 4 + 8 bytes per parameter). T is --seq (crop) when given."},
   };
   return *commands;
 }
@@ -557,39 +578,114 @@ absl::StatusOr<std::string> RunRoofline(const FlagValues& v) {
   return out;
 }
 
+// ---- gpt ----
+
+// What `gpt` runs: the shape (with its switches), where it came from, and the crop and batch.
 struct GptRun {
   accounting::GptShape shape;
+  std::string preset;            // --preset's name, or empty
+  std::string model = "custom";  // the preset's name, NAME-custom with flags over it, or custom
+  int64_t real_vocab = 0;        // tokens; a preset's shape.vocab is the padded row count
   int64_t seq = 0, batch = 1;
 };
 
-absl::StatusOr<GptRun> GptRunFromFlags(const FlagValues& v) {
-  GptRun g;
-  accounting::GptShape& s = g.shape;
-  constexpr int64_t kMax = int64_t{1} << 24;
+constexpr int64_t kMaxGptDim = int64_t{1} << 24;
+
+// Every digit of an integer-valued figure (FLOPs per token are integers): 57914449920, not 5.79144e+10.
+std::string Exact(double v) { return absl::StrFormat("%.17g", v); }
+
+// A shape value as the user knows it: the flag they gave, or the preset's value.
+std::string Named(const FlagValues& v, const GptRun& g, const std::string& name, int64_t value) {
+  if (!Get(v, name).empty()) return absl::StrCat("--", name, "=", Get(v, name));
+  return absl::StrCat(g.preset, "'s ", name, "=", value);
+}
+
+// The preset (--preset) or GPT-2's switches, then every shape flag given over them.
+absl::Status GptShapeFromFlags(const FlagValues& v, GptRun* g) {
+  accounting::GptShape& s = g->shape;
+  const bool preset = !Get(v, "preset").empty();
+  if (preset) {
+    absl::StatusOr<model::GptConfig> c = model::GptPreset(Get(v, "preset"));
+    if (!c.ok()) return Prefixed("--preset: ", c.status());
+    s = model::ToGptShape(*c);
+    g->preset = g->model = c->name;
+    g->real_vocab = c->vocab;
+  }
+  bool custom = false;
   for (auto [name, out] :
        {std::pair{"layers", &s.layers}, std::pair{"heads", &s.heads}, std::pair{"width", &s.width},
-        std::pair{"vocab", &s.vocab}, std::pair{"block", &s.block}}) {
-    absl::StatusOr<int64_t> x = PositiveInt(v, name, kMax);
+        std::pair{"vocab", &s.vocab}, std::pair{"block", &s.block}, std::pair{"kv_heads", &s.kv_heads},
+        std::pair{"mlp_hidden", &s.mlp_hidden}}) {
+    const bool optional = std::string(name) == "kv_heads" || std::string(name) == "mlp_hidden";
+    if (Get(v, name).empty()) {
+      if (preset || optional) continue;
+      return absl::InvalidArgumentError(absl::StrCat("--", name, " is required without --preset (",
+                                                     FindFlag(name)->help, "); or give --preset=NAME (",
+                                                     absl::StrJoin(model::GptPresetNames(), ", "), ")"));
+    }
+    absl::StatusOr<int64_t> x = PositiveInt(v, name, kMaxGptDim);
     if (!x.ok()) return x.status();
     *out = *x;
+    custom = true;
   }
-  s.bias = Get(v, "bias") != "false";
+  if (!Get(v, "vocab").empty()) g->real_vocab = s.vocab;
+  // The switches: a given flag wins; without a preset, GPT-2's (biases on).
+  auto flag = [&](const char* name, bool* out, bool invert) {
+    if (Get(v, name).empty()) return;
+    *out = (Get(v, name) == "true") != invert;
+    custom = true;
+  };
+  if (!preset) s.bias = true;
+  flag("bias", &s.bias, false);
+  flag("swiglu", &s.swiglu, false);
+  flag("rmsnorm", &s.rmsnorm, false);
+  flag("rope", &s.learned_positions, true);
+  flag("untied", &s.tied, true);
+  if (preset && custom) g->model += "-custom";
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GptRun> GptRunFromFlags(const FlagValues& v) {
+  GptRun g;
+  if (absl::Status st = GptShapeFromFlags(v, &g); !st.ok()) return st;
+  accounting::GptShape& s = g.shape;
   if (s.width % s.heads != 0) {
-    return FlagError("heads", Get(v, "heads"), absl::StrCat("does not divide --width=", s.width));
+    return absl::InvalidArgumentError(absl::StrCat(
+        Named(v, g, "heads", s.heads), " is invalid: does not divide ", Named(v, g, "width", s.width)));
   }
+  if (s.heads % s.kv_head_count() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Named(v, g, "kv_heads", s.kv_head_count()), " is invalid: does not divide ",
+                     Named(v, g, "heads", s.heads), " (each K/V head serves a whole group of query heads)"));
+  }
+  if (!s.learned_positions && s.head_size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("RoPE needs an even head size: width / heads = ", s.width,
+                                                   " / ", s.heads, " = ", s.head_size(),
+                                                   " (give --norope or other sizes)"));
+  }
+  if (absl::Status st = accounting::ValidateGptShape(s); !st.ok()) return st;
   g.seq = s.block;
   if (!Get(v, "seq").empty()) {
-    absl::StatusOr<int64_t> x = PositiveInt(v, "seq", kMax);
+    absl::StatusOr<int64_t> x = PositiveInt(v, "seq", kMaxGptDim);
     if (!x.ok()) return x.status();
-    if (*x > s.block) return FlagError("seq", Get(v, "seq"), absl::StrCat("must be <= --block=", s.block));
+    if (*x > s.block) {
+      return FlagError("seq", Get(v, "seq"), absl::StrCat("must be <= ", Named(v, g, "block", s.block)));
+    }
     g.seq = *x;
   }
   if (!Get(v, "batch").empty()) {
-    absl::StatusOr<int64_t> x = PositiveInt(v, "batch", kMax);
+    absl::StatusOr<int64_t> x = PositiveInt(v, "batch", kMaxGptDim);
     if (!x.ok()) return x.status();
     g.batch = *x;
   }
   return g;
+}
+
+// The projects that count each way, for the printed header.
+const char* ConventionWho(accounting::AttentionConvention conv) {
+  return conv == accounting::AttentionConvention::kFull
+             ? "torchtitan, PaLM, nanoGPT: the whole T x T score matrix, masked half included"
+             : "Megatron-LM, llm.c: only the causal half of QK^T and AV";
 }
 
 // One attention convention's FLOPs: printed lines, and the keys appended to `result`.
@@ -599,19 +695,52 @@ absl::Status AppendConvention(const GptRun& g, int64_t n, accounting::AttentionC
   if (!f.ok()) return f.status();
   const double fwd = accounting::ForwardFlopsPerToken(g.shape, g.seq, conv);
   const std::string& name = accounting::ConventionName(conv);
-  absl::StrAppendFormat(out, "attention %s (6N + %s):\n", name, accounting::ConventionFormula(conv));
-  absl::StrAppendFormat(out, "  train FLOPs per token:    %.6g  (6N = %.6g, attention = %.6g)\n",
+  absl::StrAppendFormat(out, "attention %s (6N + %s; %s):\n", name, accounting::ConventionFormula(conv),
+                        ConventionWho(conv));
+  absl::StrAppendFormat(out, "  train FLOPs per token:    %.11g  (6N = %.11g, attention = %.11g)\n",
                         f->model_flops_per_token, 6.0 * n,
                         accounting::AttentionTrainFlopsPerToken(g.shape, g.seq, conv));
   absl::StrAppendFormat(out, "  train FLOPs per sequence: %.6g\n", f->model_flops_per_sequence);
   absl::StrAppendFormat(out, "  train FLOPs per step:     %.6g  (%d tokens)\n", f->model_flops_per_step,
                         f->tokens);
-  absl::StrAppendFormat(out, "  forward FLOPs per token:  %.6g  (2N + attention/3)\n", fwd);
+  absl::StrAppendFormat(out, "  forward FLOPs per token:  %.11g  (2N + attention/3)\n", fwd);
   const std::string key = absl::StrReplaceAll(name, {{"-", "_"}});
-  absl::StrAppend(result, " train_flops_per_token_", key, "=", Num(f->model_flops_per_token),
-                  " train_flops_per_step_", key, "=", Num(f->model_flops_per_step),
-                  " forward_flops_per_token_", key, "=", Num(fwd));
+  absl::StrAppend(result, " train_flops_per_token_", key, "=", Exact(f->model_flops_per_token),
+                  " train_flops_per_step_", key, "=", Exact(f->model_flops_per_step),
+                  " forward_flops_per_token_", key, "=", Exact(fwd));
   return absl::OkStatus();
+}
+
+// "12.85 GB" (decimal units).
+std::string Gb(double bytes) { return absl::StrFormat("%.2f GB", bytes / 1e9); }
+
+// The training state of mixed precision with fp32 master weights (torchtitan's and Megatron-LM's
+// default): weights, gradients and AdamW's two moments, 4 + 4 + 8 bytes per parameter.
+void AppendTrainingMemory(int64_t params, std::string* out, std::string* result) {
+  const double p = static_cast<double>(params);
+  const double weights = 4 * p, grads = 4 * p, adamw = 8 * p;
+  absl::StrAppend(
+      out,
+      "training memory (fp32 master weights, fp32 gradients, AdamW's m and v in fp32: 4 + 4 + 8 = "
+      "16 bytes per parameter):\n");
+  absl::StrAppendFormat(out, "  weights  %s  (fp32, 4 B x %d)\n", Gb(weights), params);
+  absl::StrAppendFormat(out, "  grads    %s  (fp32, 4 B x %d)\n", Gb(grads), params);
+  absl::StrAppendFormat(out, "  AdamW    %s  (m and v, fp32, 8 B x %d)\n", Gb(adamw), params);
+  absl::StrAppendFormat(out,
+                        "  total    %s on one device; sharding (ZeRO-3, FSDP) divides it by the ranks. Not "
+                        "counted: activations, bf16 working copies of the weights, communication buffers\n",
+                        Gb(weights + grads + adamw));
+  absl::StrAppend(result, " weights_bytes=", Exact(weights), " grads_bytes=", Exact(grads),
+                  " adamw_bytes=", Exact(adamw), " train_state_bytes=", Exact(weights + grads + adamw));
+}
+
+// "KV=8 (grouped-query), F=14336, RMSNorm, RoPE, SwiGLU, untied LM head".
+std::string DescribeSwitches(const accounting::GptShape& s) {
+  return absl::StrCat("KV=", s.kv_head_count(),
+                      s.kv_head_count() < s.heads ? " (grouped-query)" : " (multi-head)", ", F=", s.hidden(),
+                      ", ", s.rmsnorm ? "RMSNorm" : "LayerNorm", ", ",
+                      s.learned_positions ? "learned positions" : "RoPE", ", ", s.swiglu ? "SwiGLU" : "GeLU",
+                      ", ", s.tied ? "tied" : "untied", " LM head");
 }
 
 absl::StatusOr<std::string> RunGpt(const FlagValues& v) {
@@ -619,19 +748,28 @@ absl::StatusOr<std::string> RunGpt(const FlagValues& v) {
   if (!g.ok()) return g.status();
   const accounting::GptShape& s = g->shape;
   const int64_t n_all = accounting::GptParamCount(s, true);
-  const int64_t n = accounting::GptParamCount(s, false);
+  const int64_t n_no_wpe = accounting::GptParamCount(s, false);
+  const int64_t n = accounting::FlopParamCount(s);
   std::string out;
-  absl::StrAppendFormat(&out, "GPT: L=%d H=%d C=%d V=%d block=%d bias=%s; T=%d%s, batch=%d\n", s.layers,
-                        s.heads, s.width, s.vocab, s.block, s.bias ? "true" : "false", g->seq,
+  const std::string padded =
+      g->real_vocab > 0 && g->real_vocab != s.vocab ? absl::StrCat(" (", g->real_vocab, " padded)") : "";
+  absl::StrAppendFormat(&out, "GPT: L=%d H=%d C=%d V=%d%s block=%d bias=%s; T=%d%s, batch=%d\n", s.layers,
+                        s.heads, s.width, s.vocab, padded, s.block, s.bias ? "true" : "false", g->seq,
                         g->seq < s.block ? " (cropped)" : "", g->batch);
-  absl::StrAppendFormat(&out, "parameters: %d with position embeddings, %d without (N, used for FLOPs)\n",
-                        n_all, n);
-  std::string result = absl::StrCat("result: params=", n_all, " params_without_wpe=", n, " seq=", g->seq,
-                                    " batch=", g->batch, " tokens_per_step=", g->batch * g->seq);
+  absl::StrAppendFormat(&out, "model: %s; %s\n", g->model, DescribeSwitches(s));
+  absl::StrAppendFormat(
+      &out,
+      "parameters: %d in all (%d without position embeddings); N = %d for FLOPs (torchtitan's "
+      "rule: no position table, no untied input embedding)\n",
+      n_all, n_no_wpe, n);
+  std::string result =
+      absl::StrCat("result: params=", n_all, " params_without_wpe=", n_no_wpe, " flop_params=", n,
+                   " seq=", g->seq, " batch=", g->batch, " tokens_per_step=", g->batch * g->seq);
   for (auto conv : {accounting::AttentionConvention::kFull, accounting::AttentionConvention::kCausalHalved}) {
     if (absl::Status st = AppendConvention(*g, n, conv, &out, &result); !st.ok()) return st;
   }
-  absl::StrAppend(&out, result, "\n");
+  AppendTrainingMemory(n_all, &out, &result);
+  absl::StrAppend(&out, result, " model=", Token(g->model), "\n");
   return out;
 }
 

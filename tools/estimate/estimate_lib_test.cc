@@ -79,6 +79,73 @@ TEST(EstimateTest, GptSmallParameterCount) {
   EXPECT_NE(nb.find("bias=false"), std::string::npos) << nb;
 }
 
+// Llama 3 8B (Meta's published count) at T = 8192: torchtitan's full attention and Megatron-LM's
+// causal half, to the FLOP; training memory at 16 bytes per parameter.
+TEST(EstimateTest, GptPresetLlama3At8192) {
+  const std::string r = Report("gpt", {"--preset=llama3-8b", "--seq=8192"});
+  EXPECT_EQ(ResultValue(r, "params"), 8030261248.0);
+  // N leaves out the untied input embedding (128256 x 4096).
+  EXPECT_EQ(ResultValue(r, "flop_params"), 8030261248.0 - 128256.0 * 4096);
+  EXPECT_EQ(ResultValue(r, "train_flops_per_token_full"), 57914449920.0);
+  EXPECT_EQ(ResultValue(r, "train_flops_per_token_causal_halved"), 51471998976.0);
+  EXPECT_EQ(ResultValue(r, "train_flops_per_step_full"), 57914449920.0 * 8192);
+  EXPECT_EQ(ResultValue(r, "weights_bytes"), 4 * 8030261248.0);
+  EXPECT_EQ(ResultValue(r, "grads_bytes"), 4 * 8030261248.0);
+  EXPECT_EQ(ResultValue(r, "adamw_bytes"), 8 * 8030261248.0);
+  EXPECT_EQ(ResultValue(r, "train_state_bytes"), 16 * 8030261248.0);
+  for (const char* text :
+       {"train FLOPs per token:    57914449920", "train FLOPs per token:    51471998976", "torchtitan",
+        "Megatron-LM", "KV=8 (grouped-query), F=14336, RMSNorm, RoPE, SwiGLU, untied",
+        "16 bytes per parameter", "model=llama3-8b\n"}) {
+    EXPECT_NE(r.find(text), std::string::npos) << text << " not in:\n" << r;
+  }
+}
+
+// A preset is its shape and switches: llama-124m's flags spelled out give the same figures, and
+// gpt2's equal the GPT-2 shape flags with the padded vocab. A flag over a preset changes it.
+TEST(EstimateTest, GptPresetEqualsItsFlags) {
+  const std::vector<std::string> keys = {"params", "flop_params", "train_flops_per_token_full",
+                                         "train_flops_per_token_causal_halved",
+                                         "forward_flops_per_token_full"};
+  const std::string preset = Report("gpt", {"--preset=llama-124m"});
+  const std::string flags = Report(
+      "gpt", {"--layers=12", "--heads=12", "--width=768", "--vocab=32000", "--block=1024", "--kv_heads=4",
+              "--mlp_hidden=2048", "--swiglu", "--rmsnorm", "--rope", "--untied", "--nobias"});
+  EXPECT_EQ(ResultValue(preset, "params"), 124668672);
+  for (const std::string& k : keys) EXPECT_EQ(ResultValue(preset, k), ResultValue(flags, k)) << k;
+  const std::string gpt2 = Report("gpt", {"--preset=gpt2"});
+  const std::string gpt2_flags =
+      Report("gpt", {"--layers=12", "--heads=12", "--width=768", "--vocab=50304", "--block=1024"});
+  for (const std::string& k : keys) EXPECT_EQ(ResultValue(gpt2, k), ResultValue(gpt2_flags, k)) << k;
+  EXPECT_NE(gpt2.find("V=50304 (50257 padded)"), std::string::npos) << gpt2;
+  // Multi-head K/V over llama3-8b: larger K and V projections, the same attention term.
+  const std::string mha = Report("gpt", {"--preset=llama3-8b", "--kv_heads=32"});
+  const std::string gqa = Report("gpt", {"--preset=llama3-8b"});
+  EXPECT_EQ(ResultValue(mha, "params") - ResultValue(gqa, "params"), 32.0 * 2 * 4096 * (4096 - 1024));
+  EXPECT_NE(mha.find("model=llama3-8b-custom"), std::string::npos) << mha;
+}
+
+TEST(EstimateTest, GptPresetErrorsNameTheValue) {
+  EXPECT_NE(Error("gpt", {"--preset=nope"}).find("--preset: unknown model preset 'nope': allowed are gpt2,"),
+            std::string::npos);
+  EXPECT_EQ(
+      Error("gpt", {"--preset=llama3-8b", "--kv_heads=3"}),
+      "--kv_heads=3 is invalid: does not divide llama3-8b's heads=32 (each K/V head serves a whole group of "
+      "query heads)");
+  EXPECT_EQ(Error("gpt", {"--preset=llama3-8b", "--heads=12"}),
+            "--heads=12 is invalid: does not divide llama3-8b's width=4096");
+  EXPECT_NE(Error("gpt", {"--preset=llama3-8b", "--seq=8193"})
+                .find("--seq=8193 is invalid: must be <= llama3-8b's "
+                      "block=8192"),
+            std::string::npos);
+  EXPECT_NE(Error("gpt", {"--layers=12"}).find("--heads is required without --preset"), std::string::npos);
+  EXPECT_NE(Error("gpt", {"--layers=2", "--heads=3", "--width=9", "--vocab=10", "--block=4", "--rope"})
+                .find("RoPE needs an even head size"),
+            std::string::npos);
+  EXPECT_EQ(Error("gpt", {"--preset=gpt2", "--mlp_hidden=0"}),
+            "--mlp_hidden=0 is invalid: must be an integer >= 1");
+}
+
 TEST(EstimateTest, ErrorsNameTheFlag) {
   EXPECT_EQ(Error("mfu", {"--params=7e9", "--tokens_per_second=1", "--devices=2.5", "--gpu=A100"}),
             "--devices=2.5 is invalid: must be an integer >= 1");
@@ -103,7 +170,7 @@ TEST(EstimateTest, ParsingComesFromTheTable) {
   EXPECT_EQ(v->at("params"), "7e9");
   EXPECT_EQ(v->at("devices"), "8");
   EXPECT_EQ(v->at("dtype"), "bf16");  // the table's default
-  EXPECT_EQ(ParseFlags("gpt", {}).value().at("bias"), "true");
+  EXPECT_EQ(ParseFlags("gpt", {}).value().count("bias"), 0u);  // the preset's, or true without one
   EXPECT_EQ(ParseFlags("gpt", {"--bias=false"}).value().at("bias"), "false");
 
   EXPECT_EQ(ParseFlags("gpt", {"--bias=maybe"}).status().message(), "--bias=maybe is invalid: true or false");

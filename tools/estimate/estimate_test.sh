@@ -55,6 +55,13 @@ expect_ok 'bound=compute' roofline --flops=1.4e11 --bytes=1e8 --gpu=H200 --dtype
 expect_ok 'result: params=124439808 ' gpt --layers=12 --heads=12 --width=768 --vocab=50257 --block=1024
 expect_ok 'params_without_wpe=123689472 .*train_flops_per_token_full=.*train_flops_per_token_causal_halved=' gpt --layers=12 --heads=12 --width=768 --vocab=50304 --block=1024 --batch=12
 expect_ok 'seq=256 batch=4 tokens_per_step=1024' gpt --layers=12 --heads=12 --width=768 --vocab=50304 --block=1024 --seq=256 --batch=4 --bias=false
+# Llama 3 8B at T=8192 (--preset): Meta's 8,030,261,248 parameters; FLOPs per token in both
+# conventions, named (torchtitan's full, Megatron-LM's causal half); AdamW's training memory.
+expect_ok 'result: params=8030261248 .*train_flops_per_token_full=57914449920 .*train_flops_per_token_causal_halved=51471998976 .*train_state_bytes=128484179968 ' gpt --preset=llama3-8b --seq=8192
+expect_ok 'attention full .*torchtitan' gpt --preset=llama3-8b --seq=8192
+expect_ok 'attention causal-halved .*Megatron-LM' gpt --preset=llama3-8b --seq=8192
+expect_ok 'weights  32\.12 GB  \(fp32, 4 B x 8030261248\)' gpt --preset=llama3-8b
+expect_ok 'model=llama-124m-custom' gpt --preset=llama-124m --kv_heads=12
 # Scientific notation for integers too.
 expect_ok 'devices=8 ' mfu --params=7e9 --tokens_per_second=1.2e4 --devices=8e0 --peak_flops=3.12e14
 
@@ -83,6 +90,9 @@ expect_error '--bandwidth is required' roofline --flops=1 --bytes=1 --peak_flops
 expect_error '--bytes=0 is invalid' roofline --flops=1 --bytes=0 --gpu=A100
 expect_error '--heads=7 is invalid' gpt --layers=12 --heads=7 --width=768 --vocab=50257 --block=1024
 expect_error '--seq=2048 is invalid.*--block=1024' gpt --layers=12 --heads=12 --width=768 --vocab=50257 --block=1024 --seq=2048
+expect_error "--preset: unknown model preset 'nope': allowed are gpt2" gpt --preset=nope
+expect_error "--kv_heads=5 is invalid: does not divide llama-124m's heads=12" gpt --preset=llama-124m --kv_heads=5
+expect_error '--heads is required without --preset' gpt --layers=12
 expect_error '--mfu is not used by this command' mfu --params=7e9 --tokens_per_second=1 --devices=1 --gpu=A100 --mfu=0.5
 expect_error "unknown command 'mfuu'" mfuu
 expect_error "ceilings file '/nonexistent.json'" mfu --params=7e9 --tokens_per_second=1 --devices=1 --ceilings=/nonexistent.json

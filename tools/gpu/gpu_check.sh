@@ -15,11 +15,12 @@
 #      loss of the cuDNN step against the kernels' (same seed, batch and parameters; 1e-3
 #      relative, else FAIL), and one attention forward and backward at B=12, T=1024, cuDNN
 #      against the kernels (out, dq, dk, dv within the bf16 bound: attention_train_shape);
-#      then both with --cuda_graph, gpt_decode, the CUDA tests, compute-sanitizer's memcheck of
+#   4. the Llama family's step (llama-124m, same shape: RMSNorm, RoPE, SwiGLU, 4 K/V heads);
+#      then GPT-2's with --cuda_graph, gpt_decode, the CUDA tests, compute-sanitizer's memcheck of
 #      the CUDA op tests, the attention self-check test and a test-mini gpt_step on cuDNN (each
 #      allocates its tensors one by one, so memcheck sees an overrun between them), and the
 #      elementwise micro cases;
-#   4. ddp_step on one rank, last.
+#   5. ddp_step on one rank, last.
 #
 # OUTDIR holds three files, since a device call returns at most 8: summary.txt (a verdict line
 # per step), log.txt (the machine: nvidia-smi, libraries, ldd; then each step's command and the
@@ -65,18 +66,20 @@ set -uo pipefail
 # The expected times are estimates (no GPU has run this yet): a process's start (CUDA context,
 # cuBLASLt, the model's host-side initialisation), cuDNN's graph builds for a gpt_step that uses
 # it, and the timed work at GPT-2 124M, B=12, T=1024 (a few hundred milliseconds of steps). The
-# first lease's log.txt prints each step's measured time beside them: correct them from it.
+# first lease's log.txt prints each step's measured time beside them: correct them from it. A
+# model_cuda_* test (3 s each, 11 of them) is a context's start and small shapes; with the Llama
+# step and its two test binaries added, 5 s each left memcheck_gpt_step no room in the dry run.
 declare -A EXPECT_S=(
   [devices]=3 [gpt_step]=20 [micro_matmul]=15 [micro_ceilings]=15 [gpt_step_kernels]=15
   [attention_train_shape]=8 [gpt_step_graph]=20 [gpt_step_kernels_graph]=15 [gpt_decode]=15
-  [cuda_rule_test]=3 [model_cuda_test]=5 [memcheck_ops]=40 [memcheck_attention]=40
-  [memcheck_gpt_step]=60 [micro_elementwise]=10 [ddp_step_1rank]=15
+  [cuda_rule_test]=3 [model_cuda_test]=3 [memcheck_ops]=40 [memcheck_attention]=40
+  [memcheck_gpt_step]=60 [micro_elementwise]=10 [ddp_step_1rank]=15 [gpt_step_llama]=20
 )
 declare -A LIMIT_S=(
   [devices]=30 [gpt_step]=90 [micro_matmul]=45 [micro_ceilings]=45 [gpt_step_kernels]=60
   [attention_train_shape]=30 [gpt_step_graph]=90 [gpt_step_kernels_graph]=60 [gpt_decode]=45
   [cuda_rule_test]=30 [model_cuda_test]=30 [memcheck_ops]=90 [memcheck_attention]=90
-  [memcheck_gpt_step]=120 [micro_elementwise]=45 [ddp_step_1rank]=60
+  [memcheck_gpt_step]=120 [micro_elementwise]=45 [ddp_step_1rank]=60 [gpt_step_llama]=90
 )
 # A step's plan entry: its own, else its family's (every model_cuda_*test binary shares one).
 plan_of() {  # TABLE NAME
@@ -420,6 +423,8 @@ else
   judge cudnn_vs_kernels_loss check_loss_match "$W/steps/gpt_step.log" "$W/steps/gpt_step_kernels.log"
 fi
 step attention_train_shape check_gtest "$B/model_cuda_attention_selfcheck_cuda_test" --gtest_filter='*TrainShape*'
+# 4. The Llama family's step (llama-124m) at the same shape: RMSNorm, RoPE, SwiGLU, 4 K/V heads.
+gpt_step_mode gpt_step_llama
 gpt_step_mode gpt_step_graph
 gpt_step_mode gpt_step_kernels_graph
 step gpt_decode "check_bench_json $W/gpt_decode.json" "$B/macro_gpt_decode" "${GPT_DECODE_ARGS[@]}" \
@@ -441,7 +446,7 @@ if [[ "$CUDNN" == "no libcudnn"* ]]; then memcheck_args=("${memcheck_args[@]/--a
 memcheck memcheck_gpt_step check_memcheck "$B/macro_gpt_step" "${memcheck_args[@]}"
 step micro_elementwise "check_bench_json $W/elementwise.json" "$B/micro_elementwise" --benchmark_filter='cuda/.*/N:16777216/manual_time$' \
   --benchmark_min_time=0.05 --benchmark_out="$W/elementwise.json" --benchmark_out_format=json
-# 4. The DDP path on one rank (no mpirun), last.
+# 5. The DDP path on one rank (no mpirun), last.
 step ddp_step_1rank "check_file $W/ddp.json" "$B/macro_ddp_step" "${DDP_STEP_ARGS[@]}" --json_out="$W/ddp.json"
 
 total=$(( $(clock) - t0 ))

@@ -5,7 +5,8 @@
 # --seq=32 with test-tiny's block of 16: gpt_step refused it, and memcheck could never pass.)
 # The output flags (--benchmark_out, --json_out) are gpu_check.sh's own, added there.
 
-# gpt_step: GPT-2 124M, B=12, T=1024, bf16 (the main result), in four modes, one JSON each.
+# gpt_step: GPT-2 124M, B=12, T=1024, bf16 (the main result), in four modes, one JSON each; then
+# the Llama family's step at the same shape (llama-124m: RMSNorm, RoPE, SwiGLU, 4 K/V heads).
 GPT_STEP_ARGS=(--device=cuda --dtype=bf16 --batch=12 --seq=1024 --warmup_steps=3 --steps=20
                --benchmark_out_format=json)
 # NAME:EXTRA FLAGS (space-separated): auto is cuDNN after its start-up self-check, else the
@@ -15,6 +16,7 @@ GPT_STEP_MODES=(
   "gpt_step_graph:--attention_impl=auto --cuda_graph"
   "gpt_step_kernels:--attention_impl=kernels"
   "gpt_step_kernels_graph:--attention_impl=kernels --cuda_graph"
+  "gpt_step_llama:--attention_impl=auto --preset=llama-124m"
 )
 # gpt_decode: GPT-2 124M bf16, 128 prompt + 128 new tokens, B = 1 .. 64, against the bandwidth bound.
 GPT_DECODE_ARGS=(--device=cuda --dtype=bf16 --prompt=128 --generate=128 --batch_sweep=64 --warmup_steps=1

@@ -69,7 +69,7 @@ grep -Eq "^result: 0 PASS, [1-9][0-9]* FAIL or TIMEOUT" "$summary" || fail "the 
 # the order of their value: the main result, the GEMM rates and ceilings, the kernels' step and
 # the numerics against it, the other modes, decode, the tests, memcheck, ddp_step last.
 steps=(devices gpt_step micro_matmul micro_ceilings gpt_step_kernels cudnn_vs_kernels_loss attention_train_shape
-       gpt_step_graph gpt_step_kernels_graph gpt_decode cuda_rule_test)
+       gpt_step_llama gpt_step_graph gpt_step_kernels_graph gpt_decode cuda_rule_test)
 for t in "$tmp"/bundle/bin/model_cuda_*test; do steps+=("$(basename "$t")"); done
 steps+=(memcheck_ops memcheck_attention memcheck_gpt_step micro_elementwise ddp_step_1rank)
 verdict_re='^(PASS|FAIL|SKIPPED|TIMEOUT|DRYRUN) +([a-z0-9_]+) +[0-9]+s \(at \+[0-9]+s\)'
