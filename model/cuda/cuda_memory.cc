@@ -36,8 +36,31 @@ std::string CudaMemoryPlan::Describe() const {
   return out;
 }
 
+namespace {
+
+// The layers' copies a recompute level keeps of per-layer tensor `id` (the rule of the CPU
+// model's ActivationLayersKept, activation_layout.h), of L.
+int64_t LayersKept(CudaTensor id, int64_t L, accounting::Recompute r) {
+  using R = accounting::Recompute;
+  using X = CudaTensor;
+  switch (id) {
+    case X::kLn1: case X::kLn1Mean: case X::kLn1Rstd: case X::kQkvr: case X::kResidual2:
+    case X::kLn2: case X::kLn2Mean: case X::kLn2Rstd: case X::kFch:
+      return r == R::kBlock ? 1 : L;
+    case X::kAtt: case X::kAtty: case X::kAttStats:
+      return r == R::kBlock || r == R::kAttention ? 1 : L;
+    case X::kFchGelu:
+      return r == R::kBlock || r == R::kActivation ? 1 : L;
+    default:
+      return L;  // the block outputs (kResidual3): what every level keeps
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
-                                              int64_t workspace_bytes, const AttentionMemory& attention) {
+                                              int64_t workspace_bytes, const AttentionMemory& attention,
+                                              accounting::Recompute recompute) {
   if (auto st = ValidateRunShape(config, B, T); !st.ok()) return st;
   const int64_t L = config.layers, C = config.width, NH = config.heads;
   const int64_t QKV = config.qkv_width(), FC = config.fc_width(), F = config.hidden();
@@ -108,6 +131,11 @@ absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, in
   add(X::kRopeSin, "rope_sin", G::kActivations, int64_t{T} * (config.head_size() / 2), f, rope);
   add(X::kDFchAct, "dfch_act", G::kScratch, BT * F, s, swiglu);
 
+  if (recompute != accounting::Recompute::kNone && L > 1) {
+    for (PlannedTensor& t : plan.tensors) {
+      if (t.layers == L) t.layers = LayersKept(t.id, L, recompute);  // absent ones stay 0
+    }
+  }
   int64_t offset = 0;
   for (PlannedTensor& t : plan.tensors) {
     t.offset = offset;

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "accounting/gpt_flops.h"
 #include "model/cuda/gemm.h"
 #include "model/gpt_config.h"
 #include "model/gpt_memory.h"  // FormatBytes
@@ -122,8 +123,13 @@ struct AttentionMemory {
 };
 
 // Errors as ValidateRunShape. storage: of activations and the weight copy (kBf16 adds the copy).
+// recompute: the plan with the per-layer tensors a level recomputes kept once, as the CPU model
+// does (activation_layout.h, ActivationLayersKept: the MLP's activation; the attention's scores,
+// statistics and output; every per-layer tensor but the block outputs). The CUDA model itself
+// recomputes nothing yet and plans kNone: the levels are //tools:estimate's ledger.
 absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
-                                              int64_t workspace_bytes, const AttentionMemory& attention = {});
+                                              int64_t workspace_bytes, const AttentionMemory& attention = {},
+                                              accounting::Recompute recompute = accounting::Recompute::kNone);
 
 // ResourceExhausted before any allocation when the plan needs more than `free_bytes`; the
 // message says how much is needed (and for what) and how much is free of how much.

@@ -173,6 +173,42 @@ TEST(CudaMemory, LlamaPlanFollowsTheSwitches) {
   EXPECT_EQ(cudnn->tensor(CudaTensor::kQkvr).elements, BT * QKV);  // cuDNN reads the GEMM's rows
 }
 
+// A recompute level keeps one layer's copy of what it recomputes (the CPU model's rule): gelu the
+// activation output, attention the scores, statistics and output, block every per-layer tensor
+// but the block outputs; the rest of the plan is none's.
+TEST(CudaMemory, RecomputeLevelsKeepOneCopyOfWhatTheyRecompute) {
+  using R = accounting::Recompute;
+  const GptConfig c = Gpt2();
+  const int B = 2, T = 64, L = 12;
+  auto plan = [&](R r) { return *PlanCudaMemory(c, B, T, StorageType::kBf16, 0, {}, r); };
+  const CudaMemoryPlan none = plan(R::kNone), gelu = plan(R::kActivation), attention = plan(R::kAttention),
+                       block = plan(R::kBlock);
+  EXPECT_EQ(none.tensor(CudaTensor::kFchGelu).layers, L);
+  EXPECT_EQ(gelu.tensor(CudaTensor::kFchGelu).layers, 1);
+  EXPECT_EQ(gelu.tensor(CudaTensor::kFch).layers, L);  // GeLU's input is kept
+  EXPECT_EQ(attention.tensor(CudaTensor::kAtt).layers, 1);
+  EXPECT_EQ(attention.tensor(CudaTensor::kAtty).layers, 1);
+  EXPECT_EQ(attention.tensor(CudaTensor::kQkvr).layers, L);  // q, k, v are kept
+  for (CudaTensor id : {CudaTensor::kLn1, CudaTensor::kQkvr, CudaTensor::kAtt, CudaTensor::kLn2, CudaTensor::kFch,
+                        CudaTensor::kFchGelu, CudaTensor::kResidual2}) {
+    EXPECT_EQ(block.tensor(id).layers, 1) << block.tensor(id).name;
+  }
+  EXPECT_EQ(block.tensor(CudaTensor::kResidual3).layers, L);  // the blocks' inputs of the next
+  // Only the activations change, by exactly the layers dropped.
+  const int64_t fch_gelu = none.tensor(CudaTensor::kFchGelu).layer_stride;
+  EXPECT_EQ(none.arena_bytes - gelu.arena_bytes, (L - 1) * fch_gelu);
+  for (const CudaMemoryPlan* p : {&gelu, &attention, &block}) {
+    EXPECT_EQ(p->group_bytes[static_cast<int>(MemoryGroup::kParams)],
+              none.group_bytes[static_cast<int>(MemoryGroup::kParams)]);
+    EXPECT_EQ(p->group_bytes[static_cast<int>(MemoryGroup::kScratch)],
+              none.group_bytes[static_cast<int>(MemoryGroup::kScratch)]);
+    EXPECT_LT(p->group_bytes[static_cast<int>(MemoryGroup::kActivations)],
+              none.group_bytes[static_cast<int>(MemoryGroup::kActivations)]);
+  }
+  EXPECT_LT(block.group_bytes[static_cast<int>(MemoryGroup::kActivations)],
+            gelu.group_bytes[static_cast<int>(MemoryGroup::kActivations)]);
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace model

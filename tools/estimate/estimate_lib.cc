@@ -3,10 +3,12 @@
 
 #include <cctype>
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -25,7 +27,10 @@
 #include "accounting/peaks.h"
 #include "accounting/plausible.h"
 #include "accounting/roofline.h"
+#include "model/cuda/cuda_memory.h"
+#include "model/cuda/gemm.h"
 #include "model/gpt_config.h"
+#include "model/gpt_memory.h"
 
 namespace estimate {
 namespace {
@@ -57,8 +62,9 @@ const std::vector<FlagSpec>& FlagTable() {
       Flag("flops", T::kNumber, "FLOPs the kernel does", {kRoofline}),
       Flag("bytes", T::kNumber, "bytes the kernel moves", {kRoofline}),
       Flag("gpu", T::kText,
-           "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...)",
-           {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+           "CUDA device name (\"NVIDIA H100 80GB HBM3\") or alias (A100, H100, H200, B200, ...); gpt: the "
+           "memory ledger is the CUDA model's (bf16) against this GPU's memory",
+           {kMfu, kTrainTime, kDecodeBound, kRoofline, kGpt}),
       Flag("dtype", T::kText, "dtype of the peak: fp32, tf32, bf16, fp16, fp8", {kMfu, kTrainTime, kRoofline},
            "bf16"),
       Flag("peak_flops", T::kNumber, "peak FLOP/s of one device (instead of --gpu)",
@@ -94,6 +100,11 @@ const std::vector<FlagSpec>& FlagTable() {
            {kGpt}),
       Flag("untied", T::kBool, "the LM head its own V x C matrix; false: tied to the token embedding",
            {kGpt}),
+      Flag("recompute", T::kText,
+           "print the memory ledger at this activation-recompute level: none, gelu (GeLU MLP) or swiglu "
+           "(SwiGLU MLP), attention, block, or all (a line each); the CPU model's fp32 buffers, or with --gpu "
+           "the CUDA model's bf16 plan against the GPU's memory",
+           {kGpt}),
   };
   return *table;
 }
@@ -128,14 +139,18 @@ const std::vector<CommandSpec>& Commands() {
        "attainable = min(peak, bound); memory-bound when intensity < ridge."},
       {kGpt,
        "gpt (--preset=NAME | --layers=L --heads=H --width=C --vocab=V --block=T) [--seq=T'] [--batch=B] "
-       "[--bias] [--kv_heads=K] [--mlp_hidden=F] [--swiglu] [--rmsnorm] [--rope] [--untied]",
+       "[--bias] [--kv_heads=K] [--mlp_hidden=F] [--swiglu] [--rmsnorm] [--rope] [--untied] "
+       "[--recompute=LEVEL|all] [--gpu=NAME]",
        "A decoder-only transformer: a preset of model/gpt_config.h (GPT-2, Llama 3) or GPT-2's layout\n"
        "from the shape flags, with Megatron-LM-style switches over either. Parameter count in all and\n"
        "N (torchtitan's rule: no position table, no untied input embedding); training FLOPs per\n"
        "token, per sequence and per step = 6N + attention term, in both conventions: full\n"
        "12*L*H*hd*T (torchtitan, PaLM, nanoGPT) and causal-halved 6*L*H*hd*T (Megatron-LM, llm.c);\n"
        "forward only = 2N + attention/3; training memory for fp32 master weights, gradients and\n"
-       "AdamW (4 + 4 + 8 bytes per parameter). T is --seq (crop) when given."},
+       "AdamW (4 + 4 + 8 bytes per parameter). T is --seq (crop) when given.\n"
+       "--recompute=LEVEL|all (or --gpu alone: none) adds the memory ledger per level: parameters,\n"
+       "gradients, AdamW, bf16 copies, the activations the level keeps, scratch and workspace, and\n"
+       "with --gpu whether it fits the GPU's memory."},
   };
   return *commands;
 }
@@ -743,6 +758,130 @@ std::string DescribeSwitches(const accounting::GptShape& s) {
                       ", ", s.tied ? "tied" : "untied", " LM head");
 }
 
+// The model/ config of a run's shape (the memory plans take one): the real vocabulary padded to
+// a multiple of 64 as the models pad it.
+model::GptConfig ConfigOf(const GptRun& g) {
+  const accounting::GptShape& s = g.shape;
+  model::GptConfig c;
+  c.name = g.model;
+  c.layers = static_cast<int>(s.layers);
+  c.heads = static_cast<int>(s.heads);
+  c.width = static_cast<int>(s.width);
+  c.vocab = static_cast<int>(g.real_vocab > 0 ? g.real_vocab : s.vocab);
+  c.padded_vocab = std::max(static_cast<int>(s.vocab), model::PadVocab(c.vocab));
+  c.block = static_cast<int>(s.block);
+  c.bias = s.bias;
+  c.tie_weights = s.tied;
+  c.norm = s.rmsnorm ? model::NormKind::kRmsNorm : model::NormKind::kLayerNorm;
+  c.positions = s.learned_positions ? model::PositionKind::kLearned : model::PositionKind::kRope;
+  c.mlp = s.swiglu ? model::MlpKind::kSwiglu : model::MlpKind::kGelu;
+  c.mlp_hidden = static_cast<int>(s.mlp_hidden);
+  c.kv_heads = static_cast<int>(s.kv_heads);
+  return c;
+}
+
+// --recompute's levels: one, or all four; gelu names a GeLU MLP's activation, swiglu a SwiGLU one's.
+absl::StatusOr<std::vector<accounting::Recompute>> LedgerLevels(const std::string& value, bool swiglu) {
+  using R = accounting::Recompute;
+  const std::string act = swiglu ? "swiglu" : "gelu";
+  if (value.empty() || value == "none") return std::vector<R>{R::kNone};
+  if (value == "all") return std::vector<R>{R::kNone, R::kActivation, R::kAttention, R::kBlock};
+  if (value == act) return std::vector<R>{R::kActivation};
+  if (value == "attention") return std::vector<R>{R::kAttention};
+  if (value == "block") return std::vector<R>{R::kBlock};
+  if (value == "gelu" || value == "swiglu") {
+    return FlagError("recompute", value,
+                     absl::StrCat("recomputes the ", value == "gelu" ? "GeLU" : "SwiGLU", " MLP's activation; this "
+                                  "model's MLP is ", act, " (use --recompute=", act, ")"));
+  }
+  return FlagError("recompute", value, absl::StrCat("not one of none, ", act, ", attention, block, all"));
+}
+
+struct LedgerRow {
+  int64_t params = 0, grads = 0, adamw = 0, copy = 0, activations = 0, scratch = 0, workspace = 0;
+  int64_t total() const { return params + grads + adamw + copy + activations + scratch + workspace; }
+};
+
+// The memory ledger (--recompute, --gpu): the CPU model's buffers (model/gpt_memory.h, fp32,
+// activations and the backward's scratch together), or the CUDA model's plan in bf16
+// (model/cuda/cuda_memory.h, attention on cuDNN, its workspace not known before its graph is
+// built) against the GPU's memory; a line per level.
+absl::Status AppendMemoryLedger(const FlagValues& v, const GptRun& g, std::string* out, std::string* result) {
+  const model::GptConfig c = ConfigOf(g);
+  absl::StatusOr<std::vector<accounting::Recompute>> levels =
+      LedgerLevels(Get(v, "recompute"), c.mlp == model::MlpKind::kSwiglu);
+  if (!levels.ok()) return levels.status();
+  const accounting::DatasheetEntry* gpu = nullptr;
+  if (!Get(v, "gpu").empty()) {
+    absl::StatusOr<const accounting::DatasheetEntry*> e = accounting::FindDatasheetEntry(Get(v, "gpu"));
+    if (!e.ok()) return Prefixed("--gpu: ", e.status());
+    gpu = *e;
+  }
+  const int B = static_cast<int>(g.batch), T = static_cast<int>(g.seq);
+  if (gpu == nullptr) {
+    absl::StrAppendFormat(out, "memory ledger: the CPU model's buffers (fp32; activations with the backward's "
+                               "scratch); gpt_step adds its start-up measurements and about 400 MB of runtime\n");
+  } else {
+    absl::StrAppendFormat(out, "memory ledger: the CUDA model's plan in bf16 (fp32 master weights, gradients and "
+                               "AdamW, a bf16 weight copy, bf16 activations, attention on cuDNN: no T x T scores, "
+                               "its workspace not counted) against the %s's %s; the CUDA model recomputes nothing "
+                               "yet: a level is this plan with the per-layer tensors it recomputes kept once\n",
+                          gpu->name, Gb(gpu->memory_bytes));
+  }
+  absl::StrAppendFormat(out, "  %-10s %10s %10s %10s %10s %12s %10s %10s %10s%s\n", "level", "params", "grads",
+                        "AdamW", "bf16 copy", "activations", "scratch", "workspace", "total",
+                        gpu ? absl::StrCat("  fits ", Gb(gpu->memory_bytes), "?") : "");
+  std::vector<std::string> fitting;
+  int64_t state = 0;  // parameters, gradients, AdamW and the copy: what no level changes
+  for (accounting::Recompute level : *levels) {
+    LedgerRow r;
+    if (gpu == nullptr) {
+      absl::StatusOr<model::MemoryEstimate> m = model::EstimateCpuTrainingMemory(c, B, T, false, level);
+      if (!m.ok()) return m.status();
+      r = {m->params_bytes, m->grads_bytes, m->adamw_bytes, m->bf16_bytes, m->activations_bytes, 0, 0};
+    } else {
+      model::cuda::AttentionMemory cudnn;
+      cudnn.cudnn = true;
+      absl::StatusOr<model::cuda::CudaMemoryPlan> p = model::cuda::PlanCudaMemory(
+          c, B, T, model::cuda::StorageType::kBf16, model::cuda::kCublasLtWorkspaceBytes, cudnn, level);
+      if (!p.ok()) return p.status();
+      using G = model::cuda::MemoryGroup;
+      auto group = [&](G x) { return p->group_bytes[static_cast<int>(x)]; };
+      r = {group(G::kParams), group(G::kGrads), group(G::kAdamW), group(G::kWeightCopy), group(G::kActivations),
+           group(G::kScratch), p->workspace_bytes};
+    }
+    const std::string name = level == accounting::Recompute::kActivation
+                                 ? (c.mlp == model::MlpKind::kSwiglu ? "swiglu" : "gelu")
+                                 : accounting::RecomputeName(level);
+    std::string fits;
+    if (gpu != nullptr) {
+      const double left = gpu->memory_bytes - r.total();
+      fits = left >= 0 ? absl::StrCat("  yes, ", Gb(left), " left")
+                       : absl::StrCat("  no, ", Gb(-left), " over");
+      absl::StrAppend(result, " fits_", name, "=", left >= 0 ? 1 : 0);
+      if (left >= 0) fitting.push_back(name);
+    }
+    state = r.params + r.grads + r.adamw + r.copy;
+    absl::StrAppendFormat(out, "  %-10s %10s %10s %10s %10s %12s %10s %10s %10s%s\n", name, Gb(r.params),
+                          Gb(r.grads), Gb(r.adamw), Gb(r.copy), Gb(r.activations), Gb(r.scratch), Gb(r.workspace),
+                          Gb(r.total()), fits);
+    absl::StrAppend(result, " memory_activations_", name, "=", r.activations, " memory_total_", name, "=",
+                    r.total());
+  }
+  if (gpu != nullptr) {
+    if (!fitting.empty()) {
+      absl::StrAppend(out, "  fits at --recompute=", absl::StrJoin(fitting, ", "), " on one ", gpu->name, "\n");
+    } else if (state > gpu->memory_bytes) {
+      absl::StrAppend(out, "  fits at no level: the parameters, gradients, AdamW and the bf16 copy alone take ",
+                      Gb(state), " of ", Gb(gpu->memory_bytes),
+                      "; shard them over the ranks (ZeRO, FSDP) or keep fewer bytes per parameter\n");
+    } else {
+      absl::StrAppend(out, "  fits at none of these levels on one ", gpu->name, "; a smaller batch or sequence\n");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> RunGpt(const FlagValues& v) {
   absl::StatusOr<GptRun> g = GptRunFromFlags(v);
   if (!g.ok()) return g.status();
@@ -769,6 +908,9 @@ absl::StatusOr<std::string> RunGpt(const FlagValues& v) {
     if (absl::Status st = AppendConvention(*g, n, conv, &out, &result); !st.ok()) return st;
   }
   AppendTrainingMemory(n_all, &out, &result);
+  if (!Get(v, "recompute").empty() || !Get(v, "gpu").empty()) {
+    if (absl::Status st = AppendMemoryLedger(v, *g, &out, &result); !st.ok()) return st;
+  }
   absl::StrAppend(&out, result, " model=", Token(g->model), "\n");
   return out;
 }

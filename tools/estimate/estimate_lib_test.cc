@@ -101,6 +101,41 @@ TEST(EstimateTest, GptPresetLlama3At8192) {
   }
 }
 
+// The memory ledger: the CPU model's buffers per level (block keeps the least, and at gpt2 B=8
+// T=256 at least 60% less than none), and on a GPU the CUDA model's bf16 plan against its memory:
+// llama3-8b at B=1, T=8192 fits an H200 at no level (its training state alone is over 141 GB),
+// llama3.2-1b fits at every level.
+TEST(EstimateTest, GptMemoryLedgerPerRecomputeLevel) {
+  const std::string cpu = Report("gpt", {"--preset=gpt2", "--batch=8", "--seq=256", "--recompute=all"});
+  const double none = ResultValue(cpu, "memory_activations_none");
+  const double block = ResultValue(cpu, "memory_activations_block");
+  EXPECT_LT(ResultValue(cpu, "memory_activations_gelu"), none);
+  EXPECT_LT(ResultValue(cpu, "memory_activations_attention"), none);
+  EXPECT_LE(block, 0.4 * none) << cpu;
+  EXPECT_EQ(ResultValue(cpu, "memory_total_none") - none, 16 * 124475904.0);  // fp32 params, grads, m, v
+  EXPECT_NE(cpu.find("the CPU model's buffers"), std::string::npos) << cpu;
+
+  const std::string h200 = Report("gpt", {"--preset=llama3-8b", "--seq=8192", "--recompute=all", "--gpu=H200"});
+  for (const char* level : {"none", "swiglu", "attention", "block"}) {
+    EXPECT_EQ(ResultValue(h200, std::string("fits_") + level), 0) << level;
+  }
+  EXPECT_NE(h200.find("fits at no level: the parameters, gradients, AdamW and the bf16 copy alone take 144.54 GB "
+                      "of 141.00 GB"),
+            std::string::npos)
+      << h200;
+  const std::string small = Report("gpt", {"--preset=llama3.2-1b", "--seq=8192", "--recompute=block", "--gpu=H200"});
+  EXPECT_EQ(ResultValue(small, "fits_block"), 1);
+  EXPECT_NE(small.find("fits at --recompute=block on one NVIDIA H200 SXM"), std::string::npos) << small;
+
+  Outcome gelu = Main({"gpt", "--preset=llama-124m", "--recompute=gelu"});
+  EXPECT_EQ(gelu.exit_code, kUsageError);
+  EXPECT_NE(gelu.err.find("this model's MLP is swiglu (use --recompute=swiglu)"), std::string::npos) << gelu.err;
+  Outcome bogus = Main({"gpt", "--preset=gpt2", "--recompute=most"});
+  EXPECT_NE(bogus.err.find("--recompute=most is invalid: not one of none, gelu, attention, block, all"),
+            std::string::npos)
+      << bogus.err;
+}
+
 // A preset is its shape and switches: llama-124m's flags spelled out give the same figures, and
 // gpt2's equal the GPT-2 shape flags with the padded vocab. A flag over a preset changes it.
 TEST(EstimateTest, GptPresetEqualsItsFlags) {
