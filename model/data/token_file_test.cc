@@ -54,8 +54,11 @@ TEST(TokenFileDeathTest, ShrinkingWhileMappedStopsWithTheFileNamed) {
         std::_Exit(0);
       },
       testing::ExitedWithCode(2), "error: the token file '.*shrinks.bin' changed size while it was mapped");
-  // Faults elsewhere are not ours: a SIGBUS raised outside any mapped file still ends the process
-  // by the signal, as without the handler.
+  // Faults elsewhere are not ours: a SIGBUS raised outside any mapped file goes to the handler
+  // that was there before, so it still ends the process by the signal, as without ours. Not under
+  // AddressSanitizer: there the handler before ours is ASan's, which would report the raise as an
+  // error of its own (a SUMMARY line CI treats as a finding).
+#if !defined(__SANITIZE_ADDRESS__)
   EXPECT_EXIT(
       {
         auto f = TokenFile::Open(path);  // installs the handler
@@ -64,6 +67,7 @@ TEST(TokenFileDeathTest, ShrinkingWhileMappedStopsWithTheFileNamed) {
         std::_Exit(0);
       },
       testing::KilledBySignal(SIGBUS), "");
+#endif
 }
 
 TEST(TokenFile, Errors) {
