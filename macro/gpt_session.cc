@@ -16,6 +16,7 @@
 #include "macro/step_memory.h"
 #include "measure/cpu_ceilings.h"
 #include "measure/stream.h"
+#include "model/cuda/cuda_model.h"
 #include "model/onednn_gemm.h"
 #include "model/data/token_file.h"
 #include "sysinfo/cpu_info.h"
@@ -87,6 +88,7 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
     s->memory_plan_ = *plan;
   }
   std::string device_name;
+  if (o.device != "cpu") s->device_bytes_before_model_ = model::CudaDeviceMemoryInUse();
   auto model = MakeModel(o, /*cuda_device=*/0, &device_name);
   if (!model.ok()) return model.status();
   s->model_ = std::move(*model);

@@ -92,6 +92,9 @@ class GptSession {
   const accounting::StepFlops& flops() const { return flops_; }
   // CPU: the host memory planned for the run at its peak (step_memory.h); empty on CUDA.
   const StepMemoryPlan& memory_plan() const { return memory_plan_; }
+  // CUDA: the device memory in use just before the model was made (model::CudaDeviceMemoryInUse;
+  // -1 unreadable or on the CPU), the memory ledger's baseline.
+  int64_t device_bytes_before_model() const { return device_bytes_before_model_; }
   const accounting::Peak& peak() const { return peak_; }
   // False when the device has no known peak (a GPU missing from the datasheet registry): the
   // steps are timed, and MFU and HFU are "n/a" (peak().source says why).
@@ -131,6 +134,7 @@ class GptSession {
   accounting::StepFlops flops_;
   accounting::Peak peak_;
   StepMemoryPlan memory_plan_;
+  int64_t device_bytes_before_model_ = -1;
   RankPeak run_peak_;  // the start-up choice
   accounting::PeakProbes probes_;
   double counted_flops_ = 0;

@@ -188,18 +188,25 @@ void RecordCaseFigures(benchmark::State& state, const GptSession& s, CaseResult*
     state.counters["hfu_over_mfu"] = result->counted_flops_per_step / result->model_flops_per_step;
     state.counters["hfu_over_mfu_predicted"] = result->hardware_flops_per_step / result->model_flops_per_step;
   }
-  if (s.options().device != "cpu") return;
+  if (s.options().device == "cpu") {
+    result->ledger = MakeMemoryLedger(s.memory_plan(), s.options());
+    result->ledger.activations_resident = s.model().ResidentActivationBytes();
+    result->ledger.peak_resident = model::PeakResidentBytes();
+  } else {
+    const model::cuda::CudaMemoryPlan* plan = model::CudaModelMemoryPlan(s.model());
+    if (plan == nullptr) return;
+    result->ledger = MakeCudaMemoryLedger(*plan, s.options());
+    const int64_t now = model::CudaDeviceMemoryInUse(), before = s.device_bytes_before_model();
+    if (now >= 0 && before >= 0) result->ledger.peak_resident = now - before;
+  }
   result->has_ledger = true;
-  result->ledger = MakeMemoryLedger(s.memory_plan(), s.options());
-  result->ledger.activations_resident = s.model().ResidentActivationBytes();
-  result->ledger.peak_resident = model::PeakResidentBytes();
-  const model::MemoryEstimate& m = s.memory_plan().model;
+  const model::MemoryEstimate& m = result->ledger.plan.model;
   state.counters["mem_params_bytes"] = m.params_bytes;
   state.counters["mem_grads_bytes"] = m.grads_bytes;
   state.counters["mem_adamw_bytes"] = m.adamw_bytes;
   state.counters["mem_bf16_bytes"] = m.bf16_bytes;
   state.counters["mem_activations_bytes"] = m.activations_bytes;
-  state.counters["mem_workspace_bytes"] = s.memory_plan().startup_bytes + s.memory_plan().runtime_bytes;
+  state.counters["mem_workspace_bytes"] = result->ledger.plan.startup_bytes + result->ledger.plan.runtime_bytes;
   state.counters["mem_peak_bytes"] = result->ledger.predicted_peak();
   if (result->ledger.activations_resident >= 0) {
     state.counters["mem_activations_bytes_measured"] = result->ledger.activations_resident;
@@ -329,7 +336,9 @@ void PrintSummary(const Run& run, const CaseResult& r) {
     graph.push_back(t.graph);
   }
   SeriesStats st = Summarise(totals);
-  Log(absl::StrCat("\n== summary: BM_GptStep/", o.CaseName(), r.real_data ? "/data:real" : "", ", ", st.n,
+  const bool level_named = o.recompute_all || r.recompute != accounting::Recompute::kNone;  // as registered
+  Log(absl::StrCat("\n== summary: BM_GptStep/", o.CaseName(), r.real_data ? "/data:real" : "",
+                   level_named ? absl::StrCat("/recompute:", RecomputeFlagName(r.recompute, o.config)) : "", ", ", st.n,
                    " timed steps after ", o.warmup_steps, " warm-up",
                    r.disturbance.disturbed ? absl::StrCat(" | DISTURBED: ", r.disturbance.reason) : ""));
   Log(absl::StrFormat("step time     median %.2f ms (min %.2f, max %.2f; spread (max-min)/median %.1f%%)",

@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<model::GptModel>> MakeModel(const StepOptions& o,
   model::CudaModelOptions cuda_options;
   cuda_options.attention = o.attention_impl;
   cuda_options.cuda_graph = o.cuda_graph;
+  cuda_options.recompute = o.recompute;
   return model::MakeCudaModel(o.config, o.batch, o.seq, o.seed, o.dtype, cuda_options);
 }
 

@@ -75,7 +75,7 @@ ABSL_FLAG(
     "with --profile or --device=cpu (ddp_step: not supported)");
 
 ABSL_FLAG(std::string, recompute, "none",
-          "activation recomputation, CPU fp32 only: none (keep every activation), gelu (GPT-2: keep the MLP's "
+          "activation recomputation (the CPU model in fp32, the CUDA model in every dtype): none (keep every activation), gelu (GPT-2: keep the MLP's "
           "pre-activation, recompute GeLU in the backward; llm.c's level 1) or swiglu (Llama: keep the gate and "
           "up projections, recompute SwiGLU's product), attention (keep q, k, v; recompute the attention core: "
           "Megatron-LM's selective), block (keep each block's input, rerun its forward inside its backward: "

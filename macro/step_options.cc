@@ -359,7 +359,7 @@ absl::Status ResolveCudaGraph(const RawStepFlags& f, StepOptions* o) {
   return absl::OkStatus();
 }
 
-// --recompute: a level of the CPU model; gelu on a GeLU MLP, swiglu on a SwiGLU one (each names
+// --recompute: a level of the CPU (fp32) or CUDA model; gelu on a GeLU MLP, swiglu on a SwiGLU one (each names
 // the MLP's activation it recomputes; the other preset has none of that name).
 absl::Status ResolveRecompute(const RawStepFlags& f, StepOptions* o) {
   const std::string& r = f.recompute;
@@ -387,13 +387,10 @@ absl::Status ResolveRecompute(const RawStepFlags& f, StepOptions* o) {
     return FlagError("recompute", absl::StrCat("'", r, "' is not one of none, ", swiglu ? "swiglu" : "gelu",
                                                ", attention, block, all"));
   }
-  if (o->device != "cpu") {
-    return FlagError("recompute", absl::StrCat("'", r, "' runs on the CPU model only (not built in the CUDA model "
-                                               "yet); use --device=cpu or --recompute=none"));
-  }
-  if (o->dtype == accounting::Dtype::kBf16) {
-    return FlagError("recompute", absl::StrCat("'", r, "' runs the fp32 CPU step only (the bf16 step keeps its "
-                                               "GEMM inputs' copies; not built); use --dtype=fp32"));
+  if (o->device == "cpu" && o->dtype == accounting::Dtype::kBf16) {
+    return FlagError("recompute", absl::StrCat("'", r, "' runs the fp32 CPU step only (the bf16 CPU step keeps its "
+                                               "GEMM inputs' copies; not built); use --dtype=fp32, or the CUDA "
+                                               "model, which recomputes in every dtype"));
   }
   if (o->compare_data && o->recompute_all) {
     return FlagError("recompute", "'all' cannot be combined with --compare_data (one data mode per level)");

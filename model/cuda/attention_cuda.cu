@@ -249,8 +249,10 @@ void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t
   S* q = qkvr;
   S* k = qkvr + n;
   S* v = qkvr + 2 * n;
-  LaunchPerElement("attention_forward", permute_kernel<S>, n, q, k, v, inp, B, T, NH, hs, NKV);
-  CUDA_CHECK_LAST("attention_forward (permute)");
+  if (inp != nullptr) {  // null: qkvr holds them already (the attention recompute)
+    LaunchPerElement("attention_forward", permute_kernel<S>, n, q, k, v, inp, B, T, NH, hs, NKV);
+    CUDA_CHECK_LAST("attention_forward (permute)");
+  }
   // Scores of each query block against the keys up to its end: att = q k^T / sqrt(hs).
   const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
   RunPerBlock(gemm, Blocks::kQuery, T, Tb, "attention_qk", [&](int64_t r0, int64_t rows, int64_t keys) {

@@ -29,7 +29,8 @@ namespace cuda {
 // backward; att: (B, NH, T, T) softmax(q k^T / sqrt(hs)) with the causal mask, saved for
 // backward: row t holds its probabilities in columns 0..t and zeros up to its block's end
 // (AttentionRowLimit); the columns after that are never written. vaccum: (B, NH, T, hs)
-// scratch; inp: (B, T, QKV) = q | k | v. qkvr holds K and V expanded to NH heads. tf32: fp32
+// scratch; inp: (B, T, QKV) = q | k | v, or null when qkvr already holds them (permuted by an
+// earlier call: the attention recompute). qkvr holds K and V expanded to NH heads. tf32: fp32
 // GEMMs may use TF32 tensor cores. block: query rows per block (0: kAttentionBlock).
 template <typename S>
 void attention_forward(S* out, S* qkvr, S* att, S* vaccum, const S* inp, int64_t B, int64_t T, int64_t C,

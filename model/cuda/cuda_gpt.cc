@@ -41,6 +41,7 @@ class CudaGptBase : public GptModel {
  public:
   virtual std::string Describe() const = 0;
   virtual const std::string& AttentionChoice() const = 0;
+  virtual const CudaMemoryPlan& MemoryPlan() const = 0;
 };
 
 template <typename S>
@@ -94,13 +95,17 @@ class CudaGpt final : public CudaGptBase {
                         AttentionBlock(T_, options_.attention_block), ")");
   }
   const std::string& AttentionChoice() const override { return options_.attention_choice; }
+  const CudaMemoryPlan& MemoryPlan() const override { return plan_; }
 
  private:
   template <typename X>
   X* Ptr(CudaTensor id, int64_t layer = 0) const {
     const PlannedTensor& t = plan_.tensor(id);
     if (t.layers == 0) return nullptr;
-    return reinterpret_cast<X*>(static_cast<char*>(arena_) + t.offset + layer * t.layer_stride);
+    // A tensor kept once (not per layer, or one that the recompute level reruns): every layer's
+    // copy is the one slot.
+    const int64_t slot = t.layers == 1 ? 0 : layer;
+    return reinterpret_cast<X*>(static_cast<char*>(arena_) + t.offset + slot * t.layer_stride);
   }
   S* Act(CudaTensor id, int64_t layer = 0) const { return Ptr<S>(id, layer); }
   // Layer l's activations that its forward writes and its backward reads (the attention's own
@@ -147,6 +152,8 @@ class CudaGpt final : public CudaGptBase {
   // Backward's steps: the loss, LM head and final norm; then one block, from the top.
   void BackwardHead(const ParamPointers<S>& w, const ParamPointers<float>& g);
   absl::Status BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g);
+  // What options_.recompute did not keep of layer l, rerun before its backward (nothing with kNone).
+  absl::Status RecomputeLayer(int64_t l, const ParamPointers<S>& w);
   // The config's norm (LayerNorm with its mean and bias, or RMSNorm: mean and bias null) on
   // (B, T, C), forward and backward (dinp +=, dweight and dbias +=); NormOp names it for the timer.
   const char* NormOp(bool backward) const;
@@ -162,7 +169,8 @@ class CudaGpt final : public CudaGptBase {
   // RoPE on q and k of a qkv (or its gradient) buffer, when the config's positions are RoPE's.
   void Rope(S* qkv, bool backward);
   // Layer l's attention: cuDNN's (reading q, k, v in place from the layer's qkv, kept in kQkvr)
-  // or the kernels' (permuting them out of the scratch qkv into kQkvr).
+  // or the kernels' (permuting them out of the scratch qkv into kQkvr; qkv null: from kQkvr as
+  // it is, the attention recompute).
   absl::Status AttentionForward(int64_t l, S* atty, const S* qkv);
   absl::Status AttentionBackward(int64_t l, S* dqkv, const S* datty);
   // --cuda_graph (cuda_gpt.h): the capture with its one-time check, and the capture itself.
@@ -568,11 +576,42 @@ void CudaGpt<S>::MlpBackward(int64_t l, const ParamPointers<S>& w, const ParamPo
 }
 
 template <typename S>
+absl::Status CudaGpt<S>::RecomputeLayer(int64_t l, const ParamPointers<S>& w) {
+  using R = accounting::Recompute;
+  const int64_t BT = int64_t{B_} * T_, F = config_.hidden();
+  const LayerActivations act = Activations(l);
+  switch (options_.recompute) {
+    case R::kBlock:
+      // The block's forward again from its kept input (layer l - 1's output, kept at every level).
+      // It writes layer l's output again too: the same bits, as the same kernels on the same inputs.
+      return ForwardLayer(l, w);
+    case R::kAttention: {
+      // The attention core again from the kept q, k, v (roped when the config ropes): its output,
+      // and the probabilities (kernels) or the softmax statistics (cuDNN).
+      ScopedOp op(timer_, "attention_forward");
+      return AttentionForward(l, act.atty, cudnn_ ? Act(CudaTensor::kQkvr, l) : nullptr);
+    }
+    case R::kActivation:
+      if (config_.mlp == MlpKind::kSwiglu) {
+        ScopedOp op(timer_, "swiglu_forward");
+        swiglu_forward(act.fch_gelu, static_cast<const S*>(act.fch), BT, F);
+      } else {
+        ScopedOp op(timer_, "gelu_forward");
+        gelu_forward(act.fch_gelu, static_cast<const S*>(act.fch), BT * F);
+      }
+      return absl::OkStatus();
+    default:
+      return absl::OkStatus();
+  }
+}
+
+template <typename S>
 absl::Status CudaGpt<S>::BackwardLayer(int64_t l, const ParamPointers<S>& w, const ParamPointers<float>& g) {
   const int64_t C = config_.width, QKV = config_.qkv_width();
   S* dresidual = Act(CudaTensor::kDResidual);
   S* dbtc = Act(CudaTensor::kDBtc);
   S* dqkv = Act(CudaTensor::kDQkv);
+  if (auto st = RecomputeLayer(l, w); !st.ok()) return st;
   const LayerActivations act = Activations(l);
   // dresidual holds d(residual3): it flows unchanged into d(residual2) and d(fcproj).
   MlpBackward(l, w, g, act);
@@ -774,6 +813,9 @@ std::string CudaGpt<S>::Describe() const {
       config_.bias ? ", bias in the GEMM epilogue, " : ", no biases, ", DescribeAttention(), ", gemm ",
       gemm_->name(),
       options_.cuda_graph ? ", train step as one CUDA graph (captured at the second step)" : "",
+      options_.recompute == accounting::Recompute::kNone
+          ? ""
+          : absl::StrCat(", recompute ", accounting::RecomputeName(options_.recompute), " in the backward"),
       "; memory: ", plan_.Describe());
 }
 
@@ -812,8 +854,13 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
   if (!cudnn.ok()) return cudnn.status();
   AttentionMemory attention;
   if (*cudnn != nullptr) attention = AttentionMemory{true, (*cudnn)->workspace_bytes()};
-  absl::StatusOr<CudaMemoryPlan> plan =
-      PlanCudaMemory(config, B, T, ActivationStorage(options.precision), gemm->workspace_bytes(), attention);
+  if (options.recompute == accounting::Recompute::kFull) {
+    return absl::InvalidArgumentError(
+        "recompute 'full' is accounting's whole extra forward pass; the model recomputes a level: activation, "
+        "attention or block");
+  }
+  absl::StatusOr<CudaMemoryPlan> plan = PlanCudaMemory(config, B, T, ActivationStorage(options.precision),
+                                                       gemm->workspace_bytes(), attention, options.recompute);
   if (!plan.ok()) return plan.status();
   int64_t free_bytes = 0, total_bytes = 0;
   const std::string error = DeviceMemoryInfo(&free_bytes, &total_bytes);
@@ -822,6 +869,8 @@ absl::StatusOr<std::unique_ptr<GptModel>> CreateCudaGpt(const GptConfig& config,
     return st;
   }
   CudaGptOptions described = options;  // the choice line says what cuDNN's backward stores
+  // The GeLU recompute runs the GeLU kernel; the forward's must match it bit for bit (cuda_gpt.h).
+  if (options.recompute == accounting::Recompute::kActivation) described.fuse_gelu = false;
   if (*cudnn != nullptr) {
     absl::StrAppend(&described.attention_choice,
                     CudnnBackwardNote((*cudnn)->workspace_bytes(), B, config.heads, T));
@@ -839,6 +888,11 @@ std::string DescribeCudaGpt(const GptModel& model) {
 std::string CudaGptAttentionChoice(const GptModel& model) {
   const auto* m = dynamic_cast<const CudaGptBase*>(&model);
   return m == nullptr ? "" : m->AttentionChoice();
+}
+
+const CudaMemoryPlan* CudaGptMemoryPlan(const GptModel& model) {
+  const auto* m = dynamic_cast<const CudaGptBase*>(&model);
+  return m == nullptr ? nullptr : &m->MemoryPlan();
 }
 
 }  // namespace cuda

@@ -18,6 +18,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "accounting/gpt_flops.h"
+#include "model/cuda/cuda_memory.h"
 #include "model/cuda/cuda_precision.h"
 #include "model/cuda/gemm.h"
 #include "model/gpt_config.h"
@@ -39,6 +41,15 @@ struct CudaGptOptions {
   // graphs are built at creation. attention_choice: why (attention_choice.h's line).
   bool cudnn_attention = false;
   std::string attention_choice;
+  // Activation recomputation (the CPU model's levels, cpu_gpt.h): what a level recomputes is kept
+  // for one layer only (cuda_memory.h plans it) and rerun inside that layer's backward, before the
+  // layer's gradients: kActivation the MLP's activation (GeLU, or SwiGLU's product) from the kept
+  // fc output, kAttention the attention core from the kept (roped) q, k, v, kBlock the whole
+  // layer's forward from its kept input. The recomputed forward is the same kernels on the same
+  // inputs, so the gradients are none's bit for bit; kActivation turns the GeLU epilogue fusion
+  // off (the recompute is the GeLU kernel, whose bits the epilogue's need not match). kFull is
+  // accounting's whole-forward figure, not a level: refused.
+  accounting::Recompute recompute = accounting::Recompute::kNone;
 };
 
 // CUDA graph (options.cuda_graph; CUDA Programming Guide, "CUDA Graphs"). TrainStep(batch, opt,
@@ -76,6 +87,9 @@ std::string DescribeCudaGpt(const GptModel& model);
 
 // For a model made by CreateCudaGpt: options.attention_choice; else "".
 std::string CudaGptAttentionChoice(const GptModel& model);
+
+// For a model made by CreateCudaGpt: the memory plan it allocated; else null.
+const CudaMemoryPlan* CudaGptMemoryPlan(const GptModel& model);
 
 }  // namespace cuda
 }  // namespace model

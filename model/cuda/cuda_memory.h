@@ -125,8 +125,8 @@ struct AttentionMemory {
 // Errors as ValidateRunShape. storage: of activations and the weight copy (kBf16 adds the copy).
 // recompute: the plan with the per-layer tensors a level recomputes kept once, as the CPU model
 // does (activation_layout.h, ActivationLayersKept: the MLP's activation; the attention's scores,
-// statistics and output; every per-layer tensor but the block outputs). The CUDA model itself
-// recomputes nothing yet and plans kNone: the levels are //tools:estimate's ledger.
+// statistics and output; every per-layer tensor but the block outputs): the CUDA model's plan at
+// its CudaGptOptions::recompute, and //tools:estimate's ledger.
 absl::StatusOr<CudaMemoryPlan> PlanCudaMemory(const GptConfig& config, int B, int T, StorageType storage,
                                               int64_t workspace_bytes, const AttentionMemory& attention = {},
                                               accounting::Recompute recompute = accounting::Recompute::kNone);

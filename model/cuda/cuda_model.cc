@@ -8,6 +8,7 @@
 #include "model/cuda/cuda_gpt.h"
 #include "model/cuda/cuda_precision.h"
 #include "model/cuda/current_device.h"
+#include "model/cuda/device_api.h"
 #include "model/cuda/gemm_cublaslt.h"
 
 namespace model {
@@ -28,6 +29,7 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModelOnDevice(const GptConfig&
   // below bf16's resolution, but not what fp32 mode promises (the CPU model to ~1e-5).
   options.fuse_gelu = precision == cuda::CudaPrecision::kBf16;
   options.cuda_graph = model_options.cuda_graph;
+  options.recompute = model_options.recompute;
   // cuDNN's attention or the kernels (attention_choice.h); auto checks cuDNN against the kernels
   // first, on this runner.
   const cuda::AttentionShape shape{B, T, config.heads, config.head_size(), config.kv_head_count()};
@@ -44,5 +46,13 @@ absl::StatusOr<std::unique_ptr<GptModel>> MakeCudaModelOnDevice(const GptConfig&
 std::string DescribeCudaModel(const GptModel& model) { return cuda::DescribeCudaGpt(model); }
 
 std::string CudaAttentionChoice(const GptModel& model) { return cuda::CudaGptAttentionChoice(model); }
+
+const cuda::CudaMemoryPlan* CudaModelMemoryPlan(const GptModel& model) { return cuda::CudaGptMemoryPlan(model); }
+
+int64_t CudaDeviceMemoryInUse() {
+  int64_t free_bytes = 0, total_bytes = 0;
+  if (!cuda::DeviceMemoryInfo(&free_bytes, &total_bytes).empty()) return -1;
+  return total_bytes - free_bytes;
+}
 
 }  // namespace model

@@ -31,7 +31,9 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/dtype.h"
+#include "accounting/gpt_flops.h"
 #include "model/cuda/attention_choice.h"
+#include "model/cuda/cuda_memory.h"
 #include "model/cuda/cuda_precision.h"
 #include "model/gpt_config.h"
 #include "model/gpt_model.h"
@@ -41,6 +43,7 @@ namespace model {
 struct CudaModelOptions {
   cuda::AttentionImpl attention = cuda::AttentionImpl::kAuto;  // gpt_step --attention_impl
   bool cuda_graph = false;                                     // gpt_step --cuda_graph
+  accounting::Recompute recompute = accounting::Recompute::kNone;  // gpt_step --recompute (cuda_gpt.h)
 };
 
 // Errors, checked in this order: dtype not fp32/tf32/bf16 (InvalidArgument), invalid config or
@@ -74,6 +77,14 @@ std::string DescribeCudaModel(const GptModel& model);
 // For a model from MakeCudaModel: the attention it runs and why, one line for the run's choices
 // ("attention_impl: cudnn (auto: cuDNN 9.19.0 flash attention matched ...)"); "" for any other.
 std::string CudaAttentionChoice(const GptModel& model);
+
+// For a model from MakeCudaModel: the memory plan it allocated (cuda_memory.h); null for any other
+// model (and in a build without the CUDA model).
+const cuda::CudaMemoryPlan* CudaModelMemoryPlan(const GptModel& model);
+
+// The current device's memory in use (cudaMemGetInfo: total - free; every process's allocations
+// and CUDA contexts on it), or -1 when unreadable (no device, a build without the CUDA model).
+int64_t CudaDeviceMemoryInUse();
 
 }  // namespace model
 

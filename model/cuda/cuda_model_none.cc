@@ -16,4 +16,8 @@ std::string DescribeCudaModel(const GptModel&) { return ""; }
 
 std::string CudaAttentionChoice(const GptModel&) { return ""; }
 
+const cuda::CudaMemoryPlan* CudaModelMemoryPlan(const GptModel&) { return nullptr; }
+
+int64_t CudaDeviceMemoryInUse() { return -1; }
+
 }  // namespace model

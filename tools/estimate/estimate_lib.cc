@@ -824,8 +824,8 @@ absl::Status AppendMemoryLedger(const FlagValues& v, const GptRun& g, std::strin
   } else {
     absl::StrAppendFormat(out, "memory ledger: the CUDA model's plan in bf16 (fp32 master weights, gradients and "
                                "AdamW, a bf16 weight copy, bf16 activations, attention on cuDNN: no T x T scores, "
-                               "its workspace not counted) against the %s's %s; the CUDA model recomputes nothing "
-                               "yet: a level is this plan with the per-layer tensors it recomputes kept once\n",
+                               "its workspace not counted) against the %s's %s; a level keeps one layer's copy of "
+                               "the per-layer tensors it recomputes (gpt_step --device=cuda --recompute=LEVEL)\n",
                           gpu->name, Gb(gpu->memory_bytes));
   }
   absl::StrAppendFormat(out, "  %-10s %10s %10s %10s %10s %12s %10s %10s %10s%s\n", "level", "params", "grads",
