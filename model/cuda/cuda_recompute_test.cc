@@ -100,9 +100,13 @@ void LevelsMatchNone(const std::string& family, CudaPrecision precision, bool cu
     }
     // The issued FLOPs grow by what accounting predicts the level recomputes (the counter sees
     // the forward's matmuls again: none for the activation, QK^T and AV for the attention core,
-    // the whole block for kBlock), within 1% (cuDNN's own counts differ from the formula's).
-    absl::StatusOr<accounting::StepFlops> f = accounting::GptStepFlops(
-        ToGptShape(s.config), s.T, s.B, 1, accounting::AttentionConvention::kFull, level);
+    // the whole block for kBlock), within 1%. cuDNN counts the causal triangle, T(T+1)/2 pairs,
+    // so its prediction is the causal-halved convention's; the kernels issue the full T x T here
+    // (T within one attention block).
+    const accounting::AttentionConvention convention =
+        cudnn ? accounting::AttentionConvention::kCausalHalved : accounting::AttentionConvention::kFull;
+    absl::StatusOr<accounting::StepFlops> f =
+        accounting::GptStepFlops(ToGptShape(s.config), s.T, s.B, 1, convention, level);
     ASSERT_TRUE(f.ok());
     const double predicted = f->hardware_flops_per_step / f->model_flops_per_step;
     EXPECT_NEAR(r.flops / none.flops, predicted, 0.01 * predicted)
