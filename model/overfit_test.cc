@@ -9,8 +9,9 @@
 namespace model {
 namespace {
 
-TEST(Overfit, OneBatchLossFallsBelowTenthOfLnVocab) {
-  const GptConfig c = *GptPreset("test-tiny");  // V = 60: ln V = 4.09
+void OverfitsOneBatch(const char* preset) {
+  SCOPED_TRACE(preset);
+  const GptConfig c = *GptPreset(preset);
   const int B = 4, T = 16;
   auto setup = MakeModelAndBatch(c, B, T, 1337, 3);
   ASSERT_TRUE(setup.ok()) << setup.status();
@@ -32,11 +33,16 @@ TEST(Overfit, OneBatchLossFallsBelowTenthOfLnVocab) {
     ASSERT_TRUE(m.Backward().ok());
     ASSERT_TRUE(m.Update(opt, step).ok());
   }
-  std::printf("loss %.4f at step 1 (ln V = %.4f), %.4f at step %d\n", first, ln_v, loss, step);
+  std::printf("%s: loss %.4f at step 1 (ln V = %.4f), %.4f at step %d\n", preset, first, ln_v, loss, step);
   // GPT-2 init gives near-uniform predictions: the first loss is ln V within a few percent.
   EXPECT_NEAR(first, ln_v, 0.05 * ln_v);
   EXPECT_LT(loss, 0.1 * ln_v) << "not reached in " << kMaxSteps << " steps";
 }
+
+// GPT-2's tiny preset (V = 60: ln V = 4.09) and the Llama family's (llama-tiny: RMSNorm, RoPE,
+// SwiGLU, grouped-query attention, untied head; V = 64: ln V = 4.16).
+TEST(Overfit, OneBatchLossFallsBelowTenthOfLnVocab) { OverfitsOneBatch("test-tiny"); }
+TEST(Overfit, LlamaTinyOneBatchLossFallsBelowTenthOfLnVocab) { OverfitsOneBatch("llama-tiny"); }
 
 }  // namespace
 }  // namespace model
