@@ -31,7 +31,7 @@ MemoryLedger MakeCudaMemoryLedger(const model::cuda::CudaMemoryPlan& plan, const
   l.recompute = o.recompute;
   l.recompute_flag = RecomputeFlagName(o.recompute, o.config);
   model::MemoryEstimate& m = l.plan.model;
-  m.num_params = group(G::kParams) / 4;
+  m.num_params = plan.tensor(model::cuda::CudaTensor::kParams).elements;  // the group is aligned up
   m.params_bytes = group(G::kParams);
   m.grads_bytes = group(G::kGrads);
   m.adamw_bytes = group(G::kAdamW);

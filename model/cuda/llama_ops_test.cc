@@ -26,10 +26,10 @@ namespace cuda {
 namespace {
 
 using test::DeviceBuffer;
+using test::Dev;
+using test::Host;
 using test::MaxRelErr;
 using test::Quantized;
-using test::ToFloats;
-using test::ToStorage;
 
 // The CPU reference runs single-threaded (its OpenMP threads spin-wait on a loaded machine).
 const bool kOneCpuThread = [] {
@@ -52,15 +52,6 @@ struct Shape {
 Shape Shapes() {
   if (test::IsEmulated()) return Shape{3, 13, 48, 4, 2, 40};
   return Shape{4, 256, 768, 12, 4, 2048};
-}
-
-template <typename S>
-DeviceBuffer<S> Dev(const std::vector<float>& host) {
-  return DeviceBuffer<S>(ToStorage<S>(host));
-}
-template <typename S>
-std::vector<float> Host(const DeviceBuffer<S>& d) {
-  return ToFloats(d.Download());
 }
 
 template <typename S>

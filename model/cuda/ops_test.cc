@@ -37,6 +37,8 @@ namespace cuda {
 namespace {
 
 using test::DeviceBuffer;
+using test::Dev;
+using test::Host;
 using test::MaxRelErr;
 using test::Quantized;
 using test::ToFloats;
@@ -70,15 +72,6 @@ struct Shape {
 Shape Shapes() {
   if (test::IsEmulated()) return Shape{2, 13, 48, 3, 100, 128};
   return Shape{4, 256, 768, 12, 50257, 50304};
-}
-
-template <typename S>
-DeviceBuffer<S> Dev(const std::vector<float>& host) {
-  return DeviceBuffer<S>(ToStorage<S>(host));
-}
-template <typename S>
-std::vector<float> Host(const DeviceBuffer<S>& d) {
-  return ToFloats(d.Download());
 }
 
 template <typename S>

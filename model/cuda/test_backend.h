@@ -89,6 +89,16 @@ std::vector<float> ToFloats(const std::vector<S>& x) {
   return out;
 }
 
+// A device buffer of storage S holding `host` rounded to S, and a buffer's contents as floats.
+template <typename S>
+DeviceBuffer<S> Dev(const std::vector<float>& host) {
+  return DeviceBuffer<S>(ToStorage<S>(host));
+}
+template <typename S>
+std::vector<float> Host(const DeviceBuffer<S>& d) {
+  return ToFloats(d.Download());
+}
+
 // max |got - want| / max |want| (infinity if got holds a NaN or the sizes differ).
 inline double MaxRelErr(const std::vector<float>& got, const std::vector<float>& want) {
   if (got.size() != want.size()) return INFINITY;
