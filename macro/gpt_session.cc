@@ -1,6 +1,10 @@
 // GptSession: model and data set-up, the timed step, the profile schedule.
 #include "macro/gpt_session.h"
 
+#include "macro/adamw_probe.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -11,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "accounting/ceilings.h"
 #include "accounting/flop_counter.h"
+#include "macro/adamw_probe.h"
 #include "macro/make_model.h"
 #include "macro/rank_peak.h"
 #include "macro/step_memory.h"
@@ -22,6 +27,39 @@
 #include "sysinfo/cpu_info.h"
 
 namespace macro {
+namespace {
+
+// --gemm_rates: the cache as a ceilings file; a missing file is an empty cache.
+absl::StatusOr<accounting::Ceilings> ReadGemmRateCache(const std::string& path) {
+  if (access(path.c_str(), F_OK) != 0) return accounting::Ceilings{};
+  auto c = accounting::ReadCeilings(path);
+  if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--gemm_rates: ", c.status().message()));
+  return c;
+}
+
+// Adds every rate measured now (each candidate's best call, the ceiling //micro:ceilings records)
+// to the cache, read again first so that nothing another run added is lost; written atomically.
+absl::Status AddToGemmRateCache(const std::string& path, const std::vector<model::GemmChoice>& choices) {
+  auto cache = ReadGemmRateCache(path);
+  if (!cache.ok()) return cache.status();
+  int added = 0;
+  for (const model::GemmChoice& c : choices) {
+    for (const model::GemmCandidateRate& r : c.candidates) {
+      if (r.from_file || !(r.best_flops_per_s > 0)) continue;
+      cache->gemm_flops_per_s[c.gemm.Key(r.backend)] = r.best_flops_per_s;
+      ++added;
+    }
+  }
+  if (added == 0) return absl::OkStatus();
+  if (cache->machine.empty()) cache->machine = sysinfo::ReadCpuInfo().model;
+  if (cache->method.empty()) cache->method = "GEMM rates measured by gpt_step at start-up (--gemm_rates)";
+  if (auto st = accounting::WriteCeilings(path, *cache); !st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--gemm_rates: ", st.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
                                                         const std::string& ceilings_path,
@@ -51,6 +89,11 @@ absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
     if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
     file_rates = c->gemm_flops_per_s;
   }
+  if (!o.gemm_rates.empty()) {
+    auto cache = ReadGemmRateCache(o.gemm_rates);
+    if (!cache.ok()) return cache.status();
+    file_rates.insert(cache->gemm_flops_per_s.begin(), cache->gemm_flops_per_s.end());
+  }
   const bool chooses = o.cpu_gemm == model::CpuGemmBackend::kAuto;
   std::vector<model::CpuGemmBackend> candidates = {o.cpu_gemm};
   if (chooses) candidates.assign(std::begin(model::kConcreteCpuGemms), std::end(model::kConcreteCpuGemms));
@@ -58,11 +101,18 @@ absl::StatusOr<std::vector<StepGemmRate>> StepGemmRates(const StepOptions& o,
   auto choices = model::ChooseCpuGemms(model::CpuStepGemms(o.config, o.batch, o.seq), candidates, file_rates,
                                        chooses ? 5 : 3, source);
   if (!choices.ok()) return choices.status();
-  if (!ceilings_path.empty()) {
-    absl::StrReplaceAll({{"the ceilings file", absl::StrCat("--ceilings=", ceilings_path)}}, source);
+  if (!ceilings_path.empty() || !o.gemm_rates.empty()) {
+    std::string files = ceilings_path.empty() ? "" : absl::StrCat("--ceilings=", ceilings_path);
+    if (!o.gemm_rates.empty() && o.gemm_rates != ceilings_path) {
+      absl::StrAppend(&files, files.empty() ? "" : " and ", "--gemm_rates=", o.gemm_rates);
+    }
+    absl::StrReplaceAll({{"the ceilings file", files}}, source);
   }
   if (chooses) {
     if (auto st = model::ApplyCpuGemmChoices(*choices); !st.ok()) return st;
+  }
+  if (!o.gemm_rates.empty()) {
+    if (auto st = AddToGemmRateCache(o.gemm_rates, *choices); !st.ok()) return st;
   }
   std::vector<StepGemmRate> rates;
   for (const model::GemmChoice& c : *choices) {
@@ -143,6 +193,12 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
       s->triad_bytes_per_s_ = stream->triad_bytes_per_s;
       s->triad_source_ = absl::StrFormat("measured at start-up on 3 arrays of %d MiB", bytes >> 20);
     }
+    // AdamW alone, for the step prediction: 4 arrays of 3/4 of STREAM's, the same bytes (about 0.2 s).
+    const int64_t stream_bytes =
+        std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
+    auto adamw = MeasureAdamW(stream_bytes / 4 * 3, 3, o.dtype == accounting::Dtype::kBf16);
+    if (!adamw.ok()) return adamw.status();
+    s->adamw_probe_ = *adamw;
     s->step_ops_ = std::make_unique<model::HostOpTimer>();
   }
   s->clock_ = o.device == "cuda" ? MakeCudaStepClock() : MakeHostStepClock();

@@ -18,6 +18,7 @@
 #include "accounting/gpt_flops.h"
 #include "accounting/disturbed.h"
 #include "accounting/peaks.h"
+#include "macro/adamw_probe.h"
 #include "macro/rank_peak.h"
 #include "macro/step_clock.h"
 #include "macro/step_memory.h"
@@ -123,6 +124,9 @@ class GptSession {
   double triad_bytes_per_s() const { return triad_bytes_per_s_; }
   // "measured at start-up", or "from --ceilings=FILE".
   const std::string& triad_source() const { return triad_source_; }
+  // CPU only (bytes_per_s 0 on CUDA): AdamW alone at start-up (adamw_probe.h), the rate the step
+  // prediction counts the optimizer at.
+  const AdamWProbe& adamw_probe() const { return adamw_probe_; }
 
  private:
   GptSession() = default;
@@ -144,6 +148,7 @@ class GptSession {
   std::string gemm_rates_source_;
   double triad_bytes_per_s_ = 0;
   std::string triad_source_;
+  AdamWProbe adamw_probe_;
   // CPU: times the GEMM ops inside each step (StepTimes::gemm); not while --profile's timer runs.
   std::unique_ptr<model::HostOpTimer> step_ops_;
   bool profiling_ = false;

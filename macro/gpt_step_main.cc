@@ -176,6 +176,32 @@ void SetBreakdownCounters(benchmark::State& state, const GptSession& s, const st
   }
 }
 
+// The step's predicted time beside the measured one (CPU: mfu_report.h), and the sizes a sweep
+// plots against: batch, seq, tokens per step, parameters, the attention term's FLOPs and share.
+void SetPredictionCounters(benchmark::State& state, const GptSession& s, const std::vector<StepTimes>& steps) {
+  const StepOptions& o = s.options();
+  state.counters["batch"] = o.batch;
+  state.counters["seq"] = o.seq;
+  state.counters["tokens_per_step"] = static_cast<double>(s.flops().tokens);
+  state.counters["params"] = static_cast<double>(s.num_params());
+  const double attention = AttentionFlopsPerStep(s);
+  state.counters["attention_flops_per_step"] = attention;
+  if (s.flops().model_flops_per_step > 0) {
+    state.counters["attention_flops_share"] = attention / s.flops().model_flops_per_step;
+  }
+  auto p = StepPredictionOf(s);
+  if (!p.ok() || steps.empty()) return;
+  double sum = 0;
+  for (const StepTimes& t : steps) sum += t.total();
+  state.counters["predicted_ms"] = 1e3 * p->seconds;
+  state.counters["predicted_gemm_ms"] = 1e3 * p->gemm_seconds;
+  state.counters["predicted_attention_ms"] = 1e3 * p->attention_seconds;
+  state.counters["predicted_memory_ops_ms"] = 1e3 * p->memory_ops_seconds;
+  state.counters["predicted_adamw_ms"] = 1e3 * p->adamw_seconds;
+  state.counters["measured_over_predicted"] = sum / steps.size() / p->seconds;
+  state.counters["adamw_probe_bytes_per_s"] = s.adamw_probe().bytes_per_s;
+}
+
 // The session's figures and (CPU) the memory ledger, measured now, at the end of the timed steps,
 // into `result` and the case's counters: HFU over MFU counted and predicted, and each ledger line
 // predicted (mem_*) beside measured (mem_*_measured).
@@ -255,6 +281,7 @@ void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOpt
   if (auto adamw = AdamWBytesPerSecondOf(s, result->steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
     state.counters["adamw_bytes_per_s"] = *adamw;
   }
+  SetPredictionCounters(state, s, result->steps);
   RecordCaseFigures(state, s, result);
   const std::string gemm = s.gemm_rates().empty() ? "" : absl::StrCat("; GEMM: ", s.GemmDescription());
   state.SetLabel(accounting::DisturbedLabel(

@@ -10,6 +10,7 @@
 #include "sysinfo/huge_pages.h"
 #include "accounting/mfu.h"
 #include "accounting/mfu_rating.h"
+#include "model/gpt_config.h"
 
 namespace macro {
 namespace {
@@ -123,6 +124,29 @@ absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std
   in.triad_bytes_per_s = s.triad_bytes_per_s();
   in.step_seconds = MeanStepSeconds(steps);
   return accounting::ComputeStepFloor(in);
+}
+
+absl::StatusOr<accounting::StepPrediction> StepPredictionOf(const GptSession& s) {
+  if (s.gemm_rates().empty() || !(s.triad_bytes_per_s() > 0) || !(s.adamw_probe().bytes_per_s > 0)) {
+    return absl::UnimplementedError("no per-shape GEMM rates, STREAM triad and AdamW probe on this device (CPU only)");
+  }
+  const StepOptions& o = s.options();
+  auto traffic = accounting::MemoryOpsTraffic(model::ToGptShape(o.config), o.batch, o.seq, o.recompute);
+  if (!traffic.ok()) return traffic.status();
+  accounting::StepPredictionInput in;
+  in.gemm_seconds_at_rates = GemmSecondsAtRates(s);
+  for (const StepGemmRate& r : s.gemm_rates()) in.gemm_flops += r.flops_per_step();
+  in.traffic = *traffic;
+  in.triad_bytes_per_s = s.triad_bytes_per_s();
+  in.adamw_bytes = static_cast<double>(s.num_params()) * AdamWBytesPerParam(s);
+  in.adamw_bytes_per_s = s.adamw_probe().bytes_per_s;
+  return accounting::PredictStep(in);
+}
+
+double AttentionFlopsPerStep(const GptSession& s) {
+  const StepOptions& o = s.options();
+  return accounting::AttentionTrainFlopsPerToken(model::ToGptShape(o.config), o.seq, o.convention) *
+         static_cast<double>(s.flops().tokens);
 }
 
 absl::StatusOr<double> AdamWBytesPerSecondOf(const GptSession& s, const std::vector<StepTimes>& steps) {
@@ -240,6 +264,16 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
           "%.1f GB/s %.1f ms; the step takes %.2fx its floor",
           1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, f->triad_moved_bytes_per_s / 1e9,
           1e3 * f->adamw_seconds, f->step_multiple));
+    }
+    if (auto p = StepPredictionOf(s); p.ok() && !steps.empty()) {
+      const double step = MeanStepSeconds(steps);
+      out.push_back(absl::StrFormat(
+          "predicted     %.1f ms per step = GEMMs at their rates %.1f + attention's products at their mean rate "
+          "%.1f + the memory-bound ops' %.3g GB at the triad %.1f + AdamW at its own %.1f GB/s (alone, start-up) "
+          "%.1f; the step took %.2fx the prediction",
+          1e3 * p->seconds, 1e3 * p->gemm_seconds, 1e3 * p->attention_seconds,
+          p->memory_ops_seconds * triad / 1e9, 1e3 * p->memory_ops_seconds, s.adamw_probe().bytes_per_s / 1e9,
+          1e3 * p->adamw_seconds, step / p->seconds));
     }
     out.push_back("memory        " + sysinfo::DescribeHugePages());
   }

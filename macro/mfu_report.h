@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "accounting/mfu_breakdown.h"
 #include "accounting/step_floor.h"
+#include "accounting/step_prediction.h"
 #include "macro/gpt_session.h"
 
 namespace macro {
@@ -25,6 +26,11 @@ absl::StatusOr<accounting::MfuBreakdown> StepMfuBreakdown(const GptSession& s,
 
 // The step's floor over the timed steps (CPU: needs the GEMM rates and the STREAM triad).
 absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std::vector<StepTimes>& steps);
+// The step's predicted time (accounting/step_prediction.h) from the session's GEMM rates, STREAM
+// triad and AdamW probe (CPU; error on CUDA, which has none of them yet). Needs no timed step.
+absl::StatusOr<accounting::StepPrediction> StepPredictionOf(const GptSession& s);
+// The attention term's FLOPs of one step (the model's count, MFU's convention).
+double AttentionFlopsPerStep(const GptSession& s);
 // AdamW's achieved bytes per second over the timed steps (the optimizer phase's mean time).
 absl::StatusOr<double> AdamWBytesPerSecondOf(const GptSession& s, const std::vector<StepTimes>& steps);
 

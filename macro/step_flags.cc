@@ -54,6 +54,11 @@ ABSL_FLAG(std::string, profile_out, "gpt_step_trace.json",
 ABSL_FLAG(std::string, ceilings, "",
           "measured-ceilings JSON from `bazel run //micro:ceilings -- --ceilings_out=FILE`: MFU against the "
           "measured peak");
+ABSL_FLAG(std::string, gemm_rates, "",
+          "CPU fp32 step: a GEMM-rate cache, a JSON file in the --ceilings format (it may be the --ceilings "
+          "file itself; a missing file is created): the step's GEMM rates are read from it where it has them, "
+          "and the rates this run measures at start-up are added to it, so a later run of the same shapes "
+          "measures none (//tools:sweep keeps one); relative to the folder bazel run was started from");
 ABSL_FLAG(double, peak_flops, 0,
           "peak FLOP/s of ONE device to divide by (a GPU, or the whole CPU: a run on fewer threads than "
           "cores, e.g. a ddp_step rank, gets its share), overriding the datasheet or the measured CPU peak");
@@ -110,6 +115,7 @@ RawStepFlags ReadStepFlags() {
   f.profile = absl::GetFlag(FLAGS_profile);
   f.profile_out = harness::UserPath(absl::GetFlag(FLAGS_profile_out));
   f.ceilings = harness::UserPath(absl::GetFlag(FLAGS_ceilings));
+  f.gemm_rates = harness::UserPath(absl::GetFlag(FLAGS_gemm_rates));
   f.peak_flops = absl::GetFlag(FLAGS_peak_flops);
   f.attention = absl::GetFlag(FLAGS_attention);
   f.attention_impl = absl::GetFlag(FLAGS_attention_impl);

@@ -59,6 +59,11 @@ absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads,
     if (!c.ok()) return absl::InvalidArgumentError(absl::StrCat("--ceilings: ", c.status().message()));
     file = *c;
   }
+  if (!o.gemm_rates.empty()) {  // the cache's rates count as the file's (a missing cache: none)
+    absl::StatusOr<accounting::Ceilings> c = accounting::ReadCeilings(o.gemm_rates);
+    if (!file) file = accounting::Ceilings{};
+    if (c.ok()) file->gemm_flops_per_s.insert(c->gemm_flops_per_s.begin(), c->gemm_flops_per_s.end());
+  }
   plan.startup_what = gemm_rates_kept ? "nothing measured: the GEMM rates kept, the --ceilings file's triad"
                                       : "nothing measured: the --ceilings file gives every figure";
   const std::vector<model::StepGemm> gemms = model::CpuStepGemms(o.config, o.batch, o.seq, bf16);
@@ -76,6 +81,15 @@ absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads,
     if (3 * array > plan.startup_bytes) {
       plan.startup_bytes = 3 * array;
       plan.startup_what = absl::StrFormat("STREAM's 3 arrays of %d MiB", array >> 20);
+    }
+  }
+  {  // the AdamW probe (adamw_probe.h): 4 arrays of 3/4 of STREAM's, after STREAM's are freed
+    const int64_t array = std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes),
+                                            micro::kStartupStreamMaxBytes) / 4 * 3;
+    const int64_t bytes = 4 * array + (bf16 ? array / 2 : 0);
+    if (bytes > plan.startup_bytes) {
+      plan.startup_bytes = bytes;
+      plan.startup_what = absl::StrFormat("the AdamW probe's 4 arrays of %d MiB", array >> 20);
     }
   }
   plan.threads = threads > 0 ? threads : model::NumThreads();

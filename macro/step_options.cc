@@ -223,6 +223,12 @@ absl::Status ResolveCpuGemm(const RawStepFlags& f, StepOptions* o) {
     }
     o->cpu_gemm = *b;
   }
+  o->gemm_rates = f.gemm_rates;
+  if (!o->gemm_rates.empty() && (gpu || o->dtype != accounting::Dtype::kFp32)) {
+    return FlagError("gemm_rates", absl::StrCat("'", f.gemm_rates, "' caches the CPU fp32 step's GEMM rates; ",
+                                                gpu ? "this run is on CUDA (use --device=cpu)"
+                                                    : "the bf16 step measures its bf16 GEMMs at start-up"));
+  }
 
   return absl::OkStatus();
 }

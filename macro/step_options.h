@@ -40,6 +40,7 @@ struct RawStepFlags {
   bool profile = false;
   std::string profile_out = "gpt_step_trace.json";
   std::string ceilings;                 // measured-ceilings JSON from //micro:ceilings
+  std::string gemm_rates;               // a GEMM-rate cache (the ceilings file's format), read and added to
   double peak_flops = 0;                // explicit peak, FLOP/s
   std::string attention = "full";       // full | causal
   std::string attention_impl = "auto";  // auto | cudnn | kernels
@@ -63,6 +64,7 @@ struct StepOptions {
   bool profile = false;
   std::string profile_out;
   std::string ceilings;
+  std::string gemm_rates;  // CPU fp32: GEMM rates read from it and the measured ones added (sweep's cache)
   double peak_flops = 0;
   accounting::AttentionConvention convention = accounting::AttentionConvention::kFull;
   // The CUDA model's attention (model/cuda/attention_choice.h); auto is decided at model creation.

@@ -17,4 +17,5 @@ TOOLS = {
     "history": "//tools/history",
     "make_tokens": "//model/data:make_tokens",
     "report": "//tools/report",
+    "sweep": "//tools/sweep",
 }

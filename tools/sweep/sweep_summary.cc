@@ -1,0 +1,103 @@
+// MediansByPoint and SummaryLines (sweep_summary.h).
+#include "tools/sweep/sweep_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace sweep {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The median of `key` over the entries that have it as a number; -1 when none does.
+double MedianOf(const std::vector<const nlohmann::json*>& entries, const char* key) {
+  std::vector<double> v;
+  for (const nlohmann::json* e : entries) {
+    auto it = e->find(key);
+    if (it != e->end() && it->is_number()) v.push_back(it->get<double>());
+  }
+  return Median(v);
+}
+
+std::string Gb(double b) { return b < 0 ? "n/a" : absl::StrFormat("%.2f GB", b / 1e9); }
+
+}  // namespace
+
+std::vector<PointMedians> MediansByPoint(const std::vector<PlannedPoint>& planned, const SweepOutput& output) {
+  std::map<int, std::vector<const nlohmann::json*>> by_point;
+  for (const auto& [point, entry] : output.runs()) {
+    if (!entry.value("error_occurred", false)) by_point[point].push_back(&entry);
+  }
+  std::vector<PointMedians> out;
+  for (const auto& [point, entries] : by_point) {
+    PointMedians m;
+    m.point = point;
+    m.runs = static_cast<int>(entries.size());
+    m.tokens = static_cast<double>(planned[point].point.tokens());
+    m.ms_per_step = MedianOf(entries, "ms_per_step");
+    m.mfu = MedianOf(entries, "mfu");
+    std::vector<double> mfus;
+    for (const nlohmann::json* e : entries) {
+      if (e->contains("mfu") && (*e)["mfu"].is_number()) mfus.push_back((*e)["mfu"].get<double>());
+    }
+    if (!mfus.empty()) {
+      m.mfu_min = *std::min_element(mfus.begin(), mfus.end());
+      m.mfu_max = *std::max_element(mfus.begin(), mfus.end());
+    }
+    m.predicted_ms = MedianOf(entries, "predicted_ms");
+    m.predicted_gemm_ms = MedianOf(entries, "predicted_gemm_ms");
+    m.predicted_attention_ms = MedianOf(entries, "predicted_attention_ms");
+    m.predicted_memory_ops_ms = MedianOf(entries, "predicted_memory_ops_ms");
+    m.predicted_adamw_ms = MedianOf(entries, "predicted_adamw_ms");
+    m.peak_bytes_measured = MedianOf(entries, "mem_peak_bytes_measured");
+    m.predicted_peak_bytes = MedianOf(entries, "mem_peak_bytes");
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::string> SummaryLines(const std::vector<PlannedPoint>& planned, const SweepOutput& output) {
+  std::vector<std::string> out;
+  const std::vector<PointMedians> medians = MediansByPoint(planned, output);
+  out.push_back("sweep: medians over each point's runs (MFU min..max over them):");
+  out.push_back(absl::StrFormat("  %-34s %11s %22s %12s %9s  %s", "point", "ms/step", "MFU", "predicted",
+                                "measured/", "peak memory (VmHWM) of predicted"));
+  std::vector<std::string> findings;
+  for (const PointMedians& m : medians) {
+    const SweepPoint& p = planned[m.point].point;
+    const double ratio = m.predicted_ms > 0 ? m.ms_per_step / m.predicted_ms : -1;
+    out.push_back(absl::StrFormat("  %-34s %11.4g %8.2f%% (%.2f..%.2f) %9.4g ms %9s  %s of %s", p.Short(),
+                                  m.ms_per_step, 100 * m.mfu, 100 * m.mfu_min, 100 * m.mfu_max, m.predicted_ms,
+                                  ratio > 0 ? absl::StrFormat("%.2fx", ratio) : "n/a", Gb(m.peak_bytes_measured),
+                                  Gb(m.predicted_peak_bytes)));
+    if (ratio > 0 && std::fabs(ratio - 1) > kPredictionTolerance) {
+      findings.push_back(absl::StrFormat(
+          "  %s: measured %.2fx the prediction (%.4g ms against %.4g = GEMMs %.4g + attention %.4g + memory-bound "
+          "ops %.4g + AdamW %.4g)",
+          p.Short(), ratio, m.ms_per_step, m.predicted_ms, m.predicted_gemm_ms, m.predicted_attention_ms,
+          m.predicted_memory_ops_ms, m.predicted_adamw_ms));
+    }
+  }
+  if (findings.empty()) {
+    out.push_back(absl::StrFormat("sweep: the prediction is within %.0f%% of the measurement at every point",
+                                  100 * kPredictionTolerance));
+  } else {
+    out.push_back(absl::StrFormat("sweep: FINDING: the prediction misses by more than %.0f%% at %zu point(s); "
+                                  "look into the term it lacks there:",
+                                  100 * kPredictionTolerance, findings.size()));
+    for (std::string& f : findings) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace sweep
