@@ -18,8 +18,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -322,6 +324,207 @@ TEST(Browser, TrendChartMarksTheChangePoint) {
   EXPECT_GT(red_in_column(X(10.5)), ph * 0.4) << "no dashed red line between runs 10 and 11";
   EXPECT_EQ(red_in_column(X(5.5)), 0) << "a red line between runs 5 and 6";
   EXPECT_EQ(red_in_column(X(15.5)), 0) << "a red line between runs 15 and 16";
+}
+
+}  // namespace
+}  // namespace report
+
+namespace report {
+namespace {
+
+// ---- the scaling map: scaling_mfu.svg and scaling_predicted.svg in Chromium ----
+
+struct SweepPoint {
+  std::string machine, preset;
+  int batch;
+  double mfu, ms, predicted_ms;
+  std::string Name() const {
+    return absl::StrCat("BM_Sweep/", preset, "/cpu/fp32/B:", batch, "/T:64/recompute:none");
+  }
+};
+
+// Two machines: A with gpt2 and llama-124m, B with gpt2; T = 64, B in {1, 2, 4, 8}. A's gpt2 at
+// B:2 is 2.75 points above the line through its neighbours (spread 1 point): a trend break; every
+// other inner point is within half a point of its line. A's gpt2 at B:4 is predicted 30% slow:
+// outside the band.
+std::vector<SweepPoint> SweepPoints() {
+  return {{"aaaa0001", "gpt2", 1, 0.20, 10, 11},        {"aaaa0001", "gpt2", 2, 0.30, 20, 18},
+          {"aaaa0001", "gpt2", 4, 0.345, 40, 52},       {"aaaa0001", "gpt2", 8, 0.38, 80, 78},
+          {"aaaa0001", "llama-124m", 1, 0.12, 15, 14},  {"aaaa0001", "llama-124m", 2, 0.17, 30, 33},
+          {"aaaa0001", "llama-124m", 4, 0.215, 60, 57}, {"aaaa0001", "llama-124m", 8, 0.25, 120, 110},
+          {"bbbb0002", "gpt2", 1, 0.06, 200, 210},      {"bbbb0002", "gpt2", 2, 0.10, 400, 380},
+          {"bbbb0002", "gpt2", 4, 0.135, 800, 820},     {"bbbb0002", "gpt2", 8, 0.16, 1600, 1500}};
+}
+
+std::string SweepRun(const std::string& machine, const std::string& cpu) {
+  const std::string rc =
+      absl::StrCat("{\\\"cpu\\\": {\\\"model_name\\\": \\\"", cpu,
+                   "\\\", \\\"isa_level\\\": \\\"AVX2\\\"}, \\\"gpu\\\": {\\\"name\\\": \\\"none\\\"}}");
+  std::string run =
+      absl::StrCat("{\"context\": {\"mlbench_sweep\": \"{\\\"format\\\": \\\"mlbench-sweep/1\\\"}\", ",
+                   "\"mlbench_machine_key\": \"", machine, "\", \"mlbench_run_context\": \"", rc,
+                   "\"}, \"benchmarks\": [");
+  bool first = true;
+  for (const SweepPoint& p : SweepPoints()) {
+    if (p.machine != machine) continue;
+    absl::StrAppend(
+        &run, first ? "" : ",", "{\"name\": \"", p.Name(), "\", \"run_name\": \"", p.Name(),
+        "\", \"run_type\": \"iteration\", \"repetitions\": 1, \"repetition_index\": 0, \"real_time\": ", p.ms,
+        ", \"time_unit\": \"ms\", \"batch\": ", p.batch, ", \"seq\": 64, \"tokens_per_step\": ", p.batch * 64,
+        ", \"mfu\": ", p.mfu, ", \"mfu_min\": ", p.mfu - 0.005, ", \"mfu_max\": ", p.mfu + 0.005,
+        ", \"ms_per_step\": ", p.ms, ", \"predicted_ms\": ", p.predicted_ms,
+        ", \"peak_flops\": ", machine == "aaaa0001" ? "1e11" : "2e11", "}");
+    first = false;
+  }
+  return run + "]}";
+}
+
+// Where a value lands on a declared axis: log10 when `log`, else linear.
+double Along(double v, double lo, double hi, bool log) {
+  return log ? std::log10(v / lo) / std::log10(hi / lo) : (v - lo) / (hi - lo);
+}
+
+// Pixels of exactly `colour` connected to (x, y), within 12 px of it: their count and centroid.
+int Blob(const Image& img, int x0, int y0, uint32_t colour, double* cx, double* cy) {
+  std::vector<std::pair<int, int>> stack = {{x0, y0}};
+  std::set<std::pair<int, int>> seen = {{x0, y0}};
+  double sx = 0, sy = 0;
+  int n = 0;
+  while (!stack.empty()) {
+    auto [x, y] = stack.back();
+    stack.pop_back();
+    if (x < 0 || y < 0 || x >= img.width || y >= img.height || img.At(x, y) != colour) continue;
+    sx += x + 0.5, sy += y + 0.5, ++n;
+    for (auto [dx, dy] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}}) {
+      if (std::abs(x + dx - x0) <= 12 && std::abs(y + dy - y0) <= 12 && seen.insert({x + dx, y + dy}).second)
+        stack.push_back({x + dx, y + dy});
+    }
+  }
+  if (n > 0) *cx = sx / n, *cy = sy / n;
+  return n;
+}
+
+// Renders `file` of `out` alone and finds each point's marker where (x(p), y(p)) on the declared
+// axes puts it. Returns the expected pixel of each point (for further checks), in order.
+std::vector<std::pair<double, double>> CheckMarkers(const std::string& chromium, const std::string& out,
+                                                    const std::string& file, const std::string& svg,
+                                                    bool log_y,
+                                                    const std::function<double(const SweepPoint&)>& x,
+                                                    const std::function<double(const SweepPoint&)>& y,
+                                                    Image* shot) {
+  std::smatch size;
+  EXPECT_TRUE(std::regex_search(svg, size, std::regex("width=\"([0-9.]+)\" height=\"([0-9.]+)\"")));
+  const std::string png = absl::StrCat(TmpDir(), "/", file, ".png"), log = TmpDir() + "/chromium_scaling.log";
+  EXPECT_EQ(Chromium(chromium,
+                     absl::StrCat("--window-size=", size[1].str(), ",", size[2].str(), " --screenshot='", png,
+                                  "' 'file://", out, "/", file, "'"),
+                     log),
+            0)
+      << ReadAll(log);
+  auto img = ReadPng(png);
+  EXPECT_TRUE(img.ok()) << img.status() << ReadAll(log);
+  if (!img.ok()) return {};
+  *shot = *img;
+  Declared d;
+  EXPECT_TRUE(ParseDeclared(svg, &d)) << file;
+  // The plot background's extent must be the declared rectangle.
+  const uint32_t bg = Hex(kPlotBackground);
+  int left = img->width, right = -1, top = img->height, bottom = -1;
+  for (int py = 0; py < img->height; ++py) {
+    for (int px = 0; px < img->width; ++px) {
+      if (img->At(px, py) != bg) continue;
+      left = std::min(left, px), right = std::max(right, px), top = std::min(top, py),
+      bottom = std::max(bottom, py);
+    }
+  }
+  EXPECT_NEAR(left, d.px, 2) << file;
+  EXPECT_NEAR(right + 1, d.px + d.pw, 2) << file;
+  EXPECT_NEAR(top, d.py, 2) << file;
+  EXPECT_NEAR(bottom + 1, d.py + d.ph, 2) << file;
+  std::vector<std::pair<double, double>> where;
+  for (const SweepPoint& p : SweepPoints()) {
+    const double ex = d.px + d.pw * Along(x(p), d.x0, d.x1, true);
+    const double ey = d.py + d.ph - d.ph * Along(y(p), d.y0, d.y1, log_y);
+    for (const auto& [ox, oy] : where)
+      EXPECT_GT(std::hypot(ox - ex, oy - ey), 14) << "the test's points overlap";
+    where.push_back({ex, ey});
+  }
+  const std::vector<SweepPoint> points = SweepPoints();
+  for (size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    SCOPED_TRACE(absl::StrCat(file, ": ", p.Name(), " on ", p.machine));
+    std::smatch cm;
+    EXPECT_TRUE(std::regex_search(svg, cm,
+                                  std::regex("fill=\"(#[0-9a-f]{6})\"[^>]*class=\"point\" data-case=\"" +
+                                             p.Name() + "\" data-machine=\"" + p.machine + "\"")));
+    if (cm.empty()) continue;
+    const uint32_t colour = Hex(cm[1]);
+    const int cx = static_cast<int>(std::floor(where[i].first)),
+              cy = static_cast<int>(std::floor(where[i].second));
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx)
+        EXPECT_EQ(img->At(cx + dx, cy + dy), colour) << "pixel " << cx + dx << "," << cy + dy;
+    }
+    double bx = 0, by = 0;
+    EXPECT_GT(Blob(*img, cx, cy, colour, &bx, &by), 20);
+    EXPECT_NEAR(bx, where[i].first, 1.5);
+    EXPECT_NEAR(by, where[i].second, 1.5);
+  }
+  return where;
+}
+
+bool Reddish(uint32_t rgb) { return (rgb >> 16) > 150 && ((rgb >> 8) & 0xff) < 90 && (rgb & 0xff) < 110; }
+
+// A red pixel on the ring of radius 11 around (x, y), looked for above, below, left and right.
+int RedOnRing(const Image& img, double x, double y) {
+  int n = 0;
+  for (auto [dx, dy] : {std::pair{0, -1}, {0, 1}, {-1, 0}, {1, 0}}) {
+    bool found = false;
+    for (double r = 9.5; r <= 12.5 && !found; r += 0.5)
+      found =
+          Reddish(img.At(static_cast<int>(std::floor(x + dx * r)), static_cast<int>(std::floor(y + dy * r))));
+    n += found;
+  }
+  return n;
+}
+
+TEST(Browser, ScalingMapMarkersAreWhereTheirValuesSay) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "SKIPPED, NOT PASSED: chromium is not installed, so the scaling map was not checked in a "
+                    "browser. Install it with `bash tools/setup.sh` (Debian package chromium).";
+  }
+  RunLoader loader;
+  ASSERT_TRUE(loader.AddText(SweepRun("aaaa0001", "AMD EPYC 7B13"), "a.json").ok());
+  ASSERT_TRUE(loader.AddText(SweepRun("bbbb0002", "Intel Xeon 8481C"), "b.json").ok());
+  ReportInputs in;
+  in.data = loader.Finish();
+  Report r = BuildReport(in);
+  const std::string out = TmpDir() + "/scaling_report";
+  ASSERT_TRUE(WriteReport(r, out).ok());
+  ASSERT_TRUE(r.files.count("scaling_mfu.svg") && r.files.count("scaling_predicted.svg"));
+
+  Image mfu_shot, predicted_shot;
+  const auto mfu_at = CheckMarkers(
+      chromium, out, "scaling_mfu.svg", r.files.at("scaling_mfu.svg"), /*log_y=*/false,
+      [](const SweepPoint& p) { return p.batch * 64.0; }, [](const SweepPoint& p) { return 100 * p.mfu; },
+      &mfu_shot);
+  const auto predicted_at = CheckMarkers(
+      chromium, out, "scaling_predicted.svg", r.files.at("scaling_predicted.svg"), /*log_y=*/true,
+      [](const SweepPoint& p) { return p.ms; }, [](const SweepPoint& p) { return p.predicted_ms; },
+      &predicted_shot);
+  ASSERT_EQ(mfu_at.size(), SweepPoints().size());
+  ASSERT_EQ(predicted_at.size(), SweepPoints().size());
+  // Red rings: A's gpt2 B:2 on the MFU chart (trend break), A's gpt2 B:4 on the predicted one
+  // (30% off); no red ring around a point neither applies to.
+  const std::vector<SweepPoint> points = SweepPoints();
+  for (size_t i = 0; i < points.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat(points[i].Name(), " on ", points[i].machine));
+    const bool a_gpt2 = points[i].machine == "aaaa0001" && points[i].preset == "gpt2";
+    EXPECT_EQ(RedOnRing(mfu_shot, mfu_at[i].first, mfu_at[i].second) >= 3, a_gpt2 && points[i].batch == 2);
+    EXPECT_EQ(RedOnRing(predicted_shot, predicted_at[i].first, predicted_at[i].second) >= 3,
+              a_gpt2 && points[i].batch == 4);
+  }
 }
 
 }  // namespace

@@ -271,6 +271,39 @@ std::string ChartSection(const std::string& id, const std::string& title, const 
   return s;
 }
 
+// The scaling map: machines, knees (a table), trend breaks, absent charts, the map's problems, then
+// the charts.
+std::string ScalingSection(const PageContent& c) {
+  std::string s = "<section id=\"scaling\"><h2>Scaling map</h2>\n<p class=\"sub\">Machines: ";
+  std::vector<std::string> machines;
+  for (const std::string& m : c.scaling_machines) machines.push_back(Esc(m));
+  absl::StrAppend(&s, absl::StrJoin(machines, "; "), ".</p>\n");
+  if (c.scaling_knees.empty()) {
+    s += "<p class=\"absent\">No knee: no series has an MFU.</p>\n";
+  } else {
+    s += "<table class=\"kv\" id=\"knees\"><thead><tr><th>Knees: the smallest B·T reaching 90% of the "
+         "series' best MFU</th></tr></thead><tbody>\n";
+    for (const std::string& k : c.scaling_knees)
+      absl::StrAppend(&s, "<tr><td class=\"knee\">", Esc(k), "</td></tr>\n");
+    s += "</tbody></table>\n";
+  }
+  if (!c.scaling_breaks.empty()) {
+    s += "<ul class=\"notes\" id=\"trend-breaks\">\n";
+    for (const std::string& b : c.scaling_breaks) absl::StrAppend(&s, "<li>", Esc(b), "</li>\n");
+    s += "</ul>\n";
+  }
+  for (const std::string& a : c.scaling_absent) absl::StrAppend(&s, "<p class=\"absent\">", Esc(a), "</p>\n");
+  if (!c.scaling_problems.empty()) {
+    s += "<ul class=\"problems\" id=\"scaling-problems\">\n";
+    for (const std::string& p : c.scaling_problems) absl::StrAppend(&s, "<li>", Esc(p), "</li>\n");
+    s += "</ul>\n";
+  }
+  s += "</section>\n";
+  for (size_t i = 0; i < c.scaling_svgs.size(); ++i)
+    s += ChartSection(absl::StrCat("scaling-", i + 1), "Scaling", c.scaling_svgs[i], "");
+  return s;
+}
+
 }  // namespace
 
 std::string CompiledIsa(const RunData& data) {
@@ -316,6 +349,7 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
   html += ChartSection("sweep-section", "Matmul sweep", c.sweep_svg, c.sweep_absent);
   html += ChartSection("steps-section", "Step time per step", c.steps_svg, c.steps_absent);
   html += ChartSection("mfu-section", "MFU loss breakdown", c.mfu_svg, c.mfu_absent);
+  if (!c.scaling_svgs.empty() || !c.scaling_problems.empty()) html += ScalingSection(c);
   if (!c.history_source.empty()) {
     absl::StrAppend(&html, "<section id=\"history\"><h2>History: ", c.trend_svgs.size(), " series from ",
                     Esc(c.history_source), "</h2>\n");

@@ -6,6 +6,8 @@
 //                then every context key in a collapsed list
 //   problems     what is missing or wrong in the input (only when there is something)
 //   charts       matmul sweep, step times, MFU loss breakdown: each, or a line saying why absent
+//   scaling      with sweep points: the machines, a table of the knees, the trend breaks, and the
+//                scaling map's charts
 //   history      with --history: one trend chart per series of the database (trend_chart.h)
 //   cases        a sortable table, one row per case: time, FLOP/s, bytes/s, intensity, % of
 //                peak, % of roofline, verified (and the gate status when a summary is given)
@@ -37,6 +39,14 @@ struct PageContent {
   std::string steps_absent;
   std::string mfu_svg;
   std::string mfu_absent;
+  // The scaling map (scaling_charts.h), when the input has sweep points: its charts, why any is
+  // absent, the machines' legend lines, the knee and trend-break lines, the map's problems.
+  std::vector<std::string> scaling_svgs;
+  std::vector<std::string> scaling_absent;
+  std::vector<std::string> scaling_machines;
+  std::vector<std::string> scaling_knees;
+  std::vector<std::string> scaling_breaks;
+  std::vector<std::string> scaling_problems;
   std::vector<std::string> trend_svgs;  // --history: one chart per series, in the database's order
   std::string history_source;           // --history's file, "" without one
   std::string history_left_out;         // the series not drawn (--max_trends) and how to see them

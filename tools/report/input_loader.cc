@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/bounded_read.h"
 #include "harness/json_text.h"
+#include "harness/machine_key.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/family.h"
 
@@ -25,6 +26,7 @@ using Json = nlohmann::ordered_json;
 struct Entry {
   std::string name;  // run_name
   std::string file;
+  std::string machine_key;  // its file's, for a sweep file's entry (InputFile::machine_key)
   bool aggregate = false;
   std::string aggregate_name;
   std::optional<double> seconds;
@@ -207,6 +209,48 @@ void ReadContext(const Json& ctx, const std::string& path, RunData* data) {
   }
 }
 
+// The context's value of `key` as a string ("" when absent or not a string).
+std::string ContextString(const Json& ctx, const char* key) {
+  return ctx.contains(key) && ctx[key].is_string() ? ctx[key].get<std::string>() : "";
+}
+
+bool IsMachineKey(const std::string& s) {
+  return s.size() == 8 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// One file's machine from its own context; a sweep file without a usable key gets its path as
+// the key (its cases stay apart from other files') and a problem line.
+InputFile ReadInputFile(const Json& ctx, const std::string& path, std::vector<std::string>* problems) {
+  InputFile f;
+  f.path = path;
+  f.sweep = ctx.is_object() && ctx.contains("mlbench_sweep");
+  if (!ctx.is_object()) return f;
+  f.machine = ContextString(ctx, "mlbench_machine");
+  const nlohmann::json rc =
+      nlohmann::json::parse(ContextString(ctx, "mlbench_run_context"), nullptr, /*allow_exceptions=*/false);
+  if (rc.is_object() && rc.contains("cpu") && rc["cpu"].is_object()) {
+    f.cpu = rc["cpu"].value("model_name", "");
+    f.isa = rc["cpu"].value("isa_level", "");
+  }
+  if (rc.is_object() && rc.contains("gpu") && rc["gpu"].is_object()) f.gpu = rc["gpu"].value("name", "");
+  if (!f.sweep) return f;
+  f.machine_key = ContextString(ctx, "mlbench_machine_key");
+  if (IsMachineKey(f.machine_key)) return f;
+  absl::StatusOr<harness::MachineId> id = harness::MachineIdFromRunContext(rc);
+  if (id.ok()) {
+    f.machine_key = id->hash;
+    if (f.machine.empty()) f.machine = id->description;
+    return f;
+  }
+  problems->push_back(absl::StrCat(path, ": no machine key (context mlbench_machine_key is '", f.machine_key,
+                                   "', not 8 hex digits, and the run context gives none: ",
+                                   id.status().message(), "); its sweep points are keyed by the file name"));
+  f.machine_key = path;
+  return f;
+}
+
 // The entry's name, kind, label, error and time (from a time-like aggregate only).
 Entry ReadEntryFields(const Json& b, const std::string& path) {
   Entry e;
@@ -375,7 +419,7 @@ void NoteWhatChartsLack(const std::vector<Entry>& entries, RunData* data) {
     if (!flops && !bytes && c.counters.empty()) {
       data->problems.push_back(absl::StrCat(StripRunSuffixes(c.name),
                                             ": no counters (no FLOP/s, no bytes/s): only its time is shown"));
-    } else if (flops && !bytes) {
+    } else if (flops && !bytes && !absl::StartsWith(c.name, "BM_Sweep/")) {  // sweeps: the scaling map
       data->problems.push_back(absl::StrCat(StripRunSuffixes(c.name),
                                             ": no bytes counter (bytes/s), so its intensity is unknown "
                                             "and it is not a point on the roofline"));
@@ -433,6 +477,7 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
                      "(write one with --benchmark_out=FILE, or use //tools:bench --out=FILE)"));
   }
   data_.files.push_back(path);
+  data_.inputs.push_back(ReadInputFile(j.value("context", Json()), path, &data_.problems));
   if (j.contains("context") && j["context"].is_object()) {
     ReadContext(j["context"], path, &data_);
   } else {
@@ -450,22 +495,25 @@ absl::Status RunLoader::AddText(const std::string& text, const std::string& path
       continue;
     }
     entries_->push_back(ReadEntry(b, path, &data_));
+    entries_->back().machine_key = data_.inputs.back().machine_key;
   }
   return absl::OkStatus();
 }
 
 RunData RunLoader::Finish() {
-  // Group by case name, keeping the order of first appearance.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const Entry*>> by_name;
+  // Group by case name (and a sweep file's machine key), keeping the order of first appearance.
+  std::vector<std::pair<std::string, std::string>> order;  // (machine key, name)
+  std::map<std::pair<std::string, std::string>, std::vector<const Entry*>> by_name;
   for (const Entry& e : *entries_) {
-    if (!by_name.count(e.name)) order.push_back(e.name);
-    by_name[e.name].push_back(&e);
+    const std::pair<std::string, std::string> key = {e.machine_key, e.name};
+    if (!by_name.count(key)) order.push_back(key);
+    by_name[key].push_back(&e);
   }
-  for (const std::string& name : order) {
-    const std::vector<const Entry*> use = EntriesToUse(by_name[name]);
+  for (const auto& key : order) {
+    const std::vector<const Entry*> use = EntriesToUse(by_name[key]);
     if (use.empty()) continue;  // only spread aggregates (stddev, cv): nothing to show
-    data_.cases.push_back(FoldCase(name, use, &data_));
+    data_.cases.push_back(FoldCase(key.second, use, &data_));
+    data_.cases.back().machine_key = key.first;
   }
   NoteWhatChartsLack(*entries_, &data_);
   return std::move(data_);

@@ -3,7 +3,9 @@
 // merged file of //tools:bench) into RunData.
 //
 // - Entries of one case (Google Benchmark's run_name; bench's rounds; the same case in several
-//   files) fold into one Case: the median of real_time and of each counter. Aggregate entries
+//   files) fold into one Case: the median of real_time and of each counter. A sweep file's
+//   (//tools:sweep; context "mlbench_sweep") cases are folded per machine key instead
+//   (RunData::inputs), so the same point from two machines stays two cases. Aggregate entries
 //   (_mean, _median, ...) are used only when a case has no per-repetition entries.
 // - Counters are the numeric keys of an entry that are not Google Benchmark's own fields nor
 //   tools/bench's mlbench_* ones. Google Benchmark writes a NaN counter as a bare NaN (and

@@ -134,8 +134,16 @@ std::vector<std::string> RemoveStale(const std::string& dir, const std::set<std:
 }  // namespace
 
 bool IsReportFileName(const std::string& name) {
-  static const char* const kFixed[] = {kIndex, "roofline.svg", "matmul_sweep.svg", "steps.svg",
-                                       "mfu_breakdown.svg"};
+  static const char* const kFixed[] = {kIndex,
+                                       "roofline.svg",
+                                       "matmul_sweep.svg",
+                                       "steps.svg",
+                                       "mfu_breakdown.svg",
+                                       "scaling_mfu.svg",
+                                       "scaling_time.svg",
+                                       "scaling_tokens.svg",
+                                       "scaling_predicted.svg",
+                                       "scaling_memory.svg"};
   for (const char* f : kFixed) {
     if (name == f) return true;
   }

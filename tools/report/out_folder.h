@@ -28,7 +28,8 @@ inline constexpr char kManifestName[] = "report_manifest.txt";
 inline constexpr char kManifestHeading[] = "# mlbench report manifest";
 
 // True for the names a report writes and its manifest may list: index.html, roofline.svg,
-// matmul_sweep.svg, steps.svg, mfu_breakdown.svg, trend_<N>.svg. Any other line of a manifest is
+// matmul_sweep.svg, steps.svg, mfu_breakdown.svg, the scaling map's scaling_mfu.svg,
+// scaling_time.svg, scaling_tokens.svg, scaling_predicted.svg, scaling_memory.svg, trend_<N>.svg. Any other line of a manifest is
 // ignored (a manifest edited to name "../x" or "notes.txt" removes nothing).
 bool IsReportFileName(const std::string& name);
 

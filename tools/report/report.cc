@@ -1,4 +1,4 @@
-// BuildReport: colours, roofs, the four charts and the page; WriteReport: the folder.
+// BuildReport: colours, roofs, the four charts, the scaling map and the page; WriteReport: the folder.
 #include "tools/report/report.h"
 
 #include "absl/strings/str_cat.h"
@@ -6,6 +6,8 @@
 #include "tools/report/html_page.h"
 #include "tools/report/mfu_chart.h"
 #include "tools/report/roofline_chart.h"
+#include "tools/report/scaling_charts.h"
+#include "tools/report/scaling_data.h"
 #include "tools/report/steps_chart.h"
 #include "tools/report/sweep_chart.h"
 
@@ -72,6 +74,21 @@ Report BuildReport(const ReportInputs& in) {
     r.files["mfu_breakdown.svg"] = page.mfu_svg;
   }
 
+  const ScalingMap scaling = CollectScaling(d);
+  if (!scaling.empty() || !scaling.problems.empty()) {
+    ScalingCharts charts = DrawScalingCharts(scaling);
+    for (auto& [name, svg] : charts.files) {
+      page.scaling_svgs.push_back(svg);
+      r.files[name] = std::move(svg);
+    }
+    page.scaling_absent = charts.absent;
+    page.scaling_knees = scaling.knee_lines;
+    page.scaling_breaks = scaling.break_lines;
+    page.scaling_problems = scaling.problems;
+    for (const ScalingMachine& m : scaling.machines) page.scaling_machines.push_back(m.Legend());
+    r.knees = scaling.knee_lines;
+  }
+
   page.history_source = in.history_path;
   page.history_left_out = TrendsLeftOut(in);
   for (size_t i = 0; i < in.trends.size(); ++i) {
@@ -85,6 +102,8 @@ Report BuildReport(const ReportInputs& in) {
   if (!page.history_left_out.empty()) r.notes.push_back(page.history_left_out);
   r.notes.insert(r.notes.end(), d.problems.begin(), d.problems.end());
   r.notes.insert(r.notes.end(), roofline.notes.begin(), roofline.notes.end());
+  r.notes.insert(r.notes.end(), page.scaling_problems.begin(), page.scaling_problems.end());
+  r.notes.insert(r.notes.end(), page.scaling_breaks.begin(), page.scaling_breaks.end());
   r.files["index.html"] = RenderPage(d, r.roofs, in.gate, page);
   return r;
 }

@@ -15,6 +15,7 @@
 #include "tools/report/out_folder.h"
 #include "tools/report/roof.h"
 #include "tools/report/run_data.h"
+#include "tools/report/scaling_data.h"
 #include "tools/report/trend_chart.h"
 
 namespace report {
@@ -36,10 +37,12 @@ struct ReportInputs {
 struct Report {
   // File name -> content: index.html and roofline.svg always; matmul_sweep.svg, steps.svg and
   // mfu_breakdown.svg when the input has what they draw; trend_1.svg, trend_2.svg, ... with
-  // --history, one per series.
+  // --history, one per series; the scaling map's five (scaling_charts.h) when the input has
+  // //tools:sweep points (BM_Sweep/...).
   std::map<std::string, std::string> files;
   RoofChoice roofs;
   std::vector<std::string> notes;  // problems and chart notes, for the console too
+  std::vector<std::string> knees;  // the scaling map's knee lines (scaling_data.h), for the console
 };
 
 Report BuildReport(const ReportInputs& in);

@@ -51,11 +51,13 @@ constexpr char kUsage[] =
     "  --max_trends=N   draw at most N series, the first by machine and case (default 50, 1..1000);\n"
     "                   the page and stderr say how many were left out and how to see them.\n"
     "  --out=DIR        folder for index.html, roofline.svg, matmul_sweep.svg, steps.svg,\n"
-    "                   mfu_breakdown.svg, trend_N.svg (created if missing; files written via temp +\n"
-    "                   rename) and report_manifest.txt, the list of the files it wrote there. A later\n"
-    "                   report removes only files that list names. A folder holding other files and\n"
-    "                   no manifest (one report did not make, e.g. --out=.) is refused, as is a file\n"
-    "                   of a report's name the manifest does not list.\n"
+    "                   mfu_breakdown.svg, trend_N.svg, and with //tools:sweep files the scaling map\n"
+    "                   (scaling_mfu.svg, scaling_time.svg, scaling_tokens.svg, scaling_predicted.svg,\n"
+    "                   scaling_memory.svg; its knees printed on stdout) (created if missing; files\n"
+    "                   written via temp + rename) and report_manifest.txt, the list of the files it\n"
+    "                   wrote there. A later report removes only files that list names. A folder\n"
+    "                   holding other files and no manifest (one report did not make, e.g. --out=.)\n"
+    "                   is refused, as is a file of a report's name the manifest does not list.\n"
     "  --force          write into such a folder anyway: files named as the report's are replaced\n"
     "                   (each named on stderr); no other file is removed.\n"
     "\n"
@@ -191,6 +193,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<report::FolderWrite> w = report::WriteReport(r, a.out, a.force);
   if (!w.ok()) return Fail("", w.status());
   for (const std::string& n : r.notes) std::fprintf(stderr, "report: note: %s\n", n.c_str());
+  for (const std::string& k : r.knees) std::printf("report: %s\n", k.c_str());
   for (const std::string& f : w->replaced)
     std::fprintf(stderr, "report: --force: replaced %s/%s, which report had not written\n", a.out.c_str(),
                  f.c_str());

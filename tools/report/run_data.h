@@ -15,6 +15,9 @@ namespace report {
 struct Case {
   std::string name;               // Google Benchmark's run_name (e.g. BM_Matmul/cpu/fp32/M:256/...)
   std::string file;               // the input it came from
+  // The machine key of its file (InputFile::machine_key) for a case of a sweep file, whose cases
+  // are kept apart per machine (the same point run on two machines is two cases); "" otherwise.
+  std::string machine_key;
   std::string family;             // op family: family.h
   int repetitions = 0;            // entries folded into this case
   std::optional<double> seconds;  // median real time per iteration
@@ -58,8 +61,22 @@ struct MfuBreakdown {
   std::vector<std::pair<std::string, double>> parts;  // in the order the input gave them
 };
 
+// One input file and its machine, as its own context says (RunData::context merges all files').
+struct InputFile {
+  std::string path;
+  bool sweep = false;       // the context has "mlbench_sweep": //tools:sweep's file
+  // Of a sweep file: the context's "mlbench_machine_key", else the key harness/machine_key.h
+  // derives from "mlbench_run_context", else the path (with a problem saying so). "" otherwise.
+  std::string machine_key;
+  std::string machine;      // "mlbench_machine", else the derived machine's description
+  std::string cpu;          // the run context's cpu.model_name ("" when absent)
+  std::string isa;          // its cpu.isa_level
+  std::string gpu;          // its gpu.name ("none" on a CPU run)
+};
+
 struct RunData {
   std::vector<std::string> files;
+  std::vector<InputFile> inputs;  // one per file, in the order of `files`
   // The machine context: Google Benchmark's and the binaries' custom keys, flattened to text,
   // in the order first seen; a key whose value differs between files gets "; " + other values.
   std::vector<std::pair<std::string, std::string>> context;

@@ -66,13 +66,22 @@ void SvgWriter::Open(const std::string& tag, const Attrs& attrs, bool self_close
   out_ += self_close ? "/>\n" : ">";
 }
 
-void SvgWriter::Rect(double x, double y, double w, double h, const Attrs& attrs) {
+void SvgWriter::Element(const std::string& tag, const Attrs& attrs, const std::string& title) {
+  if (title.empty()) {
+    Open(tag, attrs, true);
+    return;
+  }
+  Open(tag, attrs, false);
+  absl::StrAppend(&out_, "<title>", XmlEscape(title), "</title></", tag, ">\n");
+}
+
+void SvgWriter::Rect(double x, double y, double w, double h, const Attrs& attrs, const std::string& title) {
   Attrs a = {{"x", Coord(x)},
              {"y", Coord(y)},
              {"width", Coord(std::max(0.0, w))},
              {"height", Coord(std::max(0.0, h))}};
   a.insert(a.end(), attrs.begin(), attrs.end());
-  Open("rect", a, true);
+  Element("rect", a, title);
 }
 
 void SvgWriter::Line(double x1, double y1, double x2, double y2, const Attrs& attrs) {
@@ -99,22 +108,18 @@ void SvgWriter::Polyline(const std::vector<std::pair<double, double>>& points, c
   Open("polyline", a, true);
 }
 
-void SvgWriter::Polygon(const std::vector<std::pair<double, double>>& points, const Attrs& attrs) {
+void SvgWriter::Polygon(const std::vector<std::pair<double, double>>& points, const Attrs& attrs,
+                        const std::string& title) {
   if (points.size() < 3) return;
   Attrs a = {{"points", PointList(points)}};
   a.insert(a.end(), attrs.begin(), attrs.end());
-  Open("polygon", a, true);
+  Element("polygon", a, title);
 }
 
 void SvgWriter::Circle(double cx, double cy, double r, const Attrs& attrs, const std::string& title) {
   Attrs a = {{"cx", Coord(cx)}, {"cy", Coord(cy)}, {"r", Coord(r)}};
   a.insert(a.end(), attrs.begin(), attrs.end());
-  if (title.empty()) {
-    Open("circle", a, true);
-    return;
-  }
-  Open("circle", a, false);
-  absl::StrAppend(&out_, "<title>", XmlEscape(title), "</title></circle>\n");
+  Element("circle", a, title);
 }
 
 void SvgWriter::Text(double x, double y, const std::string& text, const Attrs& attrs,

@@ -33,11 +33,13 @@ class SvgWriter {
   // width x height in CSS pixels; the viewBox is the same, so the drawing scales with its box.
   SvgWriter(double width, double height, const Attrs& root_attrs = {});
 
-  void Rect(double x, double y, double w, double h, const Attrs& attrs = {});
+  // `title` (may be empty), as for Circle: a <title> child, the browser's tooltip.
+  void Rect(double x, double y, double w, double h, const Attrs& attrs = {}, const std::string& title = "");
   void Line(double x1, double y1, double x2, double y2, const Attrs& attrs = {});
   // Points as (x, y) pairs; nothing is drawn for fewer than two.
   void Polyline(const std::vector<std::pair<double, double>>& points, const Attrs& attrs = {});
-  void Polygon(const std::vector<std::pair<double, double>>& points, const Attrs& attrs = {});
+  void Polygon(const std::vector<std::pair<double, double>>& points, const Attrs& attrs = {},
+               const std::string& title = "");
   // `title` (may be empty) becomes a <title> child: the browser's tooltip.
   void Circle(double cx, double cy, double r, const Attrs& attrs = {}, const std::string& title = "");
   // anchor: "start", "middle" or "end" (text-anchor).
@@ -54,6 +56,8 @@ class SvgWriter {
 
  private:
   void Open(const std::string& tag, const Attrs& attrs, bool self_close);
+  // The element, self-closed, or with a <title> child when `title` is not empty.
+  void Element(const std::string& tag, const Attrs& attrs, const std::string& title);
   std::string out_;
   int open_groups_ = 0;
   bool finished_ = false;
