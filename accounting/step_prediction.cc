@@ -35,6 +35,11 @@ LayerBytes PerLayer(const GptShape& s, double n, double t, double batch) {
 
 }  // namespace
 
+double LinearWeightCount(const GptShape& s) {
+  const double c = s.width, f = s.hidden(), qkv = c + 2.0 * s.kv_head_count() * s.head_size();
+  return s.layers * (c * qkv + c * c + (s.swiglu ? 3 : 2) * c * f) + static_cast<double>(s.vocab) * c;
+}
+
 absl::StatusOr<StepTraffic> MemoryOpsTraffic(const GptShape& shape, int64_t batch, int64_t seq, Recompute recompute) {
   if (absl::Status st = ValidateGptShape(shape); !st.ok()) return st;
   if (seq < 1 || seq > shape.block) {
@@ -60,6 +65,11 @@ absl::StatusOr<StepTraffic> MemoryOpsTraffic(const GptShape& shape, int64_t batc
   if (l.bias_sums > 0) add("bias sums", layers * l.bias_sums);
   add("embeddings", 8 * n * c);
   add("cross-entropy", 3 * n * static_cast<double>(shape.vocab));
+  const double weights = LinearWeightCount(shape);
+  const double block_weights = weights - static_cast<double>(shape.vocab) * c;
+  const bool block_again = recompute == Recompute::kBlock || recompute == Recompute::kFull;
+  add("Linear weights from memory", 3 * weights + (block_again ? block_weights : 0));
+  t.weight_bytes = t.ops.back().second;
   if (recomputed > 0) add("recomputed", layers * recomputed);
   for (const auto& [name, bytes] : t.ops) t.bytes += bytes;
   // QK^T and AV per (b, h): 2*T*T*hd each forward, twice that backward, the full square.

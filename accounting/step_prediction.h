@@ -4,8 +4,8 @@
 //   predicted = the step's Linear GEMMs at their isolated rates (each shape measured alone)
 //             + attention's per-head products (QK^T, AV and their backward) at the Linear
 //               GEMMs' mean rate
-//             + the memory-bound ops' bytes (below) at the STREAM triad, as STREAM counts
-//               bytes on both sides (no write-allocate)
+//             + the memory-bound ops' bytes and the Linear weights' trips to memory (below) at
+//               the STREAM triad, as STREAM counts bytes on both sides (no write-allocate)
 //             + AdamW's bytes at AdamW's own bytes/s, measured alone on arrays of DRAM size
 //
 // It differs from the step floor (step_floor.h) in what it is for: the floor is a bound (what
@@ -33,7 +33,13 @@
 //         2 NC forward and 4 NC backward; the cross-entropy (read the logits for their
 //         log-sum-exp; read them again and write dlogits) 3 N Vp
 //   recompute: activation adds the activation's forward per layer; attention the softmax's
-//         forward (2 A); block the whole layer's forward.
+//         forward (2 A); block the whole layer's forward (its GEMMs' weights read once more).
+//   the Linear weights from memory: the forward and the backward-input GEMMs each read every
+//         Linear weight matrix (the classifier's too) and the backward-weight GEMMs write its
+//         gradient, 3 x 4 bytes a weight. A GEMM's isolated rate is measured by repeating it, so
+//         its weight sits in the cache; in the step each weight comes from memory once per use,
+//         which at small B*T (the GEMMs' M) is a large part of their time: on a Zen 3 VM, gpt2 at
+//         B=1..2, T=32 took 1.3-1.4x the prediction without this term.
 #ifndef ACCOUNTING_STEP_PREDICTION_H_
 #define ACCOUNTING_STEP_PREDICTION_H_
 
@@ -51,7 +57,12 @@ struct StepTraffic {
   double bytes = 0;                                  // the sum of ops
   std::vector<std::pair<std::string, double>> ops;   // "norms", "softmax", "activation", ... bytes
   double attention_flops = 0;  // the per-head products issued (full T x T, fwd + bwd + recomputed)
+  double weight_bytes = 0;     // the Linear weights' part of `bytes` (also an entry of ops)
 };
+
+// The Linear layers' weights: per layer C x QKV, C x C, the MLP's (2 or 3 of C x F), and the
+// classifier's Vp x C.
+double LinearWeightCount(const GptShape& shape);
 
 // The fp32 CPU step of batch x seq tokens. Errors: an invalid shape, seq outside [1, block],
 // batch < 1.

@@ -35,6 +35,11 @@ TEST(MemoryOpsTraffic, CountsEachOpsTensorsOnceByHand) {
   EXPECT_DOUBLE_EQ(OpBytes(*t, "embeddings"), 4 * 8 * n * c);
   EXPECT_DOUBLE_EQ(OpBytes(*t, "cross-entropy"), 4 * 3 * n * 64);
   EXPECT_EQ(OpBytes(*t, "RoPE"), -1);  // learned positions
+  // Per layer C x 3C + C x C + 2 x C x F, and the classifier's Vp x C; read twice, written once.
+  const double weights = layers * (c * 3 * c + c * c + 2 * c * f) + 64 * c;
+  EXPECT_DOUBLE_EQ(LinearWeightCount(Small()), weights);
+  EXPECT_DOUBLE_EQ(OpBytes(*t, "Linear weights from memory"), 4 * 3 * weights);
+  EXPECT_DOUBLE_EQ(t->weight_bytes, 4 * 3 * weights);
   double sum = 0;
   for (const auto& op : t->ops) sum += op.second;
   EXPECT_DOUBLE_EQ(t->bytes, sum);
@@ -56,6 +61,8 @@ TEST(MemoryOpsTraffic, LlamaSwitchesChangeTheirOps) {
   EXPECT_DOUBLE_EQ(OpBytes(*t, "RoPE"), 4 * layers * 2 * 2 * n * (c + 1 * 4));
   EXPECT_EQ(OpBytes(*t, "bias sums"), -1);
   EXPECT_EQ(OpBytes(*t, "GeLU"), -1);
+  // SwiGLU's three matrices, the K/V projections of one head (hd 4): QKV = 8 + 2 * 4 = 16.
+  EXPECT_DOUBLE_EQ(LinearWeightCount(s), layers * (c * 16 + c * c + 3 * c * f) + 64 * c);
 }
 
 TEST(MemoryOpsTraffic, RecomputeAddsWhatItRunsAgain) {
@@ -67,7 +74,8 @@ TEST(MemoryOpsTraffic, RecomputeAddsWhatItRunsAgain) {
   const double n = 12, c = 8, f = 32, a = 96, layers = 2;
   EXPECT_DOUBLE_EQ(act->bytes - none->bytes, 4 * layers * 2 * n * f);
   EXPECT_DOUBLE_EQ(att->bytes - none->bytes, 4 * layers * 2 * a);
-  EXPECT_DOUBLE_EQ(block->bytes - none->bytes, 4 * layers * (8 * n * c + 2 * a + 2 * n * f));
+  const double block_weights = layers * (c * 3 * c + c * c + 2 * c * f);  // read again by the recompute
+  EXPECT_DOUBLE_EQ(block->bytes - none->bytes, 4 * layers * (8 * n * c + 2 * a + 2 * n * f) + 4 * block_weights);
   EXPECT_DOUBLE_EQ(act->attention_flops, none->attention_flops);
   EXPECT_DOUBLE_EQ(att->attention_flops, none->attention_flops * 4 / 3);
   EXPECT_DOUBLE_EQ(block->attention_flops, none->attention_flops * 4 / 3);

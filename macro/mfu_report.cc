@@ -269,7 +269,7 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
       const double step = MeanStepSeconds(steps);
       out.push_back(absl::StrFormat(
           "predicted     %.1f ms per step = GEMMs at their rates %.1f + attention's products at their mean rate "
-          "%.1f + the memory-bound ops' %.3g GB at the triad %.1f + AdamW at its own %.1f GB/s (alone, start-up) "
+          "%.1f + the memory-bound ops' and the Linear weights' %.3g GB at the triad %.1f + AdamW at its own %.1f GB/s (alone, start-up) "
           "%.1f; the step took %.2fx the prediction",
           1e3 * p->seconds, 1e3 * p->gemm_seconds, 1e3 * p->attention_seconds,
           p->memory_ops_seconds * triad / 1e9, 1e3 * p->memory_ops_seconds, s.adamw_probe().bytes_per_s / 1e9,

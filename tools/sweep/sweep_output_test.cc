@@ -105,6 +105,9 @@ TEST(SweepSummary, AMissBeyondTwentyFivePercentIsAFinding) {
   EXPECT_NE(all.find("FINDING: the prediction misses by more than 25% at 1 point(s)"), std::string::npos) << all;
   EXPECT_NE(all.find("gpt2 fp32 B=2 T=32: measured 1.32x the prediction"), std::string::npos) << all;
   EXPECT_EQ(all.find("gpt2 fp32 B=1 T=32: measured"), std::string::npos) << all;  // 1.11x: within
+  // MFU 39% at B*T = 32, 45% at 64: 39 < 0.9 x 45 = 40.5, so the knee is at 64.
+  EXPECT_NE(all.find("knee: gpt2 fp32: B*T = 64 (B=2 T=32), MFU 45.00% = 100% of the best 45.00%"), std::string::npos)
+      << all;
 }
 
 }  // namespace

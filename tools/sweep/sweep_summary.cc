@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "accounting/mfu_knee.h"
 
 namespace sweep {
 namespace {
@@ -30,6 +31,44 @@ double MedianOf(const std::vector<const nlohmann::json*>& entries, const char* k
 }
 
 std::string Gb(double b) { return b < 0 ? "n/a" : absl::StrFormat("%.2f GB", b / 1e9); }
+
+// Each curve (preset, dtype, recompute): its knee and the points off its trend. A curve has one
+// MFU per B*T: where several (B, T) give one B*T, the best of them (as the report draws it).
+std::vector<std::string> KneeLines(const std::vector<PlannedPoint>& planned, const std::vector<PointMedians>& medians) {
+  std::map<std::string, std::map<double, const PointMedians*>> curves;
+  for (const PointMedians& m : medians) {
+    const SweepPoint& p = planned[m.point].point;
+    if (!(m.mfu > 0)) continue;
+    const std::string curve = absl::StrCat(p.preset, " ", p.dtype, p.recompute == "none" ? "" : " recompute=",
+                                           p.recompute == "none" ? "" : p.recompute);
+    const PointMedians*& slot = curves[curve][m.tokens];
+    if (slot == nullptr || m.mfu > slot->mfu) slot = &m;
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, by_tokens] : curves) {
+    std::vector<accounting::CurvePoint> c;
+    std::vector<const PointMedians*> at;
+    for (const auto& [tokens, m] : by_tokens) {
+      c.push_back({tokens, m->mfu, m->mfu_max - m->mfu_min});
+      at.push_back(m);
+    }
+    auto knee = accounting::FindKnee(c);
+    if (!knee.ok()) continue;
+    const SweepPoint& k = planned[at[knee->index]->point].point;
+    out.push_back(absl::StrFormat("  knee: %s: B*T = %.0f (B=%d T=%d), MFU %.2f%% = %.0f%% of the best %.2f%% (B*T = %.0f)",
+                                  name, knee->x, k.batch, k.seq, 100 * knee->y, 100 * knee->fraction_of_best,
+                                  100 * knee->best_y, c[knee->best_index].x));
+    auto breaks = accounting::FindTrendBreaks(c);
+    if (!breaks.ok()) continue;
+    for (const accounting::TrendBreak& b : *breaks) {
+      out.push_back(absl::StrFormat("  trend break: %s at B*T = %.0f: MFU %.2f%%, %.2f points off the line through "
+                                    "its neighbours (%.2f%%), beyond the repetitions' spread %.2f",
+                                    name, c[b.index].x, 100 * c[b.index].y, 100 * b.deviation,
+                                    100 * b.expected_y, 100 * b.allowed));
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -97,6 +136,8 @@ std::vector<std::string> SummaryLines(const std::vector<PlannedPoint>& planned, 
                                   100 * kPredictionTolerance, findings.size()));
     for (std::string& f : findings) out.push_back(std::move(f));
   }
+  out.push_back("sweep: each curve's knee (the smallest B*T at 90% of its best MFU) and its trend breaks:");
+  for (std::string& line : KneeLines(planned, medians)) out.push_back(std::move(line));
   return out;
 }
 
