@@ -26,6 +26,7 @@ for pair in "$@"; do
     history) flag="--db" ;;
     make_tokens) flag="--random" ;;
     report) flag="--in=FILE" ;;
+    sweep) flag="--repetitions" ;;
   esac
   [[ -z "$flag" ]] && continue
   out="$("$bin" --help 2>/dev/null)"
@@ -34,7 +35,7 @@ done
 # An unknown flag is still an error (1: command line not understood) in the Abseil-flag tools.
 for pair in "$@"; do
   name="${pair%%=*}" bin="${pair#*=}"
-  case "$name" in gpt_step|bench|gate|history|make_tokens) ;; *) continue ;; esac
+  case "$name" in gpt_step|bench|gate|history|make_tokens|sweep) ;; *) continue ;; esac
   "$bin" --no_such_flag_xyz=1 >/dev/null 2>&1; rc=$?
   [[ $rc -eq 1 ]] || fail "$name --no_such_flag_xyz exited $rc, expected 1"
 done

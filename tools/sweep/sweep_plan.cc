@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "macro/step_memory.h"
+#include "model/onednn_gemm.h"
 #include "sysinfo/cuda_info.h"
 
 namespace sweep {
@@ -38,6 +39,14 @@ absl::StatusOr<std::vector<PlannedPoint>> PlanPoints(const std::vector<SweepPoin
       continue;
     }
     planned.options = *o;
+    if (o->device == "cpu" && o->dtype == accounting::Dtype::kBf16) {
+      // gpt_step would stop at its first bf16 GEMM: refuse the point here, with oneDNN's reason.
+      if (absl::StatusOr<std::string> bf16 = model::OneDnnBf16Implementation(); !bf16.ok()) {
+        planned.refused = absl::StrCat("bf16 on this CPU: ", bf16.status().message());
+        out.push_back(std::move(planned));
+        continue;
+      }
+    }
     auto flops = accounting::GptStepFlops(model::ToGptShape(o->config), o->seq, o->batch, 1, o->convention,
                                           o->recompute);
     if (flops.ok()) planned.model_flops_per_step = flops->model_flops_per_step;

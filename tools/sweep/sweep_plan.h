@@ -1,7 +1,8 @@
 // Before a sweep runs: each point resolved as gpt_step itself resolves its flags
 // (macro/step_options.h), its memory planned as gpt_step plans it (macro/step_memory.h) and held
 // against what this machine may still allocate, and its FLOPs per step. A point that cannot run
-// (it does not fit, or its sequence is beyond its preset's block) is refused here with one line
+// (it does not fit, its sequence is beyond its preset's block, a recompute level that means
+// nothing for its preset, bf16 on a CPU whose oneDNN cannot run it) is refused here with one line
 // naming the bytes or the limit, and the sweep goes on with the rest.
 #ifndef TOOLS_SWEEP_SWEEP_PLAN_H_
 #define TOOLS_SWEEP_SWEEP_PLAN_H_

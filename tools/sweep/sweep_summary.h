@@ -14,7 +14,8 @@
 
 namespace sweep {
 
-// How far the measured step time may be from the prediction before it is a finding.
+// How far the prediction may be from the measured step time, as a fraction of the measurement
+// (|predicted - measured| / measured; tools/report's band is the same), before it is a finding.
 inline constexpr double kPredictionTolerance = 0.25;
 
 struct PointMedians {
