@@ -37,7 +37,8 @@ ABSL_FLAG(std::string, device, "auto", "auto, cpu or cuda (gpt_step's --device)"
 ABSL_FLAG(std::string, ceilings, "",
           "a //micro:ceilings file: every run's MFU against its peak, and the GEMM rates cached in it (the "
           "shapes it lacks are measured once, by the first run that needs them, and added to it); without "
-          "it each run measures its peak, and the GEMM rates are cached in a temporary file for this sweep");
+          "it each run measures its peak, and the GEMM rates are cached in a temporary file for this sweep; "
+          "a DISTURBED run's measured rates are not kept");
 ABSL_FLAG(std::string, out, "sweep.json", "the sweep's JSON, rewritten after every run (relative to the folder bazel run was started from)");
 ABSL_FLAG(std::string, log_dir, "", "keep each run's gpt_step output here as <point>.r<k>.log (a folder that exists)");
 ABSL_FLAG(std::string, gpt_step, "", "the gpt_step binary (default: the one built with this tool)");
@@ -49,8 +50,8 @@ constexpr char kUsage[] =
     "sweep: gpt_step over a grid, one process per run, into one Google Benchmark JSON with a case per\n"
     "point and repetition: step time, MFU and peak memory measured, beside the step time and memory\n"
     "predicted from the machine's rates (gpt_step's predicted_ms: the GEMMs at their measured rates,\n"
-    "attention's products at their mean rate, the memory-bound ops at the STREAM triad, AdamW at its\n"
-    "own measured bytes/s).\n"
+    "attention's products at their mean rate, the memory-bound ops and the Linear weights' trips to\n"
+    "memory at the STREAM triad, AdamW at its own measured bytes/s).\n"
     "\n"
     "  bazel run //tools:sweep -- --batch=1,2,4,8 --seq=32,64,128 --out=/tmp/sweep.json\n"
     "  bazel run //tools:sweep -- --preset=gpt2,llama-124m --batch=1,4,16 --seq=64,256,1024 \\\n"
@@ -58,12 +59,13 @@ constexpr char kUsage[] =
     "  bazel run //tools:report -- --in=/tmp/sweep.json --out=/tmp/map      (the charts, the knee)\n"
     "\n"
     "Before running, each point is resolved and its memory planned as gpt_step does; a point that\n"
-    "does not fit in what this machine may allocate (or whose T is beyond its preset's block) is\n"
-    "refused in one line naming the bytes, and the rest run. While running: a line per run (run i\n"
+    "does not fit in what this machine may allocate is refused in one line naming the bytes (so is\n"
+    "a T beyond its preset's block, a recompute level its preset lacks, bf16 on a CPU whose oneDNN\n"
+    "cannot run it), and the rest run. While running: a line per run (run i\n"
     "of n, its figures, the time left). --out is rewritten after every run through a temporary file,\n"
     "so Ctrl-C leaves it valid with the runs finished. At the end: the medians per point, the\n"
-    "prediction's misses beyond 25%, and the knee of each curve (the smallest B*T at 90% of its best\n"
-    "MFU).\n"
+    "points where the prediction misses the measured step by more than 25% of it, and the knee of\n"
+    "each curve (the smallest B*T at 90% of its best MFU).\n"
     "\n"
     "Exit status: 0 every run finished (refused points allowed); 1 command line not understood;\n"
     "2 bad input (a value out of range, an unwritable --out, no point that can run) or a run that\n"

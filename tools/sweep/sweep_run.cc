@@ -167,14 +167,15 @@ bool RunAll(const Loop& l, const std::vector<SweepRun>& order) {
       left += l.estimate->RunSeconds(order[j].point, l.planned[order[j].point].model_flops_per_step,
                                      StepsRun(l.s.common));
     }
-    std::printf("[%zu/%zu] %s (repetition %d of %d): %s; %s; about %s left\n", i + 1, order.size(),
-                p.point.Short().c_str(), order[i].repetition + 1, l.s.repetitions, line.c_str(),
-                FormatDuration(wall).c_str(), FormatDuration(left).c_str());
-    std::fflush(stdout);
+    // The file first, then the line: a run that is reported is in --out (Ctrl-C after the line keeps it).
     if (auto st = harness::WriteFileAtomically(l.s.out, l.output->Json()); !st.ok()) {
       std::fprintf(stderr, "sweep: %s\n", std::string(st.message()).c_str());
       return false;
     }
+    std::printf("[%zu/%zu] %s (repetition %d of %d): %s; %s; about %s left\n", i + 1, order.size(),
+                p.point.Short().c_str(), order[i].repetition + 1, l.s.repetitions, line.c_str(),
+                FormatDuration(wall).c_str(), FormatDuration(left).c_str());
+    std::fflush(stdout);
   }
   return true;
 }

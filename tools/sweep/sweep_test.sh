@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# //tools:sweep end to end on the tiny preset (each run a second or two): a grid of 2 x 2 points
-# and 2 repetitions writes 8 cases with measured and predicted step time, MFU and peak memory;
+# //tools:sweep end to end on the tiny preset (each run a second or two): a grid of 2 points (and
+# 2 refused) and 2 repetitions writes 4 cases with measured and predicted step time, MFU and peak memory;
 # the second repetition reads the GEMM rates the first cached; a point that cannot fit is refused
 # before anything runs, naming the bytes, and the rest run; bad flags are exit 2 naming the flag;
 # SIGINT mid-sweep leaves a valid JSON of the finished runs and no temporary file.
@@ -21,20 +21,21 @@ grep -q 'refused  gpt2 fp32 B=4096 T=1024 .*needs [0-9.]* GB' <<<"$out" || fail 
 grep -q 'refused  test-tiny fp32 B=1 T=1024 .*block size 16' <<<"$out" || fail "T beyond the block not refused"
 [[ -e "$tmp/s.json" ]] && fail "--dry_run wrote the JSON"
 
-out="$("$sweep" --gpt_step="$gpt_step" --preset=test-tiny --batch=1,2 --seq=8,16,32 --steps=2 --warmup_steps=1 \
+out="$("$sweep" --gpt_step="$gpt_step" --preset=test-tiny --batch=1,2 --seq=8,32 --steps=2 --warmup_steps=1 \
   --repetitions=2 --out="$tmp/s.json" --log_dir="$tmp/logs" 2>&1)"; rc=$?
 echo "$out"
 [[ $rc -eq 0 ]] || fail "sweep: exit $rc"
-grep -q '^\[8/8\] test-tiny fp32 B=2 T=16 (repetition 2 of 2): .* ms/step, MFU .*%, predicted .* ms (measured .*x), peak .* GB (predicted .* GB).*left$' <<<"$out" \
-  || fail "no progress line for run 8 of 8 with its figures and the time left"
+grep -q '^\[4/4\] test-tiny fp32 B=2 T=8 (repetition 2 of 2): .* ms/step, MFU .*%, predicted .* ms (measured .*x), peak .* GB (predicted .* GB).*left$' <<<"$out" \
+  || fail "no progress line for run 4 of 4 with its figures and the time left"
 grep -q 'refused  test-tiny fp32 B=2 T=32 .*block size 16' <<<"$out" || fail "T=32 beyond the block not refused"
 python3 - "$tmp/s.json" <<'PY' || fail "the sweep JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
 b = d["benchmarks"]
-assert len(b) == 8, len(b)  # 4 points x 2 repetitions
+assert len(b) == 4, len(b)  # 2 points x 2 repetitions
 names = sorted({e["name"] for e in b})
-assert names[0] == "BM_Sweep/test-tiny/cpu/fp32/B:1/T:16/recompute:none", names
+assert names == ["BM_Sweep/test-tiny/cpu/fp32/B:1/T:8/recompute:none",
+                 "BM_Sweep/test-tiny/cpu/fp32/B:2/T:8/recompute:none"], names
 for e in b:
     for k in ("ms_per_step", "mfu", "predicted_ms", "measured_over_predicted", "mem_peak_bytes_measured",
               "mem_peak_bytes", "mem_params_bytes", "mem_grads_bytes", "mem_adamw_bytes", "mem_activations_bytes",
@@ -43,9 +44,8 @@ for e in b:
     assert e["predicted_ms"] > 0 and e["ms_per_step"] > 0 and e["mem_peak_bytes_measured"] > 0
     assert e["mfu_min"] <= e["mfu"] <= e["mfu_max"], e["name"]
     assert abs(e["measured_over_predicted"] - e["ms_per_step"] / e["predicted_ms"]) < 0.05 * e["measured_over_predicted"]
-assert sorted(e["repetition_index"] for e in b) == [0] * 4 + [1] * 4
-# Interleaved: the first four runs are every point's first repetition.
-assert [e["repetition_index"] for e in b[:4]] == [0] * 4
+# Interleaved: every point's first repetition, then every point's second.
+assert [e["repetition_index"] for e in b] == [0, 0, 1, 1], [e["repetition_index"] for e in b]
 ctx = d["context"]
 assert len(ctx["mlbench_machine_key"]) == 8
 info = json.loads(ctx["mlbench_sweep"])
