@@ -182,20 +182,19 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
       auto c = accounting::ReadCeilings(o.ceilings);
       if (c.ok()) file_triad = c->triad_bytes_per_s;
     }
+    // STREAM's arrays at start-up; the AdamW probe below takes the same bytes.
+    const int64_t stream_bytes =
+        std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
     if (file_triad > 0) {
       s->triad_bytes_per_s_ = file_triad;
       s->triad_source_ = absl::StrCat("from --ceilings=", o.ceilings);
     } else {
-      const int64_t bytes =
-          std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
-      auto stream = micro::MeasureStream(bytes, 3);
+      auto stream = micro::MeasureStream(stream_bytes, 3);
       if (!stream.ok()) return stream.status();
       s->triad_bytes_per_s_ = stream->triad_bytes_per_s;
-      s->triad_source_ = absl::StrFormat("measured at start-up on 3 arrays of %d MiB", bytes >> 20);
+      s->triad_source_ = absl::StrFormat("measured at start-up on 3 arrays of %d MiB", stream_bytes >> 20);
     }
     // AdamW alone, for the step prediction: 4 arrays of 3/4 of STREAM's, the same bytes (about 0.2 s).
-    const int64_t stream_bytes =
-        std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
     auto adamw = MeasureAdamW(stream_bytes / 4 * 3, 3, o.dtype == accounting::Dtype::kBf16);
     if (!adamw.ok()) return adamw.status();
     s->adamw_probe_ = *adamw;

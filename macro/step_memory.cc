@@ -75,17 +75,17 @@ absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads,
       }
     }
   }
+  const int64_t stream_array =
+      std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
   if (!(file && file->triad_bytes_per_s > 0)) {  // STREAM triad measured at start-up (gpt_session.cc)
-    const int64_t array = std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes),
-                                            micro::kStartupStreamMaxBytes);
+    const int64_t array = stream_array;
     if (3 * array > plan.startup_bytes) {
       plan.startup_bytes = 3 * array;
       plan.startup_what = absl::StrFormat("STREAM's 3 arrays of %d MiB", array >> 20);
     }
   }
   {  // the AdamW probe (adamw_probe.h): 4 arrays of 3/4 of STREAM's, after STREAM's are freed
-    const int64_t array = std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes),
-                                            micro::kStartupStreamMaxBytes) / 4 * 3;
+    const int64_t array = stream_array / 4 * 3;
     const int64_t bytes = 4 * array + (bf16 ? array / 2 : 0);
     if (bytes > plan.startup_bytes) {
       plan.startup_bytes = bytes;

@@ -156,10 +156,9 @@ bool RunAll(const Loop& l, const std::vector<SweepRun>& order) {
         cache.Restore();
         absl::StrAppend(&line, " (the GEMM rates it measured are not cached)");
       }
-    } else {
+    } else {  // f carries the run's error, or the parse error of its JSON
       cache.Restore();
-      if (text.ok()) l.output->AddFailure(order[i].point, order[i].repetition, std::string(f.status().message()));
-      else l.output->AddFailure(order[i].point, order[i].repetition, std::string(text.status().message()));
+      l.output->AddFailure(order[i].point, order[i].repetition, std::string(f.status().message()));
       line = absl::StrCat("FAILED: ", f.status().message());
     }
     double left = 0;
