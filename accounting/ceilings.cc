@@ -43,6 +43,48 @@ absl::Status CheckGemmUnderItsPeak(const Ceilings& c, const std::string& key, do
       100 * (1 + kGemmOverPeakTolerance)));
 }
 
+// Every kind key a traffic kind's name, every figure a physical bandwidth, every spread in [0, 1],
+// the cache levels named, with capacities growing.
+absl::Status ValidateMemoryRoofs(const MemoryRoofs& m, const std::string& where) {
+  auto check_kinds = [&](const std::map<std::string, double>& figures, const std::string& what,
+                         bool bandwidth) -> absl::Status {
+    for (const auto& [key, value] : figures) {
+      if (!ParseTrafficKind(key)) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": ", what, " key '", key,
+                                                       "' is not a traffic kind (allowed: ",
+                                                       AllowedTrafficKindNames(), ")"));
+      }
+      const std::string name = absl::StrCat(where, ": ", what, ".", key);
+      if (auto st = CheckFigure(name, value); !st.ok()) return st;
+      if (bandwidth && value > 0) {
+        if (auto st = CheckPlausibleBandwidth(name, value); !st.ok()) return st;
+      }
+      if (!bandwidth && value > 1) {
+        return absl::InvalidArgumentError(absl::StrCat(name, "=", value, " is invalid: a spread in [0, 1]"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (auto st = check_kinds(m.dram_bytes_per_s, "memory_roofs_bytes_per_s", true); !st.ok()) return st;
+  if (auto st = check_kinds(m.dram_spread, "memory_roofs_spread", false); !st.ok()) return st;
+  double last = 0;
+  for (size_t i = 0; i < m.cache_levels.size(); ++i) {
+    const CacheLevel& level = m.cache_levels[i];
+    const std::string name = absl::StrCat("cache_levels[", i, "]");
+    if (level.name.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", name, " has no level name"));
+    }
+    if (!std::isfinite(level.capacity_bytes) || level.capacity_bytes <= last) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", name, ".capacity_bytes=", level.capacity_bytes,
+                                                     " is invalid: finite and above the level before (", last,
+                                                     ")"));
+    }
+    last = level.capacity_bytes;
+    if (auto st = check_kinds(level.bytes_per_s, absl::StrCat(name, ".bytes_per_s"), true); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Validate(const Ceilings& c, const std::string& where) {
   for (const auto& [key, value] : c.peak_flops) {
     if (!ParseDtype(key).ok() || std::string(DtypeName(*ParseDtype(key))) != key) {
@@ -77,9 +119,12 @@ absl::Status Validate(const Ceilings& c, const std::string& where) {
   if (auto st = CheckFigure(absl::StrCat(where, ": bandwidth_bytes_per_s"), c.bandwidth_bytes_per_s); !st.ok())
     return st;
   if (c.bandwidth_bytes_per_s > 0) {
-    return CheckPlausibleBandwidth(absl::StrCat(where, ": bandwidth_bytes_per_s"), c.bandwidth_bytes_per_s);
+    if (auto st = CheckPlausibleBandwidth(absl::StrCat(where, ": bandwidth_bytes_per_s"), c.bandwidth_bytes_per_s);
+        !st.ok()) {
+      return st;
+    }
   }
-  return absl::OkStatus();
+  return ValidateMemoryRoofs(c.memory, where);
 }
 
 // The object `key` of the ceilings file `j` (when present), a number per name, into `out`.
@@ -96,6 +141,34 @@ absl::Status ReadFigures(const nlohmann::json& j, const char* key, const std::st
           absl::StrCat("ceilings file '", path, "': ", key, ".", it.key(), " must be a number"));
     }
     (*out)[it.key()] = it.value().get<double>();
+  }
+  return absl::OkStatus();
+}
+
+// memory_roofs_bytes_per_s, memory_roofs_spread and cache_levels of the file `j`, where present.
+absl::Status ReadMemoryRoofs(const nlohmann::json& j, const std::string& path, MemoryRoofs* out) {
+  if (auto st = ReadFigures(j, "memory_roofs_bytes_per_s", path, &out->dram_bytes_per_s); !st.ok()) return st;
+  if (auto st = ReadFigures(j, "memory_roofs_spread", path, &out->dram_spread); !st.ok()) return st;
+  if (!j.contains("cache_levels")) return absl::OkStatus();
+  const auto bad = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("ceilings file '", path, "': ", what));
+  };
+  if (!j["cache_levels"].is_array()) return bad("'cache_levels' must be an array");
+  for (size_t i = 0; i < j["cache_levels"].size(); ++i) {
+    const nlohmann::json& e = j["cache_levels"][i];
+    const std::string at = absl::StrCat("cache_levels[", i, "]");
+    if (!e.is_object()) return bad(absl::StrCat(at, " must be an object"));
+    if (!e.contains("level") || !e["level"].is_string()) return bad(absl::StrCat(at, ".level must be a string"));
+    if (!e.contains("capacity_bytes") || !e["capacity_bytes"].is_number()) {
+      return bad(absl::StrCat(at, ".capacity_bytes must be a number"));
+    }
+    CacheLevel level;
+    level.name = e["level"].get<std::string>();
+    level.capacity_bytes = e["capacity_bytes"].get<double>();
+    if (auto st = ReadFigures(e, "bytes_per_s", absl::StrCat(path, "' ", at, " '"), &level.bytes_per_s); !st.ok()) {
+      return st;
+    }
+    out->cache_levels.push_back(std::move(level));
   }
   return absl::OkStatus();
 }
@@ -122,6 +195,18 @@ absl::Status WriteCeilings(const std::string& path, const Ceilings& c) {
   if (!c.gemm_flops_per_s.empty()) {
     j["gemm_flops_per_s"] = nlohmann::json::object();
     for (const auto& [k, v] : c.gemm_flops_per_s) j["gemm_flops_per_s"][k] = v;
+  }
+  if (!c.memory.dram_bytes_per_s.empty()) {
+    j["memory_roofs_bytes_per_s"] = nlohmann::json(c.memory.dram_bytes_per_s);
+    j["memory_roofs_spread"] = nlohmann::json(c.memory.dram_spread);
+  }
+  if (!c.memory.cache_levels.empty()) {
+    j["cache_levels"] = nlohmann::json::array();
+    for (const CacheLevel& level : c.memory.cache_levels) {
+      j["cache_levels"].push_back({{"level", level.name},
+                                   {"capacity_bytes", level.capacity_bytes},
+                                   {"bytes_per_s", nlohmann::json(level.bytes_per_s)}});
+    }
   }
 
   absl::Status st = harness::WriteFileAtomically(path, harness::DumpJson(j, 2) + "\n");
@@ -195,6 +280,7 @@ absl::StatusOr<Ceilings> ReadCeilings(const std::string& path) {
     }
     c.bandwidth_cache_resident = j["bandwidth_cache_resident"].get<bool>();
   }
+  if (auto st = ReadMemoryRoofs(j, path, &c.memory); !st.ok()) return st;
   if (auto st = Validate(c, absl::StrCat("ceilings file '", path, "'")); !st.ok()) return st;
   return c;
 }
@@ -215,6 +301,7 @@ absl::StatusOr<Peak> MeasuredPeak(const Ceilings& c, Dtype dtype, const std::str
   p.flops_per_s = it->second;
   p.bytes_per_s = c.bandwidth_bytes_per_s;
   p.bandwidth_cache_resident = c.bandwidth_cache_resident;
+  p.memory = c.memory;
   p.source = absl::StrCat("measured: ", path_for_source, " (", c.machine, "; ", c.method, "; ", c.date, ")");
   return p;
 }

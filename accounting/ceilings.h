@@ -15,6 +15,11 @@
 // (MeasuredPeak carries the label; gpt_decode ignores such a figure). A file without the field
 // is judged by its stream_array_bytes against this CPU's cache where it has one, else taken as
 // a DRAM figure, as files written before the field were.
+// memory_roofs_bytes_per_s (optional): the DRAM roof per kind of traffic (accounting/memory_roofs.h:
+// "read", "write_nt", "copy", "triad", "in_place"), in counted bytes/s, on the STREAM arrays;
+// memory_roofs_spread: per kind, (best - median) / best over its interleaved trials.
+// cache_levels (optional): [{"level": "L1", "capacity_bytes": 32768, "bytes_per_s": {"read": ...}}, ...],
+// smallest first, from the working-set sweep.
 //
 // Every peak and the bandwidth, when not 0 (no figure), must lie in its physical band
 // (accounting/plausible.h), and every GEMM rate at most kGemmOverPeakTolerance (25%) above the
@@ -32,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "accounting/dtype.h"
+#include "accounting/memory_roofs.h"
 #include "accounting/peaks.h"
 
 namespace accounting {
@@ -54,6 +60,7 @@ struct Ceilings {
   std::string method;                              // how it was measured
   std::string date;                                // ISO 8601
   std::map<std::string, double> gemm_flops_per_s;  // key: model::StepGemm::Key
+  MemoryRoofs memory;                              // empty: not measured (an older file)
 };
 
 // True when a STREAM figure measured on arrays of bytes_per_array bytes is (partly) a cache

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "accounting/dtype.h"
+#include "accounting/memory_roofs.h"
 
 namespace accounting {
 
@@ -26,6 +27,9 @@ struct Peak {
   // bytes_per_s is a STREAM figure on cache-sized arrays (accounting/ceilings.h): not a memory
   // bound.
   bool bandwidth_cache_resident = false;
+  // The roofs per kind of traffic and cache level (accounting/memory_roofs.h), where measured;
+  // bytes_per_s is the copy roof among them.
+  MemoryRoofs memory;
   // Where the figures come from, e.g. "datasheet: NVIDIA H100 SXM5 bf16 dense (URL)",
   // "measured: /path/ceilings.json", "flag: --peak_flops".
   std::string source;

@@ -42,17 +42,6 @@ double Seconds(F&& f) {
 
 }  // namespace
 
-void StreamCopy(float* __restrict b, const float* __restrict a, int64_t n) {
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < n; ++i) b[i] = a[i];
-}
-
-void StreamTriad(float* __restrict a, const float* __restrict b, const float* __restrict c, float s,
-                 int64_t n) {
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
-}
-
 int64_t StreamArrayBytes(int64_t llc_bytes) {
   if (llc_bytes <= 0) return int64_t{256} << 20;
   return std::max<int64_t>(4 * llc_bytes, int64_t{64} << 20);

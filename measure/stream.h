@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "measure/memory_kernels.h"  // StreamCopy, StreamTriad
 
 namespace micro {
 
@@ -23,11 +24,6 @@ struct StreamResult {
   int threads = 0;
   int trials = 0;
 };
-
-// b: (n,), a: (n,). b[i] = a[i].
-void StreamCopy(float* b, const float* a, int64_t n);
-// a: (n,), b: (n,), c: (n,). a[i] = b[i] + s * c[i].
-void StreamTriad(float* a, const float* b, const float* c, float s, int64_t n);
 
 // Arrays of `bytes_per_array` bytes each (rounded down to whole floats). Error when
 // bytes_per_array < 4096 or trials < 1, or when a copied value does not match its source.
