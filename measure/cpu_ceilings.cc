@@ -32,12 +32,19 @@ std::string DescribeCpuMethod(const CpuCeilingsResult& r) {
   const FmaPeakResult* best = Faster(r.avx2, r.avx512);
   const bool in_cache =
       accounting::StreamFigureIsCacheResident(r.stream.elements * 4, sysinfo::ReadCpuInfo().l3_bytes);
-  return absl::StrFormat(
+  std::string method = absl::StrFormat(
       "FMA loop on %d threads (%s; peak = the faster); STREAM copy %.0f MiB x 2 arrays%s, "
       "best of %d (triad %.1f GB/s)",
       best ? best->threads : 0, fma, r.stream.elements * 4.0 / (1 << 20),
       in_cache ? " (CACHE-RESIDENT: under 4x the last-level cache, not a memory bandwidth)" : "",
       r.stream.trials, r.stream.triad_bytes_per_s / 1e9);
+  if (!r.stream.roofs.empty()) {
+    absl::StrAppend(&method, "; memory roofs per traffic kind, the five kernels interleaved in each trial on the "
+                             "same 3 arrays, counted bytes (copy moves 1.5x and triad 4/3x that with "
+                             "write-allocate): ",
+                    r.stream.DescribeRoofs());
+  }
+  return method;
 }
 
 absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeakResult>& avx2,
@@ -58,6 +65,11 @@ absl::StatusOr<accounting::Ceilings> PackCpuCeilings(const std::optional<FmaPeak
   c.triad_bytes_per_s = stream.triad_bytes_per_s;
   c.bandwidth_cache_resident =
       accounting::StreamFigureIsCacheResident(c.stream_array_bytes, sysinfo::ReadCpuInfo().l3_bytes);
+  // The DRAM roofs only from DRAM-sized arrays: a cache-resident figure bounds nothing in DRAM.
+  if (!c.bandwidth_cache_resident) {
+    c.memory.dram_bytes_per_s = stream.roofs;
+    c.memory.dram_spread = stream.spread;
+  }
   c.method = method;
   c.date = sysinfo::UtcNow();
   return c;
@@ -162,6 +174,7 @@ absl::StatusOr<ResolvedCpuPeak> ResolveCpuPeakWithThreads(const std::string& cei
     if (!r.ok()) return r.status();
     p.bytes_per_s = r->ceilings.bandwidth_bytes_per_s;
     p.bandwidth_cache_resident = r->ceilings.bandwidth_cache_resident;
+    p.memory = r->ceilings.memory;
   }
   const std::string stream =
       with_bandwidth ? absl::StrFormat(", STREAM copy %.1f GB/s", p.bytes_per_s / 1e9) : std::string();

@@ -31,7 +31,7 @@ struct CpuCeilingOptions {
   double fma_seconds_per_trial = 0.01;
   int fma_trials = 10;
   int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC), at most kStartupStreamMaxBytes
-  int stream_trials = 4;
+  int stream_trials = 6;
 };
 
 struct CpuCeilingsResult {

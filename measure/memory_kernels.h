@@ -12,7 +12,11 @@
 
 namespace micro {
 
-// a: (n,). Returns the sum of a (float lanes: a probe's checksum, not an accurate sum).
+// Streams the read kernel splits its array into (ReadSum).
+inline constexpr int64_t kReadStreams = 8;
+
+// a: (n,). Returns the sum of a (float lanes: a probe's checksum, not an accurate sum), read as
+// kReadStreams interleaved streams.
 double ReadSum(const float* a, int64_t n);
 // a: (n,), 64-byte aligned. a[i] = v with non-temporal stores, then a store fence.
 void WriteNt(float* a, float v, int64_t n);

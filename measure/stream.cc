@@ -1,6 +1,4 @@
-// STREAM copy and triad (stream.h). Built with -fno-tree-loop-distribute-patterns so GCC does
-// not turn the copy loop into a memcpy call (glibc's memcpy switches to non-temporal stores on
-// large sizes, which would measure a different kind of traffic than every other loop here).
+// STREAM and the DRAM memory roofs (stream.h); the kernels are measure/memory_kernels.h's.
 #include "measure/stream.h"
 
 #include <omp.h>
@@ -10,8 +8,11 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "accounting/costs.h"
 #include "measure/random_fill.h"
 #include "sysinfo/huge_pages.h"
@@ -19,15 +20,10 @@
 namespace micro {
 namespace {
 
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<float, FreeDeleter>;
-
 // On huge pages like the model's buffers (sysinfo/huge_pages.h), so that AdamW's bytes/s and
 // the triad meet the same TLB.
-Buffer Allocate(int64_t n) {
-  return Buffer(static_cast<float*>(sysinfo::AllocateLarge(static_cast<size_t>(n) * sizeof(float))));
+StreamArrays::Buffer Allocate(int64_t n) {
+  return StreamArrays::Buffer(static_cast<float*>(sysinfo::AllocateLarge(static_cast<size_t>(n) * sizeof(float))));
 }
 
 std::mutex g_last_mu;
@@ -47,48 +43,93 @@ int64_t StreamArrayBytes(int64_t llc_bytes) {
   return std::max<int64_t>(4 * llc_bytes, int64_t{64} << 20);
 }
 
-absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials) {
+StreamArrays::StreamArrays(int64_t n) : n_(n) {}
+
+absl::StatusOr<std::unique_ptr<StreamArrays>> StreamArrays::Create(int64_t bytes_per_array) {
   if (bytes_per_array < 4096) {
     return absl::InvalidArgumentError(absl::StrCat("bytes_per_array = ", bytes_per_array, "; need >= 4096"));
   }
-  if (trials < 1) return absl::InvalidArgumentError(absl::StrCat("trials = ", trials, "; need >= 1"));
   const int64_t n = bytes_per_array / static_cast<int64_t>(sizeof(float));
-  Buffer a = Allocate(n), b = Allocate(n), c = Allocate(n);
-  if (!a || !b || !c) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("cannot allocate 3 arrays of ", bytes_per_array, " bytes"));
-  }
-  // First touch in parallel with the same static schedule as the kernels.
-  FillUniform(a.get(), n, 1);
-  FillUniform(b.get(), n, 2);
-  FillUniform(c.get(), n, 3);
-
-  StreamResult r;
-  r.elements = n;
-  r.threads = omp_get_max_threads();
-  r.trials = trials;
-  const double copy_bytes = accounting::ElementwiseBytes(n, 1, 1, sizeof(float));
-  const double triad_bytes = accounting::ElementwiseBytes(n, 2, 1, sizeof(float));
-  // One untimed pass of each warms the page tables and the threads.
-  StreamCopy(b.get(), a.get(), n);
-  StreamTriad(a.get(), b.get(), c.get(), 0.5f, n);
-  for (int t = 0; t < trials; ++t) {
-    double sc = Seconds([&] { StreamCopy(b.get(), a.get(), n); });
-    double st = Seconds([&] { StreamTriad(a.get(), b.get(), c.get(), 0.5f, n); });
-    r.copy_bytes_per_s = std::max(r.copy_bytes_per_s, copy_bytes / sc);
-    r.triad_bytes_per_s = std::max(r.triad_bytes_per_s, triad_bytes / st);
-  }
-  // The last copy must have copied: check a sample (the triad since rewrote a, not b).
-  StreamCopy(b.get(), a.get(), n);
-  for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 1024)) {
-    if (b.get()[i] != a.get()[i]) {
-      return absl::InternalError(
-          absl::StrCat("STREAM copy wrote ", b.get()[i], " at ", i, ", expected ", a.get()[i]));
+  std::unique_ptr<StreamArrays> s(new StreamArrays(n));
+  for (Buffer* p : {&s->a_, &s->b_, &s->c_}) {
+    *p = Allocate(n);
+    if (!*p) {
+      return absl::ResourceExhaustedError(absl::StrCat("cannot allocate 3 arrays of ", bytes_per_array, " bytes"));
     }
   }
+  // First touch in parallel with the same static schedule as the kernels.
+  FillUniform(s->a_.get(), n, 1);
+  FillUniform(s->b_.get(), n, 2);
+  FillUniform(s->c_.get(), n, 3);
+  // One untimed pass of each warms the page tables and the threads.
+  for (accounting::TrafficKind kind : accounting::kAllTrafficKinds) s->sink_ += RunTrafficKernel(kind, s->View());
+  return s;
+}
+
+TrafficArrays StreamArrays::View() const { return {a_.get(), b_.get(), c_.get(), n_}; }
+
+void StreamArrays::Trial() {
+  for (accounting::TrafficKind kind : accounting::kAllTrafficKinds) {
+    double out = 0;
+    const double dt = Seconds([&] { out = RunTrafficKernel(kind, View()); });
+    sink_ += out;
+    if (dt > 0) rates_[std::string(accounting::TrafficKindName(kind))].push_back(TrafficKernelBytes(kind, n_) / dt);
+  }
+  ++trials_;
+}
+
+absl::Status StreamArrays::CheckCopy() {
+  // The copy must copy: run it and check a sample.
+  StreamCopy(b_.get(), a_.get(), n_);
+  for (int64_t i = 0; i < n_; i += std::max<int64_t>(1, n_ / 1024)) {
+    if (b_.get()[i] != a_.get()[i]) {
+      return absl::InternalError(
+          absl::StrCat("STREAM copy wrote ", b_.get()[i], " at ", i, ", expected ", a_.get()[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StreamResult StreamArrays::Result() const {
+  StreamResult r;
+  r.elements = n_;
+  r.threads = omp_get_max_threads();
+  r.trials = trials_;
+  for (auto [kind, v] : rates_) {
+    std::sort(v.begin(), v.end());
+    const double best = v.back(), median = v[v.size() / 2];
+    r.roofs[kind] = best;
+    r.spread[kind] = best > 0 ? (best - median) / best : 0;
+  }
+  if (auto it = r.roofs.find("copy"); it != r.roofs.end()) r.copy_bytes_per_s = it->second;
+  if (auto it = r.roofs.find("triad"); it != r.roofs.end()) r.triad_bytes_per_s = it->second;
+  return r;
+}
+
+absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials) {
+  if (trials < 1) return absl::InvalidArgumentError(absl::StrCat("trials = ", trials, "; need >= 1"));
+  absl::StatusOr<std::unique_ptr<StreamArrays>> arrays = StreamArrays::Create(bytes_per_array);
+  if (!arrays.ok()) return arrays.status();
+  for (int t = 0; t < trials; ++t) (*arrays)->Trial();
+  if (absl::Status st = (*arrays)->CheckCopy(); !st.ok()) return st;
+  const StreamResult r = (*arrays)->Result();
   std::lock_guard<std::mutex> lock(g_last_mu);
   *g_last = r;
   return r;
+}
+
+std::string StreamResult::DescribeRoofs() const {
+  std::string out;
+  for (accounting::TrafficKind kind : accounting::kAllTrafficKinds) {
+    const std::string name(accounting::TrafficKindName(kind));
+    auto it = roofs.find(name);
+    if (it == roofs.end()) continue;
+    auto sp = spread.find(name);
+    absl::StrAppend(&out, out.empty() ? "" : ", ",
+                    absl::StrFormat("%s %.1f (spread %.0f%%)", name, it->second / 1e9,
+                                    sp == spread.end() ? 0.0 : 100 * sp->second));
+  }
+  return out.empty() ? out : absl::StrCat(out, " GB/s");
 }
 
 std::optional<StreamResult> LastMeasuredStream() {

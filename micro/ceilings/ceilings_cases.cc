@@ -174,6 +174,37 @@ void StreamCase(benchmark::State& state, bool triad, int64_t bytes_per_array, Ce
   }
 }
 
+// Every kind's DRAM roof, one trial (the five kernels in turn) an iteration.
+void MemoryRoofsCase(benchmark::State& state, int64_t bytes_per_array, CeilingRecorder* rec) {
+  absl::StatusOr<std::unique_ptr<StreamArrays>> arrays = StreamArrays::Create(bytes_per_array);
+  if (!arrays.ok()) {
+    state.SkipWithError(std::string(arrays.status().message()).c_str());
+    return;
+  }
+  if (absl::Status st = (*arrays)->CheckCopy(); !st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    (*arrays)->Trial();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const StreamResult r = (*arrays)->Result();
+  rec->RecordMemoryRoofs(r);
+  for (const auto& [kind, v] : r.roofs) {
+    state.counters[absl::StrCat(kind, "_bytes/s")] = benchmark::Counter(v);
+    state.counters[absl::StrCat(kind, "_spread")] = benchmark::Counter(r.spread.at(kind));
+  }
+  state.counters["verified"] = benchmark::Counter(1);
+  const int64_t llc = sysinfo::ReadCpuInfo().l3_bytes;
+  state.SetLabel(accounting::StreamFigureIsCacheResident(bytes_per_array, llc)
+                     ? absl::StrFormat("CACHE-RESIDENT: %.0f MiB arrays, under 4x the last-level cache (%.0f MiB): "
+                                       "not memory roofs",
+                                       bytes_per_array / 1048576.0, llc / 1048576.0)
+                     : absl::StrCat("best of ", r.trials, " interleaved trials: ", r.DescribeRoofs()));
+}
+
 // A CUDA ceiling case: RunCudaCase on the kernel `create(error)` makes (checked before it is
 // timed); each trial's rate (work / seconds) is kept for the best and passed to
 // `record(device, rate)`; then the counters against `datasheet(device)`.
@@ -283,6 +314,11 @@ void CeilingRecorder::RecordStream(bool triad, int64_t elements, double bytes_pe
   if (!triad) stream_.trials = ++stream_trials_;
 }
 
+void CeilingRecorder::RecordMemoryRoofs(const StreamResult& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  roofs_ = r;
+}
+
 void CeilingRecorder::RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s) {
   std::lock_guard<std::mutex> lock(mu_);
   device_ = device;
@@ -324,8 +360,18 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CpuCeilings() const {
   r.avx2 = avx2_;
   r.avx512 = avx512_;
   r.stream = stream_;
+  // The memory roofs case measured copy and triad too, on arrays of the same size: the file's
+  // STREAM figures are the best trial of either case, so that its copy roof and its bandwidth agree.
+  if (roofs_ && roofs_->elements == stream_.elements) {
+    r.stream.roofs = roofs_->roofs;
+    r.stream.spread = roofs_->spread;
+    r.stream.copy_bytes_per_s = std::max(r.stream.copy_bytes_per_s, roofs_->copy_bytes_per_s);
+    r.stream.triad_bytes_per_s = std::max(r.stream.triad_bytes_per_s, roofs_->triad_bytes_per_s);
+    r.stream.roofs["copy"] = r.stream.copy_bytes_per_s;
+    r.stream.roofs["triad"] = r.stream.triad_bytes_per_s;
+  }
   absl::StatusOr<accounting::Ceilings> c = PackCpuCeilings(
-      avx2_, avx512_, stream_,
+      avx2_, avx512_, r.stream,
       absl::StrCat("//micro:ceilings: ", DescribeCpuMethod(r),
                    cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library", "; best trial of each"));
   if (c.ok()) {
@@ -387,6 +433,8 @@ RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recor
       [=](benchmark::State& st) { StreamCase(st, false, stream_bytes, recorder); });
   reg(absl::StrCat("BM_Ceiling/cpu/stream_triad/bytes:", stream_bytes),
       [=](benchmark::State& st) { StreamCase(st, true, stream_bytes, recorder); });
+  reg(absl::StrCat("BM_Ceiling/cpu/memory_roofs/bytes:", stream_bytes),
+      [=](benchmark::State& st) { MemoryRoofsCase(st, stream_bytes, recorder); });
   // The GEMMs of gpt_step's default CPU step, per backend (gpt_step --ceilings reads them; with
   // all three at a shape, --cpu_gemm=auto chooses from the file without measuring).
   const model::GptConfig step_model = *model::GptPreset(quick ? "test-tiny" : "gpt2");

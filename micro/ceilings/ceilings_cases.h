@@ -4,6 +4,12 @@
 //                                               (VDPBF16PS, or AMX's TDPBF16PS), all threads
 //   BM_Ceiling/cpu/stream_copy/bytes:<B>        STREAM copy, arrays of B bytes (>= 4x LLC)
 //   BM_Ceiling/cpu/stream_triad/bytes:<B>       STREAM triad
+//   BM_Ceiling/cpu/memory_roofs/bytes:<B>       the DRAM roof of every kind of traffic (read,
+//                                               write_nt, copy, triad, in_place;
+//                                               accounting/memory_roofs.h), the five kernels
+//                                               interleaved in each iteration on 3 arrays of B
+//                                               bytes; counters <kind>_bytes/s (best) and
+//                                               <kind>_spread ((best - median) / best)
 //   BM_Ceiling/cpu/gemm/<library>/<NN|NT|TN>/M:<m>/N:<n>/K:<k>[/bias]
 //                                               a GEMM of gpt_step's default CPU train step
 //                                               (GPT-2 124M, B=4, T=64; quick: test-tiny),
@@ -40,6 +46,8 @@ class CeilingRecorder {
   // The CPU file's peak_flops["bf16"] is the faster loop's best trial.
   void RecordBf16(const Bf16PeakResult& r);
   void RecordStream(bool triad, int64_t elements, double bytes_per_s);
+  // The memory roofs case's trials so far (StreamArrays::Result).
+  void RecordMemoryRoofs(const StreamResult& r);
   void RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s);
   void RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size, double flops_per_s);
   // key: model::StepGemm::Key; written to the CPU ceilings' gemm_flops_per_s.
@@ -59,6 +67,7 @@ class CeilingRecorder {
   std::optional<Bf16PeakResult> bf16_;
   StreamResult stream_;
   int stream_trials_ = 0;
+  std::optional<StreamResult> roofs_;
   std::string device_;
   int64_t copy_bytes_ = 0;
   double copy_bytes_per_s_ = 0;

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "accounting/ceilings.h"
+#include "accounting/memory_roofs.h"
 #include "gtest/gtest.h"
 #include "measure/cpu_ceilings.h"
 #include "micro/ceilings/ceilings_cases.h"
@@ -39,6 +40,7 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : 5);
   EXPECT_EQ(cases.left_out_reason, no_cuda);
   double best_fma = 0, best_copy = 0, best_bf16 = 0;
+  int memory_roofs_cases = 0;
   for (const CollectedRun& run : reporter.runs()) {
     SCOPED_TRACE(run.name);
     const bool cuda = absl::StrContains(run.name, "/cuda/");
@@ -59,6 +61,18 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
     }
     ASSERT_FALSE(run.error) << run.error_message;
     EXPECT_EQ(run.counters.at("verified"), 1);
+    if (absl::StrContains(run.name, "cpu/memory_roofs/")) {
+      // Every kind of traffic, its best trial and its spread.
+      for (accounting::TrafficKind kind : accounting::kAllTrafficKinds) {
+        const std::string name(accounting::TrafficKindName(kind));
+        ASSERT_TRUE(run.counters.count(name + "_bytes/s")) << name;
+        EXPECT_GT(run.counters.at(name + "_bytes/s"), 0) << name;
+        EXPECT_GE(run.counters.at(name + "_spread"), 0) << name;
+        EXPECT_LT(run.counters.at(name + "_spread"), 1) << name;
+      }
+      ++memory_roofs_cases;
+      continue;
+    }
     const bool flops = absl::StrContains(run.name, "/fma/") || absl::StrContains(run.name, "/gemm/");
     const char* mean = flops ? "FLOP/s" : "bytes/s";
     const char* best = flops ? "best_FLOP/s" : "best_bytes/s";
@@ -70,6 +84,7 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
     if (absl::StrContains(run.name, "cpu/stream_copy/")) best_copy = run.counters.at(best);
   }
 
+  EXPECT_EQ(memory_roofs_cases, 1);
   ASSERT_TRUE(recorder.HasCpu());
   MicroFlags flags;
   flags.ceilings_out = TempPath("cpu_ceilings.json");
@@ -101,6 +116,9 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   const bool resident = accounting::StreamFigureIsCacheResident(int64_t{4} << 20, sysinfo::ReadCpuInfo().l3_bytes);
   EXPECT_EQ(back->bandwidth_cache_resident, resident);
   EXPECT_EQ(absl::StrContains(back->method, "CACHE-RESIDENT"), resident) << back->method;
+  // The memory roofs: named in the method; DRAM roofs only from DRAM-sized arrays.
+  EXPECT_TRUE(absl::StrContains(back->method, "memory roofs per traffic kind")) << back->method;
+  EXPECT_EQ(back->memory.dram_bytes_per_s.empty(), resident);
 
   // Every step GEMM shape (quick: test-tiny at B=2, T=8) has all three backends' rates, so
   // --cpu_gemm=auto with this file chooses without measuring anything.

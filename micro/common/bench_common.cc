@@ -283,15 +283,40 @@ absl::StatusOr<accounting::Peak> PeakProvider::Cuda(const std::string& device_na
   return accounting::MeasuredPeak(**cuda_file_, dtype, cuda_path_);
 }
 
+namespace {
+
+// The traffic counters of a case that declares its traffic; its own roof, where the peak has one
+// for its kind (nullopt: none, and the roofline uses the peak's bandwidth).
+std::optional<accounting::HeldRoof> SetTrafficCounters(benchmark::State& state,
+                                                       const absl::StatusOr<accounting::Peak>& peak,
+                                                       const accounting::OpTraffic& t) {
+  using benchmark::Counter;
+  state.counters["traffic_read_bytes"] = Counter(t.read_bytes);
+  state.counters["traffic_write_bytes"] = Counter(t.write_bytes);
+  state.counters["traffic_in_place"] = Counter(t.in_place ? 1 : 0);
+  state.counters["traffic_streaming_stores"] = Counter(t.streaming_stores ? 1 : 0);
+  state.counters["working_set_bytes"] = Counter(t.working_set_bytes);
+  if (!peak.ok()) return std::nullopt;
+  std::optional<accounting::HeldRoof> roof = accounting::RoofForTraffic(peak->memory, t);
+  if (roof) state.counters["roof_bytes/s"] = Counter(roof->bytes_per_s);
+  return roof;
+}
+
+}  // namespace
+
 void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak, double flops,
-                     double bytes, double seconds_per_iteration, const std::string& kernel) {
-  const std::string prefix = kernel.empty() ? "" : kernel + "; ";
+                     double bytes, double seconds_per_iteration, const std::string& kernel,
+                     const accounting::OpTraffic* traffic) {
+  std::string prefix = kernel.empty() ? "" : kernel + "; ";
   using benchmark::Counter;
   const double s = seconds_per_iteration;
   state.counters["FLOP/s"] = Counter(s > 0 ? flops / s : 0);
   state.counters["bytes/s"] = Counter(s > 0 ? bytes / s : 0);
   state.counters["intensity"] = Counter(accounting::ArithmeticIntensity(flops, bytes));
   state.counters["verified"] = Counter(1);
+  const std::optional<accounting::HeldRoof> roof =
+      traffic != nullptr ? SetTrafficCounters(state, peak, *traffic) : std::nullopt;
+  if (roof) absl::StrAppend(&prefix, "roof: ", roof->Label(), "; ");
   if (!peak.ok() || !(peak->flops_per_s > 0) || !(peak->bytes_per_s > 0)) {
     state.SetLabel(
         peak.ok() ? absl::StrCat(prefix, "no peak: '", peak->source, "' lacks a FLOP rate or a bandwidth")
@@ -299,7 +324,7 @@ void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::P
     return;
   }
   const accounting::RooflineResult r =
-      accounting::Roofline(peak->flops_per_s, peak->bytes_per_s, flops, bytes, s);
+      accounting::Roofline(peak->flops_per_s, roof ? roof->bytes_per_s : peak->bytes_per_s, flops, bytes, s);
   state.counters["peak_FLOP/s"] = Counter(peak->flops_per_s);
   state.counters["peak_bytes/s"] = Counter(peak->bytes_per_s);
   state.counters["pct_of_peak"] = Counter(100.0 * r.achieved_flops_per_s / peak->flops_per_s);

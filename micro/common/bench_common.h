@@ -7,9 +7,16 @@
 //   bytes/s          achieved byte rate (bytes from accounting::MatmulBytes / ElementwiseBytes)
 //   intensity        FLOP per byte (accounting::ArithmeticIntensity)
 //   peak_FLOP/s      the peak divided by; its source is in the case's label ("peak: ...")
-//   peak_bytes/s     the bandwidth of the roofline
+//   peak_bytes/s     the STREAM copy bandwidth
 //   pct_of_peak      100 x FLOP/s / peak_FLOP/s
-//   pct_of_roofline  100 x FLOP/s / min(peak, intensity x bandwidth) (accounting::Roofline)
+//   pct_of_roofline  100 x FLOP/s / min(peak, intensity x bandwidth) (accounting::Roofline), the
+//                    bandwidth being the case's own memory roof where it declares its traffic
+//                    and the peak has memory roofs, else peak_bytes/s
+// A case that declares its traffic (accounting::OpTraffic) adds, per iteration:
+//   traffic_read_bytes, traffic_write_bytes, traffic_in_place (0/1), traffic_streaming_stores
+//   (0/1), working_set_bytes, and roof_bytes/s: its own roof (accounting::RoofForTraffic: the
+//   roof of its kind of traffic at the level its working set fits in), named in the label
+//   ("roof: in_place DRAM 38.2 GB/s").
 //   memory_bound     1 when intensity < ridge point
 //   verified         1: the output matched its reference before timing (a mismatch is an
 //                    error, never a number)
@@ -31,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "accounting/ceilings.h"
 #include "accounting/dtype.h"
+#include "accounting/memory_roofs.h"
 #include "accounting/peaks.h"
 #include "benchmark/benchmark.h"
 #include "sysinfo/cuda_info.h"
@@ -121,8 +129,10 @@ class PeakProvider {
 // Sets the counters above and the label "peak: <source>" (or "no peak: <why>"), after
 // "<kernel>; " when `kernel` (what ran, e.g. the GEMM library's kernel) is given.
 // seconds_per_iteration > 0.
+// traffic: what the case declares it moves (nullptr: nothing declared; bytes alone count).
 void SetWorkCounters(benchmark::State& state, const absl::StatusOr<accounting::Peak>& peak, double flops,
-                     double bytes, double seconds_per_iteration, const std::string& kernel = "");
+                     double bytes, double seconds_per_iteration, const std::string& kernel = "",
+                     const accounting::OpTraffic* traffic = nullptr);
 
 // Sends a --ceilings file that describes a CUDA device of this machine (its `machine` is the
 // device's name, as //micro:ceilings writes when only CUDA cases ran) to cuda_ceilings, so one

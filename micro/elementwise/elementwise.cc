@@ -86,14 +86,20 @@ double ElementwiseFlops(const ElementwiseProblem& p) {
   return static_cast<double>(p.n) * OpInfo(p.op).flops_per_element;
 }
 
-double ElementwiseByteCount(const ElementwiseProblem& p) {
+double ElementwiseByteCount(const ElementwiseProblem& p) { return ElementwiseTraffic(p, 0).bytes(); }
+
+accounting::OpTraffic ElementwiseTraffic(const ElementwiseProblem& p, double working_set_bytes) {
   const ElementwiseOpInfo& info = OpInfo(p.op);
-  double bytes = accounting::ElementwiseBytes(p.n, info.big_reads, info.big_writes, sizeof(float));
+  accounting::OpTraffic t;
+  t.read_bytes = accounting::ElementwiseBytes(p.n, info.big_reads, 0, sizeof(float));
+  t.write_bytes = accounting::ElementwiseBytes(p.n, 0, info.big_writes, sizeof(float));
   if (p.op == ElementwiseOp::kLayerNorm) {
-    bytes += accounting::ElementwiseBytes(p.row, 2, 0, sizeof(float));     // w, b
-    bytes += accounting::ElementwiseBytes(p.rows(), 0, 2, sizeof(float));  // mean, rstd
+    t.read_bytes += accounting::ElementwiseBytes(p.row, 2, 0, sizeof(float));     // w, b
+    t.write_bytes += accounting::ElementwiseBytes(p.rows(), 0, 2, sizeof(float));  // mean, rstd
   }
-  return bytes;
+  t.in_place = p.op == ElementwiseOp::kAdamW;
+  t.working_set_bytes = working_set_bytes;
+  return t;
 }
 
 uint64_t BigArraySeed(int i) { return 1000 + static_cast<uint64_t>(i); }

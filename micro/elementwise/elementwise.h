@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/memory_roofs.h"
 #include "model/layernorm_math.h"
 
 namespace micro {
@@ -81,6 +82,12 @@ double ElementwiseFlops(const ElementwiseProblem& p);
 // accounting::ElementwiseBytes of the big arrays, plus the small arrays (layernorm reads w
 // and b, writes mean and rstd).
 double ElementwiseByteCount(const ElementwiseProblem& p);
+
+// What the op moves, as it declares it for its roof (accounting/memory_roofs.h): the bytes of
+// ElementwiseByteCount split into read and written, in place for adamw (p, m and v are updated
+// where they were read), plain stores elsewhere. working_set_bytes: the caller's (the CPU cases
+// rotate through at least 4x the last-level cache, so theirs is the rotation's span).
+accounting::OpTraffic ElementwiseTraffic(const ElementwiseProblem& p, double working_set_bytes);
 
 // Pointers to one problem's arrays (host or device memory, by context).
 struct ElementwiseTensors {

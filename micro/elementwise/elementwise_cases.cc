@@ -48,8 +48,10 @@ void CpuElementwiseCase(benchmark::State& state, ElementwiseProblem p, double fo
     total += dt;
   }
   const double seconds = total / state.iterations();
+  // The rotation's span is the working set: every slice is evicted before it comes round again.
+  const accounting::OpTraffic traffic = ElementwiseTraffic(p, static_cast<double>(slices) * ElementwiseByteCount(p));
   SetWorkCounters(state, peaks->CpuFor(ElementwiseFlops(p) / seconds), ElementwiseFlops(p),
-                  ElementwiseByteCount(p), seconds);
+                  ElementwiseByteCount(p), seconds, "", &traffic);
   state.counters["elements"] = benchmark::Counter(static_cast<double>(p.n));
   state.counters["rotation_slices"] = benchmark::Counter(static_cast<double>(slices));
 }
@@ -80,8 +82,10 @@ void CudaElementwiseCase(benchmark::State& state, ElementwiseProblem p, PeakProv
       [&](const std::string&, std::string* error) { return CheckedCudaElementwise(p, error); },
       [](double) {});
   if (!t) return;
+  // The L2 is flushed before each launch: DRAM (working set unknown, 0).
+  const accounting::OpTraffic traffic = ElementwiseTraffic(p, 0);
   SetWorkCounters(state, peaks->Cuda(t->device, accounting::Dtype::kFp32), ElementwiseFlops(p),
-                  ElementwiseByteCount(p), t->SecondsPerIteration());
+                  ElementwiseByteCount(p), t->SecondsPerIteration(), "", &traffic);
   state.counters["elements"] = benchmark::Counter(static_cast<double>(p.n));
 }
 
