@@ -52,6 +52,7 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
   c.steps = steps;
   c.weight_bytes = *weights * s;
   c.kv_bytes = 2 * L * kv * keys * bytes_per_kv_element * static_cast<double>(batch);  // K/V heads only
+  c.kv_write_bytes = 2 * L * kv * s * bytes_per_kv_element * static_cast<double>(batch);
   c.flops = (2 * n * s + 4 * L * q * keys) * static_cast<double>(batch);              // per query head
   return c;
 }
@@ -65,6 +66,16 @@ absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double
   if (auto st = PositiveBytes("bytes per token", cost.bytes_per_token()); !st.ok()) return st;
   // estimates.h's bound with the token's bytes as "parameters" of one byte each.
   return DecodeTokensPerSecondBound(cost.bytes_per_token(), 1.0, bandwidth_bytes_per_s);
+}
+
+absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double read_roof_bytes_per_s,
+                                                  double write_roof_bytes_per_s) {
+  if (auto st = PositiveBytes("bytes per token", cost.bytes_per_token()); !st.ok()) return st;
+  if (auto st = PositiveBytes("read roof (B/s)", read_roof_bytes_per_s); !st.ok()) return st;
+  if (auto st = PositiveBytes("write roof (B/s)", write_roof_bytes_per_s); !st.ok()) return st;
+  const double seconds_per_token =
+      cost.bytes_per_token() / read_roof_bytes_per_s + cost.write_bytes_per_token() / write_roof_bytes_per_s;
+  return 1.0 / seconds_per_token;
 }
 
 }  // namespace accounting

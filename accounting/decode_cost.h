@@ -10,14 +10,18 @@
 //   KV cache  per stream, the keys and values of positions 0..pos in every layer, K/V heads
 //             only (grouped-query attention keeps KV < H heads):
 //             2 * L * KV * hd * (pos + 1) * bytes_per_kv_element.
-// Activations (a few C-vectors per layer) and the cache writes (2 * L * C per stream) are not
-// counted. Bytes per token = bytes per step / B, so batching divides the weights among the
-// streams and the bound per stream stays near flat until compute catches up.
+// It writes the new position's keys and values, 2 * L * KV * hd * bytes_per_kv_element per stream
+// (kv_write_bytes; under 0.1% of the reads for GPT-2 124M at B = 1). Activations (a few C-vectors
+// per layer) are not counted. Bytes per token = bytes per step / B, so batching divides the
+// weights among the streams and the bound per stream stays near flat until compute catches up.
 // FLOPs per token: 2N (one multiply-add per matmul weight) + 4 * L * H * hd * (pos + 1) (q.k and
 // p.v per query head over pos + 1 keys: no masked half is computed, so there is no full/causal
 // convention).
 // The bound: tokens/s <= bandwidth / bytes per token, DecodeTokensPerSecondBound of
 // estimates.h applied to those bytes (with the KV cache ignored and B = 1 it is that estimate).
+// Its traffic is almost all reads, so its roof is the read roof (accounting/memory_roofs.h); with
+// a write roof given, the cache writes are counted as writes at it:
+//   seconds per token >= read bytes / read roof + written bytes / write roof.
 #ifndef ACCOUNTING_DECODE_COST_H_
 #define ACCOUNTING_DECODE_COST_H_
 
@@ -31,13 +35,15 @@ namespace accounting {
 // Totals over `steps` steps of `batch` streams; a token is one stream's token of one step.
 struct DecodeCost {
   double weight_bytes = 0;  // read once per step (shared by the streams)
-  double kv_bytes = 0;      // all streams
+  double kv_bytes = 0;      // all streams: the cache read
+  double kv_write_bytes = 0;  // all streams: the new positions' keys and values written
   double flops = 0;         // all streams
   int64_t batch = 1;
   int64_t steps = 1;
   double tokens() const { return static_cast<double>(batch) * static_cast<double>(steps); }
   double bytes() const { return weight_bytes + kv_bytes; }
-  double bytes_per_token() const { return bytes() / tokens(); }
+  double bytes_per_token() const { return bytes() / tokens(); }  // read bytes
+  double write_bytes_per_token() const { return kv_write_bytes / tokens(); }
   double flops_per_token() const { return flops / tokens(); }
 };
 
@@ -61,6 +67,10 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
 // DecodeTokensPerSecondBound(bytes per token, 1 byte, bandwidth). Per stream: divide by the
 // batch. Errors: bytes or bandwidth not finite and > 0.
 absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double bandwidth_bytes_per_s);
+// With the cache writes at their own roof: tokens / (read bytes / read_roof + written bytes /
+// write_roof). Errors: bytes or either roof not finite and > 0.
+absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double read_roof_bytes_per_s,
+                                                  double write_roof_bytes_per_s);
 
 }  // namespace accounting
 

@@ -77,6 +77,26 @@ TEST(DecodeCost, BoundIsEstimatesDecodeBoundOverTheTokensBytes) {
   EXPECT_NEAR(*DecodeBoundTokensPerSecond(*c8, 50e9) / *bound, 8, 0.01);
 }
 
+// GPT-2 124M writes 2 x 12 x 768 fp32 keys and values a token (73,728 bytes): counted at the write
+// roof, beside the reads at the read roof.
+TEST(DecodeCost, CacheWritesAreCountedAsWrites) {
+  absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), 4, 4, 1, 10);
+  ASSERT_TRUE(c.ok());
+  EXPECT_DOUBLE_EQ(c->kv_write_bytes, 2.0 * 12 * 768 * 4);
+  EXPECT_DOUBLE_EQ(c->write_bytes_per_token(), 73728);
+  absl::StatusOr<double> bound = DecodeBoundTokensPerSecond(*c, 40e9, 20e9);
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_DOUBLE_EQ(*bound, 1 / (c->bytes_per_token() / 40e9 + 73728 / 20e9));
+  // The writes move it by under 0.1%.
+  EXPECT_GT(*bound / *DecodeBoundTokensPerSecond(*c, 40e9), 0.999);
+  // 4 streams over 3 steps: 12 tokens' writes.
+  absl::StatusOr<DecodeCost> run = DecodeRunCost(Gpt2(), 4, 2, 4, 5, 3);
+  ASSERT_TRUE(run.ok());
+  EXPECT_DOUBLE_EQ(run->kv_write_bytes, 12 * 2.0 * 12 * 768 * 2);
+  EXPECT_FALSE(DecodeBoundTokensPerSecond(*c, 40e9, 0).ok());
+  EXPECT_FALSE(DecodeBoundTokensPerSecond(*c, 0, 20e9).ok());
+}
+
 TEST(DecodeCost, ErrorsNameTheValue) {
   auto has = [](const absl::Status& s, const char* text) {
     return std::string(s.message()).find(text) != std::string::npos;

@@ -9,7 +9,7 @@ namespace accounting {
 
 absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in) {
   const std::pair<const char*, double> fields[] = {{"gemm_seconds_at_rates", in.gemm_seconds_at_rates},
-                                                   {"triad_bytes_per_s", in.triad_bytes_per_s},
+                                                   {"in_place_bytes_per_s", in.in_place_bytes_per_s},
                                                    {"step_seconds", in.step_seconds}};
   for (const auto& [name, v] : fields) {
     if (!std::isfinite(v) || v < 0) {
@@ -17,8 +17,9 @@ absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in) {
     }
   }
   if (in.params < 1) return absl::InvalidArgumentError(absl::StrCat("params=", in.params, ": must be >= 1"));
-  if (!(in.triad_bytes_per_s > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("triad_bytes_per_s=", in.triad_bytes_per_s, ": must be > 0"));
+  if (!(in.in_place_bytes_per_s > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("in_place_bytes_per_s=", in.in_place_bytes_per_s, ": must be > 0"));
   }
   if (!(in.step_seconds > 0)) {
     return absl::InvalidArgumentError(absl::StrCat("step_seconds=", in.step_seconds, ": must be > 0"));
@@ -30,8 +31,7 @@ absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in) {
         absl::StrCat("adamw_bytes_per_param=", in.adamw_bytes_per_param, ": must be > 0"));
   }
   f.adamw_bytes = static_cast<double>(in.params) * in.adamw_bytes_per_param;
-  f.triad_moved_bytes_per_s = in.triad_bytes_per_s * kTriadMovedPerCounted;
-  f.adamw_seconds = f.adamw_bytes / f.triad_moved_bytes_per_s;
+  f.adamw_seconds = f.adamw_bytes / in.in_place_bytes_per_s;
   f.seconds = f.gemm_seconds + f.adamw_seconds;
   f.step_multiple = in.step_seconds / f.seconds;
   return f;

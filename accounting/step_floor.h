@@ -3,15 +3,16 @@
 // fraction of the FMA peak (MFU).
 //
 //   floor = the step's GEMMs at their isolated rates (the rate of each shape, measured alone)
-//         + AdamW's bytes at the STREAM triad bandwidth measured in the same run
+//         + AdamW's bytes at the in-place memory roof measured in the same run
 //
 // Everything else (LayerNorm, attention's softmax, GeLU, cross-entropy, residuals, the data)
 // counts as time above the floor: a fused step could hide it in the GEMMs' memory traffic.
 // AdamW's bytes: per fp32 parameter it reads p, g, m and v and writes p, m and v, 7 x 4 = 28
 // bytes, and that is all it moves: it writes in place, so no write-allocate read is hidden in
-// it. STREAM's triad a = b + s*c counts 3 x 4 bytes an element but moves 4 x 4 (the plain store
-// to a reads its line first, measure/stream.h). So AdamW is held against the bytes the triad
-// moves per second, 16/12 of its STREAM figure: the same kind of traffic on both sides.
+// it. Its roof is the in_place one (accounting/memory_roofs.h: arrays updated where they were
+// read, from another array read alone), the same kind of traffic. The floor's first form held it
+// to STREAM's triad, which writes a fresh array: AdamW ran at 143-190% of the triad's counted
+// bytes/s and 105-143% of what the triad moves, so that part of the floor was no lower bound.
 #ifndef ACCOUNTING_STEP_FLOOR_H_
 #define ACCOUNTING_STEP_FLOOR_H_
 
@@ -25,13 +26,11 @@ namespace accounting {
 inline constexpr double kAdamWBytesPerFp32Param = 28;
 // The CPU's bf16 step: the same, plus the weight's bf16 copy written in the same pass.
 inline constexpr double kAdamWBytesPerBf16CopyParam = 30;
-// STREAM triad: bytes moved (the write-allocate read of a included) per byte STREAM counts.
-inline constexpr double kTriadMovedPerCounted = 16.0 / 12.0;
 
 struct StepFloorInput {
   double gemm_seconds_at_rates = 0;  // sum over the step's GEMMs of flops / isolated rate
   int64_t params = 0;                // parameters AdamW updates
-  double triad_bytes_per_s = 0;      // STREAM triad as STREAM counts it (3 x 4 bytes an element), this run
+  double in_place_bytes_per_s = 0;   // the in_place memory roof (counted = moved), this run
   double step_seconds = 0;           // the mean step time, all phases
   double adamw_bytes_per_param = kAdamWBytesPerFp32Param;  // 30 with the bf16 copy
 };
@@ -39,13 +38,12 @@ struct StepFloorInput {
 struct StepFloor {
   double gemm_seconds = 0;     // = gemm_seconds_at_rates
   double adamw_bytes = 0;      // params x adamw_bytes_per_param (28, or 30 with the bf16 copy)
-  double triad_moved_bytes_per_s = 0;  // triad_bytes_per_s x 16/12
-  double adamw_seconds = 0;    // adamw_bytes / triad_moved_bytes_per_s
+  double adamw_seconds = 0;    // adamw_bytes / in_place_bytes_per_s
   double seconds = 0;          // gemm_seconds + adamw_seconds
   double step_multiple = 0;    // step_seconds / seconds (>= 1 on a machine that holds its rates)
 };
 
-// Errors name the field: a non-finite or negative value, params < 1, triad or step time <= 0.
+// Errors name the field: a non-finite or negative value, params < 1, the roof or step time <= 0.
 absl::StatusOr<StepFloor> ComputeStepFloor(const StepFloorInput& in);
 
 // AdamW's achieved bytes per second: params x bytes_per_param / seconds. Errors: params < 1,

@@ -4,7 +4,8 @@ end-to-end tests of gpt_step, gpt_decode and ddp_step run without the start-up p
 sub-second FMA loop and a STREAM copy each time): they test the step, not the probe, and a
 fixture peak does not vary with the machine's load.
 
-    fixture_ceilings.py OUT [--peak=1e12] [--bf16_peak=4e12] [--bandwidth=1e10] [--triad=1e10] [--gemm_tiny_bt=16 --gemm_rate=1e9
+    fixture_ceilings.py OUT [--peak=1e12] [--bf16_peak=4e12] [--bandwidth=1e10] [--triad=1e10]
+                        [--read=0] [--in_place=0] [--gemm_tiny_bt=16 --gemm_rate=1e9
                         [--gemm_rate_onednn_sgemm=R] [--gemm_rate_openblas=R]] [--cache_resident]
 
 --gemm_tiny_bt=BT adds GEMM rates for the test-tiny model's 15 step shapes at B*T = BT (the
@@ -12,6 +13,9 @@ keys //micro:ceilings writes for the default step), each --gemm_rate FLOP/s on o
 onednn_sgemm and openblas where their rates are given (then --cpu_gemm=auto chooses from the
 file alone). --cache_resident
 labels the bandwidth as `ceilings --sizes=quick` does (4 MiB STREAM arrays, bandwidth_cache_resident).
+Unless --cache_resident, the file has the DRAM memory roofs of every kind of traffic
+(memory_roofs_bytes_per_s): read and in_place as given (0: 1.4x the bandwidth), copy the bandwidth,
+triad the triad (0: the bandwidth), write_nt the bandwidth.
 """
 import argparse
 import json
@@ -48,6 +52,8 @@ def main():
     ap.add_argument("--gemm_rate", type=float, default=1e9, help="each onednn GEMM rate, FLOP/s")
     ap.add_argument("--gemm_rate_onednn_sgemm", type=float, default=0, help="each onednn_sgemm rate (0: none)")
     ap.add_argument("--gemm_rate_openblas", type=float, default=0, help="each openblas rate (0: none)")
+    ap.add_argument("--read", type=float, default=0, help="the read roof, bytes/s (0: 1.4x --bandwidth)")
+    ap.add_argument("--in_place", type=float, default=0, help="the in-place roof, bytes/s (0: 1.4x --bandwidth)")
     ap.add_argument("--cache_resident", action="store_true", help="label the bandwidth cache-resident")
     a = ap.parse_args()
     doc = {"machine": cpu_model(), "peak_flops": {"fp32": a.peak}, "bandwidth_bytes_per_s": a.bandwidth,
@@ -59,6 +65,11 @@ def main():
     if a.cache_resident:
         doc["stream_array_bytes"] = 4 << 20
         doc["bandwidth_cache_resident"] = True
+    else:
+        doc["memory_roofs_bytes_per_s"] = {
+            "read": a.read or 1.4 * a.bandwidth, "write_nt": a.bandwidth, "copy": a.bandwidth,
+            "triad": a.triad or a.bandwidth, "in_place": a.in_place or 1.4 * a.bandwidth}
+        doc["memory_roofs_spread"] = {k: 0.0 for k in doc["memory_roofs_bytes_per_s"]}
     if a.gemm_tiny_bt > 0:
         doc["gemm_flops_per_s"] = tiny_gemm_rates(
             a.gemm_tiny_bt,

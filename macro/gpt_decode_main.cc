@@ -8,8 +8,9 @@
 // steps per stream, --batch streams in lockstep) on the CPU or CUDA, and reports decode tokens/s
 // (new tokens only), prefill tokens/s apart, time per token (median, p90), bytes per token
 // (weights + KV cache, which holds the K/V heads only), the bound (bandwidth / bytes per token)
-// with the fraction reached, and the MFU. On the CPU the bandwidth is the STREAM copy ceiling,
-// measured at start-up with the run's threads (or read from --ceilings). --batch_sweep=64 runs
+// with the fraction reached, and the MFU. On the CPU the bandwidth is the read memory roof
+// (accounting/memory_roofs.h: decode's traffic is reads; the KV cache's few writes count at the
+// write_nt roof), measured at start-up with the run's threads (or read from --ceilings). --batch_sweep=64 runs
 // B = 1, 2, 4, ... 64: the weights are shared by the streams, so the bound per stream stays near
 // flat until compute catches up.
 // Every family of model/gpt_config.h decodes (--preset=llama-124m: RMSNorm, RoPE, SwiGLU, a cache
@@ -123,7 +124,9 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
   if (auto c = accounting::DecodeRunCost(model::ToGptShape(o.step.config), s.bytes_per_param(),
                                          s.bytes_per_kv(), B, P, G);
       c.ok()) {
-    bound = accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth()).value_or(0);
+    bound = (s.write_bandwidth() > 0 ? accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth(), s.write_bandwidth())
+                                     : accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth()))
+                .value_or(0);
   }
   const model::GptConfig& c = o.step.config;
   Log(absl::StrCat("\ngpt_decode: case B=", B, " (KV cache ", Bytes((*decoder)->cache_bytes()), ": ",
@@ -154,7 +157,7 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
     return;
   }
   auto f = ComputeDecodeFigures(o.step.config, s.bytes_per_param(), s.bytes_per_kv(), B, P, G, r.gens,
-                                s.bandwidth(), s.peak().flops_per_s);
+                                s.bandwidth(), s.peak().flops_per_s, s.write_bandwidth());
   if (!f.ok()) {
     state.SkipWithError(std::string(f.status().message()).c_str());
     return;
@@ -175,6 +178,10 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
   state.counters["weight_bytes_per_token"] = f->weight_bytes_per_token;
   state.counters["kv_bytes_per_token"] = f->kv_bytes_per_token;
   state.counters["bandwidth"] = f->bandwidth;
+  if (f->write_bandwidth > 0) {
+    state.counters["write_bandwidth"] = f->write_bandwidth;
+    state.counters["kv_write_bytes_per_token"] = f->kv_write_bytes_per_token;
+  }
   state.counters["bound_tokens_per_second"] = f->bound_tokens_per_s;
   state.counters["bound_tokens_per_second_per_stream"] = f->bound_tokens_per_s / B;
   state.counters["bound_fraction"] = f->bound_fraction;
@@ -231,9 +238,13 @@ void PrintSummary(const Run& run, const CaseResult& r) {
       "; positions ", P, "..", P + G - 1, ", mean); ", absl::StrFormat("%g", s.bytes_per_param()),
       " bytes per weight, ", absl::StrFormat("%g", s.bytes_per_kv()), " per cache element"));
   Log(absl::StrCat("bandwidth     ", Bytes(f.bandwidth), "/s: ", s.bandwidth_source()));
-  Log(absl::StrFormat(
-      "bound         %.1f tokens/s (%.1f per stream) = bandwidth / bytes per token; reached %.1f%%",
-      f.bound_tokens_per_s, f.bound_tokens_per_s / B, 100 * f.bound_fraction));
+  Log(f.write_bandwidth > 0
+          ? absl::StrFormat("bound         %.1f tokens/s (%.1f per stream) = 1 / (bytes per token / bandwidth + the "
+                            "cache's %s written per token / %s/s); reached %.1f%%",
+                            f.bound_tokens_per_s, f.bound_tokens_per_s / B, Bytes(f.kv_write_bytes_per_token),
+                            Bytes(f.write_bandwidth), 100 * f.bound_fraction)
+          : absl::StrFormat("bound         %.1f tokens/s (%.1f per stream) = bandwidth / bytes per token; reached %.1f%%",
+                            f.bound_tokens_per_s, f.bound_tokens_per_s / B, 100 * f.bound_fraction));
   Log(absl::StrCat("achieved      ", Bytes(f.achieved_bytes_per_s), "/s read (bytes per token x tokens/s)"));
   Log(absl::StrFormat(
       "MFU           %.2f%% = %.4g FLOPs/token (2N + 4*L*H*hd*(pos+1)) x %.1f tokens/s / peak %.4g FLOP/s",
@@ -262,6 +273,10 @@ void PrintSweep(const Run& run) {
 constexpr char kUsage[] =
     "gpt_decode: generation with a KV cache (GPT-2 or the Llama family: --preset=llama-124m), against the\n"
     "bandwidth bound. The KV cache holds the K/V heads only (grouped-query attention).\n"
+    "On the CPU the bound's bandwidth is the read memory roof (decode's traffic is reads: a sum over\n"
+    "DRAM-sized arrays, 8 streams a thread), and the cache's writes count at the write_nt roof: a\n"
+    "--ceilings file's memory_roofs_bytes_per_s, else measured at start-up (best of 6 interleaved\n"
+    "trials, about 0.5 s). On CUDA: a --ceilings file's copy bandwidth, else the datasheet's.\n"
     "\n"
     "  bazel run //macro:gpt_decode                         defaults for this machine (said at start)\n"
     "  bazel run //macro:gpt_decode -- --prompt=128 --generate=128 --batch=4\n"
@@ -274,7 +289,8 @@ constexpr char kUsage[] =
     "\n"
     "A FMA peak measured at start-up is probed again after each case's timed generations, the best\n"
     "taken. DISTURBED: a case whose bytes/s exceed the bandwidth of its bound, whose MFU exceeds\n"
-    "103%, whose peak probes differ by more than 10%, or whose best probe or start-up STREAM copy is\n"
+    "103%, whose peak probes differ by more than 10%, or whose best probe, start-up STREAM copy or\n"
+    "read roof is\n"
     "more than 15% below this machine's record (MLBENCH_PEAK_RECORD; see gpt_step --help) says so in\n"
     "its summary's first line; its\n"
     "JSON has disturbed=1 and a label 'DISTURBED: <reason>', refused by tools/gate and tools/bench.\n"

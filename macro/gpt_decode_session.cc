@@ -86,7 +86,7 @@ double Percentile(std::vector<double> v, double p) {
 absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
                                                    double bytes_per_kv, int batch, int prompt, int generate,
                                                    const std::vector<Generation>& gens, double bandwidth,
-                                                   double peak_flops) {
+                                                   double peak_flops, double write_bandwidth) {
   if (gens.empty()) return absl::InvalidArgumentError("no timed generations");
   if (!(bandwidth > 0))
     return absl::InvalidArgumentError(absl::StrCat("bandwidth ", bandwidth, " B/s: must be > 0"));
@@ -126,7 +126,10 @@ absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& confi
   f.kv_bytes_per_token = cost->kv_bytes / cost->tokens();
   f.flops_per_token = cost->flops_per_token();
   f.bandwidth = bandwidth;
-  auto bound = accounting::DecodeBoundTokensPerSecond(*cost, bandwidth);
+  f.write_bandwidth = write_bandwidth;
+  f.kv_write_bytes_per_token = cost->write_bytes_per_token();
+  auto bound = write_bandwidth > 0 ? accounting::DecodeBoundTokensPerSecond(*cost, bandwidth, write_bandwidth)
+                                   : accounting::DecodeBoundTokensPerSecond(*cost, bandwidth);
   if (!bound.ok()) return bound.status();
   f.bound_tokens_per_s = *bound;
   f.bound_fraction = f.decode_tokens_per_s / f.bound_tokens_per_s;
@@ -235,18 +238,31 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
         " (the --ceilings file's STREAM figure, %.1f GB/s, is cache-resident: not a memory bound, ignored)",
         peak->peak.bytes_per_s / 1e9);
   }
-  if (peak->peak.bytes_per_s > 0 && ignored.empty()) {
-    s->bandwidth_ = peak->peak.bytes_per_s;
-    s->bandwidth_source_ = so.device == "cpu"
-                               ? absl::StrCat("STREAM copy, from the peak's source: ", peak->peak.source)
-                               : peak->peak.source;
+  // On the CPU the bound is the read roof, decode's kind of traffic (accounting/memory_roofs.h), and
+  // the cache writes count at the write_nt roof: the peak's (a --ceilings file's, or measured at
+  // start-up with the FMA probe), else measured now on the run's threads.
+  const std::map<std::string, double>& roofs = peak->peak.memory.dram_bytes_per_s;
+  if (so.device == "cpu" && ignored.empty() && roofs.count("read") && roofs.count("write_nt")) {
+    s->bandwidth_ = roofs.at("read");
+    s->write_bandwidth_ = roofs.at("write_nt");
+    s->bandwidth_source_ = absl::StrFormat("read memory roof (cache writes at the write_nt roof, %.1f GB/s), from "
+                                           "the peak's source: %s",
+                                           s->write_bandwidth_ / 1e9, peak->peak.source);
   } else if (so.device == "cpu") {
-    // --peak_flops and the start-up FMA probe give no bandwidth (or the file's is cache-resident):
-    // measure the STREAM copy now, on the run's threads.
+    // --peak_flops and the start-up FMA probe give no bandwidth, a --ceilings file without memory
+    // roofs (written before them) or a cache-resident one: measure the roofs now.
     auto m = micro::MeasureCpuCeilings();
     if (!m.ok()) return m.status();
-    s->bandwidth_ = m->stream.copy_bytes_per_s;
-    s->bandwidth_source_ = absl::StrCat("measured at start-up: ", micro::DescribeCpuMethod(*m), ignored);
+    s->bandwidth_ = m->stream.roofs.at("read");
+    s->write_bandwidth_ = m->stream.roofs.at("write_nt");
+    s->bandwidth_source_ = absl::StrCat("read memory roof measured at start-up: ", micro::DescribeCpuMethod(*m),
+                                        peak->peak.bytes_per_s > 0 && ignored.empty()
+                                            ? " (the --ceilings file has no memory roofs: written before them)"
+                                            : "",
+                                        ignored);
+  } else if (peak->peak.bytes_per_s > 0 && ignored.empty()) {
+    s->bandwidth_ = peak->peak.bytes_per_s;
+    s->bandwidth_source_ = peak->peak.source;
   } else {
     auto sheet = accounting::DatasheetPeak(s->device_name_, so.dtype);
     if (!sheet.ok() || !(sheet->bytes_per_s > 0)) {

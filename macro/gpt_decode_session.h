@@ -49,8 +49,10 @@ struct DecodeFigures {
   double bytes_per_token = 0;                  // cost.bytes_per_token()
   double weight_bytes_per_token = 0, kv_bytes_per_token = 0;
   double flops_per_token = 0;
-  double bandwidth = 0;             // bytes/s the bound divides by
-  double bound_tokens_per_s = 0;    // all streams: bandwidth / bytes per token
+  double bandwidth = 0;             // bytes/s the bound divides the reads by (the read roof on the CPU)
+  double write_bandwidth = 0;       // bytes/s the cache writes are counted at; 0: not counted
+  double kv_write_bytes_per_token = 0;
+  double bound_tokens_per_s = 0;    // all streams: DecodeBoundTokensPerSecond
   double bound_fraction = 0;        // decode_tokens_per_s / bound
   double achieved_bytes_per_s = 0;  // bytes_per_token * decode_tokens_per_s
   double peak_flops = 0;
@@ -62,11 +64,11 @@ struct DecodeFigures {
 double Percentile(std::vector<double> v, double p);
 
 // Errors: no generations, a generation with another number of steps than G, non-positive
-// times, bandwidth or peak <= 0.
+// times, bandwidth or peak <= 0. write_bandwidth: the cache writes' roof (0: writes not counted).
 absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
                                                    double bytes_per_kv, int batch, int prompt, int generate,
                                                    const std::vector<Generation>& generations,
-                                                   double bandwidth, double peak_flops);
+                                                   double bandwidth, double peak_flops, double write_bandwidth = 0);
 
 class DecodeSession {
  public:
@@ -91,6 +93,8 @@ class DecodeSession {
   // (model/gemm_chooser.h; a decode step's few rows run the matrix-vector form, no GEMM).
   const std::vector<std::string>& gemm_choices() const { return gemm_choices_; }
   double bandwidth() const { return bandwidth_; }
+  // The roof the KV cache's writes are counted at (the write_nt roof on the CPU); 0: not counted.
+  double write_bandwidth() const { return write_bandwidth_; }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
   double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
   double bytes_per_kv() const { return bytes_per_kv_; }  // the cache's: fp32 on the CPU, the dtype's on CUDA
@@ -106,6 +110,7 @@ class DecodeSession {
   RankPeak run_peak_;  // the start-up choice
   accounting::PeakProbes probes_;
   double bandwidth_ = 0;
+  double write_bandwidth_ = 0;
   std::string bandwidth_source_;
   std::vector<std::string> gemm_choices_;
   double bytes_per_param_ = 4;

@@ -172,27 +172,35 @@ absl::StatusOr<std::unique_ptr<GptSession>> GptSession::Create(const StepOptions
       if (!rates.ok()) return rates.status();
       s->gemm_rates_ = std::move(*rates);
     }
-    // STREAM triad, for AdamW's bytes/s and the step's floor: the --ceilings file's where it has
-    // one, else measured now, best of 3, on arrays of 4x the last-level cache up to 256 MiB each
-    // (about 0.3 s; uncapped, 20 s and more at one thread on a VM that reports its host's 480 MiB
-    // L3). Where the cap leaves the arrays under 4x the cache, cache hits can only raise the
-    // triad: a lower floor and a lower AdamW share, never a flattering one.
-    double file_triad = 0;
+    // STREAM triad, for the step prediction's memory-bound ops, and the in-place memory roof, for
+    // AdamW's share and the step's floor (accounting/memory_roofs.h): the --ceilings file's where it
+    // has both, else measured now, best of 6, on arrays of 4x the last-level cache up to 256 MiB
+    // each (about 0.5 s; uncapped, 20 s and more at one thread on a VM that reports its host's
+    // 480 MiB L3). Where the cap leaves the arrays under 4x the cache, cache hits can only raise
+    // them: a lower floor and a lower AdamW share, never a flattering one.
+    double file_triad = 0, file_in_place = 0;
     if (!o.ceilings.empty()) {
       auto c = accounting::ReadCeilings(o.ceilings);
-      if (c.ok()) file_triad = c->triad_bytes_per_s;
+      if (c.ok()) {
+        file_triad = c->triad_bytes_per_s;
+        auto it = c->memory.dram_bytes_per_s.find("in_place");
+        if (it != c->memory.dram_bytes_per_s.end()) file_in_place = it->second;
+      }
     }
     // STREAM's arrays at start-up; the AdamW probe below takes the same bytes.
     const int64_t stream_bytes =
         std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
-    if (file_triad > 0) {
+    if (file_triad > 0 && file_in_place > 0) {
       s->triad_bytes_per_s_ = file_triad;
+      s->in_place_bytes_per_s_ = file_in_place;
       s->triad_source_ = absl::StrCat("from --ceilings=", o.ceilings);
     } else {
-      auto stream = micro::MeasureStream(stream_bytes, 3);
+      auto stream = micro::MeasureStream(stream_bytes, micro::kStartupStreamTrials);
       if (!stream.ok()) return stream.status();
       s->triad_bytes_per_s_ = stream->triad_bytes_per_s;
-      s->triad_source_ = absl::StrFormat("measured at start-up on 3 arrays of %d MiB", stream_bytes >> 20);
+      s->in_place_bytes_per_s_ = stream->roofs.at("in_place");
+      s->triad_source_ = absl::StrFormat("measured at start-up on 3 arrays of %d MiB, best of %d", stream_bytes >> 20,
+                                         micro::kStartupStreamTrials);
     }
     // AdamW alone, for the step prediction: 4 arrays of 3/4 of STREAM's, the same bytes (about 0.2 s).
     auto adamw = MeasureAdamW(stream_bytes / 4 * 3, 3, o.dtype == accounting::Dtype::kBf16);

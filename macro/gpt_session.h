@@ -119,10 +119,13 @@ class GptSession {
   std::string GemmDescription() const;
   const std::vector<StepGemmRate>& gemm_rates() const { return gemm_rates_; }
   const std::string& gemm_rates_source() const { return gemm_rates_source_; }
-  // CPU only (0 on CUDA): STREAM triad measured at start-up (measure/stream.h), the bandwidth
-  // AdamW's bytes are held against and the step's floor counts them at.
+  // CPU only (0 on CUDA): STREAM triad measured at start-up (measure/stream.h), the bandwidth the
+  // step prediction counts the memory-bound ops at.
   double triad_bytes_per_s() const { return triad_bytes_per_s_; }
-  // "measured at start-up", or "from --ceilings=FILE".
+  // CPU only (0 on CUDA): the in-place memory roof (accounting/memory_roofs.h), measured with the
+  // triad: AdamW's roof, the rate the step's floor counts its bytes at.
+  double in_place_bytes_per_s() const { return in_place_bytes_per_s_; }
+  // Where both come from: "measured at start-up ...", or "from --ceilings=FILE".
   const std::string& triad_source() const { return triad_source_; }
   // CPU only (bytes_per_s 0 on CUDA): AdamW alone at start-up (adamw_probe.h), the rate the step
   // prediction counts the optimizer at.
@@ -147,6 +150,7 @@ class GptSession {
   std::vector<StepGemmRate> gemm_rates_;
   std::string gemm_rates_source_;
   double triad_bytes_per_s_ = 0;
+  double in_place_bytes_per_s_ = 0;
   std::string triad_source_;
   AdamWProbe adamw_probe_;
   // CPU: times the GEMM ops inside each step (StepTimes::gemm); not while --profile's timer runs.

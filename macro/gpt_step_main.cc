@@ -277,9 +277,11 @@ void SetCaseCounters(benchmark::State& state, const GptSession& s, const StepOpt
     state.counters["floor_ms"] = 1e3 * f->seconds;
     state.counters["step_over_floor"] = f->step_multiple;
     state.counters["stream_triad_bytes_per_s"] = s.triad_bytes_per_s();
+    state.counters["in_place_roof_bytes_per_s"] = s.in_place_bytes_per_s();
   }
-  if (auto adamw = AdamWBytesPerSecondOf(s, result->steps); adamw.ok() && s.triad_bytes_per_s() > 0) {
+  if (auto adamw = AdamWBytesPerSecondOf(s, result->steps); adamw.ok() && s.in_place_bytes_per_s() > 0) {
     state.counters["adamw_bytes_per_s"] = *adamw;
+    state.counters["adamw_pct_of_roof"] = 100 * *adamw / s.in_place_bytes_per_s();
   }
   SetPredictionCounters(state, s, result->steps);
   RecordCaseFigures(state, s, result);
@@ -547,10 +549,12 @@ constexpr char kUsage[] =
     "\n"
     "On the CPU the summary also gives each GEMM op's time in the step against its GEMMs alone\n"
     "(the op timer runs during the timed steps: well under a millisecond a step), AdamW's bytes/s\n"
-    "against STREAM triad (a --ceilings file's triad_bytes_per_s, else measured at start-up on\n"
-    "arrays of at most 256 MiB, about 0.3 s), the step's floor (its GEMMs at\n"
-    "their isolated rates + AdamW's bytes at the triad) with the step time as a multiple of it\n"
-    "(JSON: floor_ms, step_over_floor, adamw_bytes_per_s, stream_triad_bytes_per_s), the step's\n"
+    "against its roof, the in-place memory roof (arrays updated where they were read: no\n"
+    "write-allocate; a --ceilings file's memory_roofs_bytes_per_s.in_place, else measured at\n"
+    "start-up with STREAM's triad on arrays of at most 256 MiB, best of 6, about 0.5 s), the step's\n"
+    "floor (its GEMMs at their isolated rates + AdamW's bytes at the in-place roof) with the step\n"
+    "time as a multiple of it (JSON: floor_ms, step_over_floor, adamw_bytes_per_s, adamw_pct_of_roof,\n"
+    "in_place_roof_bytes_per_s, stream_triad_bytes_per_s), the step's\n"
     "prediction (the GEMMs at their rates, attention's products at their mean rate, the\n"
     "memory-bound ops' bytes and the Linear weights' trips to memory at the triad, AdamW at its own\n"
     "bytes/s measured alone at start-up on 4 arrays of 3/4 of STREAM's; JSON: predicted_ms and its\n"

@@ -121,7 +121,7 @@ absl::StatusOr<accounting::StepFloor> StepFloorOf(const GptSession& s, const std
   in.gemm_seconds_at_rates = GemmSecondsAtRates(s);
   in.params = s.num_params();
   in.adamw_bytes_per_param = AdamWBytesPerParam(s);
-  in.triad_bytes_per_s = s.triad_bytes_per_s();
+  in.in_place_bytes_per_s = s.in_place_bytes_per_s();
   in.step_seconds = MeanStepSeconds(steps);
   return accounting::ComputeStepFloor(in);
 }
@@ -248,22 +248,21 @@ std::vector<std::string> MfuReportLines(const GptSession& s, const std::vector<S
   for (std::string& line : GemmOpLines(s, steps)) out.push_back(std::move(line));
   if (s.triad_bytes_per_s() > 0) {
     const double triad = s.triad_bytes_per_s();
-    const double moved = triad * accounting::kTriadMovedPerCounted;
-    if (auto adamw = AdamWBytesPerSecondOf(s, steps); adamw.ok()) {
+    const double roof = s.in_place_bytes_per_s();
+    if (auto adamw = AdamWBytesPerSecondOf(s, steps); adamw.ok() && roof > 0) {
       out.push_back(absl::StrFormat(
           "AdamW         %.1f ms per step, %.1f GB/s (%.0f bytes per parameter: p, g, m, v read; p, m, v "
-          "written in place%s) = %.0f%% of the %.1f GB/s STREAM triad moves (%.1f GB/s as STREAM counts it, "
-          "without the write-allocate read; %s)",
+          "written in place%s) = %.0f%% of its roof, the in-place memory roof %.1f GB/s (%s)",
           1e3 * MeanOf(steps, &StepTimes::optimizer), *adamw / 1e9, AdamWBytesPerParam(s),
           AdamWBytesPerParam(s) > accounting::kAdamWBytesPerFp32Param ? "; the bf16 copy of p written" : "",
-          100 * *adamw / moved, moved / 1e9, triad / 1e9, s.triad_source()));
+          100 * *adamw / roof, roof / 1e9, s.triad_source()));
     }
     if (auto f = StepFloorOf(s, steps); f.ok()) {
       out.push_back(absl::StrFormat(
-          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at the triad's "
-          "%.1f GB/s %.1f ms; the step takes %.2fx its floor",
-          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, f->triad_moved_bytes_per_s / 1e9,
-          1e3 * f->adamw_seconds, f->step_multiple));
+          "floor         %.1f ms per step = GEMMs at their rates above %.1f ms + AdamW's %.3g GB at the in-place "
+          "roof's %.1f GB/s %.1f ms; the step takes %.2fx its floor",
+          1e3 * f->seconds, 1e3 * f->gemm_seconds, f->adamw_bytes / 1e9, roof / 1e9, 1e3 * f->adamw_seconds,
+          f->step_multiple));
     }
     if (auto p = StepPredictionOf(s); p.ok() && !steps.empty()) {
       const double step = MeanStepSeconds(steps);

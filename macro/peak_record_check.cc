@@ -42,6 +42,14 @@ std::vector<StartupFigure> StartupFigures(accounting::Dtype dtype, double best_p
         absl::StrCat(stream->threads, stream->threads == 1 ? " thread, " : " threads, ", mib, " MiB arrays");
     out.push_back({"stream_triad" + key, "start-up STREAM triad", keyed, stream->triad_bytes_per_s, "B/s"});
     out.push_back({"stream_copy" + key, "start-up STREAM copy", keyed, stream->copy_bytes_per_s, "B/s"});
+    // The roofs the bounds divide by (decode: read; the step's floor: in_place), measured in the
+    // same trials; write_nt bounds only decode's few KV-cache bytes and is not judged.
+    for (const char* kind : {"read", "in_place"}) {
+      auto it = stream->roofs.find(kind);
+      if (it == stream->roofs.end() || !(it->second > 0)) continue;
+      out.push_back({absl::StrCat("memory_", kind, key), absl::StrCat("start-up ", kind, " memory roof"), keyed,
+                     it->second, "B/s"});
+    }
   }
   return out;
 }

@@ -76,6 +76,16 @@ TEST(StartupFiguresTest, TheBestProbeAndTheStartUpStream) {
   EXPECT_EQ(f[1].value, 25e9);
   EXPECT_EQ(f[2].name, "stream_copy/threads=2/array_mib=128");
   EXPECT_EQ(f[2].unit, "B/s");
+  // The read and in-place roofs, where the run measured them (every start-up STREAM run does).
+  micro::StreamResult roofs = Stream(30e9, 25e9);
+  roofs.roofs = {{"read", 40e9}, {"write_nt", 20e9}, {"in_place", 38e9}};
+  f = StartupFigures(accounting::Dtype::kFp32, 200e9, 2, roofs);
+  ASSERT_EQ(f.size(), 5u);
+  EXPECT_EQ(f[3].name, "memory_read/threads=2/array_mib=128");
+  EXPECT_EQ(f[3].what, "start-up read memory roof");
+  EXPECT_EQ(f[3].value, 40e9);
+  EXPECT_EQ(f[4].name, "memory_in_place/threads=2/array_mib=128");
+  EXPECT_EQ(f[4].value, 38e9);
   f = StartupFigures(accounting::Dtype::kBf16, 400e9, 1, std::nullopt);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].name, "bf16/threads=1");

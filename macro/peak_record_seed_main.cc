@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   if (!stream.ok()) return Usage(std::string(stream.status().message()));
   stream->copy_bytes_per_s *= scale;
   stream->triad_bytes_per_s *= scale;
+  for (auto& [kind, v] : stream->roofs) v *= scale;
 
   auto machine = harness::ThisMachineId();
   if (!machine.ok()) return Usage(std::string(machine.status().message()));

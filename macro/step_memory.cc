@@ -77,7 +77,8 @@ absl::StatusOr<StepMemoryPlan> PlanStepMemory(const StepOptions& o, int threads,
   }
   const int64_t stream_array =
       std::min<int64_t>(micro::StreamArrayBytes(sysinfo::ReadCpuInfo().l3_bytes), micro::kStartupStreamMaxBytes);
-  if (!(file && file->triad_bytes_per_s > 0)) {  // STREAM triad measured at start-up (gpt_session.cc)
+  // STREAM's triad and in-place roof measured at start-up unless the file has both (gpt_session.cc).
+  if (!(file && file->triad_bytes_per_s > 0 && file->memory.dram_bytes_per_s.count("in_place"))) {
     const int64_t array = stream_array;
     if (3 * array > plan.startup_bytes) {
       plan.startup_bytes = 3 * array;

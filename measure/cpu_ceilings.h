@@ -24,6 +24,9 @@ namespace micro {
 // cache the figure is labelled cache-resident (bandwidth_cache_resident, and in the method); cache
 // hits can only raise it, so a bound drawn from it is stricter, never flattering.
 inline constexpr int64_t kStartupStreamMaxBytes = int64_t{256} << 20;
+// Trials of a start-up STREAM run (every kind of traffic in each, measure/stream.h): the best of
+// 6 interleaved trials, about 0.5 s on 128 MiB arrays at 30 GB/s.
+inline constexpr int kStartupStreamTrials = 6;
 
 struct CpuCeilingOptions {
   // Many short trials, best taken: on a shared machine the best of many is a steadier
@@ -31,7 +34,7 @@ struct CpuCeilingOptions {
   double fma_seconds_per_trial = 0.01;
   int fma_trials = 10;
   int64_t stream_bytes_per_array = 0;  // 0: StreamArrayBytes(the machine's LLC), at most kStartupStreamMaxBytes
-  int stream_trials = 6;
+  int stream_trials = kStartupStreamTrials;
 };
 
 struct CpuCeilingsResult {
