@@ -74,6 +74,10 @@ const std::vector<FlagSpec>& FlagTable() {
       Flag("ceilings", T::kText,
            "measured-ceilings JSON written by `bazel run //micro:ceilings` (instead of --gpu)",
            {kMfu, kTrainTime, kDecodeBound, kRoofline}),
+      Flag("traffic", T::kText,
+           "the kind of memory traffic, whose roof of the --ceilings file bounds it: read, write_nt, copy, "
+           "triad, in_place (decode-bound's default: read, decode's traffic; roofline's: copy)",
+           {kDecodeBound, kRoofline}),
       Flag("preset", T::kText,
            "a model of model/gpt_config.h (gpt2, gpt2-medium, gpt2-large, gpt2-xl, test-tiny, test-mini, "
            "llama3-8b, llama3.2-1b, llama-124m, llama-tiny): its shape, padded vocab and switches; the flags "
@@ -129,14 +133,16 @@ const std::vector<CommandSpec>& Commands() {
        "Training days = 6 * N * D / (devices * peak per device * MFU), MFU in (0, 1]."},
       {kDecodeBound,
        "decode-bound --params=N --bytes_per_param=B (--gpu=NAME | --bandwidth=BYTES_PER_S | "
-       "--ceilings=FILE)",
+       "--ceilings=FILE [--traffic=read])",
        "Upper bound on single-request decode speed: bandwidth / (N * bytes per param) tokens/s\n"
-       "(every weight read once per token; KV cache and activations ignored)."},
+       "(every weight read once per token; KV cache and activations ignored). With --ceilings the\n"
+       "bandwidth is the file's read roof (a file written before the memory roofs: its STREAM copy)."},
       {kRoofline,
        "roofline --flops=F --bytes=B (--gpu=NAME [--dtype=bf16] | --peak_flops=F --bandwidth=W | "
-       "--ceilings=FILE [--dtype=bf16])",
+       "--ceilings=FILE [--dtype=bf16] [--traffic=copy])",
        "Intensity = F / B, ridge = peak / bandwidth, bound = intensity * bandwidth,\n"
-       "attainable = min(peak, bound); memory-bound when intensity < ridge."},
+       "attainable = min(peak, bound); memory-bound when intensity < ridge. With --ceilings the\n"
+       "bandwidth is the file's roof of the kernel's kind of traffic (--traffic, default copy)."},
       {kGpt,
        "gpt (--preset=NAME | --layers=L --heads=H --width=C --vocab=V --block=T) [--seq=T'] [--batch=B] "
        "[--bias] [--kv_heads=K] [--mlp_hidden=F] [--swiglu] [--rmsnorm] [--rope] [--untied] "
@@ -352,13 +358,46 @@ std::string Token(const std::string& s) { return absl::StrReplaceAll(s, {{" ", "
 struct PeakNeed {
   bool flops = false, bandwidth = false;
   bool bandwidth_flag = false;  // --bandwidth is one of the command's flags
+  // The kind of traffic whose roof of a --ceilings file is the bandwidth (--traffic, else this
+  // command's default); "" for commands without a bandwidth.
+  std::string traffic = "";
+  bool traffic_given = false;  // --traffic was given
 };
 
 struct ResolvedPeak {
   Peak peak;
   std::string kind;   // "datasheet", "flag", "measured"
   std::string label;  // for the result line: gpu name, "flag" or the ceilings path
+  std::string traffic = "";  // the memory roof of a --ceilings file the bandwidth is; "" otherwise
 };
+
+// The bandwidth of a --ceilings file for `need.traffic`: its memory roof of that kind; a file
+// written before the memory roofs has only its STREAM copy (bandwidth_bytes_per_s), taken for copy
+// and, with a note, for a default kind, refused for a kind the user asked for.
+absl::Status TrafficBandwidth(const std::string& path, const accounting::Ceilings& c, PeakNeed need,
+                              ResolvedPeak* r) {
+  auto it = c.memory.dram_bytes_per_s.find(need.traffic);
+  if (it != c.memory.dram_bytes_per_s.end() && it->second > 0) {
+    r->peak.bytes_per_s = it->second;
+    r->traffic = need.traffic;
+    r->peak.source = absl::StrCat("the ", need.traffic, " memory roof of ", r->peak.source);
+    return absl::OkStatus();
+  }
+  if (need.traffic == "copy") {
+    r->traffic = "copy";
+    return absl::OkStatus();
+  }
+  if (need.traffic_given) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--traffic=", need.traffic, ": '", path, "' has no ", need.traffic,
+        " memory roof (memory_roofs_bytes_per_s; written before the memory roofs?): measure it again with "
+        "`bazel run //micro:ceilings -- --ceilings_out=FILE`, or give --traffic=copy"));
+  }
+  r->traffic = "copy";
+  r->peak.source = absl::StrCat("STREAM copy (the file has no ", need.traffic,
+                                " memory roof: written before the memory roofs) of ", r->peak.source);
+  return absl::OkStatus();
+}
 
 std::string PeakOptions(PeakNeed need) {
   std::string options = need.flops ? "--gpu=NAME [--dtype=bf16], --peak_flops=F" : "--gpu=NAME";
@@ -406,6 +445,9 @@ absl::StatusOr<ResolvedPeak> PeakFromCeilings(const std::string& path, accountin
         c->stream_array_bytes, "-byte arrays, under 4x the last-level cache): not a memory bound; measure "
         "one with `bazel run //micro:ceilings` (without --sizes=quick) or give --bandwidth"));
   }
+  if (need.bandwidth) {
+    if (absl::Status st = TrafficBandwidth(path, *c, need, &r); !st.ok()) return st;
+  }
   r.kind = "measured";
   r.label = Token(path);
   return r;
@@ -447,6 +489,19 @@ absl::StatusOr<ResolvedPeak> ResolvePeak(const FlagValues& v, PeakNeed need) {
   if (sources > 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("give only one source of the peak (", PeakOptions(need), "), not several"));
+  }
+  if (!Get(v, "traffic").empty()) {
+    if (!accounting::ParseTrafficKind(Get(v, "traffic"))) {
+      return absl::InvalidArgumentError(absl::StrCat("--traffic=", Get(v, "traffic"),
+                                                     " is invalid: one of ", accounting::AllowedTrafficKindNames()));
+    }
+    if (ceilings.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--traffic=", Get(v, "traffic"),
+                                                     " chooses a memory roof of a --ceilings file; with --gpu or "
+                                                     "--bandwidth the bandwidth is the one given"));
+    }
+    need.traffic = Get(v, "traffic");
+    need.traffic_given = true;
   }
   const std::string dtype_name = Get(v, "dtype").empty() ? "bf16" : Get(v, "dtype");
   absl::StatusOr<accounting::Dtype> dtype = accounting::ParseDtype(dtype_name);
@@ -547,7 +602,7 @@ absl::StatusOr<std::string> RunDecodeBound(const FlagValues& v) {
     return st;
   }
   absl::StatusOr<ResolvedPeak> peak =
-      ResolvePeak(v, {/*flops=*/false, /*bandwidth=*/true, /*bandwidth_flag=*/true});
+      ResolvePeak(v, {/*flops=*/false, /*bandwidth=*/true, /*bandwidth_flag=*/true, /*traffic=*/"read"});
   if (!peak.ok()) return peak.status();
   absl::StatusOr<double> bound = accounting::DecodeTokensPerSecondBound(params, bpp, peak->peak.bytes_per_s);
   if (!bound.ok()) return bound.status();
@@ -561,16 +616,16 @@ absl::StatusOr<std::string> RunDecodeBound(const FlagValues& v) {
   absl::StrAppendFormat(&out, "  bandwidth source: %s\n", peak->peak.source);
   absl::StrAppendFormat(&out,
                         "result: tokens_per_second=%.6g params=%s bytes_per_param=%s model_bytes=%s "
-                        "bandwidth=%s peak_kind=%s peak=%s\n",
+                        "bandwidth=%s peak_kind=%s peak=%s%s\n",
                         *bound, Num(params), Num(bpp), Num(model_bytes), Num(peak->peak.bytes_per_s),
-                        peak->kind, peak->label);
+                        peak->kind, peak->label, peak->traffic.empty() ? "" : " traffic=" + peak->traffic);
   return out;
 }
 
 absl::StatusOr<std::string> RunRoofline(const FlagValues& v) {
   double flops = 0, bytes = 0;
   if (absl::Status st = ReadPositive(v, {{"flops", &flops}, {"bytes", &bytes}}); !st.ok()) return st;
-  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, true, true});
+  absl::StatusOr<ResolvedPeak> peak = ResolvePeak(v, {true, true, true, "copy"});
   if (!peak.ok()) return peak.status();
   const accounting::RooflineResult r =
       accounting::Roofline(peak->peak.flops_per_s, peak->peak.bytes_per_s, flops, bytes);
@@ -587,9 +642,10 @@ absl::StatusOr<std::string> RunRoofline(const FlagValues& v) {
   absl::StrAppendFormat(
       &out,
       "result: intensity=%.6g ridge=%.6g bound_flops_per_s=%.6g attainable_flops_per_s=%.6g "
-      "bound=%s peak_flops=%s bandwidth=%s dtype=%s peak_kind=%s peak=%s\n",
+      "bound=%s peak_flops=%s bandwidth=%s dtype=%s peak_kind=%s peak=%s%s\n",
       r.intensity, r.ridge, r.bound_flops_per_s, r.attainable_flops_per_s, bound, Num(peak->peak.flops_per_s),
-      Num(peak->peak.bytes_per_s), Get(v, "dtype"), peak->kind, peak->label);
+      Num(peak->peak.bytes_per_s), Get(v, "dtype"), peak->kind, peak->label,
+      peak->traffic.empty() ? "" : " traffic=" + peak->traffic);
   return out;
 }
 

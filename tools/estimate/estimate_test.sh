@@ -106,6 +106,22 @@ expect_ok 'result: mfu=0\.3 .*peak_kind=measured' mfu --params=1e6 --tokens_per_
 expect_ok 'result: intensity=0\.125 ridge=8 ' roofline --flops=1e6 --bytes=8e6 --ceilings="$C" --dtype=fp32
 expect_ok 'result: tokens_per_second=12\.5 ' decode-bound --params=1e9 --bytes_per_param=2 --ceilings="$C"
 expect_error '--ceilings: .*no bf16' mfu --params=1e6 --tokens_per_second=1e4 --devices=1 --ceilings="$C"
+# A file written before the memory roofs: decode-bound's read roof falls back to the copy, saying so;
+# a kind asked for by name is refused.
+expect_ok 'bandwidth source: STREAM copy \(the file has no read memory roof' decode-bound --params=1e9 --bytes_per_param=2 --ceilings="$C"
+expect_error "--traffic=read: '.*' has no read memory roof" decode-bound --params=1e9 --bytes_per_param=2 --ceilings="$C" --traffic=read
+# The roofs per kind of traffic: decode-bound takes the read roof, roofline the kind asked for.
+R="${TEST_TMPDIR:-/tmp}/roofs.json"
+cat >"$R" <<'JSON'
+{"machine": "test cpu", "peak_flops": {"fp32": 2e11}, "bandwidth_bytes_per_s": 2.5e10, "method": "test", "date": "2024-01-01",
+ "memory_roofs_bytes_per_s": {"read": 4e10, "write_nt": 2e10, "copy": 2.5e10, "triad": 2.7e10, "in_place": 3.8e10}}
+JSON
+expect_ok 'result: tokens_per_second=20 .*bandwidth=4e\+10 .*traffic=read' decode-bound --params=1e9 --bytes_per_param=2 --ceilings="$R"
+expect_ok 'result: tokens_per_second=19 .*traffic=in_place' decode-bound --params=1e9 --bytes_per_param=2 --ceilings="$R" --traffic=in_place
+expect_ok 'result: intensity=0\.125 ridge=8 .*traffic=copy' roofline --flops=1e6 --bytes=8e6 --ceilings="$R" --dtype=fp32
+expect_ok 'result: intensity=0\.125 ridge=5\.26316 .*bandwidth=3\.8e\+10 .*traffic=in_place' roofline --flops=1e6 --bytes=8e6 --ceilings="$R" --dtype=fp32 --traffic=in_place
+expect_error '--traffic=stream is invalid: one of read, write_nt, copy, triad, in_place' roofline --flops=1 --bytes=1 --ceilings="$R" --dtype=fp32 --traffic=stream
+expect_error '--traffic=read chooses a memory roof of a --ceilings file' decode-bound --params=1e9 --bytes_per_param=2 --bandwidth=1e10 --traffic=read
 
 if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all estimate checks passed"
