@@ -7,7 +7,7 @@
 // kinds measured (measure/memory_kernels.h has the kernels):
 //
 //   kind      kernel (fp32 arrays)                   counted bytes/el.  moved bytes/el.
-//   read      s += a[i]                              4                  4
+//   read      s += a[i], as 8 streams a thread       4                  4
 //   write_nt  a[i] = s, non-temporal stores          4                  4
 //   copy      b[i] = a[i] (STREAM)                   8                  12: the plain store reads b's line first (write-allocate)
 //   triad     a[i] = b[i] + s c[i] (STREAM)          12                 16: the same
