@@ -529,3 +529,106 @@ TEST(Browser, ScalingMapMarkersAreWhereTheirValuesSay) {
 
 }  // namespace
 }  // namespace report
+
+namespace report {
+namespace {
+
+// ---- the memory roofs on roofline.svg (testdata/memory_roofs_*.json) ----
+
+// True when `rgb` is within `tolerance` (sum over the channels) of `want`.
+bool Near(uint32_t rgb, uint32_t want, int tolerance) {
+  int d = 0;
+  for (int shift : {16, 8, 0})
+    d += std::abs(static_cast<int>((rgb >> shift) & 0xff) - static_cast<int>((want >> shift) & 0xff));
+  return d <= tolerance;
+}
+
+// A pixel near `colour` within 2 px of (x, y).
+bool ColourNear(const Image& img, double x, double y, uint32_t colour) {
+  for (int dy = -2; dy <= 2; ++dy) {
+    for (int dx = -2; dx <= 2; ++dx) {
+      const int px = static_cast<int>(std::floor(x)) + dx, py = static_cast<int>(std::floor(y)) + dy;
+      if (px >= 0 && py >= 0 && px < img.width && py < img.height && Near(img.At(px, py), colour, 60))
+        return true;
+    }
+  }
+  return false;
+}
+
+// The fixture run with its ceilings file, roofline.svg rendered alone: the in_place DRAM roof
+// (38 GB/s) passes through the pixel of I x 38 GB/s at the intensities along it (and not
+// through I x 19 or I x 76 GB/s); the AdamW above the copy roof but under its in_place roof
+// and the AdamW at 150% of it are drawn at their pixels, only the latter ringed in red.
+TEST(Browser, MemoryRoofsAndPointsWhereTheyShouldBe) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "SKIPPED, NOT PASSED: chromium is not installed, so the memory roofs were not checked in "
+                    "a browser. Install it with `bash tools/setup.sh` (Debian package chromium).";
+  }
+  auto data = LoadRuns({"tools/report/testdata/memory_roofs_run.json"});
+  ASSERT_TRUE(data.ok()) << data.status();
+  auto ceilings = accounting::ReadCeilings("tools/report/testdata/memory_roofs_ceilings.json");
+  ASSERT_TRUE(ceilings.ok()) << ceilings.status();
+  ReportInputs in;
+  in.data = *data;
+  in.ceilings = *ceilings;
+  in.ceilings_path = "memory_roofs_ceilings.json";
+  Report r = BuildReport(in);
+  const std::string out = TmpDir() + "/memory_report";
+  ASSERT_TRUE(WriteReport(r, out).ok());
+  const std::string svg = r.files.at("roofline.svg");
+  std::smatch size;
+  ASSERT_TRUE(std::regex_search(svg, size, std::regex("width=\"([0-9.]+)\" height=\"([0-9.]+)\"")));
+  const std::string png = TmpDir() + "/memory_roofline.png", log = TmpDir() + "/chromium_memory.log";
+  ASSERT_EQ(Chromium(chromium,
+                     absl::StrCat("--window-size=", size[1].str(), ",", size[2].str(), " --screenshot='", png,
+                                  "' 'file://", out, "/roofline.svg'"),
+                     log),
+            0)
+      << ReadAll(log);
+  auto img = ReadPng(png);
+  ASSERT_TRUE(img.ok()) << img.status() << ReadAll(log);
+  Declared d;
+  ASSERT_TRUE(ParseDeclared(svg, &d));
+  auto X = [&](double v) { return d.px + d.pw * Along(v, d.x0, d.x1, true); };
+  auto Y = [&](double v) { return d.py + d.ph - d.ph * Along(v, d.y0, d.y1, true); };
+
+  std::smatch line;
+  ASSERT_TRUE(std::regex_search(
+      svg, line,
+      std::regex("stroke=\"(#[0-9a-f]{6})\"[^>]*class=\"memory-roof\" data-kind=\"in_place\" "
+                 "data-level=\"DRAM\" data-bytes-per-s=\"38000000000\"")));
+  const uint32_t orange = Hex(line[1]);
+  int found = 0;
+  for (double i : {0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 4.0}) {
+    SCOPED_TRACE(absl::StrCat("intensity ", i));
+    const bool here = ColourNear(*img, X(i), Y(i * 3.8e10), orange);
+    found += here;
+    EXPECT_FALSE(ColourNear(*img, X(i), Y(i * 1.9e10), orange))
+        << "the in_place colour at half its bandwidth";
+    EXPECT_FALSE(ColourNear(*img, X(i), Y(i * 7.6e10), orange))
+        << "the in_place colour at twice its bandwidth";
+  }
+  // A label or a point may cover the line at an intensity or two; never most of them.
+  EXPECT_GE(found, 5) << "the in_place slope is not where I x 38 GB/s puts it";
+
+  for (const auto& [name, flagged] : std::vector<std::pair<std::string, bool>>{
+           {"BM_Elementwise/cpu/adamw/N:16777216", false}, {"BM_Elementwise/cpu/adamw/N:4194304", true}}) {
+    SCOPED_TRACE(name);
+    std::smatch pm;
+    ASSERT_TRUE(std::regex_search(svg, pm,
+                                  std::regex("fill=\"(#[0-9a-f]{6})\"[^>]*class=\"point\" data-case=\"" +
+                                             name + "\" data-x=\"([0-9.e+-]+)\" data-y=\"([0-9.e+-]+)\"")));
+    const double ex = X(std::stod(pm[2])), ey = Y(std::stod(pm[3]));
+    double bx = 0, by = 0;
+    EXPECT_GT(
+        Blob(*img, static_cast<int>(std::floor(ex)), static_cast<int>(std::floor(ey)), Hex(pm[1]), &bx, &by),
+        20);
+    EXPECT_NEAR(bx, ex, 1.5);
+    EXPECT_NEAR(by, ey, 1.5);
+    EXPECT_EQ(RedOnRing(*img, ex, ey) >= 3, flagged);
+  }
+}
+
+}  // namespace
+}  // namespace report

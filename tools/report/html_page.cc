@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "tools/report/family.h"
+#include "tools/report/point_roof.h"
 #include "tools/report/roofline_chart.h"
 #include "tools/report/svg_writer.h"
 #include "tools/report/units.h"
@@ -138,6 +139,14 @@ std::string MachineSection(const RunData& d, const RoofChoice& roofs) {
                        "; ", r.source));
   }
   if (roofs.roofs.empty()) KvRow(&s, "Peak", "none known (no peak counter, no usable --ceilings file)");
+  if (!roofs.memory.slopes.empty()) {
+    std::vector<std::string> slopes;
+    for (const MemorySlope& m : roofs.memory.slopes) slopes.push_back(m.Label());
+    KvRow(&s, "Memory roofs (per traffic kind)",
+          absl::StrCat(
+              absl::StrJoin(slopes, ", "), "; from ",
+              roofs.memory.file_path.empty() ? "the cases' roof_bytes/s counters" : roofs.memory.file_path));
+  }
   KvRow(&s, "GEMM library", d.ContextValue("run_context.gemm"));
   KvRow(&s, "OpenBLAS", d.ContextValue("openblas"));
   KvRow(&s, "Build", FirstContext(d, {"build_type", "mlbench_build_type", "mlbench.build_type"}));
@@ -155,6 +164,32 @@ std::string MachineSection(const RunData& d, const RoofChoice& roofs) {
   }
   s += "</section>\n";
   return s;
+}
+
+// A case's "% of roof" and "roof" cells: against its own memory roof when it counts its
+// traffic (point_roof.h), else the run's pct_of_roofline counter and the roof it implies.
+struct RoofColumns {
+  std::optional<double> pct;
+  std::string name;  // the roof, named; "" when unknown
+};
+
+RoofColumns RoofColumnsOf(const Case& c, const RoofChoice& roofs) {
+  const auto flops = c.FlopsPerSecond();
+  const auto intensity = c.Intensity();
+  if (c.error.empty() && flops && intensity && *intensity > 0) {
+    if (auto roof = PointRoofFor(roofs, c, *intensity); roof && roof->memory) {
+      return {100 * *flops / roof->attainable,
+              roof->compute_bound() ? absl::StrCat("peak ", FormatSi(roof->peak_flops, "FLOP/s"), " (",
+                                                   roof->MemoryLabel(), " above it)")
+                                    : roof->MemoryLabel()};
+    }
+  }
+  RoofColumns out{c.PctOfRoofline(), ""};
+  const auto peak = c.PeakFlops(), bw = c.PeakBytes();
+  if (!out.pct || !peak || !intensity) return out;
+  out.name = bw && *intensity * *bw < *peak ? absl::StrCat("the run's single slope ", FormatSi(bw, "B/s"))
+                                            : absl::StrCat("the run's peak ", FormatSi(peak, "FLOP/s"));
+  return out;
 }
 
 // % of the roofline; above 100 (beyond noise) the case beat its roof: flagged.
@@ -190,7 +225,7 @@ std::string VerifiedCell(const Case& c) {
   return "<td class=\"bad\" data-v=\"failed\">FAILED</td>";
 }
 
-std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gate,
+std::string CasesSection(const RunData& d, const RoofChoice& roofs, const std::optional<GateSummary>& gate,
                          const std::map<std::string, std::string>& colours) {
   std::string s = absl::StrCat("<section id=\"cases\"><h2>Cases (", d.cases.size(),
                                ")</h2>\n<p class=\"sub\">Medians over each case's repetitions. "
@@ -203,8 +238,10 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
        "<th class=\"num\" data-type=\"num\">bytes/s</th>"
        "<th class=\"num\" data-type=\"num\" title=\"arithmetic intensity, FLOP per byte\">FLOP/byte</th>"
        "<th class=\"num\" data-type=\"num\">% of peak</th>"
-       "<th class=\"num\" data-type=\"num\" title=\"achieved FLOP/s over the roof at this intensity\">% of "
-       "roof</th>"
+       "<th class=\"num\" data-type=\"num\" title=\"achieved FLOP/s over the case's own roof at this "
+       "intensity\">% of roof</th>"
+       "<th data-type=\"text\" title=\"the roof the case is held to: its traffic kind and level when "
+       "it counts its traffic, else the run's own roof\">roof</th>"
        "<th data-type=\"text\">verified</th>";
   if (gate) s += "<th data-type=\"text\">gate</th>";
   s += "</tr></thead>\n<tbody>\n";
@@ -212,6 +249,7 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
     const std::string name = StripRunSuffixes(c.name);
     auto it = colours.find(c.family);
     const std::string colour = it == colours.end() ? "#7f7f7f" : it->second;
+    const RoofColumns roof = RoofColumnsOf(c, roofs);
     absl::StrAppend(
         &s, "<tr class=\"case-row\" data-case=\"", Esc(name), "\">", "<td class=\"case\" data-v=\"",
         Esc(name), "\" title=\"", Esc(c.label.empty() ? c.file : c.label + "\n" + c.file), "\">",
@@ -221,7 +259,9 @@ std::string CasesSection(const RunData& d, const std::optional<GateSummary>& gat
         NumCell(c.FlopsPerSecond(), FormatSi(c.FlopsPerSecond(), "FLOP/s")),
         NumCell(c.BytesPerSecond(), FormatSi(c.BytesPerSecond(), "B/s")),
         NumCell(c.Intensity(), FormatPlain(c.Intensity())),
-        NumCell(c.PctOfPeak(), FormatPercent(c.PctOfPeak())), RoofCell(c.PctOfRoofline()), VerifiedCell(c));
+        NumCell(c.PctOfPeak(), FormatPercent(c.PctOfPeak())), RoofCell(roof.pct),
+        "<td class=\"roof\" data-v=\"", Esc(roof.name), "\">", roof.name.empty() ? kMissing : Esc(roof.name),
+        "</td>", VerifiedCell(c));
     if (gate) {
       const std::string st = GateStatusOf(*gate, c.name);
       absl::StrAppend(&s, "<td data-v=\"", Esc(st), "\">",
@@ -360,7 +400,7 @@ std::string RenderPage(const RunData& d, const RoofChoice& roofs, const std::opt
       html += ChartSection(absl::StrCat("trend-", i + 1), "Trend", c.trend_svgs[i], "");
     }
   }
-  html += CasesSection(d, gate, c.colours);
+  html += CasesSection(d, roofs, gate, c.colours);
   if (gate) html += GateSection(*gate);
   absl::StrAppend(&html, "<footer>Made by <code>", Esc(c.command),
                   "</code>. This page is self-contained: it fetches nothing.</footer>\n</main>\n<script>",

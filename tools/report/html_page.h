@@ -2,15 +2,17 @@
 // to sort the table; nothing fetched at view time). Sections, top to bottom:
 //   heading      the machine, the number of cases, what the roof is; the --note line
 //   roofline     the chart and its notes (points above the roof)
-//   machine      CPU or GPU, ISA, the roof's peak and bandwidth and their kind, build, commit,
-//                then every context key in a collapsed list
+//   machine      CPU or GPU, ISA, the roof's peak and bandwidth and their kind, the memory roofs
+//                per traffic kind, build, commit, then every context key in a collapsed list
 //   problems     what is missing or wrong in the input (only when there is something)
 //   charts       matmul sweep, step times, MFU loss breakdown: each, or a line saying why absent
 //   scaling      with sweep points: the machines, a table of the knees, the trend breaks, and the
 //                scaling map's charts
 //   history      with --history: one trend chart per series of the database (trend_chart.h)
 //   cases        a sortable table, one row per case: time, FLOP/s, bytes/s, intensity, % of
-//                peak, % of roofline, verified (and the gate status when a summary is given)
+//                peak, % of its own roof and that roof's name (point_roof.h: its traffic kind
+//                and level when it counts its traffic, else the run's pct_of_roofline counter),
+//                verified (and the gate status when a summary is given)
 //   gate         the gate's verdict, details and statuses (when --gate is given)
 // A missing or non-finite value shows as an em dash and sorts last.
 #ifndef TOOLS_REPORT_HTML_PAGE_H_

@@ -71,7 +71,7 @@ TEST(HtmlPage, OneRowPerCase) {
       std::distance(std::sregex_iterator(table.begin(), table.end(), th), std::sregex_iterator()));
   const int cells = static_cast<int>(
       std::distance(std::sregex_iterator(table.begin(), table.end(), td), std::sregex_iterator()));
-  EXPECT_EQ(columns, 10);
+  EXPECT_EQ(columns, 11);
   EXPECT_EQ(cells, rows * columns);
 }
 

@@ -7,6 +7,21 @@ void LabelLayout::AddObstacle(double cx, double cy, double r) {
   taken_.push_back({cx - r, cy - r, cx + r, cy + r});
 }
 
+void LabelLayout::AddLineObstacle(double cx, double cy, double r) {
+  lines_.push_back({cx - r, cy - r, cx + r, cy + r});
+}
+
+bool LabelLayout::Free(const Box& b) const {
+  if (b.x0 < bounds_.x + 2 || b.x1 > bounds_.right() - 2 || b.y0 < bounds_.y + 2 ||
+      b.y1 > bounds_.bottom() - 2) {
+    return false;
+  }
+  for (const Box& t : taken_) {
+    if (t.Overlaps(b)) return false;
+  }
+  return true;
+}
+
 std::optional<LabelSpot> LabelLayout::Place(double cx, double cy, double r, const std::string& text) {
   const double w = TextWidth(text, font_px_), h = font_px_;
   const double gap = r + 3;
@@ -27,18 +42,10 @@ std::optional<LabelSpot> LabelLayout::Place(double cx, double cy, double r, cons
   };
   for (const Candidate& c : candidates) {
     const Box& b = c.box;
-    if (b.x0 < bounds_.x + 2 || b.x1 > bounds_.right() - 2 || b.y0 < bounds_.y + 2 ||
-        b.y1 > bounds_.bottom() - 2) {
-      continue;
-    }
-    bool free = true;
-    for (const Box& t : taken_) {
-      if (t.Overlaps(b)) {
-        free = false;
-        break;
-      }
-    }
-    if (!free) continue;
+    if (!Free(b)) continue;
+    bool on_line = false;
+    for (const Box& t : lines_) on_line = on_line || t.Overlaps(b);
+    if (on_line) continue;
     taken_.push_back(b);
     return c.spot;
   }

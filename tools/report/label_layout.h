@@ -1,6 +1,7 @@
 // Greedy placement of point labels: each label tries the spots right, left, above and below
 // its point and takes the first that overlaps no label or point placed before and stays inside
-// the plot; a label with no free spot is left off (the point keeps its tooltip).
+// the plot; a label with no free spot is left off (the point keeps its tooltip). Labels laid
+// along a line (the roofline's memory roofs) ask Free for each stretch of their text instead.
 #ifndef TOOLS_REPORT_LABEL_LAYOUT_H_
 #define TOOLS_REPORT_LABEL_LAYOUT_H_
 
@@ -28,6 +29,13 @@ class LabelLayout {
   // Reserves the area of a point of radius r (call for every point before placing labels).
   void AddObstacle(double cx, double cy, double r);
   void AddBox(const Box& b) { taken_.push_back(b); }
+  // Reserves a stretch of a drawn line (radius r around (cx, cy)): Place keeps point labels off
+  // it; Free does not look at it, since a label laid along one line may have to cross a line
+  // parallel to it (its halo keeps it readable).
+  void AddLineObstacle(double cx, double cy, double r);
+  // True when `b` lies inside the bounds and overlaps no label, point or box reserved so far
+  // (lines aside).
+  bool Free(const Box& b) const;
   // A spot for `text` next to the point at (cx, cy) of radius r, reserved; nullopt if none.
   std::optional<LabelSpot> Place(double cx, double cy, double r, const std::string& text);
 
@@ -35,6 +43,7 @@ class LabelLayout {
   PlotRect bounds_;
   double font_px_;
   std::vector<Box> taken_;
+  std::vector<Box> lines_;
 };
 
 }  // namespace report

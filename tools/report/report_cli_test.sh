@@ -3,9 +3,13 @@
 # is wrong; a ceilings file of another machine is not used and the page says so; a good run
 # writes the page and its charts with no temporary files left, and a rerun removes a chart the
 # new input no longer has; `--out=.` in a folder of the user's own charts is refused and, with
-# --force, removes none of them; a file the user adds to a report's folder survives a rerun.
+# --force, removes none of them; a file the user adds to a report's folder survives a rerun;
+# elementwise cases with traffic counters and a ceilings file with memory roofs
+# (testdata/memory_roofs_*.json): each case on its own roof, the honest AdamW not flagged.
 set -u
 REPORT="$(readlink -f "$1")"
+MEMORY_RUN="$(readlink -f "$2")"
+MEMORY_CEILINGS="$(readlink -f "$3")"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -105,4 +109,15 @@ done
 for f in steps.svg trend_1.svg trend_2.svg notes.txt; do
   [[ "$(cat "$mine/$f" 2>/dev/null)" == "mine $f" ]] || fail "a rerun removed the user's $f"
 done
+# Memory roofs per traffic kind: the AdamW above the copy roof but under its in_place roof is not
+# flagged, the one at 150% of it is; the table names each case's roof; the chart draws 8 roofs.
+mem="$TMP/memory"
+msg="$("$REPORT" --in="$MEMORY_RUN" --ceilings="$MEMORY_CEILINGS" --out="$mem" 2>&1)" || fail "memory roofs run failed: $msg"
+grep -qF "BM_Elementwise/cpu/adamw/N:4194304: 32.6 GFLOP/s at 0.571 FLOP/byte is 50% above its own roof" <<<"$msg" \
+  || fail "the AdamW at 150% of its in_place roof is not flagged: $msg"
+grep -qF "adamw/N:16777216" <<<"$msg" && fail "the AdamW under its in_place roof is flagged: $msg"
+grep -qF ">in_place DRAM 38.0 GB/s</td>" "$mem/index.html" || fail "the table does not name the in_place roof"
+grep -qF ">copy L1 800.0 GB/s</td>" "$mem/index.html" || fail "the table does not hold the L1-sized case to L1"
+[[ "$(grep -c 'class="memory-roof" data-kind' "$mem/roofline.svg")" == 8 ]] || fail "roofline.svg lacks its 8 memory roofs"
+"$REPORT" --help | grep -qF "memory roofs" || fail "--help does not describe the memory roofs"
 echo PASS

@@ -141,14 +141,19 @@ static void SortRoofs(RoofChoice* c) {
                    [](const Roof& a, const Roof& b) { return a.peak_flops > b.peak_flops; });
 }
 
+// The run's machine names hold the file's.
+static bool IsThisMachines(const RunData& data, const accounting::Ceilings& ceilings) {
+  const std::vector<std::string> machines = RunMachines(data);
+  return std::find(machines.begin(), machines.end(), ceilings.machine) != machines.end();
+}
+
 static RoofChoice ChooseRoofsUnsorted(const RunData& data,
                                       const std::optional<accounting::Ceilings>& ceilings,
                                       const std::string& ceilings_path) {
   std::vector<std::string> problems;
   if (ceilings.has_value()) {
     const std::vector<std::string> machines = RunMachines(data);
-    const bool match = std::find(machines.begin(), machines.end(), ceilings->machine) != machines.end();
-    if (match) {
+    if (IsThisMachines(data, *ceilings)) {
       RoofChoice c = FromCeilings(*ceilings, ceilings_path);
       if (!c.roofs.empty()) return c;
       problems.push_back(
@@ -175,6 +180,9 @@ RoofChoice ChooseRoofs(const RunData& data, const std::optional<accounting::Ceil
                        const std::string& ceilings_path) {
   RoofChoice c = ChooseRoofsUnsorted(data, ceilings, ceilings_path);
   SortRoofs(&c);
+  const bool usable = ceilings.has_value() && IsThisMachines(data, *ceilings);
+  c.memory = ChooseMemoryRoofs(data, usable ? &*ceilings : nullptr, ceilings_path);
+  c.problems.insert(c.problems.end(), c.memory.problems.begin(), c.memory.problems.end());
   return c;
 }
 

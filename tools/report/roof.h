@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "accounting/ceilings.h"
+#include "tools/report/memory_roof.h"
 #include "tools/report/run_data.h"
 
 namespace report {
@@ -24,7 +25,7 @@ namespace report {
 struct Roof {
   std::string dtype;      // "fp32", ...; "" when the cases do not say
   double peak_flops = 0;  // FLOP/s
-  double bandwidth = 0;   // bytes/s; 0 when unknown (no memory slope)
+  double bandwidth = 0;   // bytes/s, the single slope (STREAM copy); 0 when unknown (no slope)
   std::string kind;       // "measured ceilings", "measured at start-up", "datasheet", ...
   std::string source;     // the full source text
 
@@ -35,6 +36,8 @@ struct RoofChoice {
   std::vector<Roof> roofs;            // sorted by peak, highest first; empty: no peak known
   std::string summary;                // one line for the chart: what the roof is and whence
   std::vector<std::string> problems;  // e.g. a ceilings file of another machine
+  MemoryRoofChoice memory;            // the roofs per traffic kind and cache level; its problems
+                                      // are in `problems` too
 };
 
 // The kind of a peak source string (see above); "reported by the run" when unrecognised.

@@ -10,6 +10,8 @@
 #include "tools/report/chart_frame.h"
 #include "tools/report/family.h"
 #include "tools/report/label_layout.h"
+#include "tools/report/point_roof.h"
+#include "tools/report/roofline_memory.h"
 #include "tools/report/scale.h"
 #include "tools/report/svg_writer.h"
 #include "tools/report/units.h"
@@ -24,7 +26,7 @@ double Attainable(const Roof& roof, double intensity) {
 
 namespace {
 
-constexpr double kWidth = 980, kHeight = 600;
+constexpr double kWidth = 980, kHeight = 600, kPlotHeight = 450;
 constexpr double kPointRadius = 5.5;
 
 std::string ColourOf(const std::map<std::string, std::string>& colours, const std::string& family) {
@@ -40,12 +42,7 @@ struct Marker {
   double flops;
 };
 
-// The plot area and its log scales.
-struct Axes {
-  PlotRect plot;
-  Domain xd, yd;
-  LogScale sx, sy;
-};
+using Axes = RooflineAxes;
 
 // Every case with a finite positive intensity and FLOP/s as a point (checked against its roof);
 // cases with FLOP/s and no bytes as markers.
@@ -64,10 +61,14 @@ void CollectPoints(const RunData& data, const RoofChoice& roofs,
       p.colour = ColourOf(colours, c.family);
       p.intensity = *i;
       p.flops = *f;
-      if (const Roof* r = RoofFor(roofs, c.name)) {
-        p.attainable = Attainable(*r, p.intensity);
+      if (auto roof = PointRoofFor(roofs, c, p.intensity)) {
+        p.attainable = roof->attainable;
         p.above_roof = p.flops > p.attainable * (1 + kRoofTolerance);
+        p.memory_roof = roof->memory;
+        p.roof_label = roof->MemoryLabel();
+        p.compute_bound = roof->compute_bound();
       }
+      p.working_set_bytes = c.Counter("working_set_bytes").value_or(0);
       chart->points.push_back(p);
     } else if (f && *f > 0 && !c.BytesPerSecond()) {
       markers->push_back({c.name, ShortLabel(c.name), c.family, ColourOf(colours, c.family), *f});
@@ -75,8 +76,10 @@ void CollectPoints(const RunData& data, const RoofChoice& roofs,
   }
 }
 
-// Domains over the points, markers, ridges and roofs.
-Axes MakeAxes(const RooflineChart& chart, const std::vector<Marker>& markers, const RoofChoice& roofs) {
+// Domains over the points, markers, ridges and roofs (where each memory roof meets the highest
+// compute roof too); the plot's top at `plot_y`.
+Axes MakeAxes(const RooflineChart& chart, const std::vector<Marker>& markers, const RoofChoice& roofs,
+              double plot_y) {
   std::vector<double> xs, ys;
   for (const RooflinePoint& p : chart.points) xs.push_back(p.intensity), ys.push_back(p.flops);
   for (const Marker& m : markers) ys.push_back(m.flops);
@@ -84,9 +87,12 @@ Axes MakeAxes(const RooflineChart& chart, const std::vector<Marker>& markers, co
     ys.push_back(r.peak_flops * 1.6);  // room above the roof for its label
     if (r.Ridge() > 0) xs.push_back(r.Ridge());
   }
+  if (!roofs.roofs.empty()) {
+    for (const MemorySlope& s : roofs.memory.slopes) xs.push_back(roofs.roofs[0].peak_flops / s.bytes_per_s);
+  }
   const Domain xd = NiceLogDomain(xs, 3);
   const Domain yd = NiceLogDomain(ys, 3);
-  const PlotRect plot{92, 92, kWidth - 92 - 250, kHeight - 92 - 58};
+  const PlotRect plot{92, plot_y, kWidth - 92 - 250, kPlotHeight};
   return Axes{plot, xd, yd, LogScale(xd.lo, xd.hi, plot.x, plot.right()),
               LogScale(yd.lo, yd.hi, plot.bottom(), plot.y)};
 }
@@ -111,7 +117,7 @@ void ReservePath(const std::vector<std::pair<double, double>>& pts, LabelLayout*
     const double dx = pts[i + 1].first - pts[i].first, dy = pts[i + 1].second - pts[i].second;
     const int steps = std::max(1, static_cast<int>(std::hypot(dx, dy) / 5));
     for (int k = 0; k <= steps; ++k) {
-      labels->AddObstacle(pts[i].first + dx * k / steps, pts[i].second + dy * k / steps, 2.5);
+      labels->AddLineObstacle(pts[i].first + dx * k / steps, pts[i].second + dy * k / steps, 2.5);
     }
   }
 }
@@ -166,7 +172,7 @@ void DrawBandwidthLabel(const Roof& r, const Axes& ax, const std::vector<Rooflin
 }
 
 // Ridge point: dashed drop line to the x axis, a hollow marker and its value.
-void DrawRidge(const Roof& r, const Axes& ax, SvgWriter* svg, LabelLayout* labels) {
+void DrawRidge(const Roof& r, const Axes& ax, bool per_kind, SvgWriter* svg, LabelLayout* labels) {
   const double ridge = r.Ridge();
   if (!(ridge > ax.xd.lo && ridge < ax.xd.hi)) return;
   const double rx = ax.sx(ridge), ry = ax.sy(r.peak_flops), bottom = ax.plot.bottom();
@@ -175,7 +181,8 @@ void DrawRidge(const Roof& r, const Axes& ax, SvgWriter* svg, LabelLayout* label
   svg->Circle(rx, ry, 4.5,
               {{"fill", "#ffffff"}, {"stroke", "#1f2933"}, {"stroke-width", "2"}, {"class", "ridge"}},
               absl::StrFormat("ridge point: %.3g FLOP/byte", ridge));
-  const std::string ridge_text = absl::StrFormat("ridge %.3g FLOP/B", ridge);
+  const std::string ridge_text =
+      absl::StrFormat("ridge %.3g FLOP/B%s", ridge, per_kind ? " (single slope)" : "");
   svg->Text(rx + 6, bottom - 8, ridge_text, WithHalo({{"font-size", "11.5"}, {"fill", "#1f2933"}}));
   labels->AddBox({rx + 6, bottom - 20, rx + 6 + TextWidth(ridge_text, 11.5), bottom - 4});
   labels->AddObstacle(rx, ry, 6);
@@ -200,8 +207,10 @@ void DrawRoofs(const RoofChoice& roofs, const Axes& ax, const std::vector<Roofli
               WithHalo({{"font-size", "12"}, {"font-weight", "bold"}, {"fill", "#1f2933"}}), "end");
     labels->AddBox({right - 6 - TextWidth(peak_text, 12), ly - 12, right - 6, ly + 2});
     if (r.bandwidth > 0 && k == 0) {
-      DrawBandwidthLabel(r, ax, points, svg, labels);
-      DrawRidge(r, ax, svg, labels);
+      // Beside the roofs per kind, the single slope is labelled with them (roofline_memory.h).
+      const bool per_kind = !roofs.memory.slopes.empty();
+      if (!per_kind) DrawBandwidthLabel(r, ax, points, svg, labels);
+      DrawRidge(r, ax, per_kind, svg, labels);
     }
   }
   svg->EndGroup();
@@ -231,20 +240,27 @@ void DrawNoBytesMarkers(const std::vector<Marker>& markers, const RoofChoice& ro
   svg->EndGroup();
 }
 
+// The hover text of a point: its case, where it is, the roof it is held to and its % of it.
+std::string PointTip(const RooflinePoint& p) {
+  std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n", FormatSi(p.flops, "FLOP/s"), " at ",
+                                 absl::StrFormat("%.3g", p.intensity), " FLOP/byte");
+  if (!(p.attainable > 0)) return tip;
+  const std::string roof = p.compute_bound || p.roof_label.empty() ? std::string("the compute peak")
+                           : p.memory_roof ? absl::StrCat(p.roof_label, " (the roof of its traffic kind)")
+                                           : absl::StrCat(p.roof_label, " (no traffic counters)");
+  absl::StrAppend(&tip, "\nheld to ", roof,
+                  absl::StrFormat(": %.1f%% of its roof here (%s)", 100 * p.flops / p.attainable,
+                                  FormatSi(p.attainable, "FLOP/s")));
+  return tip;
+}
+
 // The points, in a stable order (by family, then intensity), with their hover text.
-void DrawPoints(std::vector<RooflinePoint>* points, SvgWriter* svg, LabelLayout* labels) {
+void DrawPoints(std::vector<RooflinePoint>* points, SvgWriter* svg) {
   std::stable_sort(points->begin(), points->end(), [](const RooflinePoint& a, const RooflinePoint& b) {
     return a.family != b.family ? a.family < b.family : a.intensity < b.intensity;
   });
-  for (const RooflinePoint& p : *points) labels->AddObstacle(p.px, p.py, kPointRadius + 1);
   svg->BeginGroup({{"class", "points"}});
   for (const RooflinePoint& p : *points) {
-    std::string tip = absl::StrCat(StripRunSuffixes(p.case_name), "\n", FormatSi(p.flops, "FLOP/s"), " at ",
-                                   absl::StrFormat("%.3g", p.intensity), " FLOP/byte");
-    if (p.attainable > 0) {
-      absl::StrAppend(&tip, absl::StrFormat("\n%.1f%% of the roof above it (%s)",
-                                            100 * p.flops / p.attainable, FormatSi(p.attainable, "FLOP/s")));
-    }
     svg->Circle(p.px, p.py, kPointRadius,
                 {{"fill", p.colour},
                  {"stroke", "#ffffff"},
@@ -252,10 +268,32 @@ void DrawPoints(std::vector<RooflinePoint>* points, SvgWriter* svg, LabelLayout*
                  {"class", "point"},
                  {"data-case", StripRunSuffixes(p.case_name)},
                  {"data-x", absl::StrFormat("%.17g", p.intensity)},
-                 {"data-y", absl::StrFormat("%.17g", p.flops)}},
-                tip);
+                 {"data-y", absl::StrFormat("%.17g", p.flops)},
+                 {"data-roof", p.roof_label}},
+                PointTip(p));
   }
   svg->EndGroup();
+}
+
+// Why a point above its roof may be: the causes a note lists.
+std::string AboveRoofCauses(const RooflinePoint& p) {
+  if (!p.memory_roof) {
+    return "FLOPs over-counted, bytes under-counted, the peak or bandwidth measured too low, or the data "
+           "came from cache, which the memory roof does not bound (a working set larger than the last-level "
+           "cache keeps it honest)";
+  }
+  std::string causes =
+      "FLOPs over-counted, bytes under-counted (or its traffic kind wrong), or its roof "
+      "measured too low";
+  if (p.memory_roof->level != "DRAM") return causes;
+  if (!(p.working_set_bytes > 0)) {
+    return causes +
+           ", or the data came from a cache: the case does not say its working set "
+           "(working_set_bytes), so it is held to DRAM";
+  }
+  return causes + absl::StrCat(", or its working set (", FormatSi(p.working_set_bytes, "B"),
+                               ") was served from a cache: a --ceilings file with cache_levels holds it "
+                               "to its level");
 }
 
 // Counting-error flags: a ring, a label and a note for every point above its roof.
@@ -265,20 +303,28 @@ void DrawAboveRoofFlags(const std::vector<RooflinePoint>& points, SvgWriter* svg
   for (const RooflinePoint& p : points) {
     if (!p.above_roof) continue;
     svg->Circle(p.px, p.py, 10, {{"fill", "none"}, {"stroke", kAlert}, {"stroke-width", "2.2"}});
-    const std::string text = absl::StrFormat("%s: %.0f%% above the roof: counting error?", p.label,
-                                             100 * (p.flops / p.attainable - 1));
-    if (auto spot = labels->Place(p.px, p.py, 11, text)) {
-      svg->Text(spot->x, spot->y, text,
-                WithHalo({{"font-size", "11"}, {"font-weight", "bold"}, {"fill", kAlert}}), spot->anchor);
+    // The long flag where it fits, else a shorter one, else the point's name.
+    const double pct = 100 * (p.flops / p.attainable - 1);
+    const std::string roof =
+        p.memory_roof ? absl::StrCat("its ", std::string(accounting::TrafficKindName(p.memory_roof->kind)),
+                                     " ", p.memory_roof->level, " roof")
+                      : "the roof";
+    for (const std::string& text :
+         {absl::StrFormat("%s: %.0f%% above %s: counting error?", p.label, pct, roof),
+          absl::StrFormat("%s: %.0f%% above its roof?", p.label, pct), p.label}) {
+      if (auto spot = labels->Place(p.px, p.py, 11, text)) {
+        svg->Text(spot->x, spot->y, text,
+                  WithHalo({{"font-size", "11"}, {"font-weight", "bold"}, {"fill", kAlert}}), spot->anchor);
+        break;
+      }
     }
-    notes->push_back(absl::StrCat(
-        StripRunSuffixes(p.case_name), ": ", FormatSi(p.flops, "FLOP/s"), " at ",
-        absl::StrFormat("%.3g", p.intensity), " FLOP/byte is ",
-        absl::StrFormat("%.0f%%", 100 * (p.flops / p.attainable - 1)), " above the roof (",
-        FormatSi(p.attainable, "FLOP/s"),
-        "): impossible against this roof. FLOPs over-counted, bytes under-counted, the peak or "
-        "bandwidth measured too low, or the data came from cache, which the memory roof does not "
-        "bound (a working set larger than the last-level cache keeps it honest)"));
+    notes->push_back(absl::StrCat(StripRunSuffixes(p.case_name), ": ", FormatSi(p.flops, "FLOP/s"), " at ",
+                                  absl::StrFormat("%.3g", p.intensity), " FLOP/byte is ",
+                                  absl::StrFormat("%.0f%%", 100 * (p.flops / p.attainable - 1)), " above ",
+                                  p.memory_roof ? "its own roof" : "the roof", " (",
+                                  FormatSi(p.attainable, "FLOP/s"),
+                                  p.roof_label.empty() ? "" : absl::StrCat(", ", p.roof_label),
+                                  "): impossible against this roof. ", AboveRoofCauses(p)));
   }
   svg->EndGroup();
 }
@@ -326,12 +372,42 @@ double DrawLegendKeys(const RooflineChart& chart, const std::vector<Marker>& mar
   }
   if (!roofs.roofs.empty() && roofs.roofs[0].bandwidth > 0) {
     svg->Circle(lx + 9, ly, 4.5, {{"fill", "#ffffff"}, {"stroke", "#1f2933"}, {"stroke-width", "2"}});
-    svg->Text(lx + 24, ly + 4, "ridge point (peak / bandwidth)", {{"font-size", "11.5"}, {"fill", kInk}});
+    svg->Text(
+        lx + 24, ly + 4,
+        roofs.memory.slopes.empty() ? "ridge point (peak / bandwidth)" : "ridge point (peak / single slope)",
+        {{"font-size", "11.5"}, {"fill", kInk}});
     ly += 19;
   }
   svg->Circle(lx + 9, ly, 8, {{"fill", "none"}, {"stroke", kAlert}, {"stroke-width", "2"}});
-  svg->Text(lx + 24, ly + 4, "above the roof: counting error?", {{"font-size", "11.5"}, {"fill", kInk}});
-  return ly + 19;
+  svg->Text(lx + 24, ly + 4, "above its roof: counting error?", {{"font-size", "11.5"}, {"fill", kInk}});
+  ly += 19;
+  if (roofs.memory.slopes.empty()) return ly;
+  return DrawMemoryLegend(roofs.memory.slopes, lx, ly + 8, svg);
+}
+
+// The legend's bottom edge when it starts at `top` (DrawLegendKeys, DrawLegendMarkers and the
+// left-off note, counted generously), so the chart can grow to hold it.
+double LegendBottom(const RooflineChart& chart, const std::vector<Marker>& markers, const RoofChoice& roofs,
+                    double top) {
+  std::vector<std::string> families;
+  for (const RooflinePoint& p : chart.points) families.push_back(p.family);
+  for (const Marker& m : markers) families.push_back(m.family);
+  double y =
+      top + 20 + 19.0 * FamilyOrder(families).size() + 10 + 19.0 * std::min<size_t>(roofs.roofs.size(), 4);
+  y += 2 * 19;  // ridge, above the roof
+  if (!roofs.memory.slopes.empty()) y += 8 + 19 + 19.0 * roofs.memory.slopes.size();
+  if (!markers.empty()) y += 8 + 18 + 18.0 * std::min<size_t>(markers.size(), 7);
+  return y + 6 + 3 * 14;  // the note on labels left off
+}
+
+// The subtitle: the roofs' summary (at most 3 lines), then the memory roofs' (at most 3).
+std::vector<std::string> Subtitle(const RoofChoice& roofs) {
+  std::vector<std::string> lines = WrapText(roofs.summary, 150);
+  if (lines.size() > 3) lines.resize(3);
+  std::vector<std::string> memory = WrapText(roofs.memory.summary, 150);
+  if (memory.size() > 3) memory.resize(3);
+  lines.insert(lines.end(), memory.begin(), memory.end());
+  return lines;
 }
 
 // Legend: the cases without bytes, the fastest six. Returns the y below it.
@@ -365,13 +441,15 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
   RooflineChart chart;
   std::vector<Marker> markers;
   CollectPoints(data, roofs, colours, &chart, &markers);
-  const Axes ax = MakeAxes(chart, markers, roofs);
+  const std::vector<std::string> subtitle = Subtitle(roofs);
+  // The plot starts below the subtitle's last line (92 px for three).
+  const Axes ax = MakeAxes(chart, markers, roofs, std::max(92.0, 47.0 + 15.0 * subtitle.size()));
   const PlotRect& plot = ax.plot;
+  const double height =
+      std::max({kHeight, plot.bottom() + 58, LegendBottom(chart, markers, roofs, plot.y + 8)});
 
-  SvgWriter svg(kWidth, kHeight, ChartRootAttrs(plot, ax.xd.lo, ax.xd.hi, ax.yd.lo, ax.yd.hi, "roofline"));
-  svg.Rect(0, 0, kWidth, kHeight, {{"fill", "#ffffff"}});
-  std::vector<std::string> subtitle = WrapText(roofs.summary, 150);
-  if (subtitle.size() > 3) subtitle.resize(3);
+  SvgWriter svg(kWidth, height, ChartRootAttrs(plot, ax.xd.lo, ax.xd.hi, ax.yd.lo, ax.yd.hi, "roofline"));
+  svg.Rect(0, 0, kWidth, height, {{"fill", "#ffffff"}});
   DrawTitle(&svg, 16, 26, machine.empty() ? "Roofline" : absl::StrCat("Roofline: ", machine), subtitle);
   DrawPlotBackground(&svg, plot);
   DrawLogGrid(&svg, plot, ax.sx, true);
@@ -382,10 +460,20 @@ RooflineChart DrawRoofline(const RunData& data, const RoofChoice& roofs,
   for (RooflinePoint& p : chart.points) {
     p.px = ax.sx(p.intensity);
     p.py = ax.sy(p.flops);
+    labels.AddObstacle(p.px, p.py, kPointRadius + 1);
   }
+  const double top_flops = roofs.roofs.empty() ? 0 : roofs.roofs[0].peak_flops;
+  DrawMemorySlopes(roofs.memory.slopes, ax, top_flops, &svg);
   DrawRoofs(roofs, ax, chart.points, &svg, &labels);
+  const int slopes_unlabelled = DrawMemorySlopeLabels(
+      roofs.memory.slopes, ax, top_flops, roofs.roofs.empty() ? 0 : roofs.roofs[0].bandwidth, &labels, &svg);
+  if (slopes_unlabelled > 0) {
+    chart.notes.push_back(absl::StrCat(slopes_unlabelled, " of the ", roofs.memory.slopes.size(),
+                                       " memory roofs had no room for a label on the chart: the legend names "
+                                       "them"));
+  }
   DrawNoBytesMarkers(markers, roofs, ax, &svg, &chart.notes);
-  DrawPoints(&chart.points, &svg, &labels);
+  DrawPoints(&chart.points, &svg);
   DrawAboveRoofFlags(chart.points, &svg, &labels, &chart.notes);
   const int unlabelled = DrawPointLabels(chart.points, &svg, &labels);
 
