@@ -83,6 +83,33 @@ double Percentile(std::vector<double> v, double p) {
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
+// With a read_roof probe after every generation: each generation's tokens/s over the bound at its
+// own probe; the case's fraction is their median and its bandwidth the probes' median.
+absl::Status HoldToProbedRoofs(const accounting::DecodeCost& cost, const std::vector<Generation>& gens, int batch,
+                               int generate, DecodeFigures* f) {
+  std::vector<double> roofs, fractions;
+  for (const Generation& g : gens) {
+    if (!(g.read_roof > 0)) return absl::OkStatus();  // all or none
+    double decode = 0;
+    for (double t : g.step_s) decode += t;
+    auto bound = f->write_bandwidth > 0 ? accounting::DecodeBoundTokensPerSecond(cost, g.read_roof, f->write_bandwidth)
+                                        : accounting::DecodeBoundTokensPerSecond(cost, g.read_roof);
+    if (!bound.ok()) return bound.status();
+    roofs.push_back(g.read_roof);
+    fractions.push_back(static_cast<double>(batch) * generate / decode / *bound);
+  }
+  f->roof_probes = static_cast<int>(gens.size());
+  f->bandwidth = Percentile(roofs, 50);
+  auto bound = f->write_bandwidth > 0 ? accounting::DecodeBoundTokensPerSecond(cost, f->bandwidth, f->write_bandwidth)
+                                      : accounting::DecodeBoundTokensPerSecond(cost, f->bandwidth);
+  if (!bound.ok()) return bound.status();
+  f->bound_tokens_per_s = *bound;
+  f->bound_fraction = Percentile(fractions, 50);
+  f->bound_fraction_min = *std::min_element(fractions.begin(), fractions.end());
+  f->bound_fraction_max = *std::max_element(fractions.begin(), fractions.end());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
                                                    double bytes_per_kv, int batch, int prompt, int generate,
                                                    const std::vector<Generation>& gens, double bandwidth,
@@ -133,6 +160,7 @@ absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& confi
   if (!bound.ok()) return bound.status();
   f.bound_tokens_per_s = *bound;
   f.bound_fraction = f.decode_tokens_per_s / f.bound_tokens_per_s;
+  if (auto st = HoldToProbedRoofs(*cost, gens, batch, generate, &f); !st.ok()) return st;
   f.achieved_bytes_per_s = f.bytes_per_token * f.decode_tokens_per_s;
   f.peak_flops = peak_flops;
   // The decode steps' model FLOPs over their time and the peak (accounting::Mfu).
@@ -255,6 +283,9 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
     if (!m.ok()) return m.status();
     s->bandwidth_ = m->stream.roofs.at("read");
     s->write_bandwidth_ = m->stream.roofs.at("write_nt");
+    auto probe = micro::ReadRoofProbe::Create(m->stream.elements * 4);
+    if (!probe.ok()) return probe.status();
+    s->read_probe_ = std::move(*probe);
     s->bandwidth_source_ = absl::StrCat("read memory roof measured at start-up: ", micro::DescribeCpuMethod(*m),
                                         peak->peak.bytes_per_s > 0 && ignored.empty()
                                             ? " (the --ceilings file has no memory roofs: written before them)"

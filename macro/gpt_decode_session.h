@@ -17,6 +17,7 @@
 #include "accounting/peaks.h"
 #include "macro/rank_peak.h"
 #include "macro/gpt_decode_options.h"
+#include "measure/stream.h"
 #include "model/gpt_decoder.h"
 
 namespace macro {
@@ -29,6 +30,9 @@ struct Generation {
   std::vector<double> step_s;
   std::vector<int32_t> tokens;  // (B, G) the tokens generated, stream-major
   bool finite = true;           // the last logits were all finite
+  // The read roof of this generation's minutes: the better of the probes right before and right
+  // after it (bytes/s; 0: not probed, the bandwidth is a --ceilings file's or a GPU's).
+  double read_roof = 0;
 };
 
 // Random prompt tokens (B, P) in [0, vocab) from `seed` (the same for every case).
@@ -53,7 +57,10 @@ struct DecodeFigures {
   double write_bandwidth = 0;       // bytes/s the cache writes are counted at; 0: not counted
   double kv_write_bytes_per_token = 0;
   double bound_tokens_per_s = 0;    // all streams: DecodeBoundTokensPerSecond
-  double bound_fraction = 0;        // decode_tokens_per_s / bound
+  double bound_fraction = 0;        // decode_tokens_per_s / bound; with read_roof probes, the
+                                    // median of each generation's tokens/s over its own bound
+  int roof_probes = 0;              // generations with a read_roof probe (all or none)
+  double bound_fraction_min = 0, bound_fraction_max = 0;  // over the generations, with probes
   double achieved_bytes_per_s = 0;  // bytes_per_token * decode_tokens_per_s
   double peak_flops = 0;
   double mfu = 0;  // flops_per_token * tokens/s / peak
@@ -95,6 +102,10 @@ class DecodeSession {
   double bandwidth() const { return bandwidth_; }
   // The roof the KV cache's writes are counted at (the write_nt roof on the CPU); 0: not counted.
   double write_bandwidth() const { return write_bandwidth_; }
+  // On the CPU with the roofs measured at start-up: the read roof probed again before the first
+  // timed generation and after each (about 15 ms, outside their time), so each generation is held
+  // to the bandwidth of its own minutes; nullptr with a --ceilings file's roofs (the user's figure) or on CUDA.
+  micro::ReadRoofProbe* read_probe() const { return read_probe_.get(); }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
   double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
   double bytes_per_kv() const { return bytes_per_kv_; }  // the cache's: fp32 on the CPU, the dtype's on CUDA
@@ -111,6 +122,7 @@ class DecodeSession {
   accounting::PeakProbes probes_;
   double bandwidth_ = 0;
   double write_bandwidth_ = 0;
+  std::unique_ptr<micro::ReadRoofProbe> read_probe_;
   std::string bandwidth_source_;
   std::vector<std::string> gemm_choices_;
   double bytes_per_param_ = 4;

@@ -69,6 +69,35 @@ TEST(DecodeFigures, BatchSharesTheWeightBytes) {
   EXPECT_DOUBLE_EQ(eight->decode_tokens_per_s, 8 * one->decode_tokens_per_s);
 }
 
+// Each generation held to the read roof of its own minutes: three generations of 1 step (B=1,
+// 0.001 s: 1000 tokens/s) probed at 1, 4 and 2 GB/s, the cache's writes at 1 GB/s: the bounds
+// are 1 / (reads / roof + writes / 1e9), the fractions 1000 / bound, the case's fraction their median and its bandwidth
+// the roofs' median.
+TEST(DecodeFigures, EachGenerationAgainstItsOwnProbedRoof) {
+  const model::GptConfig config = *model::GptPreset("test-tiny");
+  std::vector<Generation> gens = {Gen(0.01, {0.001}), Gen(0.01, {0.001}), Gen(0.01, {0.001})};
+  gens[0].read_roof = 1e9;
+  gens[1].read_roof = 4e9;
+  gens[2].read_roof = 2e9;
+  auto f = ComputeDecodeFigures(config, 4, 4, 1, 4, 1, gens, /*bandwidth=*/3e9, 1e11, /*write_bandwidth=*/1e9);
+  ASSERT_TRUE(f.ok()) << f.status();
+  const double reads = f->bytes_per_token, writes = f->kv_write_bytes_per_token;
+  EXPECT_DOUBLE_EQ(writes, 2.0 * 2 * 16 * 4);  // 2 x L x C x 4 B
+  auto fraction = [&](double roof) { return 1000 * (reads / roof + writes / 1e9); };
+  EXPECT_EQ(f->roof_probes, 3);
+  EXPECT_DOUBLE_EQ(f->bandwidth, 2e9);  // the probes' median, not the start-up 3e9
+  EXPECT_DOUBLE_EQ(f->bound_tokens_per_s, 1 / (reads / 2e9 + writes / 1e9));
+  EXPECT_NEAR(f->bound_fraction, fraction(2e9), 1e-12);
+  EXPECT_NEAR(f->bound_fraction_min, fraction(4e9), 1e-12);
+  EXPECT_NEAR(f->bound_fraction_max, fraction(1e9), 1e-12);
+  // A generation without a probe: none is used (all or none), the start-up bandwidth stands.
+  gens[1].read_roof = 0;
+  f = ComputeDecodeFigures(config, 4, 4, 1, 4, 1, gens, 3e9, 1e11, 1e9);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->roof_probes, 0);
+  EXPECT_DOUBLE_EQ(f->bandwidth, 3e9);
+}
+
 TEST(DecodeFigures, BadInputsAreErrors) {
   const model::GptConfig config = *model::GptPreset("test-tiny");
   EXPECT_FALSE(ComputeDecodeFigures(config, 4, 4, 1, 1, 1, {}, 1e9, 1e11).ok());

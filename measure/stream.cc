@@ -106,6 +106,28 @@ StreamResult StreamArrays::Result() const {
   return r;
 }
 
+absl::StatusOr<std::unique_ptr<ReadRoofProbe>> ReadRoofProbe::Create(int64_t bytes) {
+  if (bytes < 4096) return absl::InvalidArgumentError(absl::StrCat("bytes = ", bytes, "; need >= 4096"));
+  const int64_t n = bytes / static_cast<int64_t>(sizeof(float));
+  std::unique_ptr<ReadRoofProbe> p(new ReadRoofProbe(n));
+  p->a_ = Allocate(n);
+  if (!p->a_) return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", bytes, " bytes"));
+  FillUniform(p->a_.get(), n, 1);
+  p->sink_ += ReadSum(p->a_.get(), n);  // warm the page tables and the threads
+  return p;
+}
+
+double ReadRoofProbe::Measure(int trials) {
+  double best = 0;
+  for (int t = 0; t < trials; ++t) {
+    double out = 0;
+    const double dt = Seconds([&] { out = ReadSum(a_.get(), n_); });
+    sink_ += out;
+    if (dt > 0) best = std::max(best, TrafficKernelBytes(accounting::TrafficKind::kRead, n_) / dt);
+  }
+  return best;
+}
+
 absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials) {
   if (trials < 1) return absl::InvalidArgumentError(absl::StrCat("trials = ", trials, "; need >= 1"));
   absl::StatusOr<std::unique_ptr<StreamArrays>> arrays = StreamArrays::Create(bytes_per_array);

@@ -70,6 +70,24 @@ class StreamArrays {
   double sink_ = 0;  // the read kernel's sums, so that it is not optimised away
 };
 
+// The read roof alone, measured again and again beside other work (gpt_decode probes it after each
+// timed generation, so that each generation is held to the bandwidth of its own minutes: a shared
+// VM's memory bandwidth moved 1.6x between minutes). One array, filled once.
+class ReadRoofProbe {
+ public:
+  // One array of `bytes` bytes (rounded down to whole floats). Errors: bytes < 4096, no memory.
+  static absl::StatusOr<std::unique_ptr<ReadRoofProbe>> Create(int64_t bytes);
+  // The best of `trials` >= 1 passes of ReadSum, in counted bytes/s.
+  double Measure(int trials);
+  int64_t bytes() const { return n_ * 4; }
+
+ private:
+  explicit ReadRoofProbe(int64_t n) : n_(n) {}
+  int64_t n_;
+  StreamArrays::Buffer a_;
+  double sink_ = 0;
+};
+
 // Arrays of `bytes_per_array` bytes each (rounded down to whole floats). Error when
 // bytes_per_array < 4096 or trials < 1, or when a copied value does not match its source.
 absl::StatusOr<StreamResult> MeasureStream(int64_t bytes_per_array, int trials);
