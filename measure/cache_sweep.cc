@@ -57,9 +57,9 @@ TrafficArrays ArraysFor(TrafficKind kind, float* buffer, int64_t bytes) {
 
 // Seconds of `reps` timed repetitions after one untimed one; adds the kernels' returns to *sum.
 double TimeRepetitions(TrafficKind kind, const TrafficArrays& x, int64_t reps, double* sum) {
-  *sum += RunTrafficKernel(kind, x);
+  *sum += RepeatTrafficKernel(kind, x, 1);
   const auto t0 = std::chrono::steady_clock::now();
-  for (int64_t r = 0; r < reps; ++r) *sum += RunTrafficKernel(kind, x);
+  *sum += RepeatTrafficKernel(kind, x, reps);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

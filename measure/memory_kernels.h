@@ -1,6 +1,6 @@
 // The kernels behind the memory roofs (accounting/memory_roofs.h has the table of kinds, the
-// bytes each counts and the bytes the hardware moves): one per kind of traffic, OpenMP static
-// schedule over all threads, plain loops GCC vectorises (built with
+// bytes each counts and the bytes the hardware moves): one per kind of traffic, each thread over
+// its own static slice of the arrays, plain loops GCC vectorises (built with
 // -fno-tree-loop-distribute-patterns so the copy stays a loop, not a memcpy with its own
 // non-temporal stores). Arrays are fp32, 64-byte aligned for WriteNt.
 #ifndef MEASURE_MEMORY_KERNELS_H_
@@ -46,6 +46,13 @@ struct TrafficArrays {
 // Runs the kernel of `kind` once over the arrays; returns ReadSum's sum for read, else 0 (so
 // the caller can keep the read from being optimised away).
 double RunTrafficKernel(accounting::TrafficKind kind, const TrafficArrays& arrays);
+// `reps` passes inside one OpenMP parallel region: each thread runs the kernel over its own static
+// slice (64-byte aligned) reps times, with no barrier between passes. A cache-sized pass takes
+// less than a parallel region's fork and join (0.7 us on a 2-core Zen 3 VM), so the working-set
+// sweep (cache_sweep.h) repeats inside one region, as the Empirical Roofline Toolkit does.
+double RepeatTrafficKernel(accounting::TrafficKind kind, const TrafficArrays& arrays, int64_t reps);
+// The kernel over elements [lo, hi) on the calling thread alone.
+double TrafficKernelRange(accounting::TrafficKind kind, const TrafficArrays& arrays, int64_t lo, int64_t hi);
 
 // Bytes one RunTrafficKernel counts: KernelCountedBytesPerElement(kind) x n.
 double TrafficKernelBytes(accounting::TrafficKind kind, int64_t n);

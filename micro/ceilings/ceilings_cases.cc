@@ -14,6 +14,7 @@
 #include "accounting/cpu_peak.h"
 #include "accounting/peaks.h"
 #include "harness/skip.h"
+#include "measure/cache_sweep.h"
 #include "measure/cpu_ceilings.h"
 #include "measure/random_fill.h"
 #include "micro/ceilings/copy_cuda.h"
@@ -205,6 +206,36 @@ void MemoryRoofsCase(benchmark::State& state, int64_t bytes_per_array, CeilingRe
                      : absl::StrCat("best of ", r.trials, " interleaved trials: ", r.DescribeRoofs()));
 }
 
+// The working-set sweep, once: the cache levels and each kind's roof at each.
+void CacheSweepCase(benchmark::State& state, bool quick, CeilingRecorder* rec) {
+  CacheSweepOptions o;
+  if (quick) {  // a smoke test of the sweep, not a measurement: 16 KiB to 4 MiB, one trial
+    o.max_bytes = int64_t{4} << 20;
+    o.trials = 1;
+    o.seconds_per_trial = 0.0005;
+  }
+  absl::StatusOr<CacheSweepResult> r;
+  for (auto _ : state) {
+    r = MeasureCacheSweep(o);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    state.SetIterationTime(r->seconds);
+  }
+  rec->RecordCacheLevels(r->levels, r->method);
+  for (size_t i = 0; i < r->levels.size(); ++i) {
+    const accounting::CacheLevel& level = r->levels[i];
+    state.counters[absl::StrCat("level", i + 1, "_capacity_bytes")] = benchmark::Counter(level.capacity_bytes);
+    for (const auto& [kind, v] : level.bytes_per_s) {
+      state.counters[absl::StrCat("level", i + 1, "_", kind, "_bytes/s")] = benchmark::Counter(v);
+    }
+  }
+  state.counters["levels"] = benchmark::Counter(static_cast<double>(r->levels.size()));
+  state.counters["verified"] = benchmark::Counter(1);
+  state.SetLabel(r->method);
+}
+
 // A CUDA ceiling case: RunCudaCase on the kernel `create(error)` makes (checked before it is
 // timed); each trial's rate (work / seconds) is kept for the best and passed to
 // `record(device, rate)`; then the counters against `datasheet(device)`.
@@ -319,6 +350,13 @@ void CeilingRecorder::RecordMemoryRoofs(const StreamResult& r) {
   roofs_ = r;
 }
 
+void CeilingRecorder::RecordCacheLevels(const std::vector<accounting::CacheLevel>& levels,
+                                        const std::string& method) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cache_levels_ = levels;
+  cache_method_ = method;
+}
+
 void CeilingRecorder::RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s) {
   std::lock_guard<std::mutex> lock(mu_);
   device_ = device;
@@ -376,6 +414,10 @@ absl::StatusOr<accounting::Ceilings> CeilingRecorder::CpuCeilings() const {
                    cpu_gemm_flops_.empty() ? "" : "; train-step GEMMs per library", "; best trial of each"));
   if (c.ok()) {
     c->gemm_flops_per_s = cpu_gemm_flops_;
+    if (!cache_levels_.empty()) {
+      c->memory.cache_levels = cache_levels_;
+      absl::StrAppend(&c->method, "; cache levels: ", cache_method_);
+    }
     if (bf16_) {
       c->peak_flops["bf16"] = bf16_->flops_per_s;
       c->method += absl::StrFormat("; bf16: %s %s loop on %d threads", Bf16IsaName(bf16_->isa),
@@ -435,6 +477,10 @@ RegisteredCases RegisterCeilingsBenchmarks(SizeSet sizes, CeilingRecorder* recor
       [=](benchmark::State& st) { StreamCase(st, true, stream_bytes, recorder); });
   reg(absl::StrCat("BM_Ceiling/cpu/memory_roofs/bytes:", stream_bytes),
       [=](benchmark::State& st) { MemoryRoofsCase(st, stream_bytes, recorder); });
+  options(benchmark::RegisterBenchmark("BM_Ceiling/cpu/cache_sweep",
+                                       [=](benchmark::State& st) { CacheSweepCase(st, quick, recorder); })
+              ->Iterations(1));
+  cases.names.push_back("BM_Ceiling/cpu/cache_sweep");
   // The GEMMs of gpt_step's default CPU step, per backend (gpt_step --ceilings reads them; with
   // all three at a shape, --cpu_gemm=auto chooses from the file without measuring).
   const model::GptConfig step_model = *model::GptPreset(quick ? "test-tiny" : "gpt2");

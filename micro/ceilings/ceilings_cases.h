@@ -10,6 +10,11 @@
 //                                               interleaved in each iteration on 3 arrays of B
 //                                               bytes; counters <kind>_bytes/s (best) and
 //                                               <kind>_spread ((best - median) / best)
+//   BM_Ceiling/cpu/cache_sweep                  the working-set sweep of the five kinds
+//                                               (measure/cache_sweep.h): the cache levels found
+//                                               from the read curve's knees, each with every
+//                                               kind's roof (counters level<i>_capacity_bytes,
+//                                               level<i>_<kind>_bytes/s); one iteration
 //   BM_Ceiling/cpu/gemm/<library>/<NN|NT|TN>/M:<m>/N:<n>/K:<k>[/bias]
 //                                               a GEMM of gpt_step's default CPU train step
 //                                               (GPT-2 124M, B=4, T=64; quick: test-tiny),
@@ -48,6 +53,8 @@ class CeilingRecorder {
   void RecordStream(bool triad, int64_t elements, double bytes_per_s);
   // The memory roofs case's trials so far (StreamArrays::Result).
   void RecordMemoryRoofs(const StreamResult& r);
+  // The cache levels of the working-set sweep (written to the file's cache_levels).
+  void RecordCacheLevels(const std::vector<accounting::CacheLevel>& levels, const std::string& method);
   void RecordCudaCopy(const std::string& device, int64_t bytes, double bytes_per_s);
   void RecordCudaGemm(const std::string& device, const std::string& dtype, int64_t size, double flops_per_s);
   // key: model::StepGemm::Key; written to the CPU ceilings' gemm_flops_per_s.
@@ -68,6 +75,8 @@ class CeilingRecorder {
   StreamResult stream_;
   int stream_trials_ = 0;
   std::optional<StreamResult> roofs_;
+  std::vector<accounting::CacheLevel> cache_levels_;
+  std::string cache_method_;
   std::string device_;
   int64_t copy_bytes_ = 0;
   double copy_bytes_per_s_ = 0;

@@ -40,7 +40,7 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   EXPECT_EQ(cases.cuda_left_out, no_cuda.empty() ? 0 : 5);
   EXPECT_EQ(cases.left_out_reason, no_cuda);
   double best_fma = 0, best_copy = 0, best_bf16 = 0;
-  int memory_roofs_cases = 0;
+  int memory_roofs_cases = 0, sweep_levels = -1;
   for (const CollectedRun& run : reporter.runs()) {
     SCOPED_TRACE(run.name);
     const bool cuda = absl::StrContains(run.name, "/cuda/");
@@ -71,6 +71,17 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
         EXPECT_LT(run.counters.at(name + "_spread"), 1) << name;
       }
       ++memory_roofs_cases;
+      continue;
+    }
+    if (absl::StrContains(run.name, "cpu/cache_sweep")) {
+      // The quick sweep (16 KiB to 4 MiB, one trial) is a smoke test: whatever levels it finds
+      // have a capacity and every kind's roof, and reach the file.
+      sweep_levels = static_cast<int>(run.counters.at("levels"));
+      for (int i = 1; i <= sweep_levels; ++i) {
+        EXPECT_GT(run.counters.at(absl::StrCat("level", i, "_capacity_bytes")), 0);
+        EXPECT_GT(run.counters.at(absl::StrCat("level", i, "_read_bytes/s")), 0);
+      }
+      EXPECT_TRUE(absl::StrContains(run.label, "working sets")) << run.label;
       continue;
     }
     const bool flops = absl::StrContains(run.name, "/fma/") || absl::StrContains(run.name, "/gemm/");
@@ -119,6 +130,8 @@ TEST(CeilingsBenchmarkTest, CpuCasesMeasureAndTheFileRoundTrips) {
   // The memory roofs: named in the method; DRAM roofs only from DRAM-sized arrays.
   EXPECT_TRUE(absl::StrContains(back->method, "memory roofs per traffic kind")) << back->method;
   EXPECT_EQ(back->memory.dram_bytes_per_s.empty(), resident);
+  ASSERT_GE(sweep_levels, 0) << "no cache_sweep case ran";
+  EXPECT_EQ(back->memory.cache_levels.size(), static_cast<size_t>(sweep_levels));
 
   // Every step GEMM shape (quick: test-tiny at B=2, T=8) has all three backends' rates, so
   // --cpu_gemm=auto with this file chooses without measuring anything.
