@@ -63,8 +63,8 @@ double TimeRepetitions(TrafficKind kind, const TrafficArrays& x, int64_t reps, d
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// What one kernel call costs with no data (its parallel loop's fork and join): the best of 5
-// batches of 200 empty reads.
+// What one pass costs with no data (the loop's own overhead inside a region; the region's fork and
+// join is paid once a trial): the best of 5 batches of 200 empty reads.
 double CallSeconds(float* buffer) {
   TrafficArrays empty{buffer, buffer, buffer, 0};
   double sum = 0, best = 1e9;
@@ -190,9 +190,9 @@ std::string RiseNote(const CacheSweepResult& r, const accounting::LevelSpan& fir
   while (reach < first.last && read[reach] < 0.9 * first.bytes_per_s) ++reach;
   if (reach == 0) return "";
   return absl::StrFormat(
-      "; read reaches 90%% of its first plateau only at %s: each kernel call costs %.2f us with no data (its "
-      "OpenMP loop's fork and join), so below that the call sets the rate and smaller levels are not "
-      "resolved (the first level found may not be L1)",
+      "; read reaches 90%% of its first plateau only at %s: each pass costs %.2f us with no data, so below "
+      "that the overhead sets the rate and smaller levels are not resolved (the first level found may not "
+      "be L1)",
       Bytes(r.working_set_bytes[reach]), call_seconds * 1e6);
 }
 

@@ -19,24 +19,21 @@
 // then the timed repetitions, steady_clock), and the best trial is kept per kind and size: counted
 // bytes (micro::TrafficKernelBytes) x repetitions / seconds.
 //
-// The kernels run as the project's ops do: one RunTrafficKernel is one OpenMP parallel loop over
-// all threads (static schedule, so a thread meets the same slice each repetition and the private
-// levels of T threads hold T x the per-core size between them). Each call pays its loop's fork and
-// join: 0.7 us on the 2-core Zen 3 VM (a futex wake and libgomp's team set-up), the whole of an
-// L1-sized pass. ERT's remedy, each thread repeating the kernel over its slice inside one parallel
-// region, does not help with these kernels: each is its own parallel loop, and a nested region of
-// one thread cost the same 0.7 us there. So below about 1 MiB the call, not the cache, sets the
-// rate, and the curve rises; the method line says where read reaches its first plateau and what a
-// call costs, since levels below that size are not resolved and the first level found may then
-// be L2 or L3 (a serial entry point to the kernels would resolve them).
+// A trial's repetitions run inside one OpenMP parallel region (micro::RepeatTrafficKernel): each
+// thread repeats the kernel over its own static slice with no barrier between passes, as the
+// Empirical Roofline Toolkit does, so the private levels of T threads hold T x the per-core size
+// between them and a region's fork and join (0.7 us on the 2-core Zen 3 VM, more than an L1-sized
+// pass) is paid once a trial, not once a pass. The method line still says where read reaches its
+// first plateau and what a call costs with no data.
 //
 // The levels come from the read curve (loads only: no write-allocate or write-back to blur the
 // knees), named in the order found; each level's figure per kind is that kind's best rate
 // sustained over two consecutive points within the level's span (accounting::SustainedBest).
-// ReadSum adds into one vector accumulator, so read runs at most one vector per add latency
-// (about 10.7 B a cycle a core on Zen 3): below what L1 and L2 deliver, so its curve is flat across
-// them wherever the call cost lets it. write_nt bypasses the caches, so its figures at every level
-// are about its memory rate.
+// The read kernel sums 8 line-aligned streams as a tree (one dependent add per 8 vector loads), so
+// it is not bound by the add's latency in L1. write_nt bypasses the caches, so its figures at every
+// level are about its memory rate. On a VM the last-level cache is shared with other guests: its
+// plateau and knee move from run to run (the levels found on a 2-core Zen 3 VM varied between
+// runs), so a level's figures are this run's.
 #ifndef MEASURE_CACHE_SWEEP_H_
 #define MEASURE_CACHE_SWEEP_H_
 
