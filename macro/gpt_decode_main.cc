@@ -157,9 +157,7 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
   if (auto c = accounting::DecodeRunCost(model::ToGptShape(o.step.config), s.bytes_per_param(),
                                          s.bytes_per_kv(), B, P, G);
       c.ok()) {
-    bound = (s.write_bandwidth() > 0 ? accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth(), s.write_bandwidth())
-                                     : accounting::DecodeBoundTokensPerSecond(*c, s.bandwidth()))
-                .value_or(0);
+    bound = DecodeBound(*c, s.bandwidth(), s.write_bandwidth()).value_or(0);
   }
   const model::GptConfig& c = o.step.config;
   Log(absl::StrCat("\ngpt_decode: case B=", B, " (KV cache ", Bytes((*decoder)->cache_bytes()), ": ",

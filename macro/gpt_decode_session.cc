@@ -83,6 +83,11 @@ double Percentile(std::vector<double> v, double p) {
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
+absl::StatusOr<double> DecodeBound(const accounting::DecodeCost& cost, double read_roof, double write_roof) {
+  return write_roof > 0 ? accounting::DecodeBoundTokensPerSecond(cost, read_roof, write_roof)
+                        : accounting::DecodeBoundTokensPerSecond(cost, read_roof);
+}
+
 // With a read_roof probe after every generation: each generation's tokens/s over the bound at its
 // own probe; the case's fraction is their median and its bandwidth the probes' median.
 absl::Status HoldToProbedRoofs(const accounting::DecodeCost& cost, const std::vector<Generation>& gens, int batch,
@@ -92,16 +97,14 @@ absl::Status HoldToProbedRoofs(const accounting::DecodeCost& cost, const std::ve
     if (!(g.read_roof > 0)) return absl::OkStatus();  // all or none
     double decode = 0;
     for (double t : g.step_s) decode += t;
-    auto bound = f->write_bandwidth > 0 ? accounting::DecodeBoundTokensPerSecond(cost, g.read_roof, f->write_bandwidth)
-                                        : accounting::DecodeBoundTokensPerSecond(cost, g.read_roof);
+    auto bound = DecodeBound(cost, g.read_roof, f->write_bandwidth);
     if (!bound.ok()) return bound.status();
     roofs.push_back(g.read_roof);
     fractions.push_back(static_cast<double>(batch) * generate / decode / *bound);
   }
   f->roof_probes = static_cast<int>(gens.size());
   f->bandwidth = Percentile(roofs, 50);
-  auto bound = f->write_bandwidth > 0 ? accounting::DecodeBoundTokensPerSecond(cost, f->bandwidth, f->write_bandwidth)
-                                      : accounting::DecodeBoundTokensPerSecond(cost, f->bandwidth);
+  auto bound = DecodeBound(cost, f->bandwidth, f->write_bandwidth);
   if (!bound.ok()) return bound.status();
   f->bound_tokens_per_s = *bound;
   f->bound_fraction = Percentile(fractions, 50);
@@ -155,8 +158,7 @@ absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& confi
   f.bandwidth = bandwidth;
   f.write_bandwidth = write_bandwidth;
   f.kv_write_bytes_per_token = cost->write_bytes_per_token();
-  auto bound = write_bandwidth > 0 ? accounting::DecodeBoundTokensPerSecond(*cost, bandwidth, write_bandwidth)
-                                   : accounting::DecodeBoundTokensPerSecond(*cost, bandwidth);
+  auto bound = DecodeBound(*cost, bandwidth, write_bandwidth);
   if (!bound.ok()) return bound.status();
   f.bound_tokens_per_s = *bound;
   f.bound_fraction = f.decode_tokens_per_s / f.bound_tokens_per_s;

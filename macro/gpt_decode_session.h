@@ -66,6 +66,10 @@ struct DecodeFigures {
   double mfu = 0;  // flops_per_token * tokens/s / peak
 };
 
+// The bound of `cost` at the read roof, with the cache's writes at the write roof where there is
+// one (write_roof > 0; else they are not counted): accounting::DecodeBoundTokensPerSecond.
+absl::StatusOr<double> DecodeBound(const accounting::DecodeCost& cost, double read_roof, double write_roof);
+
 // The p-th percentile (0..100) of v by linear interpolation between order statistics (numpy's
 // default); v non-empty.
 double Percentile(std::vector<double> v, double p);

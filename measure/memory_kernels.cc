@@ -83,6 +83,17 @@ void Slice(int64_t n, int thread, int threads, int64_t* lo, int64_t* hi) {
   *hi = edge(thread + 1);
 }
 
+// Runs fn(lo, hi) on every thread of one parallel region, over its own slice of n elements.
+template <typename Fn>
+void OnEverySlice(int64_t n, Fn fn) {
+#pragma omp parallel
+  {
+    int64_t lo = 0, hi = 0;
+    Slice(n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+    fn(lo, hi);
+  }
+}
+
 }  // namespace
 
 double TrafficKernelRange(accounting::TrafficKind kind, const TrafficArrays& x, int64_t lo, int64_t hi) {
@@ -125,31 +136,16 @@ double ReadSum(const float* a, int64_t n) {
   return RunTrafficKernel(accounting::TrafficKind::kRead, {const_cast<float*>(a), nullptr, nullptr, n});
 }
 void WriteNt(float* a, float v, int64_t n) {
-#pragma omp parallel
-  {
-    int64_t lo = 0, hi = 0;
-    Slice(n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-    SerialWriteNt(a, v, lo, hi);
-  }
+  OnEverySlice(n, [&](int64_t lo, int64_t hi) { SerialWriteNt(a, v, lo, hi); });
 }
 void StreamCopy(float* b, const float* a, int64_t n) {
-  RunTrafficKernel(accounting::TrafficKind::kCopy, {const_cast<float*>(a), b, nullptr, n});
+  OnEverySlice(n, [&](int64_t lo, int64_t hi) { SerialCopy(b, a, lo, hi); });
 }
 void StreamTriad(float* a, const float* b, const float* c, float s, int64_t n) {
-#pragma omp parallel
-  {
-    int64_t lo = 0, hi = 0;
-    Slice(n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-    SerialTriad(a, b, c, s, lo, hi);
-  }
+  OnEverySlice(n, [&](int64_t lo, int64_t hi) { SerialTriad(a, b, c, s, lo, hi); });
 }
 void InPlaceUpdate(float* a, float* b, const float* c, float s, float t, int64_t n) {
-#pragma omp parallel
-  {
-    int64_t lo = 0, hi = 0;
-    Slice(n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-    SerialInPlace(a, b, c, s, t, lo, hi);
-  }
+  OnEverySlice(n, [&](int64_t lo, int64_t hi) { SerialInPlace(a, b, c, s, t, lo, hi); });
 }
 
 double TrafficKernelBytes(accounting::TrafficKind kind, int64_t n) {
