@@ -76,6 +76,9 @@ w("gate_run_fuzz", "plain_google_benchmark.json",
               "benchmarks": entries("BM_Add/4096", [1.5, 1.6, 1.4])}))
 w("gate_run_fuzz", "unverified.json", json.dumps({"benchmarks": entries("BM_X", [2, 2.1], verified=0)}))
 w("gate_run_fuzz", "string_time.json", '{"benchmarks":[{"name":"BM_A","run_type":"iteration","real_time":"fast"}]}')
+# value("error_occurred", false) threw on a non-bool (found by this target).
+w("gate_run_fuzz", "error_occurred_not_bool.json",
+  '{"benchmarks":[{"name":"BM_A","run_type":"iteration","real_time":1,"error_occurred":"yes"}]}')
 w("gate_run_fuzz", "zero_time.json", '{"benchmarks":[{"name":"BM_A","real_time":0,"cpu_time":1}]}')
 # Aborted gate (found by this target): a number past the range of a double.
 w("gate_run_fuzz", "number_overflow.json", '{"benchmarks":[{"name":"BM_A","real_time":476190.476190E47615}]}')
@@ -160,5 +163,8 @@ w("step_flags_fuzz", "bad_values", fl(0, ["heads=5", "width=768", "lr=nan", "ste
                                           "device=tpu"]))
 # Overflowed the activation sizes (found by this target, UBSan).
 w("step_flags_fuzz", "activations_overflow", fl(0, ["block=2147483647", "batch=2147483617"]))
+# Overflowed int in hidden() = 4 * width before the parameter count was checked (found by this
+# target, UBSan).
+w("step_flags_fuzz", "width_overflow", fl(0, ["preset=gpt2-xl", "heads=1", "width=655444536"]))
 w("step_flags_fuzz", "huge", fl(7, ["preset=gpt2-xl", "vocab=16777216", "width=65536", "block=2147483647",
                                     "seq=2147483647", "batch=2147483647", "peak_flops=1e300"]))

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -75,6 +76,18 @@ absl::Status ValidateConfig(const GptConfig& c) {
         accounting::RequireAtLeastOne("padded_vocab", c.padded_vocab),
         accounting::RequireAtLeastOne("block", c.block)}) {
     if (!st.ok()) return st;
+  }
+  // Each size at most 2^26, so that the derived widths (hidden = 4C, the SwiGLU up GEMM's 2F, the
+  // qkv GEMM's C + 2 * kv_width) stay inside int; the parameter check below bounds their products.
+  constexpr int kMaxDim = 1 << 26;
+  for (auto [name, value] : {std::pair{"layers", c.layers}, std::pair{"heads", c.heads}, std::pair{"width", c.width},
+                             std::pair{"vocab", c.vocab}, std::pair{"padded_vocab", c.padded_vocab},
+                             std::pair{"block", c.block}, std::pair{"kv_heads", c.kv_heads},
+                             std::pair{"mlp_hidden", c.mlp_hidden}}) {
+    if (value > kMaxDim) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, "=", value, " is too large: allowed up to ", kMaxDim, " (2^26)"));
+    }
   }
   if (c.width % c.heads != 0) {
     return absl::InvalidArgumentError(absl::StrCat("heads=", c.heads, " does not divide width=", c.width,

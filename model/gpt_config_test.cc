@@ -62,6 +62,16 @@ TEST(GptConfig, ValidationNamesTheValueAndTheRange) {
   c.padded_vocab = 50000;
   ExpectErrorContains(ValidateConfig(c), {"padded_vocab=50000"});
 
+  // Found by fuzz/step_flags_fuzz (UBSan): width=655444536 overflowed int in hidden() = 4 * width
+  // before the parameter count could refuse it.
+  c = *GptPreset("gpt2");
+  c.width = 655444536;
+  c.heads = 1;
+  ExpectErrorContains(ValidateConfig(c), {"width=655444536", "allowed up to 67108864"});
+  c = *GptPreset("llama-124m");
+  c.mlp_hidden = 1 << 30;
+  ExpectErrorContains(ValidateConfig(c), {"mlp_hidden=1073741824", "too large"});
+
   c = *GptPreset("gpt2");
   ExpectErrorContains(ValidateRunShape(c, 4, 2048), {"seq=2048", "[1, 1024]"});
   ExpectErrorContains(ValidateRunShape(c, 0, 64), {"batch=0"});
@@ -175,10 +185,11 @@ TEST(GptMemory, Gpt2AtBatch4Seq64) {
 }
 
 // Found by fuzz/step_flags_fuzz (UBSan): --block=2147483647 --batch=2147483617 passed the
-// checks, and the activation sizes (int64) overflowed in the memory estimate.
+// checks, and the activation sizes (int64) overflowed in the memory estimate. Sizes are now capped
+// at 2^26 each; the activation check still refuses the product.
 TEST(GptMemory, ShapesWhoseActivationsOverflowAreRefused) {
   GptConfig c = *GptPreset("gpt2");
-  c.block = 2147483647;
+  c.block = 1 << 26;  // the largest block allowed (2^31 - 1 is now refused as a size)
   absl::Status s = ValidateRunShape(c, 2147483617, 64);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("activation elements: too large"), std::string::npos) << s;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 
 #include "gtest/gtest.h"
 #include "tools/gate/gate_io.h"
@@ -245,6 +246,22 @@ TEST(GateBaselineTest, UpdateRefusesABaselineWhoseEntriesAreNotARun) {
     auto st = UpdateBaselineFile(path, run, key, "quick", true, "2024-01-02T00:00:00Z");
     EXPECT_FALSE(st.ok()) << bad;
     EXPECT_EQ(*ReadTextFile(path), doc.dump());
+  }
+}
+
+// Found by fuzz/gate_run_fuzz: an error_occurred or error_message of another kind made nlohmann's
+// value() throw (the process aborted); now the run is refused naming the field.
+TEST(GateBaselineTest, ParseRunRefusesErrorFieldsOfAnotherKind) {
+  for (const auto& [field, value, kind] : {std::tuple{"error_occurred", json("yes"), "string"},
+                                          std::tuple{"error_occurred", json(1), "number"},
+                                          std::tuple{"error_message", json(3), "number"}}) {
+    json entry = Entry("BM_A", 10, 0);
+    entry[field] = value;
+    absl::StatusOr<gate::Run> run = ParseRun(json{{"benchmarks", {entry}}}, "run.json");
+    ASSERT_FALSE(run.ok()) << field;
+    EXPECT_NE(run.status().message().find(std::string("benchmarks[0].") + field + " is a " + kind),
+              std::string::npos)
+        << run.status();
   }
 }
 

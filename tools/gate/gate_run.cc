@@ -40,8 +40,15 @@ absl::StatusOr<Run> ParseRun(const nlohmann::json& j, const std::string& source)
         return bad(absl::StrCat(where, ".", field, " is a ", b[field].type_name(), ", expected a number"));
       }
     }
+    if (b.contains("error_occurred") && !b["error_occurred"].is_boolean()) {
+      return bad(absl::StrCat(where, ".error_occurred is a ", b["error_occurred"].type_name(),
+                              ", expected true or false"));
+    }
+    if (b.contains("error_message") && !b["error_message"].is_string()) {
+      return bad(absl::StrCat(where, ".error_message is a ", b["error_message"].type_name(), ", expected a string"));
+    }
     // A time that is not a positive number is a broken measurement, not a fast case.
-    if (!b.value("error_occurred", false)) {
+    if (!ValueOr(b, "error_occurred", false)) {
       for (const char* field : {"real_time", "cpu_time"}) {
         if (b.contains(field) && !(std::isfinite(b[field].get<double>()) && b[field].get<double>() > 0)) {
           return bad(absl::StrCat(where, " (", b["name"].get<std::string>(), ").", field, " = ",

@@ -62,13 +62,14 @@ absl::StatusOr<nlohmann::json> CheckTimes(const nlohmann::json& j, const std::st
     if (!e.is_object() || (e.contains("run_type") && e["run_type"] != "iteration")) continue;
     for (const char* field : {"real_time", "cpu_time"}) {
       if (!e.contains(field) || !IsNonFiniteToken(e[field])) continue;
-      if (e.value("error_occurred", false) == true) {
+      // ValueOr, not value(): value() throws on a field of another kind (found by fuzzing).
+      if (gate::ValueOr(e, "error_occurred", false)) {
         e[field] = 0;
         continue;
       }
       return absl::InvalidArgumentError(absl::StrCat(
-          "'", source, "': benchmarks[", i, "] (", e.value("name", std::string("?")), ") repetition ",
-          e.value("repetition_index", 0), ": ", field, " is ", e[field].get<std::string>(),
+          "'", source, "': benchmarks[", i, "] (", gate::ValueOr(e, "name", std::string("?")), ") repetition ",
+          gate::ValueOr(e, "repetition_index", 0), ": ", field, " is ", e[field].get<std::string>(),
           ", not a time: a time must be a finite positive number; the run is refused"));
     }
   }
