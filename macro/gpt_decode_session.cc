@@ -322,7 +322,8 @@ absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {
   const StepOptions& so = o_.step;
   if (so.device == "cpu") {
     auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(),
-                                       so.dtype == accounting::Dtype::kBf16);
+                                       so.dtype == accounting::Dtype::kBf16 ? model::WeightFormat::kBf16
+                                                                            : model::WeightFormat::kFp32);
     if (!d.ok()) return d.status();
     decoder_ = std::move(*d);
   } else {

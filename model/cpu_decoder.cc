@@ -72,10 +72,13 @@ CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int 
 
 absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config, const float* params,
                                                                int B, int max_prompt, int max_positions,
-                                                               bool bf16_weights) {
+                                                               WeightFormat weights) {
   if (auto st = CheckDecoderShape(config, B, max_prompt, max_positions); !st.ok()) return st;
   if (params == nullptr) return absl::InvalidArgumentError("params is null");
-  if (bf16_weights) {
+  if (weights == WeightFormat::kInt8) {
+    return absl::UnimplementedError("int8 weights are not built yet");
+  }
+  if (weights == WeightFormat::kBf16) {
     absl::StatusOr<std::string> impl = OneDnnBf16Implementation();
     if (!impl.ok()) return impl.status();
   }
@@ -107,9 +110,9 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
     rope_table(d->rope_cos_.data(), d->rope_sin_.data(), max_positions, config.head_size(),
                config.rope_theta);
   }
-  if (bf16_weights) {
+  d->weights_ = weights;
+  if (weights == WeightFormat::kBf16) {
     const int64_t n = d->layout_.num_params();
-    d->bf16_ = true;
     d->params_bf16_ = AlignedArray<uint16_t>(n);
     ConvertToBf16(params, d->params_bf16_.data(), n);
     d->inp_bf16_ = AlignedArray<uint16_t>(rows * std::max(C, Fh));  // the widest Linear input
@@ -142,7 +145,7 @@ absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
 
 void CpuDecoder::Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows,
                         int64_t C, int64_t OC, const char* tag) {
-  if (bf16_) {
+  if (weights_ == WeightFormat::kBf16) {
     const uint16_t* w = params_bf16_.data() + (weight - params_);
     if (rows <= kMatvecMaxRows) {
       matvec_forward_bf16(out, inp, w, bias, rows, C, OC, tag);

@@ -30,6 +30,7 @@
 #include "model/gpt_decoder.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
+#include "model/weight_format.h"
 
 namespace model {
 
@@ -37,15 +38,15 @@ class CpuDecoder final : public GptDecoder {
  public:
   // params: (num_params) with ParamLayout(config); must outlive the decoder. B >= 1 streams;
   // 1 <= max_prompt <= max_positions <= config.block. Errors name the value and the range.
-  // bf16_weights: the Linear layers read a bf16 copy of their weights, made here once (the
-  // matrix-vector products for a step's few rows widen each weight to fp32 in the register; the
-  // prompt's GEMMs run bf16 on oneDNN, their inputs converted): half the weight bytes a token.
-  // The embeddings, norms, RoPE, attention, the KV cache and the logits stay fp32. Error when
-  // oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
+  // weights (weight_format.h): kBf16, the Linear layers read a bf16 copy of their weights, made
+  // here once (the matrix-vector products for a step's few rows widen each weight to fp32 in the
+  // register; the prompt's GEMMs run bf16 on oneDNN, their inputs converted): half the weight
+  // bytes a token. The embeddings, norms, RoPE, attention, the KV cache and the logits stay fp32.
+  // Error when oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
   static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,
                                                             int B, int max_prompt, int max_positions,
-                                                            bool bf16_weights = false);
-  bool bf16_weights() const { return bf16_; }
+                                                            WeightFormat weights = WeightFormat::kFp32);
+  WeightFormat weights() const { return weights_; }
 
   std::string_view device() const override { return "cpu"; }
   const GptConfig& config() const override { return config_; }
@@ -88,7 +89,7 @@ class CpuDecoder final : public GptDecoder {
   const float* params_;
   int B_, max_prompt_, max_positions_;
   int pos_ = 0;
-  bool bf16_ = false;
+  WeightFormat weights_ = WeightFormat::kFp32;
   AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a prompt GEMM's input
   std::vector<int32_t> tokens_;
   // Scratch for up to B * max_prompt rows: x, ln, atty, proj (C), qkv (QKV), fch (FC: F, or 2F

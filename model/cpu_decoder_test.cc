@@ -143,7 +143,7 @@ INSTANTIATE_TEST_SUITE_P(
 // family and the Llama family. Skipped, with the reason, where oneDNN runs no bf16 (no AVX-512).
 TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
   if (!OneDnnBf16Implementation().ok()) {
-    auto d = CpuDecoder::Create(*GptPreset("test-tiny"), std::vector<float>(1, 0).data(), 1, 1, 2, true);
+    auto d = CpuDecoder::Create(*GptPreset("test-tiny"), std::vector<float>(1, 0).data(), 1, 1, 2, WeightFormat::kBf16);
     EXPECT_FALSE(d.ok());
     GTEST_SKIP() << "oneDNN runs no bf16 here: " << OneDnnBf16Implementation().status();
   }
@@ -161,9 +161,9 @@ TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
       for (int b = 0; b < B; ++b) out.insert(out.end(), seq.begin() + b * T, seq.begin() + b * T + t);
       return out;
     };
-    auto d = CpuDecoder::Create(config, params.data(), B, P, T, /*bf16_weights=*/true);
+    auto d = CpuDecoder::Create(config, params.data(), B, P, T, WeightFormat::kBf16);
     ASSERT_TRUE(d.ok()) << d.status();
-    EXPECT_TRUE((*d)->bf16_weights());
+    EXPECT_EQ((*d)->weights(), WeightFormat::kBf16);
     ASSERT_TRUE((*d)->Prefill(prefix(P), P).ok());
     double worst_rounded = 0, worst_fp32 = 0;
     for (int t = P; t <= T; ++t) {
