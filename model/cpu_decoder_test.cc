@@ -275,22 +275,36 @@ TEST(CpuDecoder, GroupedQueryCacheHoldsTheKvHeadsOnlyAndTheEstimateCountsIt) {
 }
 
 TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
-  // Odd sizes: a tail of output rows past the 64-row blocks, a length not a multiple of 16.
-  const int64_t C = 77, OC = 131;
-  Rng rng(9);
-  std::vector<float> w(OC * C), bias(OC), x(kMatvecMaxRows * C);
-  for (float& v : w) v = static_cast<float>(rng.Normal());
-  for (float& v : bias) v = static_cast<float>(rng.Normal());
-  for (float& v : x) v = static_cast<float>(rng.Normal());
-  for (int64_t M = 1; M <= kMatvecMaxRows; ++M) {
-    for (const float* b : {static_cast<const float*>(bias.data()), static_cast<const float*>(nullptr)}) {
-      std::vector<float> want(M * OC), got(M * OC, -1.0f);
-      matmul_forward(want.data(), x.data(), w.data(), b, 1, M, C, OC);
-      matvec_forward(got.data(), x.data(), w.data(), b, M, C, OC);
-      double diff = 0;
-      for (size_t i = 0; i < got.size(); ++i)
-        diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
-      EXPECT_LT(diff, 1e-4) << "M=" << M << (b ? " with" : " without") << " bias";
+  // Odd sizes: a tail of output rows past the 64-row blocks (groups of rows a quarter block apart,
+  // then single rows), lengths with and without a tail past the vector width, and one shorter
+  // than a vector. The bf16 form against the fp32 one over the bf16-rounded weights.
+  for (const auto& [C, OC] : {std::pair<int64_t, int64_t>{77, 131}, {64, 200}, {5, 67}}) {
+    Rng rng(9);
+    std::vector<float> w(OC * C), bias(OC), x(kMatvecMaxRows * C), rounded(OC * C);
+    std::vector<uint16_t> w_bf16(OC * C);
+    for (float& v : w) v = static_cast<float>(rng.Normal());
+    for (float& v : bias) v = static_cast<float>(rng.Normal());
+    for (float& v : x) v = static_cast<float>(rng.Normal());
+    for (int64_t i = 0; i < OC * C; ++i) {
+      w_bf16[i] = FloatToBf16(w[i]);
+      rounded[i] = Bf16ToFloat(w_bf16[i]);
+    }
+    for (int64_t M = 1; M <= kMatvecMaxRows; ++M) {
+      for (const float* b : {static_cast<const float*>(bias.data()), static_cast<const float*>(nullptr)}) {
+        SCOPED_TRACE(absl::StrCat("C=", C, " OC=", OC, " M=", M, b ? " with" : " without", " bias"));
+        std::vector<float> want(M * OC), got(M * OC, -1.0f), want_bf16(M * OC), got_bf16(M * OC, -1.0f);
+        matmul_forward(want.data(), x.data(), w.data(), b, 1, M, C, OC);
+        matvec_forward(got.data(), x.data(), w.data(), b, M, C, OC);
+        matmul_forward(want_bf16.data(), x.data(), rounded.data(), b, 1, M, C, OC);
+        matvec_forward_bf16(got_bf16.data(), x.data(), w_bf16.data(), b, M, C, OC);
+        double diff = 0, diff_bf16 = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+          diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+          diff_bf16 = std::max(diff_bf16, std::fabs(static_cast<double>(got_bf16[i]) - want_bf16[i]));
+        }
+        EXPECT_LT(diff, 1e-4);
+        EXPECT_LT(diff_bf16, 1e-4);
+      }
     }
   }
 }
