@@ -16,21 +16,43 @@ absl::Status PositiveBytes(const char* name, double v) {
 
 }  // namespace
 
-absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per_param) {
-  if (auto st = ValidateGptShape(shape); !st.ok()) return st;
-  if (auto st = PositiveBytes("bytes_per_param", bytes_per_param); !st.ok()) return st;
-  // Every matmul weight (the LM head included), and one row of each lookup table a token reads:
-  // its wpe row (learned positions) and, untied, its wte row.
-  const double n = static_cast<double>(FlopParamCount(shape));
-  const double rows = (shape.learned_positions ? 1.0 : 0.0) + (shape.tied ? 0.0 : 1.0);
-  return (n + rows * static_cast<double>(shape.width)) * bytes_per_param;
+int64_t MatmulWeightCount(const GptShape& s) {
+  const int64_t C = s.width, kv = s.kv_head_count() * s.head_size(), F = s.hidden();
+  const int64_t qkv = C + 2 * kv, up = s.swiglu ? 2 * F : F;
+  // Per layer: qkv (QKV x C), the attention's projection (C x C), the MLP's up (FC x C) and down
+  // (C x F); the LM head V x C (wte when tied).
+  return s.layers * (qkv * C + C * C + up * C + C * F) + s.vocab * C;
 }
 
-absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per_param,
+int64_t MatmulOutputRows(const GptShape& s) {
+  const int64_t C = s.width, kv = s.kv_head_count() * s.head_size(), F = s.hidden();
+  return s.layers * ((C + 2 * kv) + C + (s.swiglu ? 2 * F : F) + C) + s.vocab;
+}
+
+absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, DecodeWeights weights) {
+  if (auto st = ValidateGptShape(shape); !st.ok()) return st;
+  if (auto st = PositiveBytes("bytes_per_param", weights.bytes_per_param); !st.ok()) return st;
+  const double n = static_cast<double>(FlopParamCount(shape));
+  const double C = static_cast<double>(shape.width);
+  const double wpe_row = shape.learned_positions ? 1.0 : 0.0;
+  if (weights.int8) {
+    // int8 matmul weights, their fp32 scales, the other parameters (norms, biases) in fp32, and
+    // the token's fp32 wte row (tied or not: the head reads the int8 copy) and wpe row.
+    const double mm = static_cast<double>(MatmulWeightCount(shape));
+    const double scales = static_cast<double>(MatmulOutputRows(shape));
+    return mm + 4 * scales + 4 * (n - mm) + 4 * C * (1 + wpe_row);
+  }
+  // Every matmul weight (the LM head included), and one row of each lookup table a token reads:
+  // its wpe row (learned positions) and, untied, its wte row.
+  const double rows = wpe_row + (shape.tied ? 0.0 : 1.0);
+  return (n + rows * C) * weights.bytes_per_param;
+}
+
+absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, DecodeWeights weights,
                                          double bytes_per_kv_element, int64_t batch, int64_t first,
                                          int64_t steps) {
-  absl::StatusOr<double> weights = DecodeWeightBytes(shape, bytes_per_param);
-  if (!weights.ok()) return weights.status();
+  absl::StatusOr<double> weight_bytes = DecodeWeightBytes(shape, weights);
+  if (!weight_bytes.ok()) return weight_bytes.status();
   if (auto st = PositiveBytes("bytes_per_kv_element", bytes_per_kv_element); !st.ok()) return st;
   if (batch < 1)
     return absl::InvalidArgumentError(absl::StrCat("batch=", batch, " is invalid: must be >= 1"));
@@ -50,16 +72,16 @@ absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per
   DecodeCost c;
   c.batch = batch;
   c.steps = steps;
-  c.weight_bytes = *weights * s;
+  c.weight_bytes = *weight_bytes * s;
   c.kv_bytes = 2 * L * kv * keys * bytes_per_kv_element * static_cast<double>(batch);  // K/V heads only
   c.kv_write_bytes = 2 * L * kv * s * bytes_per_kv_element * static_cast<double>(batch);
   c.flops = (2 * n * s + 4 * L * q * keys) * static_cast<double>(batch);              // per query head
   return c;
 }
 
-absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, double bytes_per_param,
+absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, DecodeWeights weights,
                                           double bytes_per_kv_element, int64_t batch, int64_t position) {
-  return DecodeRunCost(shape, bytes_per_param, bytes_per_kv_element, batch, position, 1);
+  return DecodeRunCost(shape, weights, bytes_per_kv_element, batch, position, 1);
 }
 
 absl::StatusOr<double> DecodeBoundTokensPerSecond(const DecodeCost& cost, double bandwidth_bytes_per_s) {

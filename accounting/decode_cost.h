@@ -7,6 +7,14 @@
 //             no wpe, no untied input embedding; the tied LM head counted once, through wte),
 //             and one row of each lookup table the token reads (its wpe row with learned
 //             positions, its wte row when untied): (N + rows * C) * bytes_per_param;
+//             with int8 weight-only Linear weights (model/quantize_int8.h; DecodeWeights::Int8):
+//             every matmul weight (the Linear layers' and the LM head's, N_mm of N) 1 byte, plus
+//             an fp32 scale per output row of each of those matrices (L * (QKV + C + FC + C) + V
+//             rows, FC = F, or 2F with SwiGLU's gate and up), the rest of N (norms, biases) in
+//             fp32, and the token's embedding rows in fp32: its wte row always (a tied LM head
+//             reads wte's int8 copy, so the lookup's fp32 row is a read of its own) and its wpe
+//             row with learned positions:
+//             N_mm + 4 * (rows of scales) + 4 * (N - N_mm) + 4 * C * (1 + learned positions);
 //   KV cache  per stream, the keys and values of positions 0..pos in every layer, K/V heads
 //             only (grouped-query attention keeps KV < H heads):
 //             2 * L * KV * hd * (pos + 1) * bytes_per_kv_element.
@@ -47,19 +55,40 @@ struct DecodeCost {
   double flops_per_token() const { return flops / tokens(); }
 };
 
-// Weights a decode step reads: (FlopParamCount + one row per lookup table read) * bytes_per_param.
-absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, double bytes_per_param);
+// How the weights a decode step reads are stored: every one in bytes_per_param bytes (4 fp32, 2
+// bf16; a double converts implicitly, so a bytes-per-parameter figure is a DecodeWeights), or the
+// Linear weights in int8 with fp32 scales (Int8(): the formula above).
+struct DecodeWeights {
+  DecodeWeights(double bytes) : bytes_per_param(bytes) {}  // NOLINT: implicit on purpose
+  static DecodeWeights Int8() {
+    DecodeWeights w(1);
+    w.int8 = true;
+    return w;
+  }
+  double bytes_per_param;
+  bool int8 = false;
+};
+
+// The matmul weights of N (FlopParamCount): every Linear layer's and the LM head's; the rest of N
+// is the norms and the biases.
+int64_t MatmulWeightCount(const GptShape& shape);
+// The output rows of those matrices (one int8 scale each): L * (QKV + C + FC + C) + V.
+int64_t MatmulOutputRows(const GptShape& shape);
+
+// Weights a decode step reads: (FlopParamCount + one row per lookup table read) * bytes_per_param,
+// or with int8 weights the formula above.
+absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, DecodeWeights weights);
 
 // One step at `position` (0 <= position < block) for `batch` >= 1 streams. bytes_per_param and
 // bytes_per_kv_element > 0 (4 for fp32, 2 for bf16). Errors name the value.
-absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, double bytes_per_param,
+absl::StatusOr<DecodeCost> DecodeStepCost(const GptShape& shape, DecodeWeights weights,
                                           double bytes_per_kv_element, int64_t batch, int64_t position);
 
 // The sum of `steps` consecutive steps at positions first .. first + steps - 1 (a generation
 // after a prompt of `first` tokens); bytes_per_token() and flops_per_token() are then the means
 // over the generation (the time-weighted ones, since every step's bytes are its time at the
 // bound). first + steps <= block, steps >= 1.
-absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, double bytes_per_param,
+absl::StatusOr<DecodeCost> DecodeRunCost(const GptShape& shape, DecodeWeights weights,
                                          double bytes_per_kv_element, int64_t batch, int64_t first,
                                          int64_t steps);
 

@@ -23,6 +23,41 @@ TEST(DecodeCost, WeightBytesAreEveryParameterButTheOtherPositionRows) {
   EXPECT_DOUBLE_EQ(*w, (n + 768) * 4);
 }
 
+// int8 weight-only, worked by hand for GPT-2 124M (V = 50304): the matmul weights are 12 layers x
+// (2304 + 768 + 3072) x 768 + 768 x 3072 = 84,934,656, plus the LM head 50304 x 768 = 38,633,472:
+// 123,568,128 bytes of int8; their output rows 12 x (2304 + 768 + 3072 + 768) + 50304 = 133,248
+// fp32 scales, 532,992 bytes; the rest of N (norms and biases: 123,689,472 - 123,568,128 =
+// 121,344) in fp32, 485,376 bytes; the token's wte and wpe rows in fp32, 6,144 bytes. 124,592,640
+// bytes a step, 3.97x fewer than fp32's.
+TEST(DecodeCost, Int8WeightsAreOneByteEachPlusScalesAndTheFp32Rest) {
+  EXPECT_EQ(MatmulWeightCount(Gpt2()), 123568128);
+  EXPECT_EQ(MatmulOutputRows(Gpt2()), 133248);
+  absl::StatusOr<double> w = DecodeWeightBytes(Gpt2(), DecodeWeights::Int8());
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(*w, 123568128.0 + 532992 + 485376 + 6144);
+  EXPECT_DOUBLE_EQ(*w, 124592640.0);
+  EXPECT_NEAR(*DecodeWeightBytes(Gpt2(), 4) / *w, 3.971, 0.001);
+  // The step's cost takes them as its weights; the cache stays as given.
+  absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), DecodeWeights::Int8(), 4, 1, 99);
+  ASSERT_TRUE(c.ok());
+  EXPECT_DOUBLE_EQ(c->weight_bytes, 124592640.0);
+  EXPECT_DOUBLE_EQ(c->kv_bytes, 2.0 * 12 * 768 * 100 * 4);
+  EXPECT_DOUBLE_EQ(c->flops_per_token(), 2 * 123689472.0 + 4.0 * 12 * 768 * 100);
+
+  // llama-tiny's shape (SwiGLU, 2 of 4 heads for K/V, untied, no biases, RoPE): per layer qkv 64
+  // x 32, attproj 32 x 32, gate|up 128 x 32, down 32 x 64, and the head 64 x 32: 20,480 int8;
+  // 2 x (64 + 32 + 128 + 32) + 64 = 576 scales; 160 norm weights; the wte row alone (no wpe).
+  GptShape llama{/*layers=*/2, /*heads=*/4, /*width=*/32, /*vocab=*/64, /*block=*/64};
+  llama.bias = false;
+  llama.kv_heads = 2;
+  llama.mlp_hidden = 64;
+  llama.swiglu = llama.rmsnorm = true;
+  llama.learned_positions = llama.tied = false;
+  EXPECT_EQ(MatmulWeightCount(llama), 20480);
+  EXPECT_EQ(MatmulOutputRows(llama), 576);
+  EXPECT_DOUBLE_EQ(*DecodeWeightBytes(llama, DecodeWeights::Int8()), 20480.0 + 4 * 576 + 4 * 160 + 4 * 32);
+}
+
 TEST(DecodeCost, OneStepAtPositionReadsWeightsAndTheCacheUpToIt) {
   // fp32, position 99: keys and values of 100 positions in 12 layers of width 768.
   absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), 4, 4, 1, 99);

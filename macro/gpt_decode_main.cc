@@ -55,6 +55,11 @@ ABSL_FLAG(
 ABSL_FLAG(int, generate, 0,
           "G: new tokens per stream, one decode step each (0: 64 on CPU, 128 on CUDA, within the block); "
           "prompt + generate <= block");
+ABSL_FLAG(std::string, weights, "auto",
+          "the Linear weights' storage: auto (the --dtype's), fp32, bf16 (each the same as that --dtype), or "
+          "int8 (CPU only: weight-only, symmetric per output row with fp32 scales, quantised once at load; "
+          "widened to fp32 in the register, fp32 arithmetic; the bytes per token count 1 byte a Linear "
+          "weight + 4 a row's scale; the case name says int8w in the dtype's place)");
 ABSL_FLAG(int, batch_sweep, 0,
           "run the cases B = 1, 2, 4, ... up to N (at most 64) instead of one case at --batch (0: no sweep)");
 
@@ -154,7 +159,7 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
   const std::vector<int32_t> prompt = DecodePrompt(o.step.config, B, P, o.step.seed);
   // The bound of this case, for the log lines (the summary recomputes it from all generations).
   double bound = 0;
-  if (auto c = accounting::DecodeRunCost(model::ToGptShape(o.step.config), s.bytes_per_param(),
+  if (auto c = accounting::DecodeRunCost(model::ToGptShape(o.step.config), s.decode_weights(),
                                          s.bytes_per_kv(), B, P, G);
       c.ok()) {
     bound = DecodeBound(*c, s.bandwidth(), s.write_bandwidth()).value_or(0);
@@ -174,7 +179,7 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
     state.SkipWithError(std::string(probed.message()).c_str());
     return;
   }
-  auto f = ComputeDecodeFigures(o.step.config, s.bytes_per_param(), s.bytes_per_kv(), B, P, G, r.gens,
+  auto f = ComputeDecodeFigures(o.step.config, s.decode_weights(), s.bytes_per_kv(), B, P, G, r.gens,
                                 s.bandwidth(), s.peak().flops_per_s, s.write_bandwidth());
   if (!f.ok()) {
     state.SkipWithError(std::string(f.status().message()).c_str());
@@ -224,7 +229,20 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
     state.counters["peak_probe_after"] = s.probes().after;
   }
   state.SetLabel(accounting::DisturbedLabel(
-      r.disturbance, absl::StrCat(o.step.config.name, " decode; bandwidth: ", s.bandwidth_source())));
+      r.disturbance, absl::StrCat(o.step.config.name, " decode, ", model::WeightFormatName(o.weights),
+                                  " weights; bandwidth: ", s.bandwidth_source())));
+}
+
+// The summary's account of a weight's bytes: "4 bytes per weight", or int8's bytes and scales.
+std::string WeightBytesText(const DecodeOptions& o, const DecodeSession& s) {
+  if (o.weights != model::WeightFormat::kInt8) {
+    return absl::StrCat(model::WeightFormatName(o.weights), " weights, ", absl::StrFormat("%g", s.bytes_per_param()),
+                        " bytes per weight");
+  }
+  const accounting::GptShape shape = model::ToGptShape(o.step.config);
+  return absl::StrCat("int8 weights: 1 byte per Linear weight (", accounting::MatmulWeightCount(shape),
+                      ") + a 4-byte fp32 scale per output row (", accounting::MatmulOutputRows(shape),
+                      " rows), the norms, biases and the token's embedding rows in fp32");
 }
 
 void PrintSummary(const Run& run, const CaseResult& r) {
@@ -257,8 +275,8 @@ void PrintSummary(const Run& run, const CaseResult& r) {
       Bytes(f.cost.weight_bytes / G), " per step, shared by B=", B, ") + KV cache ",
       Bytes(f.kv_bytes_per_token), " (K and V of KV=", c.kv_head_count(), " heads x hd=", c.head_size(),
       " x L=", c.layers, " layers per position: ", Bytes(2.0 * c.layers * c.kv_width() * s.bytes_per_kv()),
-      "; positions ", P, "..", P + G - 1, ", mean); ", absl::StrFormat("%g", s.bytes_per_param()),
-      " bytes per weight, ", absl::StrFormat("%g", s.bytes_per_kv()), " per cache element"));
+      "; positions ", P, "..", P + G - 1, ", mean); ", WeightBytesText(o, s), ", ",
+      absl::StrFormat("%g", s.bytes_per_kv()), " per cache element"));
   Log(f.roof_probes > 0
           ? absl::StrCat("bandwidth     ", Bytes(f.bandwidth), "/s: the median of the read roof probed after each of the ",
                          f.roof_probes, " timed generations (best of 3 passes over ", Bytes(s.read_probe()->bytes()),
@@ -301,6 +319,29 @@ void PrintSweep(const Run& run) {
   }
 }
 
+// The weights' format and the GEMM library at start-up (CPU), and the bf16 note for fp32 runs.
+void LogWeightsAndGemms(const DecodeOptions& o, const DecodeSession& s) {
+  if (o.weights == model::WeightFormat::kInt8) {
+    Log(absl::StrCat("gpt_decode: int8 weights on the CPU: every Linear weight and the LM head quantised once "
+                     "at load (symmetric, an fp32 scale per output row); a step's few rows: matrix-vector "
+                     "products widening each int8 weight to fp32 in the register; the prompt: dequantised "
+                     "tiles through the fp32 GEMM (--cpu_gemm=",
+                     model::CpuGemmBackendName(o.step.cpu_gemm), "); embeddings, norms, RoPE, attention "
+                     "and the KV cache in fp32"));
+  } else if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kBf16) {
+    Log("gpt_decode: bf16 on the CPU: the Linear layers read a bf16 copy of their weights (a step's few "
+        "rows: matrix-vector products widening each weight to fp32; the prompt: bf16 GEMMs on oneDNN); "
+        "embeddings, norms, RoPE, attention and the KV cache in fp32");
+  } else if (o.step.device == "cpu") {
+    Log(absl::StrCat("gpt_decode: GEMM --cpu_gemm=", model::CpuGemmBackendName(o.step.cpu_gemm), ": ",
+                     model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
+  }
+  if (o.step.device == "cpu" && o.weights == model::WeightFormat::kFp32) {
+    const std::string note = CpuBf16Note("gpt_decode", o.step.dtype, s.peak().flops_per_s);
+    if (!note.empty()) Log(note);
+  }
+}
+
 constexpr char kUsage[] =
     "gpt_decode: generation with a KV cache (GPT-2 or the Llama family: --preset=llama-124m), against the\n"
     "bandwidth bound. The KV cache holds the K/V heads only (grouped-query attention).\n"
@@ -317,6 +358,7 @@ constexpr char kUsage[] =
     "  bazel run //macro:gpt_decode                         defaults for this machine (said at start)\n"
     "  bazel run //macro:gpt_decode -- --prompt=128 --generate=128 --batch=4\n"
     "  bazel run //macro:gpt_decode -- --batch_sweep=64      B = 1, 2, 4, ... 64\n"
+    "  bazel run //macro:gpt_decode -- --weights=int8        int8 Linear weights (CPU): ~4x fewer bytes a token\n"
     "  bazel run //macro:gpt_decode -- --benchmark_format=json --benchmark_out=/tmp/decode.json\n"
     "\n"
     "Each timed iteration is one generation: a prefill of --prompt tokens per stream (timed apart),\n"
@@ -334,7 +376,8 @@ constexpr char kUsage[] =
     "\n"
     "Exit status: 0 success; 1 command line not understood (unknown flag, unparsable value);\n"
     "2 bad input or broken measurement (value out of range, e.g. --prompt + --generate > block,\n"
-    "--batch=0, an unknown --dtype; a failed or non-finite generation; a filter that selects nothing;\n"
+    "--batch=0, an unknown --dtype or --weights, --weights=int8 on CUDA; a failed or non-finite\n"
+    "generation; a filter that selects nothing;\n"
     "an output that could not be written, e.g. --benchmark_out on a full disk).\n"
     "--benchmark_out is written once the run ends (temporary file, then rename; a device or\n"
     "/dev/stdout in place): Ctrl-C or a failed write leaves a previous file as it was.";
@@ -367,7 +410,8 @@ void PrintHelp() {
     if (name == "steps") help = "timed generations per case (-1: 10 on CUDA, 5 on CPU)";
     if (name == "dtype")
       help = "auto (bf16 on CUDA, fp32 on CPU), fp32 or bf16: on CUDA the weights' and the KV cache's storage; "
-             "on the CPU the Linear weights' (a bf16 copy; the KV cache stays fp32; MFU against the bf16 peak)";
+             "on the CPU the Linear weights' (a bf16 copy; the KV cache stays fp32; MFU against the bf16 peak); "
+             "with --weights=int8, fp32 or auto (int8 computes in fp32)";
     std::printf("  --%s (default: \"%s\")\n      %s\n", name.c_str(), flag->DefaultValue().c_str(),
                 help.c_str());
   }
@@ -398,6 +442,7 @@ int main(int argc, char** argv) {
   raw.prompt = absl::GetFlag(FLAGS_prompt);
   raw.generate = absl::GetFlag(FLAGS_generate);
   raw.batch_sweep = absl::GetFlag(FLAGS_batch_sweep);
+  raw.weights = absl::GetFlag(FLAGS_weights);
 
   // Not an MPI program: several copies under one launcher would overwrite each other's files.
   if (auto st = comm::CheckNotMultiProcessLaunch("gpt_decode", std::getenv); !st.ok()) {
@@ -427,6 +472,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("mlbench_cpu", cpu.model);
   benchmark::AddCustomContext("mlbench_device", o.step.device);
   benchmark::AddCustomContext("mlbench_model", model::DescribeConfig(o.step.config));
+  benchmark::AddCustomContext("mlbench_weights", model::WeightFormatName(o.weights));
   if (o.step.device == "cpu")
     benchmark::AddCustomContext("mlbench_gemm", model::CpuGemmInfo(o.step.cpu_gemm).ToJson());
 
@@ -443,18 +489,7 @@ int main(int argc, char** argv) {
                      o.step.device == "cpu" ? absl::StrCat(", ", model::NumThreads(), " threads") : ""));
     Log(absl::StrFormat("gpt_decode: bandwidth %.4g B/s (%s)", s.bandwidth(), s.bandwidth_source()));
     Log(absl::StrFormat("gpt_decode: peak %.4g FLOP/s (%s)", s.peak().flops_per_s, s.peak().source));
-    if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kBf16) {
-      Log("gpt_decode: bf16 on the CPU: the Linear layers read a bf16 copy of their weights (a step's few "
-          "rows: matrix-vector products widening each weight to fp32; the prompt: bf16 GEMMs on oneDNN); "
-          "embeddings, norms, RoPE, attention and the KV cache in fp32");
-    } else if (o.step.device == "cpu") {
-      Log(absl::StrCat("gpt_decode: GEMM --cpu_gemm=", model::CpuGemmBackendName(o.step.cpu_gemm), ": ",
-                       model::CpuGemmInfo(o.step.cpu_gemm).ToString()));
-    }
-    if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kFp32) {
-      const std::string note = CpuBf16Note("gpt_decode", o.step.dtype, s.peak().flops_per_s);
-      if (!note.empty()) Log(note);
-    }
+    LogWeightsAndGemms(o, s);
     for (const std::string& line : s.gemm_choices()) Log(absl::StrCat("gpt_decode: GEMM choice: ", line));
     benchmark::AddCustomContext("mlbench_decode_bandwidth",
                                 absl::StrFormat("%.6g B/s: %s", s.bandwidth(), s.bandwidth_source()));

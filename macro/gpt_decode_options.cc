@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "model/enum_names.h"
 #include "model/gpt_config.h"
 
 namespace macro {
@@ -45,11 +47,50 @@ absl::Status ResolveLengths(const RawDecodeFlags& f, bool gpu, DecodeOptions* o)
   return absl::OkStatus();
 }
 
+// --weights before the shared flags' resolution: fp32 or bf16 stand for the --dtype of that name
+// (and must agree with a --dtype given); int8 computes in fp32, so it takes a --dtype of fp32 or auto.
+absl::Status PreResolveWeights(const RawDecodeFlags& f, RawStepFlags* raw) {
+  if (f.weights == "auto") return absl::OkStatus();
+  const std::optional<model::WeightFormat> w = model::ValueOf(model::kWeightFormats, f.weights);
+  if (!w) {
+    return FlagError("weights", absl::StrCat("'", f.weights, "' is not a weight format; allowed: auto, ",
+                                             model::JoinNames(model::kWeightFormats)));
+  }
+  const std::string want = *w == model::WeightFormat::kInt8 ? "fp32" : f.weights;
+  if (raw->dtype != "auto" && raw->dtype != want) {
+    return FlagError("weights", *w == model::WeightFormat::kInt8
+                                    ? absl::StrCat("int8 with --dtype=", raw->dtype,
+                                                   ": int8 weights are widened to fp32 and computed in fp32; "
+                                                   "give --dtype=fp32 or leave it auto")
+                                    : absl::StrCat(f.weights, " with --dtype=", raw->dtype,
+                                                   ": --weights=", f.weights, " is --dtype=", f.weights,
+                                                   "; give one of them"));
+  }
+  raw->dtype = want;
+  return absl::OkStatus();
+}
+
+// --weights after it: auto takes the dtype's storage; int8 runs on the CPU decoder only.
+absl::Status ResolveWeights(const RawDecodeFlags& f, DecodeOptions* o) {
+  if (f.weights != "int8") {
+    o->weights = o->step.dtype == accounting::Dtype::kBf16 ? model::WeightFormat::kBf16 : model::WeightFormat::kFp32;
+    return absl::OkStatus();
+  }
+  if (o->step.device != "cpu") {
+    return FlagError("weights", "int8 on CUDA: the CUDA int8 weight-only GEMV kernel is tested but not wired into "
+                                "the CUDA decoder; use --device=cpu");
+  }
+  o->weights = model::WeightFormat::kInt8;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string DecodeOptions::CaseName(int batch) const {
-  return absl::StrCat(step.config.name, "/", step.device, "/", accounting::DtypeName(step.dtype),
-                      "/B:", batch, "/P:", prompt, "/G:", generate);
+  const std::string storage =
+      weights == model::WeightFormat::kInt8 ? "int8w" : accounting::DtypeName(step.dtype);
+  return absl::StrCat(step.config.name, "/", step.device, "/", storage, "/B:", batch, "/P:", prompt,
+                      "/G:", generate);
 }
 
 const std::vector<std::string>& TrainOnlyFlags() {
@@ -103,6 +144,7 @@ absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flag
 
   RawStepFlags raw = step_flags;
   raw.seq = 1;  // checked below against --prompt and --generate
+  if (absl::Status st = PreResolveWeights(f, &raw); !st.ok()) return st;
   if (raw.batch <= 0) raw.batch = 1;
   auto step = ResolveStepOptions(raw, cuda);
   if (!step.ok()) return step.status();
@@ -118,6 +160,7 @@ absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step_flag
     return FlagError("dtype",
                      absl::StrCat("'", step_flags.dtype, "' on CUDA: the CUDA decoder runs fp32 or bf16"));
   }
+  if (absl::Status st = ResolveWeights(f, &o); !st.ok()) return st;
   if (step_flags.batch <= 0) {
     o.choices.push_back("batch: 1 (one request: the latency case, on the bandwidth bound)");
   }

@@ -6,7 +6,9 @@
 // Meaning for decode: --batch is the number of streams B (default 1: one request);
 // --warmup_steps and --steps count whole generations (a generation = prefill of --prompt tokens,
 // then --generate decode steps of one token per stream, greedy); --dtype is the weights' and
-// the KV cache's storage (fp32 on the CPU; bf16 by default on CUDA).
+// the KV cache's storage (fp32 on the CPU; bf16 by default on CUDA). --weights is the Linear
+// weights' storage (model/weight_format.h): auto, the --dtype's; fp32 or bf16, the same as that
+// --dtype; int8, weight-only int8 with fp32 scales, on the CPU only (its arithmetic fp32).
 #ifndef MACRO_GPT_DECODE_OPTIONS_H_
 #define MACRO_GPT_DECODE_OPTIONS_H_
 
@@ -16,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "macro/step_options.h"
+#include "model/weight_format.h"
 #include "sysinfo/cuda_info.h"
 
 namespace macro {
@@ -24,6 +27,7 @@ struct RawDecodeFlags {
   int prompt = 0;       // 0: the device's default
   int generate = 0;     // 0: the device's default
   int batch_sweep = 0;  // 0: one case at --batch; N: cases B = 1, 2, 4, ... <= N
+  std::string weights = "auto";  // auto, fp32, bf16 or int8
   // Shared flags given on the command line (names without dashes): --batch=0 is then an error
   // rather than "the default", and train-step-only flags are refused.
   std::set<std::string> given;
@@ -35,8 +39,10 @@ struct DecodeOptions {
   std::vector<int> batches;  // one case per entry
   int warmup_generations = 0, timed_generations = 0;
   std::vector<std::string> choices;  // defaults taken, with their reasons
+  model::WeightFormat weights = model::WeightFormat::kFp32;  // the Linear weights' storage
   int positions() const { return prompt + generate; }
-  // "gpt2/cpu/fp32/B:1/P:64/G:64": a case name's suffix.
+  // "gpt2/cpu/fp32/B:1/P:64/G:64": a case name's suffix. int8 weights put "int8w" in the dtype's
+  // place ("gpt2/cpu/int8w/B:1/P:64/G:64"), so that no fp32 baseline is matched by an int8 run.
   std::string CaseName(int batch) const;
 };
 
@@ -48,7 +54,8 @@ const std::vector<std::string>& TrainOnlyFlags();
 
 // Errors (InvalidArgument, "--flag: ..."): --prompt/--generate < 0 or prompt + generate > the
 // block size; --batch given as 0 or negative; --batch_sweep outside [0, 64]; an unknown dtype
-// or one the device's decoder does not run; a train-step-only flag; and every error of
+// or one the device's decoder does not run; --weights unknown, disagreeing with --dtype, or int8
+// on CUDA or with a dtype but fp32; a train-step-only flag; and every error of
 // ResolveStepOptions (preset, shape, device, threads, ...).
 absl::StatusOr<DecodeOptions> ResolveDecodeOptions(const RawStepFlags& step, const RawDecodeFlags& decode,
                                                    const sysinfo::CudaInventory& cuda);

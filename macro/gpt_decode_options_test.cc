@@ -122,6 +122,44 @@ TEST(DecodeOptions, UnknownOrUnsupportedDtypeNamesTheFlag) {
   EXPECT_EQ(o->step.dtype, accounting::Dtype::kBf16);
 }
 
+// --weights: auto is the dtype's storage; fp32 and bf16 are those dtypes; int8 runs on the CPU
+// with fp32 arithmetic, under a case name of its own (fp32 and bf16 names unchanged).
+TEST(DecodeOptions, WeightsFormatAndItsCaseName) {
+  RawDecodeFlags d;
+  auto o = ResolveDecodeOptions(RawStepFlags{}, d, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->weights, model::WeightFormat::kFp32);
+  d.weights = "bf16";
+  o = ResolveDecodeOptions(RawStepFlags{}, d, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->weights, model::WeightFormat::kBf16);
+  EXPECT_EQ(o->step.dtype, accounting::Dtype::kBf16);
+  EXPECT_EQ(o->CaseName(1), "gpt2/cpu/bf16/B:1/P:64/G:64");
+  d.weights = "int8";
+  o = ResolveDecodeOptions(RawStepFlags{}, d, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->weights, model::WeightFormat::kInt8);
+  EXPECT_EQ(o->step.dtype, accounting::Dtype::kFp32);
+  EXPECT_EQ(o->CaseName(2), "gpt2/cpu/int8w/B:2/P:64/G:64");
+  RawStepFlags s;
+  s.dtype = "fp32";
+  EXPECT_TRUE(ResolveDecodeOptions(s, d, NoGpu()).ok());
+  s.dtype = "bf16";
+  ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()), "--weights: int8 with --dtype=bf16");
+  d.weights = "fp32";
+  ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()), "--weights: fp32 with --dtype=bf16");
+  d.weights = "int4";
+  ExpectErrorNames(ResolveDecodeOptions(RawStepFlags{}, d, NoGpu()),
+                   "--weights: 'int4' is not a weight format; allowed: auto, fp32, bf16, int8");
+  d.weights = "int8";
+  ExpectErrorNames(ResolveDecodeOptions(RawStepFlags{}, d, OneGpu(9)), "--weights: int8 on CUDA");
+  // A GPU's bf16 default under auto.
+  d.weights = "auto";
+  o = ResolveDecodeOptions(RawStepFlags{}, d, OneGpu(9));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->weights, model::WeightFormat::kBf16);
+}
+
 TEST(DecodeOptions, BatchSweep) {
   RawDecodeFlags d;
   d.batch_sweep = 64;

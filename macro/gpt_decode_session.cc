@@ -21,6 +21,7 @@
 #include "model/gemm_chooser.h"
 #include "model/gpt_memory.h"
 #include "model/host_memory.h"
+#include "model/matmul_int8_cpu.h"
 #include "model/matvec_cpu.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
@@ -113,7 +114,7 @@ absl::Status HoldToProbedRoofs(const accounting::DecodeCost& cost, const std::ve
   return absl::OkStatus();
 }
 
-absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
+absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, accounting::DecodeWeights weights,
                                                    double bytes_per_kv, int batch, int prompt, int generate,
                                                    const std::vector<Generation>& gens, double bandwidth,
                                                    double peak_flops, double write_bandwidth) {
@@ -147,7 +148,7 @@ absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& confi
   f.prefill_tokens_per_s = static_cast<double>(batch) * prompt * n / f.prefill_s;
   f.step_ms_median = Percentile(steps, 50) * 1e3;
   f.step_ms_p90 = Percentile(steps, 90) * 1e3;
-  auto cost = accounting::DecodeRunCost(model::ToGptShape(config), bytes_per_param, bytes_per_kv, batch,
+  auto cost = accounting::DecodeRunCost(model::ToGptShape(config), weights, bytes_per_kv, batch,
                                         prompt, generate);
   if (!cost.ok()) return cost.status();
   f.cost = *cost;
@@ -209,6 +210,39 @@ absl::StatusOr<std::vector<std::string>> ChooseDecodeGemms(const DecodeOptions& 
   return lines;
 }
 
+// Refuses up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
+// allocate 78 GB and aborted): on the CPU the weights (and the decoder's bf16 or int8 copy), the
+// KV cache, the logits and the activations (model/gpt_memory.h); on CUDA the host copy of the
+// fp32 weights.
+absl::Status CheckDecodeMemory(const DecodeOptions& o) {
+  const StepOptions& so = o.step;
+  int max_batch = 1;
+  for (int b : o.batches) max_batch = std::max(max_batch, b);
+  // A CPU bf16 run adds the decoder's bf16 copy of the weights to the session's fp32 ones.
+  const bool cpu_bf16 = so.device == "cpu" && so.dtype == accounting::Dtype::kBf16;
+  model::DecodeMemoryEstimate need =
+      model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions(), 4, cpu_bf16);
+  if (o.weights == model::WeightFormat::kInt8) {
+    // The decoder's int8 copy of the Linear weights, their scales and a prompt GEMM's dequantised
+    // tile (model/int8_weights.h, matmul_int8_cpu.h).
+    const accounting::GptShape shape = model::ToGptShape(so.config);
+    const int64_t C = so.config.width, F = so.config.hidden();
+    const int64_t tile = std::max({model::Int8ScratchFloats(C, so.config.padded_vocab),
+                                   model::Int8ScratchFloats(C, so.config.fc_width()), model::Int8ScratchFloats(F, C)});
+    need.weights_bytes += accounting::MatmulWeightCount(shape) + 4 * accounting::MatmulOutputRows(shape) + 4 * tile;
+  }
+  if (so.device != "cpu") need = model::DecodeMemoryEstimate{need.weights_bytes, 0, 0, 0};
+  if (absl::Status st = model::CheckHostMemory(
+          need.total_bytes(),
+          absl::StrCat(model::DescribeConfig(so.config), " decoding at batch=", max_batch, " prompt=", o.prompt,
+                       " positions=", o.positions()),
+          need.Describe());
+      !st.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat("--batch: ", st.message()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const DecodeOptions& o) {
@@ -225,32 +259,17 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
       return absl::UnavailableError(absl::StrCat("--device=cuda: no CUDA device: ", inv.reason));
     s->device_name_ = inv.devices[0].name;
   }
-  s->bytes_per_param_ = so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
+  s->bytes_per_param_ = o.weights == model::WeightFormat::kInt8 ? 1 : so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
   // The CPU decoder keeps its KV cache in fp32 whatever the weights (cpu_decoder.h).
   s->bytes_per_kv_ = so.device == "cpu" ? 4 : s->bytes_per_param_;
-  // Refuse up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
-  // allocate 78 GB and aborted): on the CPU the weights, the KV cache, the logits and the
-  // activations (model/gpt_memory.h); on CUDA the host copy of the fp32 weights.
-  int max_batch = 1;
-  for (int b : o.batches) max_batch = std::max(max_batch, b);
-  // A CPU bf16 run adds the decoder's bf16 copy of the weights to the session's fp32 ones.
-  const bool cpu_bf16 = so.device == "cpu" && so.dtype == accounting::Dtype::kBf16;
-  model::DecodeMemoryEstimate need =
-      model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions(), 4, cpu_bf16);
-  if (so.device != "cpu") need = model::DecodeMemoryEstimate{need.weights_bytes, 0, 0, 0};
-  if (absl::Status st = model::CheckHostMemory(
-          need.total_bytes(),
-          absl::StrCat(model::DescribeConfig(so.config), " decoding at batch=", max_batch, " prompt=", o.prompt,
-                       " positions=", o.positions()),
-          need.Describe());
-      !st.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat("--batch: ", st.message()));
-  }
+  if (absl::Status st = CheckDecodeMemory(o); !st.ok()) return st;
   const model::ParamLayout layout(so.config);
   s->params_.assign(static_cast<size_t>(layout.num_params()), 0.0f);
   model::InitParams(so.config, layout, so.seed, s->params_.data());
 
-  if (so.device == "cpu" && so.cpu_gemm == model::CpuGemmBackend::kAuto && so.dtype != accounting::Dtype::kBf16) {
+  // The chooser measures the fp32 prompt's GEMM shapes; bf16 runs oneDNN, and int8's dequantised
+  // tiles are other shapes (their choice: onednn, auto's default for a shape it has no choice for).
+  if (so.device == "cpu" && so.cpu_gemm == model::CpuGemmBackend::kAuto && o.weights == model::WeightFormat::kFp32) {
     auto lines = ChooseDecodeGemms(o);
     if (!lines.ok()) return lines.status();
     s->gemm_choices_ = std::move(*lines);
@@ -321,9 +340,7 @@ absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {
   decoder_.reset();  // free the previous case's cache first
   const StepOptions& so = o_.step;
   if (so.device == "cpu") {
-    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(),
-                                       so.dtype == accounting::Dtype::kBf16 ? model::WeightFormat::kBf16
-                                                                            : model::WeightFormat::kFp32);
+    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(), o_.weights);
     if (!d.ok()) return d.status();
     decoder_ = std::move(*d);
   } else {

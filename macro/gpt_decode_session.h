@@ -74,9 +74,10 @@ absl::StatusOr<double> DecodeBound(const accounting::DecodeCost& cost, double re
 // default); v non-empty.
 double Percentile(std::vector<double> v, double p);
 
+// weights: the weights' storage (a bytes-per-parameter figure, or accounting::DecodeWeights::Int8()).
 // Errors: no generations, a generation with another number of steps than G, non-positive
 // times, bandwidth or peak <= 0. write_bandwidth: the cache writes' roof (0: writes not counted).
-absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, double bytes_per_param,
+absl::StatusOr<DecodeFigures> ComputeDecodeFigures(const model::GptConfig& config, accounting::DecodeWeights weights,
                                                    double bytes_per_kv, int batch, int prompt, int generate,
                                                    const std::vector<Generation>& generations,
                                                    double bandwidth, double peak_flops, double write_bandwidth = 0);
@@ -111,7 +112,13 @@ class DecodeSession {
   // to the bandwidth of its own minutes; nullptr with a --ceilings file's roofs (the user's figure) or on CUDA.
   micro::ReadRoofProbe* read_probe() const { return read_probe_.get(); }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
-  double bytes_per_param() const { return bytes_per_param_; }  // weights' storage
+  double bytes_per_param() const { return bytes_per_param_; }  // weights' storage (int8: 1, scales apart)
+  // The weights' storage as the decode bytes count it (accounting/decode_cost.h): int8 weights
+  // with their scales, or bytes_per_param() for every weight.
+  accounting::DecodeWeights decode_weights() const {
+    return o_.weights == model::WeightFormat::kInt8 ? accounting::DecodeWeights::Int8()
+                                                    : accounting::DecodeWeights(bytes_per_param_);
+  }
   double bytes_per_kv() const { return bytes_per_kv_; }  // the cache's: fp32 on the CPU, the dtype's on CUDA
   int64_t num_params() const { return static_cast<int64_t>(params_.size()); }
 

@@ -5,8 +5,9 @@
 #    the shape), bound = 1 / (bytes per token / read roof + cache writes / write roof), MFU =
 #    FLOPs per token x tokens/s / peak;
 #  - the summary and the batch sweep table are printed;
-#  - bad flags exit 2 naming the flag (prompt + generate > block, batch 0, unknown dtype, a
-#    train-step flag), an unknown flag exits 1, --help exits 0.
+#  - --weights=int8: the bytes per token count int8 weights and fp32 scales (worked from the shape);
+#  - bad flags exit 2 naming the flag (prompt + generate > block, batch 0, unknown dtype or weight
+#    format, int8 with bf16, a train-step flag), an unknown flag exits 1, --help exits 0.
 #  Runs take a fixture ceilings file (fixture_ceilings.py: peak, STREAM copy, memory roofs), not the
 #  start-up probes: they test the decode, and the test's time stays machine-bound.
 set -u
@@ -144,6 +145,46 @@ assert b["verified"] == 1 and 0 < b["mfu"] < 1, b
 print("llama-tiny decode OK:", {k: b[k] for k in ["bytes_per_token", "kv_bytes_per_token", "flops_per_token"]})
 PY2
 
+# 1d. --weights=int8 (CPU): every Linear weight and the tied LM head in int8 with an fp32 scale a
+#     row; the bytes per token count them so (accounting/decode_cost.h), the case name says int8w
+#     and the summary and the JSON say the format.
+"$DECODE" "${TINY[@]}" --weights=int8 --batch=2 --prompt=4 --generate=5 --benchmark_format=json \
+  --benchmark_out="$TMP/int8.json" >/dev/null 2>"$TMP/int8.txt" || { cat "$TMP/int8.txt"; fail "int8 run exited non-zero"; }
+for pat in "== summary: BM_GptDecode/test-tiny/cpu/int8w/B:2/P:4/G:5" \
+           "^bytes/token   .*int8 weights: 1 byte per Linear weight (7168) + a 4-byte fp32 scale per output row (352 rows)" \
+           "gpt_decode: int8 weights on the CPU"; do
+  grep -q "$pat" "$TMP/int8.txt" || { cat "$TMP/int8.txt"; fail "int8 log has no '$pat'"; }
+done
+python3 - "$TMP/int8.json" <<'PY3' || { cat "$TMP/int8.txt"; fail "int8 counters"; }
+import json, math, sys
+out = json.load(open(sys.argv[1]))
+assert out["context"]["mlbench_weights"] == "int8", out["context"]
+runs = [b for b in out["benchmarks"] if b["name"].startswith("BM_GptDecode/")]
+assert len(runs) == 1 and "/cpu/int8w/" in runs[0]["name"], [b["name"] for b in runs]
+b = runs[0]
+assert "int8 weights" in b["label"], b["label"]
+# test-tiny: L=2, C=16, QKV=48, F=64, Vp=64, tied, learned positions. The matmul weights
+# L*(QKV*C + C*C + F*C + C*F) + Vp*C in int8, a 4-byte scale per output row L*(QKV + C + F + C)
+# + Vp, the rest of N (norms, biases) in fp32, and the token's wte and wpe rows in fp32.
+L, C, QKV, F, V, N, B, P, G = 2, 16, 48, 64, 64, 7616, 2, 4, 5
+mm = L * (QKV * C + C * C + F * C + C * F) + V * C
+rows = L * (QKV + C + F + C) + V
+assert (mm, rows) == (7168, 352), (mm, rows)
+step = mm + 4 * rows + 4 * (N - mm) + 4 * 2 * C
+assert step == 10496, step
+keys = sum(p + 1 for p in range(P, P + G))
+kv = 2 * L * C * keys * 4 * B
+def close(a, e, what):
+    assert math.isclose(a, e, rel_tol=1e-6), f"{what}: {a} != {e}"
+close(b["weight_bytes_per_token"], step * G / (B * G), "int8 weight bytes per token")
+close(b["bytes_per_token"], (step * G + kv) / (B * G), "bytes per token")
+close(b["bound_tokens_per_second"], 1 / (b["bytes_per_token"] / b["bandwidth"] + 2 * L * C * 4 / b["write_bandwidth"]),
+      "bound")
+close(b["flops_per_token"], 2 * N + 4 * L * C * keys / G, "FLOPs per token: as fp32's")
+assert b["verified"] == 1, b
+print("int8 decode OK: weight bytes/token", b["weight_bytes_per_token"])
+PY3
+
 # 2. The batch sweep: cases B = 1, 2, 4 and the table.
 "$DECODE" "${TINY[@]}" --steps=1 --prompt=2 --generate=3 --batch_sweep=4 >"$TMP/sweep.txt" 2>&1 \
   || { cat "$TMP/sweep.txt"; fail "sweep exited non-zero"; }
@@ -166,6 +207,8 @@ expect_exit 2 "--prompt: 16 tokens fill the block size 16" --preset=test-tiny --
 expect_exit 2 "--batch: 0 streams" --preset=test-tiny --device=cpu --batch=0
 expect_exit 2 "--dtype" --preset=test-tiny --device=cpu --dtype=fp64
 expect_exit 2 "--dtype: 'fp16' on the CPU" --preset=test-tiny --device=cpu --dtype=fp16
+expect_exit 2 "--weights: 'int4' is not a weight format; allowed: auto, fp32, bf16, int8" --preset=test-tiny --device=cpu --weights=int4
+expect_exit 2 "--weights: int8 with --dtype=bf16" --preset=test-tiny --device=cpu --weights=int8 --dtype=bf16
 expect_exit 2 "--seq: gpt_step's sequence length" --preset=test-tiny --device=cpu --seq=8
 expect_exit 2 "--batch_sweep: 65 is out of range" --preset=test-tiny --device=cpu --batch_sweep=65
 expect_exit 2 "--prompt: -1 is negative" --preset=test-tiny --device=cpu --prompt=-1
@@ -197,7 +240,7 @@ grep -q "^bandwidth .*measured at start-up: .*STREAM figure, 1000.0 GB/s, is cac
 
 # 4. --help names the decode flags and leaves out the train-step ones.
 "$DECODE" --help >"$TMP/help.txt" 2>&1 || fail "--help exited non-zero"
-for f in --prompt --generate --batch_sweep --batch --preset --dtype; do
+for f in --prompt --generate --batch_sweep --batch --preset --dtype --weights; do
   grep -q -- "  $f " "$TMP/help.txt" || { cat "$TMP/help.txt"; fail "--help does not list $f"; }
 done
 grep -q -- "  --lr " "$TMP/help.txt" && fail "--help lists the train-step flag --lr"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include <omp.h>
 
@@ -17,7 +18,9 @@
 #include "model/layernorm_cpu.h"
 #include "model/matmul_bf16_cpu.h"
 #include "model/matmul_cpu.h"
+#include "model/matmul_int8_cpu.h"
 #include "model/matvec_cpu.h"
+#include "model/matvec_int8_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/residual_cpu.h"
 #include "model/rmsnorm_cpu.h"
@@ -60,6 +63,32 @@ void TimedOp(OpTimer* timer, std::string_view name, bool serial, const Fn& fn) {
   fn();
 }
 
+// int8 weights: quantises every Linear weight once (each stacked tensor as one matrix of L * OC
+// rows; the LM head, wte when tied) and sizes the prompt GEMMs' dequantisation scratch for the
+// widest of them.
+absl::Status QuantizeLinearWeights(const GptConfig& config, const ParamPointers<const float>& p,
+                                   Int8LinearWeights* int8, AlignedArray<float>* scratch) {
+  const int64_t C = config.width, L = config.layers, Vp = config.padded_vocab;
+  const int64_t QKV = config.qkv_width(), FC = config.fc_width(), Fh = config.hidden();
+  struct Matrix {
+    const float* w;
+    int64_t rows, cols;
+  };
+  const Matrix all[] = {{p.qkvw, L * QKV, C}, {p.attprojw, L * C, C}, {p.fcw, L * FC, C},
+                        {p.fcprojw, L * C, Fh}, {p.lm_head, Vp, C}};
+  int64_t scratch_floats = 0;
+  for (const Matrix& m : all) {
+    if (absl::Status st = int8->Add(m.w, m.rows, m.cols); !st.ok()) return st;
+  }
+  // A layer's slice: OC rows of the stacked matrix.
+  for (const auto& [OC, Cin] : {std::pair{QKV, C}, std::pair{C, C}, std::pair{FC, C}, std::pair{C, Fh},
+                                std::pair{Vp, C}}) {
+    scratch_floats = std::max(scratch_floats, Int8ScratchFloats(Cin, OC));
+  }
+  *scratch = AlignedArray<float>(scratch_floats);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt, int max_positions)
@@ -75,9 +104,6 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
                                                                WeightFormat weights) {
   if (auto st = CheckDecoderShape(config, B, max_prompt, max_positions); !st.ok()) return st;
   if (params == nullptr) return absl::InvalidArgumentError("params is null");
-  if (weights == WeightFormat::kInt8) {
-    return absl::UnimplementedError("int8 weights are not built yet");
-  }
   if (weights == WeightFormat::kBf16) {
     absl::StatusOr<std::string> impl = OneDnnBf16Implementation();
     if (!impl.ok()) return impl.status();
@@ -117,6 +143,12 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
     ConvertToBf16(params, d->params_bf16_.data(), n);
     d->inp_bf16_ = AlignedArray<uint16_t>(rows * std::max(C, Fh));  // the widest Linear input
   }
+  if (weights == WeightFormat::kInt8) {
+    if (absl::Status st = QuantizeLinearWeights(config, PointParams(d->layout_, params), &d->int8_, &d->int8_scratch_);
+        !st.ok()) {
+      return st;
+    }
+  }
   return d;
 }
 
@@ -152,6 +184,15 @@ void CpuDecoder::Linear(float* out, const float* inp, const float* weight, const
     } else {
       ConvertToBf16(inp, inp_bf16_.data(), rows * C);
       matmul_forward_bf16(out, inp_bf16_.data(), w, bias, 1, rows, C, OC, tag);
+    }
+    return;
+  }
+  if (weights_ == WeightFormat::kInt8) {
+    const Int8LinearWeights::Rows w = int8_.Find(weight, C);
+    if (rows <= kMatvecMaxRows) {
+      matvec_forward_int8(out, inp, w.q, w.scales, bias, rows, C, OC, tag);
+    } else {
+      matmul_forward_int8(out, inp, w.q, w.scales, bias, rows, C, OC, int8_scratch_.data(), tag);
     }
     return;
   }

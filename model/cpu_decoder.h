@@ -28,6 +28,7 @@
 #include "model/cpu_gpt.h"
 #include "model/gpt_config.h"
 #include "model/gpt_decoder.h"
+#include "model/int8_weights.h"
 #include "model/op_timer.h"
 #include "model/param_layout.h"
 #include "model/weight_format.h"
@@ -43,6 +44,12 @@ class CpuDecoder final : public GptDecoder {
   // register; the prompt's GEMMs run bf16 on oneDNN, their inputs converted): half the weight
   // bytes a token. The embeddings, norms, RoPE, attention, the KV cache and the logits stay fp32.
   // Error when oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
+  // kInt8: every Linear weight (qkv, attproj, fc, fcproj and the LM head) quantised here once to
+  // int8 with one fp32 scale per output row (quantize_int8.h; int8_weights.h holds them); a step's
+  // few rows run matvec_int8_cpu.h (1 byte a weight, widened to fp32 in the register), a prompt
+  // dequantises a tile at a time into the fp32 GEMM (matmul_int8_cpu.h). With tied weights the
+  // LM head reads wte's int8 copy while the token's embedding row is still read from the fp32 wte.
+  // Error when a weight is NaN or infinite (named). The fp32 params must still outlive the decoder.
   static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,
                                                             int B, int max_prompt, int max_positions,
                                                             WeightFormat weights = WeightFormat::kFp32);
@@ -79,8 +86,9 @@ class CpuDecoder final : public GptDecoder {
   void MlpBlock(int64_t l, int64_t T);
   // The config's norm (LayerNorm with its bias, or RMSNorm) over `rows` rows of C, in place allowed.
   void Norm(float* out, const float* inp, const float* w, const float* b, int64_t rows, bool serial);
-  // A Linear layer over `rows` rows in the decoder's precision (matvec for a step's few rows, the
-  // GEMM backend for a prompt's many).
+  // A Linear layer over `rows` rows in the decoder's weight format (matvec for a step's few rows,
+  // the GEMM backend for a prompt's many); `weight` points into the fp32 params, and names the
+  // bf16 or int8 copy's same rows in those formats.
   void Linear(float* out, const float* inp, const float* weight, const float* bias, int64_t rows, int64_t C,
               int64_t OC, const char* tag);
 
@@ -91,6 +99,8 @@ class CpuDecoder final : public GptDecoder {
   int pos_ = 0;
   WeightFormat weights_ = WeightFormat::kFp32;
   AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a prompt GEMM's input
+  Int8LinearWeights int8_;              // int8: the Linear weights' copy
+  AlignedArray<float> int8_scratch_;    // int8: a prompt GEMM's dequantised tile (matmul_int8_cpu.h)
   std::vector<int32_t> tokens_;
   // Scratch for up to B * max_prompt rows: x, ln, atty, proj (C), qkv (QKV), fch (FC: F, or 2F
   // for SwiGLU's gate | up), fch_gelu (F).
