@@ -67,7 +67,7 @@ set -uo pipefail
 # cuBLASLt, the model's host-side initialisation), cuDNN's graph builds for a gpt_step that uses
 # it, and the timed work at GPT-2 124M, B=12, T=1024 (a few hundred milliseconds of steps). The
 # first lease's log.txt prints each step's measured time beside them: correct them from it. A
-# model_cuda_* test (3 s each, 11 of them) is a context's start and small shapes; with the Llama
+# model_cuda_* test (3 s each, 12 of them with int8_gemv_cuda_test) is a context's start and small shapes; with the Llama
 # step and its two test binaries added, 5 s each left memcheck_gpt_step no room in the dry run.
 declare -A EXPECT_S=(
   [devices]=3 [gpt_step]=20 [micro_matmul]=15 [micro_ceilings]=15 [gpt_step_kernels]=15
