@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "model/bf16.h"
 #include "model/param_layout.h"
+#include "model/quantize_int8.h"
 
 namespace model {
 
@@ -22,20 +23,6 @@ std::vector<LinearMatrix> LinearMatrices(const GptConfig& config) {
   const bool tied = layout.tensor(ParamId::kLmHead).size == 0;
   m.push_back(tied ? of("wte (the tied LM head)", ParamId::kWte, C) : of("lm_head", ParamId::kLmHead, C));
   return m;
-}
-
-void Int8RoundTripRows(float* w, int64_t rows, int64_t cols) {
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = w + r * cols;
-    float amax = 0.0f;
-    for (int64_t c = 0; c < cols; ++c) amax = std::max(amax, std::fabs(row[c]));
-    const float s = amax / 127.0f;
-    for (int64_t c = 0; c < cols; ++c) {
-      const float q = s == 0.0f ? 0.0f : std::min(127.0f, std::max(-127.0f, std::nearbyint(row[c] / s)));
-      row[c] = q * s;
-    }
-  }
 }
 
 absl::StatusOr<std::vector<float>> RoundLinearWeights(const GptConfig& config, const float* params,
@@ -55,7 +42,10 @@ absl::StatusOr<std::vector<float>> RoundLinearWeights(const GptConfig& config, c
     if (format == WeightFormat::kBf16) {
       for (int64_t i = 0; i < n; ++i) w[i] = Bf16ToFloat(FloatToBf16(w[i]));
     } else {
-      Int8RoundTripRows(w, m.rows, m.cols);
+      // The decoder's own quantiser (quantize_int8.h), then back: the int8 kernels' values.
+      Int8Matrix q;
+      if (auto st = QuantizeInt8Matrix(w, m.rows, m.cols, &q); !st.ok()) return st;
+      DequantizeInt8(q.q.data(), q.scales.data(), m.rows, m.cols, w);
     }
   }
   return out;

@@ -38,9 +38,6 @@ std::vector<LinearMatrix> LinearMatrices(const GptConfig& config);
 absl::StatusOr<std::vector<float>> RoundLinearWeights(const GptConfig& config, const float* params,
                                                       WeightFormat format);
 
-// One (rows, cols) weight in place through int8 per-row quantisation and back (no checks).
-void Int8RoundTripRows(float* w, int64_t rows, int64_t cols);
-
 }  // namespace model
 
 #endif  // MODEL_ROUNDED_WEIGHTS_H_

@@ -23,35 +23,13 @@
 #include "model/cuda/int8_gemv_math.h"
 #include "model/cuda/test_backend.h"
 #include "model/data/rng.h"
+#include "model/quantize_int8.h"
 
 namespace model {
 namespace cuda {
 namespace {
 
 using test::DeviceBuffer;
-
-// A local per-output-channel quantiser with the format's rules (int8_gemv_math.h): s = max|w| /
-// 127, q = round-to-nearest-even(w / s) clamped to [-127, 127], an all-zero row s = 0, q = 0.
-// (model/quantize_int8.h will hold the project's; this test keeps its own until then.)
-struct Int8Weights {
-  std::vector<int8_t> q;      // (OC, C)
-  std::vector<float> scales;  // (OC)
-};
-
-Int8Weights QuantizeRows(const std::vector<float>& w, int64_t OC, int64_t C) {
-  Int8Weights out{std::vector<int8_t>(static_cast<size_t>(OC * C)), std::vector<float>(static_cast<size_t>(OC))};
-  for (int64_t o = 0; o < OC; ++o) {
-    float amax = 0.0f;
-    for (int64_t c = 0; c < C; ++c) amax = std::fmax(amax, std::fabs(w[o * C + c]));
-    const float s = amax / 127.0f;
-    out.scales[o] = s;
-    for (int64_t c = 0; c < C; ++c) {
-      const float r = s == 0.0f ? 0.0f : std::nearbyint(w[o * C + c] / s);
-      out.q[o * C + c] = static_cast<int8_t>(std::fmin(127.0f, std::fmax(-127.0f, r)));
-    }
-  }
-  return out;
-}
 
 std::vector<float> RandomNormal(int64_t n, double stddev, uint64_t seed) {
   Rng rng(seed);
@@ -86,7 +64,8 @@ void CheckCase(const Case& k, uint64_t seed) {
   const int64_t C = k.shape.C, OC = k.shape.OC, M = k.M;
   std::vector<float> w = RandomNormal(OC * C, 0.02, seed);  // GPT-2's init scale
   if (k.zero_row) std::fill(w.begin() + (OC / 2) * C, w.begin() + (OC / 2 + 1) * C, 0.0f);
-  const Int8Weights qw = QuantizeRows(w, OC, C);
+  Int8Matrix qw;
+  ASSERT_TRUE(QuantizeInt8Matrix(w.data(), OC, C, &qw).ok());
   if (k.zero_row) {
     ASSERT_EQ(qw.scales[OC / 2], 0.0f);
   }
