@@ -19,6 +19,7 @@ for pair in "$@"; do
   name="${pair%%=*}" bin="${pair#*=}" flag=""
   case "$name" in
     gpt_step) flag="--profile_out" ;;
+    gpt_serve) flag="--find_max_rate" ;;
     matmul|elementwise) flag="--ceilings=FILE" ;;
     ceilings) flag="--ceilings_out=FILE" ;;
     bench) flag="--repetitions" ;;
@@ -35,7 +36,7 @@ done
 # An unknown flag is still an error (1: command line not understood) in the Abseil-flag tools.
 for pair in "$@"; do
   name="${pair%%=*}" bin="${pair#*=}"
-  case "$name" in gpt_step|bench|gate|history|make_tokens|sweep) ;; *) continue ;; esac
+  case "$name" in gpt_step|gpt_serve|bench|gate|history|make_tokens|sweep) ;; *) continue ;; esac
   "$bin" --no_such_flag_xyz=1 >/dev/null 2>&1; rc=$?
   [[ $rc -eq 1 ]] || fail "$name --no_such_flag_xyz exited $rc, expected 1"
 done
