@@ -271,9 +271,11 @@ absl::Status RunLoad(ServeSession* session, const ServeOptions& o, nlohmann::ord
                       "finished in %.1f s)",
                       b.output_tokens_per_s, b.requests_per_s, b.ttft_ms.p50, b.tpot_ms.p50, b.finished, b.requests,
                       serial->wall_s));
+  // Below saturation both runs follow the arrivals and the ratio tends to 1: --rate=inf measures capacity.
   Log(absl::StrFormat("batched     %.1f output tokens/s: %.2fx the serial%s", a.output_tokens_per_s,
                       a.output_tokens_per_s / b.output_tokens_per_s,
-                      std::isinf(o.rate) ? "" : " (at a rate below saturation both follow the arrivals)"));
+                      serial->stopped ? " (the serial run was stopped by --trial_max_s: its rate covers what it finished)"
+                                      : ""));
   (*json)["serial"] = SummaryJson(b);
   (*json)["batched_over_serial"] = a.output_tokens_per_s / b.output_tokens_per_s;
   return absl::OkStatus();
@@ -305,7 +307,9 @@ int Main(int argc, char** argv) {
   }
   for (const std::string& c : o.choices) Log(absl::StrCat("gpt_serve: ", c));
   Log(absl::StrCat("gpt_serve: ", model::DescribeConfig(o.step.config), " on the CPU (", sysinfo::ReadCpuInfo().model,
-                   "), ", o.requests, " requests, rate ", RateName(o.rate), " requests/s (seed ", o.step.seed,
+                   "), ", o.requests, " requests, ",
+                   o.find_max_rate ? std::string("rates of --find_max_rate") : absl::StrCat("rate ", RateName(o.rate)),
+                   " requests/s (seed ", o.step.seed,
                    "), prompts ", o.prompt.ToString(), ", outputs ", o.generate.ToString(), ", max_batch ",
                    o.max_batch));
   std::vector<std::string> notes;
