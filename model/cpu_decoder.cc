@@ -97,7 +97,10 @@ CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int 
       params_(params),
       B_(B),
       max_prompt_(max_prompt),
-      max_positions_(max_positions) {}
+      max_positions_(max_positions) {
+  slot_pos_.assign(static_cast<size_t>(B), 0);
+  logit_rows_ = B;
+}
 
 absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config, const float* params,
                                                                int B, int max_prompt, int max_positions,
@@ -152,26 +155,132 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
   return d;
 }
 
+namespace {
+
+absl::Status SlotsHeld(int in_use) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      in_use, " slot(s) in use (PrefillSlot/StepSlots): lockstep Prefill and Step need them freed, or Reset"));
+}
+
+}  // namespace
+
+void CpuDecoder::Reset() {
+  pos_ = 0;
+  std::fill(slot_pos_.begin(), slot_pos_.end(), 0);
+  slots_in_use_ = 0;
+}
+
 absl::Status CpuDecoder::Prefill(absl::Span<const int32_t> tokens, int P) {
   if (auto st = CheckPrefillInput(tokens, P, B_, pos_, max_prompt_, config_.vocab); !st.ok()) return st;
+  if (slots_in_use_ > 0) return SlotsHeld(slots_in_use_);
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
   // wpe is null with RoPE: the token embeddings alone.
   TimedOp(timer_, "encoder_forward", kAllThreads,
           [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe, B_, P, config_.width); });
-  Forward(P);
+  Forward(Rows{B_, P, pos_, {}, {}});
+  pos_ += P;
   return absl::OkStatus();
 }
 
 absl::Status CpuDecoder::Step(absl::Span<const int32_t> tokens) {
   if (auto st = CheckStepInput(tokens, B_, pos_, max_positions_, config_.vocab); !st.ok()) return st;
+  if (slots_in_use_ > 0) return SlotsHeld(slots_in_use_);
   tokens_.assign(tokens.begin(), tokens.end());
   const ParamPointers<const float> p = PointParams(layout_, params_);
   const int64_t C = config_.width;
   const float* wpe = p.wpe == nullptr ? nullptr : p.wpe + pos_ * C;  // this position's row, if any
   TimedOp(timer_, "encoder_forward", B_ <= kMatvecMaxRows,
           [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, wpe, B_, 1, C); });
-  Forward(1);
+  Forward(Rows{B_, 1, pos_, {}, {}});
+  pos_ += 1;
+  return absl::OkStatus();
+}
+
+// --- Slots (continuous batching): each stream at its own position -----------------------------
+
+int CpuDecoder::slot_position(int slot) const {
+  return slot >= 0 && slot < B_ ? slot_pos_[static_cast<size_t>(slot)] : -1;
+}
+
+absl::Status CpuDecoder::CheckSlot(int slot, bool in_use) const {
+  if (slot < 0 || slot >= B_) {
+    return absl::InvalidArgumentError(absl::StrCat("slot ", slot, " is out of range; allowed: 0 to ", B_ - 1,
+                                                   " (the decoder's B=", B_, " slots)"));
+  }
+  if (in_use && slot_pos_[slot] == 0) {
+    return absl::FailedPreconditionError(absl::StrCat("slot ", slot, " is free: PrefillSlot it first"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::PrefillSlot(int slot, absl::Span<const int32_t> tokens, int P) {
+  if (auto st = CheckSlot(slot, false); !st.ok()) return st;
+  if (slot_pos_[slot] != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("slot ", slot, " is in use (", slot_pos_[slot], " positions): FreeSlot it first"));
+  }
+  if (pos_ != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("lockstep streams hold ", pos_, " positions (Prefill/Step): Reset before using slots"));
+  }
+  // One stream's prompt: the lockstep checks with B=1.
+  if (auto st = CheckPrefillInput(tokens, P, 1, 0, max_prompt_, config_.vocab); !st.ok()) return st;
+  tokens_.assign(tokens.begin(), tokens.end());
+  const ParamPointers<const float> p = PointParams(layout_, params_);
+  TimedOp(timer_, "encoder_forward", kAllThreads,
+          [&] { encoder_forward(x_.data(), tokens_.data(), p.wte, p.wpe, 1, P, config_.width); });
+  const int slots[1] = {slot}, positions[1] = {0};
+  Forward(Rows{1, P, 0, slots, positions});
+  slot_pos_[slot] = P;
+  ++slots_in_use_;
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::StepSlots(absl::Span<const int32_t> tokens, absl::Span<const int> slots) {
+  const int64_t n = static_cast<int64_t>(slots.size());
+  if (n < 1 || n > B_) {
+    return absl::InvalidArgumentError(absl::StrCat(n, " slots given; allowed: 1 to B=", B_));
+  }
+  if (static_cast<int64_t>(tokens.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(tokens.size(), " tokens given for ", n, " slots: one each"));
+  }
+  std::vector<bool> seen(static_cast<size_t>(B_), false);
+  step_pos_.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int s = slots[i];
+    if (auto st = CheckSlot(s, true); !st.ok()) return st;
+    if (seen[s]) return absl::InvalidArgumentError(absl::StrCat("slot ", s, " is listed twice"));
+    seen[s] = true;
+    if (slot_pos_[s] >= max_positions_) {
+      return absl::OutOfRangeError(absl::StrCat("slot ", s, " holds ", slot_pos_[s], " of ", max_positions_,
+                                                " positions: no room for another token"));
+    }
+    if (tokens[i] < 0 || tokens[i] >= config_.vocab) {
+      return absl::InvalidArgumentError(absl::StrCat("token ", tokens[i], " at index ", i,
+                                                     " is out of range; allowed: 0 to ", config_.vocab - 1));
+    }
+    step_pos_[i] = slot_pos_[s];
+  }
+  tokens_.assign(tokens.begin(), tokens.end());
+  const ParamPointers<const float> p = PointParams(layout_, params_);
+  const int64_t C = config_.width;
+  // Each row's token and, with learned positions, its own position's row of wpe.
+  TimedOp(timer_, "encoder_forward", n <= kMatvecMaxRows, [&] {
+    for (int64_t i = 0; i < n; ++i) {
+      const float* wpe = p.wpe == nullptr ? nullptr : p.wpe + step_pos_[i] * C;
+      encoder_forward(x_.data() + i * C, tokens_.data() + i, p.wte, wpe, 1, 1, C);
+    }
+  });
+  Forward(Rows{n, 1, 0, slots, step_pos_});
+  for (int s : slots) ++slot_pos_[s];
+  return absl::OkStatus();
+}
+
+absl::Status CpuDecoder::FreeSlot(int slot) {
+  if (auto st = CheckSlot(slot, true); !st.ok()) return st;
+  slot_pos_[slot] = 0;
+  --slots_in_use_;
   return absl::OkStatus();
 }
 
@@ -216,45 +325,83 @@ void CpuDecoder::Norm(float* out, const float* inp, const float* w, const float*
   }
 }
 
-void CpuDecoder::AttentionBlock(int64_t l, int64_t T) {
-  const int64_t B = B_, C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
-  const int64_t QKV = config_.qkv_width(), KVW = config_.kv_width(), hd = config_.head_size();
-  const int64_t BT = B * T, maxT = max_positions_;
+void CpuDecoder::AttentionBlock(int64_t l, const Rows& rows) {
+  const int64_t C = config_.width, QKV = config_.qkv_width();
+  const int64_t BT = rows.count();
   const ParamPointers<const float> p = PointParams(layout_, params_);
   const bool small = BT <= kMatvecMaxRows;
   float* x = x_.data();
-  float* kc = k_cache_.data() + l * B * maxT * KVW;
-  float* vc = v_cache_.data() + l * B * maxT * KVW;
   Norm(ln_.data(), x, p.ln1w + l * C, Slice(p.ln1b, l * C), BT, small);
   TimedOp(timer_, "matmul_forward/qkv", kAllThreads, [&] {
     Linear(qkv_.data(), ln_.data(), p.qkvw + l * QKV * C, Slice(p.qkvb, l * QKV), BT, C, QKV, "qkv");
   });
-  if (config_.positions == PositionKind::kRope) {
-    // The new q and k rotated at their positions pos_ .. pos_ + T - 1 (every stream's the same).
-    const int64_t half = hd / 2;
-    TimedOp(timer_, "rope_forward", small, [&] {
-      rope_forward(qkv_.data(), rope_cos_.data() + pos_ * half, rope_sin_.data() + pos_ * half, B, T, NH, NKV,
-                   hd);
-    });
-  }
-  TimedOp(timer_, "kv_cache_write", small,
-          [&] { kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos_, NKV); });
-  TimedOp(timer_, "attention_forward", small, [&] {
-    if (pos_ == 0 && T > 1) {
-      // The prompt: the training model's attention (GEMMs per head) over its T tokens.
-      attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH, NKV);
-    } else {
-      kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT, pos_, NKV);
-    }
-  });
+  CachedAttention(l, rows, small);
   TimedOp(timer_, "matmul_forward/attproj", kAllThreads, [&] {
     Linear(proj_.data(), atty_.data(), p.attprojw + l * C * C, Slice(p.attprojb, l * C), BT, C, C, "attproj");
   });
   TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
 }
 
-void CpuDecoder::MlpBlock(int64_t l, int64_t T) {
-  const int64_t BT = static_cast<int64_t>(B_) * T, C = config_.width;
+void CpuDecoder::CachedAttention(int64_t l, const Rows& rows, bool small) {
+  const int64_t B = B_, C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
+  const int64_t KVW = config_.kv_width(), hd = config_.head_size();
+  const int64_t T = rows.T, maxT = max_positions_, half = hd / 2, pos = rows.pos;
+  float* kc = k_cache_.data() + l * B * maxT * KVW;
+  float* vc = v_cache_.data() + l * B * maxT * KVW;
+  if (!rows.slots.empty()) return SlottedAttention(kc, vc, rows, small);
+  if (config_.positions == PositionKind::kRope) {
+    // The new q and k rotated at their positions pos .. pos + T - 1 (every stream's the same).
+    TimedOp(timer_, "rope_forward", small, [&] {
+      rope_forward(qkv_.data(), rope_cos_.data() + pos * half, rope_sin_.data() + pos * half, B, T, NH, NKV, hd);
+    });
+  }
+  TimedOp(timer_, "kv_cache_write", small,
+          [&] { kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos, NKV); });
+  TimedOp(timer_, "attention_forward", small, [&] {
+    if (pos == 0 && T > 1) {
+      // The prompt: the training model's attention (GEMMs per head) over its T tokens.
+      attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH, NKV);
+    } else {
+      kv_attention_forward(atty_.data(), scores_.data(), qkv_.data(), kc, vc, B, T, C, NH, maxT, pos, NKV);
+    }
+  });
+}
+
+void CpuDecoder::SlottedAttention(float* kc, float* vc, const Rows& rows, bool small) {
+  const int64_t C = config_.width, NH = config_.heads, NKV = config_.kv_head_count();
+  const int64_t QKV = config_.qkv_width(), KVW = config_.kv_width(), hd = config_.head_size();
+  const int64_t T = rows.T, maxT = max_positions_, half = hd / 2, n = rows.streams;
+  // Stream i's rows of qkv and atty, and its slot's cache: (NKV, maxT, hs) at slot * maxT * KVW in
+  // the layer's (B, NKV, maxT, hs).
+  auto qkv = [&](int64_t i) { return qkv_.data() + i * T * QKV; };
+  auto k = [&](int64_t i) { return kc + rows.slots[i] * maxT * KVW; };
+  auto v = [&](int64_t i) { return vc + rows.slots[i] * maxT * KVW; };
+  if (config_.positions == PositionKind::kRope) {
+    TimedOp(timer_, "rope_forward", small, [&] {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t pos = rows.positions[i];
+        rope_forward(qkv(i), rope_cos_.data() + pos * half, rope_sin_.data() + pos * half, 1, T, NH, NKV, hd);
+      }
+    });
+  }
+  TimedOp(timer_, "kv_cache_write", small, [&] {
+    for (int64_t i = 0; i < n; ++i) kv_cache_write(k(i), v(i), qkv(i), 1, T, C, NH, maxT, rows.positions[i], NKV);
+  });
+  TimedOp(timer_, "attention_forward", small, [&] {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t pos = rows.positions[i];
+      float* out = atty_.data() + i * T * C;
+      if (pos == 0 && T > 1) {
+        attention_forward(out, att_.data(), qkv(i), 1, T, C, NH, NKV);
+      } else {
+        kv_attention_forward(out, scores_.data(), qkv(i), k(i), v(i), 1, T, C, NH, maxT, pos, NKV);
+      }
+    }
+  });
+}
+
+void CpuDecoder::MlpBlock(int64_t l, int64_t BT) {
+  const int64_t C = config_.width;
   const int64_t FC = config_.fc_width(), Fh = config_.hidden();
   const ParamPointers<const float> p = PointParams(layout_, params_);
   const bool small = BT <= kMatvecMaxRows;
@@ -277,14 +424,14 @@ void CpuDecoder::MlpBlock(int64_t l, int64_t T) {
   TimedOp(timer_, "residual_forward", small, [&] { residual_forward(x, x, proj_.data(), BT * C); });
 }
 
-void CpuDecoder::Forward(int T_new) {
-  const int64_t B = B_, T = T_new, C = config_.width, L = config_.layers, Vp = config_.padded_vocab;
+void CpuDecoder::Forward(const Rows& rows) {
+  const int64_t B = rows.streams, T = rows.T, C = config_.width, L = config_.layers, Vp = config_.padded_vocab;
   const ParamPointers<const float> p = PointParams(layout_, params_);
   for (int64_t l = 0; l < L; ++l) {
-    AttentionBlock(l, T);
-    MlpBlock(l, T);
+    AttentionBlock(l, rows);
+    MlpBlock(l, rows.count());
   }
-  pos_ += T_new;
+  logit_rows_ = static_cast<int>(B);
   // Only each stream's last token needs logits.
   const float* x = x_.data();
   float* last = last_.data();
@@ -305,7 +452,7 @@ absl::Status CpuDecoder::CopyLogitsToHost(std::vector<float>* out) {
 }
 
 absl::Status CpuDecoder::Greedy(std::vector<int32_t>* next) {
-  ArgmaxRows(logits_.data(), B_, config_.vocab, config_.padded_vocab, next);
+  ArgmaxRows(logits_.data(), logit_rows_, config_.vocab, config_.padded_vocab, next);
   return absl::OkStatus();
 }
 

@@ -16,6 +16,24 @@
 // attention: NKV heads of hs, not NH), keys after RoPE where the model has it (each key is
 // rotated once, at its own position, when it is written). logits() are fp32 (B, Vp); the padded
 // tail (vocab .. Vp-1) is what the model computes there and is not a token.
+//
+// Slots (CPU only, not part of GptDecoder): the B streams of the cache are also B slots that
+// requests take one each, every slot at its own position, as continuous batching needs (vLLM's
+// scheduler; macro/serve_scheduler.h): PrefillSlot(s, prompt, P) fills a free slot's positions
+// 0 .. P-1, StepSlots(tokens, slots) feeds one token to each listed slot at that slot's own
+// position, FreeSlot(s) gives a finished request's slot back.
+//
+//   d->PrefillSlot(3, prompt, P);                     // logits row 0: slot 3's next token
+//   d->StepSlots({t0, t3}, {0, 3});                   // rows 0, 1: slots 0 and 3, each at its position
+//   d->FreeSlot(0);
+//
+// The ops are the lockstep pass's, with a view of one stream at its slot's cache where the
+// positions differ: per row the position embedding (GPT-2) or RoPE (Llama) at its own position,
+// the cache write and the attention over its own cache (B=1 calls); the norms, the Linear layers
+// (one matvec or GEMM over all the rows), GeLU/SwiGLU and the residuals run over all rows at once.
+// A slot's prompt runs as a B=1 prefill. The lockstep Prefill/Step keep their own path.
+// Lockstep and slots do not mix: Prefill and Step refuse while a slot is in use, PrefillSlot while
+// lockstep streams hold positions; Reset empties both.
 #ifndef MODEL_CPU_DECODER_H_
 #define MODEL_CPU_DECODER_H_
 
@@ -63,27 +81,60 @@ class CpuDecoder final : public GptDecoder {
   // 2 * L * B * maxT * NKV * hs floats (NKV * hs = C for multi-head attention).
   int64_t cache_bytes() const override { return 2 * k_cache_.size() * static_cast<int64_t>(sizeof(float)); }
 
-  void Reset() override { pos_ = 0; }
-  // tokens: (B, P), 1 <= P <= max_prompt, each in [0, vocab); position() must be 0.
+  // Empties the cache: lockstep position 0 and every slot free.
+  void Reset() override;
+  // tokens: (B, P), 1 <= P <= max_prompt, each in [0, vocab); position() must be 0. Prefill and
+  // Step refuse while a slot is in use.
   absl::Status Prefill(absl::Span<const int32_t> tokens, int P) override;
   absl::Status Step(absl::Span<const int32_t> tokens) override;
+  // The arg max of each of the logit_rows() rows.
   absl::Status Greedy(std::vector<int32_t>* next) override;
   absl::Status CopyLogitsToHost(std::vector<float>* out) override;
-  // (B, Vp): the next-token logits of each stream after the last Prefill or Step.
+  // (logit_rows(), Vp) of a (B, Vp) buffer: the next-token logits of the last call's rows.
   const float* logits() const { return logits_.data(); }
+  // Rows of logits() the last call left (and Greedy picks for): B after Prefill or Step, 1 after
+  // PrefillSlot, slots.size() after StepSlots.
+  int logit_rows() const { return logit_rows_; }
+
+  // slot in [0, B) and free; tokens: (P), 1 <= P <= max_prompt, each in [0, vocab). Positions
+  // 0 .. P-1 of that slot; logits row 0 is its next token's.
+  absl::Status PrefillSlot(int slot, absl::Span<const int32_t> tokens, int P);
+  // tokens: (n) one per slot; slots: (n), 1 <= n <= B distinct slots in use, each at a position
+  // < max_positions. Row i of the logits is slots[i]'s; each slot's position advances by one.
+  absl::Status StepSlots(absl::Span<const int32_t> tokens, absl::Span<const int> slots);
+  // Frees a slot in use (its cache is overwritten by the next PrefillSlot).
+  absl::Status FreeSlot(int slot);
+  // Tokens slot `slot` holds in the cache: 0 when free; -1 for a slot outside [0, B).
+  int slot_position(int slot) const;
+  int slots_in_use() const { return slots_in_use_; }
 
   void SetOpTimer(OpTimer* timer) override { timer_ = timer; }
 
  private:
   CpuDecoder(const GptConfig& config, const float* params, int B, int max_prompt, int max_positions);
-  // Runs the layers over `T` new tokens per stream whose embeddings are in x_, at positions
-  // pos_ .. pos_ + T - 1, then the logits of each stream's last one.
-  void Forward(int T);
+  // The new rows of one forward pass, streams x T of them in x_ (stream-major). Lockstep (slots
+  // empty): stream b is the cache's stream b, at positions pos .. pos + T - 1. Slotted: stream i
+  // is the cache's slot slots[i], at positions positions[i] .. positions[i] + T - 1.
+  struct Rows {
+    int64_t streams = 0, T = 0, pos = 0;
+    absl::Span<const int> slots, positions;
+    int64_t count() const { return streams * T; }
+  };
+  // Runs the layers over the rows whose embeddings are in x_, then the logits of each stream's
+  // last one (logit_rows_ = streams). The caller advances the positions.
+  void Forward(const Rows& rows);
   // Layer l's attention half over the new rows: norm, qkv, RoPE, cache write, attention, the
   // projection and the residual add into x_. Its MLP half: norm, up GEMM, GeLU or SwiGLU, down
   // GEMM, residual add.
-  void AttentionBlock(int64_t l, int64_t T);
-  void MlpBlock(int64_t l, int64_t T);
+  void AttentionBlock(int64_t l, const Rows& rows);
+  void MlpBlock(int64_t l, int64_t rows);
+  // RoPE, the cache write and the attention of layer l: the lockstep calls over all streams, or
+  // B=1 calls per slotted stream at its slot's cache and position.
+  void CachedAttention(int64_t l, const Rows& rows, bool small);
+  // The slotted case of it; kc, vc: layer l's caches (B, NKV, maxT, hs).
+  void SlottedAttention(float* kc, float* vc, const Rows& rows, bool small);
+  // Error unless 0 <= slot < B (and, with in_use, the slot holds positions).
+  absl::Status CheckSlot(int slot, bool in_use) const;
   // The config's norm (LayerNorm with its bias, or RMSNorm) over `rows` rows of C, in place allowed.
   void Norm(float* out, const float* inp, const float* w, const float* b, int64_t rows, bool serial);
   // A Linear layer over `rows` rows in the decoder's weight format (matvec for a step's few rows,
@@ -97,6 +148,10 @@ class CpuDecoder final : public GptDecoder {
   const float* params_;
   int B_, max_prompt_, max_positions_;
   int pos_ = 0;
+  std::vector<int> slot_pos_;   // (B) tokens each slot holds; 0: free
+  int slots_in_use_ = 0;
+  int logit_rows_ = 0;
+  std::vector<int> step_pos_;   // StepSlots' positions of its rows (scratch)
   WeightFormat weights_ = WeightFormat::kFp32;
   AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a prompt GEMM's input
   Int8LinearWeights int8_;              // int8: the Linear weights' copy

@@ -20,6 +20,7 @@ for pair in "$@"; do
   case "$name" in
     gpt_step) flag="--profile_out" ;;
     decode_accuracy) flag="--weights" ;;
+    gpt_serve) flag="--find_max_rate" ;;
     matmul|elementwise) flag="--ceilings=FILE" ;;
     ceilings) flag="--ceilings_out=FILE" ;;
     bench) flag="--repetitions" ;;
@@ -36,7 +37,7 @@ done
 # An unknown flag is still an error (1: command line not understood) in the Abseil-flag tools.
 for pair in "$@"; do
   name="${pair%%=*}" bin="${pair#*=}"
-  case "$name" in gpt_step|decode_accuracy|bench|gate|history|make_tokens|sweep) ;; *) continue ;; esac
+  case "$name" in gpt_step|decode_accuracy|gpt_serve|bench|gate|history|make_tokens|sweep) ;; *) continue ;; esac
   "$bin" --no_such_flag_xyz=1 >/dev/null 2>&1; rc=$?
   [[ $rc -eq 1 ]] || fail "$name --no_such_flag_xyz exited $rc, expected 1"
 done
