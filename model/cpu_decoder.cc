@@ -20,7 +20,6 @@
 #include "model/matmul_cpu.h"
 #include "model/matmul_int8_cpu.h"
 #include "model/matvec_cpu.h"
-#include "model/matvec_int8_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/residual_cpu.h"
 #include "model/rmsnorm_cpu.h"

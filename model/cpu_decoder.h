@@ -63,9 +63,9 @@ class CpuDecoder final : public GptDecoder {
   // bytes a token. The embeddings, norms, RoPE, attention, the KV cache and the logits stay fp32.
   // Error when oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
   // kInt8: every Linear weight (qkv, attproj, fc, fcproj and the LM head) quantised here once to
-  // int8 with one fp32 scale per output row (quantize_int8.h; int8_weights.h holds them); a step's
-  // few rows run matvec_int8_cpu.h (1 byte a weight, widened to fp32 in the register), a prompt
-  // dequantises a tile at a time into the fp32 GEMM (matmul_int8_cpu.h). With tied weights the
+  // int8 with one fp32 scale per output row (quantize_int8.h; int8_weights.h holds them); a
+  // step's few rows run matvec_cpu.h's int8 form (1 byte a weight, widened to fp32 in the
+  // register), a prompt dequantises a tile at a time into the fp32 GEMM (matmul_int8_cpu.h). With tied weights the
   // LM head reads wte's int8 copy while the token's embedding row is still read from the fp32 wte.
   // Error when a weight is NaN or infinite (named). The fp32 params must still outlive the decoder.
   static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,

@@ -12,7 +12,6 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/matmul_int8_cpu.h"
 #include "model/matvec_cpu.h"
-#include "model/matvec_int8_cpu.h"
 #include "model/quantize_int8.h"
 
 namespace model {

@@ -3,7 +3,9 @@
 // read each weight row once for all M input rows, straight from memory, with no packing. A GEMM
 // library packs the weight into panels on each call, which for M = 1 costs more traffic than
 // the product itself; this is the bandwidth-bound form (llm.c's and llama.cpp's decode path).
-// OpenMP over blocks of output rows; the dot products vectorise (omp simd). Counts 2*M*C*OC
+// OpenMP over blocks of output rows; within a block, several weight rows at once (several
+// streams in flight a core: one stream a core leaves DRAM bandwidth unused), each in its own
+// vector accumulators (GCC vector extensions, as wide as the machine's vectors). Counts 2*M*C*OC
 // FLOPs under `tag`, as matmul_forward.
 #ifndef MODEL_MATVEC_CPU_H_
 #define MODEL_MATVEC_CPU_H_
@@ -24,6 +26,15 @@ void matvec_forward(float* out, const float* inp, const float* weight, const flo
 // 2 bytes and widened to fp32 in the register, products and sums in fp32.
 void matvec_forward_bf16(float* out, const float* inp, const uint16_t* weight, const float* bias, int64_t M,
                          int64_t C, int64_t OC, std::string_view tag = "matmul");
+
+// The same with int8 weights (quantize_int8.h: symmetric, one fp32 scale per output row), 1 byte
+// a weight, which is what moves decode's bandwidth bound (gpt-fast's and llama.cpp's int8
+// weight-only decode): each weight widened to fp32 in the register (sign-extend and convert), fp32
+// sums with the fp32 inputs, each row's scale applied once to its finished sum:
+// out[m, j] = (sum_k x[m, k] q[j, k]) * scales[j] + bias[j]. The widening and the scale are not
+// counted as FLOPs.
+void matvec_forward_int8(float* out, const float* inp, const int8_t* weight, const float* scales,
+                         const float* bias, int64_t M, int64_t C, int64_t OC, std::string_view tag = "matmul");
 
 }  // namespace model
 

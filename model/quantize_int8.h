@@ -4,7 +4,7 @@
 // -128 is never used, so the range is symmetric and q * s never exceeds max|w_row|. Per-output-
 // channel scales are gpt-fast's int8 weight-only scheme (and llama.cpp's Q8 with one block a row):
 // the error of a weight is at most s / 2, and the matrix-vector product can apply each row's
-// scale once to its fp32 sum (matvec_int8_cpu.h). The decoder quantises once at load
+// scale once to its fp32 sum (matvec_cpu.h matvec_forward_int8). The decoder quantises once at load
 // (cpu_decoder.h, WeightFormat::kInt8).
 #ifndef MODEL_QUANTIZE_INT8_H_
 #define MODEL_QUANTIZE_INT8_H_
