@@ -31,6 +31,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
+#include "harness/flags_main.h"
 #include "macro/gpt_decode_options.h"
 #include "macro/gpt_decode_session.h"
 #include "macro/step_flags.h"
@@ -299,16 +300,7 @@ constexpr char kUsage[] =
     "Exit status: 0 every line PASSes; 1 a line FAILs (or, as in every tool, the command line was not\n"
     "understood: an unknown flag or an unparsable value); 2 bad input (a flag out of range, a gpt_step\n"
     "flag this tool does not use, an unreadable or short token file) or a decoder that cannot run\n"
-    "(e.g. --weights=bf16 where oneDNN has no bf16, --weights=int8 before the int8 decoder exists).";
-
-bool WantsHelp(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--helpfull")) {
-      return true;
-    }
-  }
-  return false;
-}
+    "(e.g. --weights=bf16 where oneDNN has no bf16).";
 
 void PrintHelp() {
   std::printf("%s\n\nFlags (gpt_step's model flags, --data, --seed and --threads, and its own):\n", kUsage);
@@ -333,7 +325,7 @@ void PrintHelp() {
 
 int main(int argc, char** argv) {
   using namespace macro;
-  if (WantsHelp(argc, argv)) {
+  if (harness::WantsHelp(argc, argv)) {
     PrintHelp();
     return harness::kExitOk;
   }

@@ -32,6 +32,7 @@
 #include "harness/atomic_file.h"
 #include "harness/exit_codes.h"
 #include "harness/fail.h"
+#include "harness/flags_main.h"
 #include "harness/json_doc.h"
 #include "harness/user_path.h"
 #include "macro/gpt_decode_options.h"
@@ -118,15 +119,6 @@ constexpr char kUsage[] =
     "Exit status: 0 success (whatever the PASS/FAIL verdicts); 1 command line not understood (unknown flag,\n"
     "unparsable value); 2 bad input or a broken run (a value out of range, --weights this machine or build\n"
     "cannot run, non-finite logits, an --out that cannot be written).";
-
-bool WantsHelp(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--helpfull")) {
-      return true;
-    }
-  }
-  return false;
-}
 
 void PrintHelp() {
   std::printf("%s\n\nFlags (gpt_step's other flags are refused: %s):\n", kUsage,
@@ -337,7 +329,7 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(macro::kUsage);
-  if (macro::WantsHelp(argc, argv)) {
+  if (harness::WantsHelp(argc, argv)) {
     macro::PrintHelp();
     return harness::kExitOk;
   }

@@ -16,21 +16,18 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "model/cpu_decoder.h"
+#include "model/data/rng.h"
 #include "model/param_init.h"
 #include "model/quantize_int8.h"
 
 namespace model {
 namespace {
 
+// n tokens in [0, vocab) from `seed`.
 std::vector<int32_t> Tokens(int n, int vocab, uint64_t seed) {
+  Rng rng(seed);
   std::vector<int32_t> t(n);
-  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (int32_t& x : t) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    x = static_cast<int32_t>(s % static_cast<uint64_t>(vocab));
-  }
+  for (int32_t& x : t) x = static_cast<int32_t>(rng.UniformInt(static_cast<uint64_t>(vocab)));
   return t;
 }
 
