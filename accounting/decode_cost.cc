@@ -35,12 +35,12 @@ absl::StatusOr<double> DecodeWeightBytes(const GptShape& shape, DecodeWeights we
   const double n = static_cast<double>(FlopParamCount(shape));
   const double C = static_cast<double>(shape.width);
   const double wpe_row = shape.learned_positions ? 1.0 : 0.0;
-  if (weights.int8) {
-    // int8 matmul weights, their fp32 scales, the other parameters (norms, biases) in fp32, and
-    // the token's fp32 wte row (tied or not: the head reads the int8 copy) and wpe row.
+  if (weights.weight_only) {
+    // Narrow matmul weights, int8's fp32 scales, the other parameters (norms, biases) in fp32,
+    // and the token's fp32 wte row (tied or not: the head reads the narrow copy) and wpe row.
     const double mm = static_cast<double>(MatmulWeightCount(shape));
-    const double scales = static_cast<double>(MatmulOutputRows(shape));
-    return mm + 4 * scales + 4 * (n - mm) + 4 * C * (1 + wpe_row);
+    const double scales = weights.scaled ? static_cast<double>(MatmulOutputRows(shape)) : 0.0;
+    return mm * weights.bytes_per_param + 4 * scales + 4 * (n - mm) + 4 * C * (1 + wpe_row);
   }
   // Every matmul weight (the LM head included), and one row of each lookup table a token reads:
   // its wpe row (learned positions) and, untied, its wte row.

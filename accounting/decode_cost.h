@@ -15,6 +15,10 @@
 //             reads wte's int8 copy, so the lookup's fp32 row is a read of its own) and its wpe
 //             row with learned positions:
 //             N_mm + 4 * (rows of scales) + 4 * (N - N_mm) + 4 * C * (1 + learned positions);
+//             with bf16 weight-only Linear weights (the CPU decoder's bf16 copy, which it reads
+//             for the Linear layers and the LM head only; DecodeWeights::Bf16WeightOnly): the
+//             same without scales, 2 bytes a matmul weight:
+//             2 * N_mm + 4 * (N - N_mm) + 4 * C * (1 + learned positions);
 //   KV cache  per stream, the keys and values of positions 0..pos in every layer, K/V heads
 //             only (grouped-query attention keeps KV < H heads):
 //             2 * L * KV * hd * (pos + 1) * bytes_per_kv_element.
@@ -56,17 +60,24 @@ struct DecodeCost {
 };
 
 // How the weights a decode step reads are stored: every one in bytes_per_param bytes (4 fp32, 2
-// bf16; a double converts implicitly, so a bytes-per-parameter figure is a DecodeWeights), or the
-// Linear weights in int8 with fp32 scales (Int8(): the formula above).
+// bf16; a double converts implicitly, so a bytes-per-parameter figure is a DecodeWeights), or
+// weight-only: the matmul weights narrow, the rest in fp32 (WeightOnly: the CPU decoder's bf16
+// and int8 copies, the formula above with matmul_bytes a weight and, int8, its scales).
 struct DecodeWeights {
   DecodeWeights(double bytes) : bytes_per_param(bytes) {}  // NOLINT: implicit on purpose
-  static DecodeWeights Int8() {
-    DecodeWeights w(1);
-    w.int8 = true;
+  // The matmul weights at matmul_bytes each, with an fp32 scale per output row when `scaled`; the
+  // norms, biases and the token's embedding rows in fp32.
+  static DecodeWeights WeightOnly(double matmul_bytes, bool scaled) {
+    DecodeWeights w(matmul_bytes);
+    w.weight_only = true;
+    w.scaled = scaled;
     return w;
   }
-  double bytes_per_param;
-  bool int8 = false;
+  static DecodeWeights Int8() { return WeightOnly(1, true); }
+  static DecodeWeights Bf16WeightOnly() { return WeightOnly(2, false); }
+  double bytes_per_param;  // weight-only: of a matmul weight
+  bool weight_only = false;
+  bool scaled = false;
 };
 
 // The matmul weights of N (FlopParamCount): every Linear layer's and the LM head's; the rest of N

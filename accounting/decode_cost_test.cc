@@ -58,6 +58,21 @@ TEST(DecodeCost, Int8WeightsAreOneByteEachPlusScalesAndTheFp32Rest) {
   EXPECT_DOUBLE_EQ(*DecodeWeightBytes(llama, DecodeWeights::Int8()), 20480.0 + 4 * 576 + 4 * 160 + 4 * 32);
 }
 
+// bf16 weight-only (the CPU decoder's bf16 copy): GPT-2 124M's 123,568,128 matmul weights at 2
+// bytes, no scales, the 121,344 norm and bias parameters and the token's wte and wpe rows (1,536
+// values) in fp32: 247,136,256 + 485,376 + 6,144 = 247,627,776 bytes a step, against bf16
+// everywhere's (123,689,472 + 768) x 2 = 247,380,480.
+TEST(DecodeCost, Bf16WeightOnlyIsTwoBytesAMatmulWeightAndTheFp32Rest) {
+  absl::StatusOr<double> w = DecodeWeightBytes(Gpt2(), DecodeWeights::Bf16WeightOnly());
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_DOUBLE_EQ(*w, 2 * 123568128.0 + 485376 + 6144);
+  EXPECT_DOUBLE_EQ(*w, 247627776.0);
+  EXPECT_DOUBLE_EQ(*DecodeWeightBytes(Gpt2(), 2), 247380480.0);
+  // int8 is the same rule at 1 byte with the scales.
+  EXPECT_DOUBLE_EQ(*DecodeWeightBytes(Gpt2(), DecodeWeights::WeightOnly(1, true)),
+                   *DecodeWeightBytes(Gpt2(), DecodeWeights::Int8()));
+}
+
 TEST(DecodeCost, OneStepAtPositionReadsWeightsAndTheCacheUpToIt) {
   // fp32, position 99: keys and values of 100 positions in 12 layers of width 768.
   absl::StatusOr<DecodeCost> c = DecodeStepCost(Gpt2(), 4, 4, 1, 99);

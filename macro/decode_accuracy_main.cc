@@ -299,8 +299,7 @@ constexpr char kUsage[] =
     "\n"
     "Exit status: 0 every line PASSes; 1 a line FAILs (or, as in every tool, the command line was not\n"
     "understood: an unknown flag or an unparsable value); 2 bad input (a flag out of range, a gpt_step\n"
-    "flag this tool does not use, an unreadable or short token file) or a decoder that cannot run\n"
-    "(e.g. --weights=bf16 where oneDNN has no bf16).";
+    "flag this tool does not use, an unreadable or short token file) or a decoder that cannot run.";
 
 void PrintHelp() {
   std::printf("%s\n\nFlags (gpt_step's model flags, --data, --seed and --threads, and its own):\n", kUsage);

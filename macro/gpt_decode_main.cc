@@ -56,10 +56,12 @@ ABSL_FLAG(int, generate, 0,
           "G: new tokens per stream, one decode step each (0: 64 on CPU, 128 on CUDA, within the block); "
           "prompt + generate <= block");
 ABSL_FLAG(std::string, weights, "auto",
-          "the Linear weights' storage: auto (the --dtype's), fp32, bf16 (each the same as that --dtype), or "
-          "int8 (CPU only: weight-only, symmetric per output row with fp32 scales, quantised once at load; "
-          "widened to fp32 in the register, fp32 arithmetic; the bytes per token count 1 byte a Linear "
-          "weight + 4 a row's scale; the case name says int8w in the dtype's place)");
+          "the Linear weights' storage: auto (the --dtype's), fp32, bf16 (each the same as that --dtype; "
+          "bf16 with --dtype=fp32 given: bf16 weight-only, CPU only: a bf16 copy widened to fp32, fp32 "
+          "arithmetic, on any CPU; the case name says bf16w), or int8 (CPU only: weight-only, symmetric per "
+          "output row with fp32 scales, quantised once at load; widened to fp32 in the register, fp32 "
+          "arithmetic; the bytes per token count 1 byte a Linear weight + 4 a row's scale; the case name "
+          "says int8w in the dtype's place)");
 ABSL_FLAG(int, batch_sweep, 0,
           "run the cases B = 1, 2, 4, ... up to N (at most 64) instead of one case at --batch (0: no sweep)");
 
@@ -233,16 +235,22 @@ void BM_GptDecode(benchmark::State& state, int case_index) {
                                   " weights; bandwidth: ", s.bandwidth_source())));
 }
 
-// The summary's account of a weight's bytes: "4 bytes per weight", or int8's bytes and scales.
+// The summary's account of a weight's bytes: "4 bytes per weight", or a weight-only format's
+// bytes (and int8's scales).
 std::string WeightBytesText(const DecodeOptions& o, const DecodeSession& s) {
-  if (o.weights != model::WeightFormat::kInt8) {
+  const accounting::DecodeWeights w = s.decode_weights();
+  if (!w.weight_only) {
     return absl::StrCat(model::WeightFormatName(o.weights), " weights, ", absl::StrFormat("%g", s.bytes_per_param()),
                         " bytes per weight");
   }
   const accounting::GptShape shape = model::ToGptShape(o.step.config);
-  return absl::StrCat("int8 weights: 1 byte per Linear weight (", accounting::MatmulWeightCount(shape),
-                      ") + a 4-byte fp32 scale per output row (", accounting::MatmulOutputRows(shape),
-                      " rows), the norms, biases and the token's embedding rows in fp32");
+  return absl::StrCat(model::WeightFormatName(o.weights), " weights: ", absl::StrFormat("%g", w.bytes_per_param),
+                      w.bytes_per_param == 1 ? " byte" : " bytes", " per Linear weight (",
+                      accounting::MatmulWeightCount(shape), ")",
+                      w.scaled ? absl::StrCat(" + a 4-byte fp32 scale per output row (",
+                                              accounting::MatmulOutputRows(shape), " rows)")
+                               : "",
+                      ", the norms, biases and the token's embedding rows in fp32");
 }
 
 void PrintSummary(const Run& run, const CaseResult& r) {
@@ -328,10 +336,14 @@ void LogWeightsAndGemms(const DecodeOptions& o, const DecodeSession& s) {
                      "tiles through the fp32 GEMM (--cpu_gemm=",
                      model::CpuGemmBackendName(o.step.cpu_gemm), "); embeddings, norms, RoPE, attention "
                      "and the KV cache in fp32"));
-  } else if (o.step.device == "cpu" && o.step.dtype == accounting::Dtype::kBf16) {
-    Log("gpt_decode: bf16 on the CPU: the Linear layers read a bf16 copy of their weights (a step's few "
-        "rows: matrix-vector products widening each weight to fp32; the prompt: bf16 GEMMs on oneDNN); "
-        "embeddings, norms, RoPE, attention and the KV cache in fp32");
+  } else if (o.step.device == "cpu" && o.weights == model::WeightFormat::kBf16) {
+    const bool bf16_math = o.step.dtype == accounting::Dtype::kBf16;
+    Log(absl::StrCat("gpt_decode: bf16 weights on the CPU: the Linear layers read a bf16 copy of their weights (a "
+                     "step's few rows: matrix-vector products widening each weight to fp32; the prompt: ",
+                     bf16_math ? "bf16 GEMMs on oneDNN"
+                               : absl::StrCat("widened tiles through the fp32 GEMM (--cpu_gemm=",
+                                              model::CpuGemmBackendName(o.step.cpu_gemm), ")"),
+                     "); embeddings, norms, RoPE, attention and the KV cache in fp32"));
   } else if (o.step.device == "cpu") {
     Log(absl::StrCat("gpt_decode: GEMM --cpu_gemm=", model::CpuGemmBackendName(o.step.cpu_gemm), ": ",
                      model::CpuGemmInfo(o.step.cpu_gemm).ToString()));

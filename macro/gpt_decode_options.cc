@@ -47,8 +47,9 @@ absl::Status ResolveLengths(const RawDecodeFlags& f, bool gpu, DecodeOptions* o)
   return absl::OkStatus();
 }
 
-// --weights before the shared flags' resolution: fp32 or bf16 stand for the --dtype of that name
-// (and must agree with a --dtype given); int8 computes in fp32, so it takes a --dtype of fp32 or auto.
+// --weights before the shared flags' resolution: fp32 stands for --dtype=fp32; bf16 for
+// --dtype=bf16, or with --dtype=fp32 given, bf16 weight-only (fp32 arithmetic); int8 computes in
+// fp32, so it takes a --dtype of fp32 or auto.
 absl::Status PreResolveWeights(const RawDecodeFlags& f, RawStepFlags* raw) {
   if (f.weights == "auto") return absl::OkStatus();
   const std::optional<model::WeightFormat> w = model::ValueOf(model::kWeightFormats, f.weights);
@@ -56,6 +57,7 @@ absl::Status PreResolveWeights(const RawDecodeFlags& f, RawStepFlags* raw) {
     return FlagError("weights", absl::StrCat("'", f.weights, "' is not a weight format; allowed: auto, ",
                                              model::JoinNames(model::kWeightFormats)));
   }
+  if (*w == model::WeightFormat::kBf16 && raw->dtype == "fp32") return absl::OkStatus();  // weight-only
   const std::string want = *w == model::WeightFormat::kInt8 ? "fp32" : f.weights;
   if (raw->dtype != "auto" && raw->dtype != want) {
     return FlagError("weights", *w == model::WeightFormat::kInt8
@@ -70,13 +72,23 @@ absl::Status PreResolveWeights(const RawDecodeFlags& f, RawStepFlags* raw) {
   return absl::OkStatus();
 }
 
-// --weights after it: auto takes the dtype's storage; int8 runs on the CPU decoder only.
+// --weights after it: auto takes the dtype's storage; int8 and bf16 weight-only (bf16 weights
+// under --dtype=fp32) run on the CPU decoder only.
 absl::Status ResolveWeights(const RawDecodeFlags& f, DecodeOptions* o) {
+  const bool cpu = o->step.device == "cpu";
+  if (f.weights == "bf16" && o->step.dtype == accounting::Dtype::kFp32) {
+    if (!cpu) {
+      return FlagError("weights", "bf16 with --dtype=fp32 (bf16 weights, fp32 arithmetic) runs on the CPU only; "
+                                  "on CUDA give --dtype=bf16");
+    }
+    o->weights = model::WeightFormat::kBf16;
+    return absl::OkStatus();
+  }
   if (f.weights != "int8") {
     o->weights = o->step.dtype == accounting::Dtype::kBf16 ? model::WeightFormat::kBf16 : model::WeightFormat::kFp32;
     return absl::OkStatus();
   }
-  if (o->step.device != "cpu") {
+  if (!cpu) {
     return FlagError("weights", "int8 on CUDA: the CUDA int8 weight-only GEMV kernel is tested but not wired into "
                                 "the CUDA decoder; use --device=cpu");
   }
@@ -87,8 +99,10 @@ absl::Status ResolveWeights(const RawDecodeFlags& f, DecodeOptions* o) {
 }  // namespace
 
 std::string DecodeOptions::CaseName(int batch) const {
+  // Weight-only formats (fp32 arithmetic over narrower weights) get names of their own.
+  const bool weight_only = weights != model::WeightFormat::kFp32 && step.dtype == accounting::Dtype::kFp32;
   const std::string storage =
-      weights == model::WeightFormat::kInt8 ? "int8w" : accounting::DtypeName(step.dtype);
+      weight_only ? absl::StrCat(model::WeightFormatName(weights), "w") : accounting::DtypeName(step.dtype);
   return absl::StrCat(step.config.name, "/", step.device, "/", storage, "/B:", batch, "/P:", prompt,
                       "/G:", generate);
 }

@@ -122,8 +122,9 @@ TEST(DecodeOptions, UnknownOrUnsupportedDtypeNamesTheFlag) {
   EXPECT_EQ(o->step.dtype, accounting::Dtype::kBf16);
 }
 
-// --weights: auto is the dtype's storage; fp32 and bf16 are those dtypes; int8 runs on the CPU
-// with fp32 arithmetic, under a case name of its own (fp32 and bf16 names unchanged).
+// --weights: auto is the dtype's storage; fp32 and bf16 are those dtypes (bf16 with --dtype=fp32:
+// weight-only); int8 runs on the CPU with fp32 arithmetic, under a case name of its own (fp32 and
+// bf16 names unchanged).
 TEST(DecodeOptions, WeightsFormatAndItsCaseName) {
   RawDecodeFlags d;
   auto o = ResolveDecodeOptions(RawStepFlags{}, d, NoGpu());
@@ -144,6 +145,16 @@ TEST(DecodeOptions, WeightsFormatAndItsCaseName) {
   RawStepFlags s;
   s.dtype = "fp32";
   EXPECT_TRUE(ResolveDecodeOptions(s, d, NoGpu()).ok());
+  // bf16 weights with --dtype=fp32: weight-only bf16, fp32 arithmetic, a name of its own; CPU only.
+  d.weights = "bf16";
+  o = ResolveDecodeOptions(s, d, NoGpu());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->weights, model::WeightFormat::kBf16);
+  EXPECT_EQ(o->step.dtype, accounting::Dtype::kFp32);
+  EXPECT_EQ(o->CaseName(1), "gpt2/cpu/bf16w/B:1/P:64/G:64");
+  ExpectErrorNames(ResolveDecodeOptions(s, d, OneGpu(9)), "--weights: bf16 with --dtype=fp32 (bf16 weights, fp32 "
+                                                          "arithmetic) runs on the CPU only");
+  d.weights = "int8";
   s.dtype = "bf16";
   ExpectErrorNames(ResolveDecodeOptions(s, d, NoGpu()), "--weights: int8 with --dtype=bf16");
   d.weights = "fp32";

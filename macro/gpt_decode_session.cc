@@ -21,7 +21,6 @@
 #include "model/gemm_chooser.h"
 #include "model/gpt_memory.h"
 #include "model/host_memory.h"
-#include "model/matmul_int8_cpu.h"
 #include "model/matvec_cpu.h"
 #include "model/param_init.h"
 #include "model/param_layout.h"
@@ -210,6 +209,11 @@ absl::StatusOr<std::vector<std::string>> ChooseDecodeGemms(const DecodeOptions& 
   return lines;
 }
 
+// The CPU decoder's prompt arithmetic: --dtype's (bf16 weights under --dtype=fp32: widened to fp32).
+model::PromptMath PromptMathOf(const DecodeOptions& o) {
+  return o.step.dtype == accounting::Dtype::kBf16 ? model::PromptMath::kBf16 : model::PromptMath::kFp32;
+}
+
 // Refuses up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
 // allocate 78 GB and aborted): on the CPU the weights (and the decoder's bf16 or int8 copy), the
 // KV cache, the logits and the activations (model/gpt_memory.h); on CUDA the host copy of the
@@ -218,18 +222,10 @@ absl::Status CheckDecodeMemory(const DecodeOptions& o) {
   const StepOptions& so = o.step;
   int max_batch = 1;
   for (int b : o.batches) max_batch = std::max(max_batch, b);
-  // A CPU bf16 run adds the decoder's bf16 copy of the weights to the session's fp32 ones.
-  const bool cpu_bf16 = so.device == "cpu" && so.dtype == accounting::Dtype::kBf16;
-  model::DecodeMemoryEstimate need =
-      model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions(), 4, cpu_bf16);
-  if (o.weights == model::WeightFormat::kInt8) {
-    // The decoder's int8 copy of the Linear weights, their scales and a prompt GEMM's dequantised
-    // tile (model/int8_weights.h, matmul_int8_cpu.h).
-    const accounting::GptShape shape = model::ToGptShape(so.config);
-    const int64_t C = so.config.width, F = so.config.hidden();
-    const int64_t tile = std::max({model::Int8ScratchFloats(C, so.config.padded_vocab),
-                                   model::Int8ScratchFloats(C, so.config.fc_width()), model::Int8ScratchFloats(F, C)});
-    need.weights_bytes += accounting::MatmulWeightCount(shape) + 4 * accounting::MatmulOutputRows(shape) + 4 * tile;
+  model::DecodeMemoryEstimate need = model::EstimateDecodeMemory(so.config, max_batch, o.prompt, o.positions(), 4);
+  // The CPU decoder's bf16 or int8 copy of the weights, and a prompt GEMM's bf16 input or widened tile.
+  if (so.device == "cpu") {
+    need.weights_bytes += model::CpuDecoder::NarrowBytes(so.config, max_batch, o.prompt, o.weights, PromptMathOf(o));
   }
   if (so.device != "cpu") need = model::DecodeMemoryEstimate{need.weights_bytes, 0, 0, 0};
   if (absl::Status st = model::CheckHostMemory(
@@ -259,7 +255,7 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
       return absl::UnavailableError(absl::StrCat("--device=cuda: no CUDA device: ", inv.reason));
     s->device_name_ = inv.devices[0].name;
   }
-  s->bytes_per_param_ = o.weights == model::WeightFormat::kInt8 ? 1 : so.dtype == accounting::Dtype::kBf16 ? 2 : 4;
+  s->bytes_per_param_ = o.weights == model::WeightFormat::kInt8 ? 1 : o.weights == model::WeightFormat::kBf16 ? 2 : 4;
   // The CPU decoder keeps its KV cache in fp32 whatever the weights (cpu_decoder.h).
   s->bytes_per_kv_ = so.device == "cpu" ? 4 : s->bytes_per_param_;
   if (absl::Status st = CheckDecodeMemory(o); !st.ok()) return st;
@@ -340,7 +336,8 @@ absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {
   decoder_.reset();  // free the previous case's cache first
   const StepOptions& so = o_.step;
   if (so.device == "cpu") {
-    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(), o_.weights);
+    auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(), o_.weights,
+                                       PromptMathOf(o_));
     if (!d.ok()) return d.status();
     decoder_ = std::move(*d);
   } else {

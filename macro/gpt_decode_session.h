@@ -113,11 +113,15 @@ class DecodeSession {
   micro::ReadRoofProbe* read_probe() const { return read_probe_.get(); }
   const std::string& bandwidth_source() const { return bandwidth_source_; }
   double bytes_per_param() const { return bytes_per_param_; }  // weights' storage (int8: 1, scales apart)
-  // The weights' storage as the decode bytes count it (accounting/decode_cost.h): int8 weights
-  // with their scales, or bytes_per_param() for every weight.
+  // The weights' storage as the decode bytes count it (accounting/decode_cost.h): on the CPU the
+  // decoder's int8 (with scales) or bf16 copy of the matmul weights, the rest fp32; else
+  // bytes_per_param() for every weight.
   accounting::DecodeWeights decode_weights() const {
-    return o_.weights == model::WeightFormat::kInt8 ? accounting::DecodeWeights::Int8()
-                                                    : accounting::DecodeWeights(bytes_per_param_);
+    if (o_.weights == model::WeightFormat::kInt8) return accounting::DecodeWeights::Int8();
+    if (o_.weights == model::WeightFormat::kBf16 && o_.step.device == "cpu") {
+      return accounting::DecodeWeights::Bf16WeightOnly();
+    }
+    return accounting::DecodeWeights(bytes_per_param_);
   }
   double bytes_per_kv() const { return bytes_per_kv_; }  // the cache's: fp32 on the CPU, the dtype's on CUDA
   int64_t num_params() const { return static_cast<int64_t>(params_.size()); }

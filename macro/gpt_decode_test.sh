@@ -6,6 +6,7 @@
 #    FLOPs per token x tokens/s / peak;
 #  - the summary and the batch sweep table are printed;
 #  - --weights=int8: the bytes per token count int8 weights and fp32 scales (worked from the shape);
+#    --weights=bf16 --dtype=fp32: bf16 weight-only, 2 bytes a Linear weight, on any CPU;
 #  - bad flags exit 2 naming the flag (prompt + generate > block, batch 0, unknown dtype or weight
 #    format, int8 with bf16, a train-step flag), an unknown flag exits 1, --help exits 0.
 #  Runs take a fixture ceilings file (fixture_ceilings.py: peak, STREAM copy, memory roofs), not the
@@ -68,7 +69,8 @@ print("counters OK:", {k: b[k] for k in ["decode_tokens_per_second", "bytes_per_
 PY
 grep -q '"mlbench_decode_bandwidth": ".*read memory roof' "$TMP/out.json" || fail "JSON context has no mlbench_decode_bandwidth"
 
-# 1a. --dtype=bf16 on the CPU: the Linear weights read as bf16 (2 bytes each), the KV cache fp32,
+# 1a. --dtype=bf16 on the CPU: the Linear weights read as bf16 (2 bytes each; the norms, biases and
+#     the token's embedding rows fp32: accounting/decode_cost.h's weight-only rule), the KV cache fp32,
 #     MFU against the file's bf16 peak (4x its fp32 one); without AVX-512 refused with the reason.
 python3 "$FIXTURE" "$TMP/bf16_ceil.json" --peak=1e12 --bf16_peak=4e12 --bandwidth=1e12 || fail "writing the bf16 file"
 TINY16=(--preset=test-tiny --device=cpu --threads=1 --warmup_steps=1 --steps=3 --ceilings="$TMP/bf16_ceil.json")
@@ -83,9 +85,9 @@ def run(path, dtype):
     assert len(runs) == 1 and f"/cpu/{dtype}/" in runs[0]["name"], [b["name"] for b in runs]
     return runs[0]
 b, f = run(sys.argv[1], "bf16"), run(sys.argv[2], "fp32")
-L, C, N, B, P, G = 2, 16, 7616, 2, 4, 5
+L, C, N, MM, B, P, G = 2, 16, 7616, 7168, 2, 4, 5
 keys = sum(p + 1 for p in range(P, P + G))
-assert math.isclose(b["weight_bytes_per_token"], (N + C) * 2 * G / (B * G)), b["weight_bytes_per_token"]
+assert math.isclose(b["weight_bytes_per_token"], (2 * MM + 4 * (N - MM) + 4 * 2 * C) / B), b["weight_bytes_per_token"]
 assert math.isclose(b["kv_bytes_per_token"], 2 * L * C * keys * 4 * B / (B * G)), b["kv_bytes_per_token"]
 assert math.isclose(b["peak_flops"], 4 * f["peak_flops"], rel_tol=1e-9), (b["peak_flops"], f["peak_flops"])
 assert b["verified"] == 1, b
@@ -144,6 +146,32 @@ close(b["flops_per_token"], 2 * N + 4 * L * H * hd * keys / G, "FLOPs per token 
 assert b["verified"] == 1 and 0 < b["mfu"] < 1, b
 print("llama-tiny decode OK:", {k: b[k] for k in ["bytes_per_token", "kv_bytes_per_token", "flops_per_token"]})
 PY2
+
+# 1c2. --weights=bf16 --dtype=fp32 (CPU, any ISA): bf16 weight-only, fp32 arithmetic; the case name
+#      says bf16w, the Linear weights count 2 bytes, the rest fp32, the FLOPs and peak are fp32's.
+"$DECODE" "${TINY[@]}" --weights=bf16 --dtype=fp32 --batch=2 --prompt=4 --generate=5 --benchmark_format=json \
+  --benchmark_out="$TMP/bf16w.json" >/dev/null 2>"$TMP/bf16w.txt" || { cat "$TMP/bf16w.txt"; fail "bf16w run exited non-zero"; }
+for pat in "== summary: BM_GptDecode/test-tiny/cpu/bf16w/B:2/P:4/G:5" \
+           "^bytes/token   .*bf16 weights: 2 bytes per Linear weight (7168), the norms, biases and the token's embedding rows in fp32" \
+           "gpt_decode: bf16 weights on the CPU: .*the prompt: widened tiles through the fp32 GEMM"; do
+  grep -q "$pat" "$TMP/bf16w.txt" || { cat "$TMP/bf16w.txt"; fail "bf16w log has no '$pat'"; }
+done
+python3 - "$TMP/bf16w.json" <<'PYW' || { cat "$TMP/bf16w.txt"; fail "bf16w counters"; }
+import json, math, sys
+out = json.load(open(sys.argv[1]))
+assert out["context"]["mlbench_weights"] == "bf16", out["context"]
+runs = [b for b in out["benchmarks"] if b["name"].startswith("BM_GptDecode/")]
+assert len(runs) == 1 and "/cpu/bf16w/" in runs[0]["name"], [b["name"] for b in runs]
+b = runs[0]
+L, C, N, MM, B, P, G = 2, 16, 7616, 7168, 2, 4, 5
+step = 2 * MM + 4 * (N - MM) + 4 * 2 * C
+assert step == 16256, step
+assert math.isclose(b["weight_bytes_per_token"], step / B, rel_tol=1e-9), b["weight_bytes_per_token"]
+keys = sum(p + 1 for p in range(P, P + G))
+assert math.isclose(b["flops_per_token"], 2 * N + 4 * L * C * keys / G, rel_tol=1e-9), b["flops_per_token"]
+assert b["verified"] == 1, b
+print("bf16 weight-only decode OK: weight bytes/token", b["weight_bytes_per_token"])
+PYW
 
 # 1d. --weights=int8 (CPU): every Linear weight and the tied LM head in int8 with an fp32 scale a
 #     row; the bytes per token count them so (accounting/decode_cost.h), the case name says int8w

@@ -69,7 +69,8 @@ ABSL_FLAG(bool, compare_serial, false,
           "also run the same requests one at a time (one slot, same arrivals) and print both output tokens/s "
           "and their ratio");
 ABSL_FLAG(std::string, weights, "fp32",
-          "the Linear weights' storage (model/weight_format.h): fp32, bf16 (needs oneDNN's AVX-512 bf16) or int8");
+          "the Linear weights' storage (model/weight_format.h): fp32, bf16 or int8 (weight-only: widened to fp32 in "
+          "the register, fp32 arithmetic, on any CPU)");
 ABSL_FLAG(std::string, out, "",
           "write the run as JSON (per request: arrival, queue, TTFT, TPOT, tokens; per step: start, duration, "
           "kind, batch) to this file (temporary file, then rename); relative to where bazel run started");

@@ -56,9 +56,11 @@ absl::StatusOr<std::unique_ptr<ServeSession>> ServeSession::Create(const ServeOp
   if (o.step.threads > 0) model::SetNumThreads(o.step.threads);
   model::SetCpuGemmBackend(o.step.cpu_gemm);  // auto without choices: oneDNN for every shape
   // Refuse up front, with the figures, what the slots cannot hold (as gpt_decode does).
-  const model::DecodeMemoryEstimate need =
-      model::EstimateDecodeMemory(config, o.max_batch, o.max_prompt(), o.max_positions(), 4,
-                                  o.weights == model::WeightFormat::kBf16);
+  model::DecodeMemoryEstimate need =
+      model::EstimateDecodeMemory(config, o.max_batch, o.max_prompt(), o.max_positions(), 4);
+  // The decoder's bf16 or int8 copy of the weights and a prompt GEMM's widened tile.
+  need.weights_bytes +=
+      model::CpuDecoder::NarrowBytes(config, o.max_batch, o.max_prompt(), o.weights, model::PromptMath::kFp32);
   if (absl::Status st = model::CheckHostMemory(
           need.total_bytes(),
           absl::StrCat(model::DescribeConfig(config), " serving with max_batch=", o.max_batch,

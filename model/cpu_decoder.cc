@@ -18,7 +18,7 @@
 #include "model/layernorm_cpu.h"
 #include "model/matmul_bf16_cpu.h"
 #include "model/matmul_cpu.h"
-#include "model/matmul_int8_cpu.h"
+#include "model/matmul_dequant_cpu.h"
 #include "model/matvec_cpu.h"
 #include "model/onednn_gemm.h"
 #include "model/residual_cpu.h"
@@ -62,11 +62,23 @@ void TimedOp(OpTimer* timer, std::string_view name, bool serial, const Fn& fn) {
   fn();
 }
 
+// The widened tile a prompt's Linear layer over int8 or bf16 weights needs (matmul_dequant_cpu.h),
+// for the widest of the decoder's Linear weights.
+int64_t DequantScratchForConfig(const GptConfig& config) {
+  const int64_t C = config.width, Vp = config.padded_vocab;
+  const int64_t QKV = config.qkv_width(), FC = config.fc_width(), Fh = config.hidden();
+  int64_t floats = 0;
+  for (const auto& [OC, Cin] : {std::pair{QKV, C}, std::pair{C, C}, std::pair{FC, C}, std::pair{C, Fh},
+                                std::pair{Vp, C}}) {
+    floats = std::max(floats, DequantScratchFloats(Cin, OC));
+  }
+  return floats;
+}
+
 // int8 weights: quantises every Linear weight once (each stacked tensor as one matrix of L * OC
-// rows; the LM head, wte when tied) and sizes the prompt GEMMs' dequantisation scratch for the
-// widest of them.
+// rows; the LM head, wte when tied).
 absl::Status QuantizeLinearWeights(const GptConfig& config, const ParamPointers<const float>& p,
-                                   Int8LinearWeights* int8, AlignedArray<float>* scratch) {
+                                   Int8LinearWeights* int8) {
   const int64_t C = config.width, L = config.layers, Vp = config.padded_vocab;
   const int64_t QKV = config.qkv_width(), FC = config.fc_width(), Fh = config.hidden();
   struct Matrix {
@@ -75,16 +87,9 @@ absl::Status QuantizeLinearWeights(const GptConfig& config, const ParamPointers<
   };
   const Matrix all[] = {{p.qkvw, L * QKV, C}, {p.attprojw, L * C, C}, {p.fcw, L * FC, C},
                         {p.fcprojw, L * C, Fh}, {p.lm_head, Vp, C}};
-  int64_t scratch_floats = 0;
   for (const Matrix& m : all) {
     if (absl::Status st = int8->Add(m.w, m.rows, m.cols); !st.ok()) return st;
   }
-  // A layer's slice: OC rows of the stacked matrix.
-  for (const auto& [OC, Cin] : {std::pair{QKV, C}, std::pair{C, C}, std::pair{FC, C}, std::pair{C, Fh},
-                                std::pair{Vp, C}}) {
-    scratch_floats = std::max(scratch_floats, Int8ScratchFloats(Cin, OC));
-  }
-  *scratch = AlignedArray<float>(scratch_floats);
   return absl::OkStatus();
 }
 
@@ -103,10 +108,14 @@ CpuDecoder::CpuDecoder(const GptConfig& config, const float* params, int B, int 
 
 absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& config, const float* params,
                                                                int B, int max_prompt, int max_positions,
-                                                               WeightFormat weights) {
+                                                               WeightFormat weights, PromptMath math) {
   if (auto st = CheckDecoderShape(config, B, max_prompt, max_positions); !st.ok()) return st;
   if (params == nullptr) return absl::InvalidArgumentError("params is null");
-  if (weights == WeightFormat::kBf16) {
+  if (math == PromptMath::kBf16 && weights != WeightFormat::kBf16) {
+    return absl::InvalidArgumentError(absl::StrCat("bf16 prompt math with ", WeightFormatName(weights),
+                                                   " weights: it needs bf16 weights"));
+  }
+  if (math == PromptMath::kBf16) {
     absl::StatusOr<std::string> impl = OneDnnBf16Implementation();
     if (!impl.ok()) return impl.status();
   }
@@ -139,19 +148,48 @@ absl::StatusOr<std::unique_ptr<CpuDecoder>> CpuDecoder::Create(const GptConfig& 
                config.rope_theta);
   }
   d->weights_ = weights;
+  d->math_ = math;
   if (weights == WeightFormat::kBf16) {
     const int64_t n = d->layout_.num_params();
     d->params_bf16_ = AlignedArray<uint16_t>(n);
     ConvertToBf16(params, d->params_bf16_.data(), n);
-    d->inp_bf16_ = AlignedArray<uint16_t>(rows * std::max(C, Fh));  // the widest Linear input
+    if (math == PromptMath::kBf16) d->inp_bf16_ = AlignedArray<uint16_t>(rows * std::max(C, Fh));  // the widest input
   }
   if (weights == WeightFormat::kInt8) {
-    if (absl::Status st = QuantizeLinearWeights(config, PointParams(d->layout_, params), &d->int8_, &d->int8_scratch_);
-        !st.ok()) {
+    if (absl::Status st = QuantizeLinearWeights(config, PointParams(d->layout_, params), &d->int8_); !st.ok()) {
       return st;
     }
   }
+  if (weights != WeightFormat::kFp32 && math == PromptMath::kFp32) {
+    d->dequant_scratch_ = AlignedArray<float>(DequantScratchForConfig(config));
+  }
   return d;
+}
+
+int64_t CpuDecoder::NarrowBytes(const GptConfig& config, int B, int max_prompt, WeightFormat weights,
+                                PromptMath math) {
+  if (weights == WeightFormat::kFp32) return 0;
+  int64_t bytes = 0;
+  if (weights == WeightFormat::kBf16) {
+    bytes += 2 * ParamLayout(config).num_params();
+  } else {
+    // Each Linear weight (the LM head included) a byte an element and an fp32 scale a row.
+    const int64_t C = config.width, L = config.layers, F = config.hidden();
+    const int64_t rows = L * (config.qkv_width() + C + config.fc_width() + C) + config.padded_vocab;
+    const int64_t elements = L * (config.qkv_width() * C + C * C + config.fc_width() * C + C * F) +
+                             config.padded_vocab * C;
+    bytes += elements + 4 * rows;
+  }
+  if (math == PromptMath::kBf16) {
+    bytes += 2 * static_cast<int64_t>(B) * max_prompt * std::max(config.width, config.hidden());
+  } else {
+    bytes += 4 * DequantScratchForConfig(config);
+  }
+  return bytes;
+}
+
+int64_t CpuDecoder::narrow_bytes() const {
+  return 2 * (params_bf16_.size() + inp_bf16_.size()) + int8_.bytes() + 4 * dequant_scratch_.size();
 }
 
 namespace {
@@ -289,6 +327,8 @@ void CpuDecoder::Linear(float* out, const float* inp, const float* weight, const
     const uint16_t* w = params_bf16_.data() + (weight - params_);
     if (rows <= kMatvecMaxRows) {
       matvec_forward_bf16(out, inp, w, bias, rows, C, OC, tag);
+    } else if (math_ == PromptMath::kFp32) {
+      matmul_forward_bf16w(out, inp, w, bias, rows, C, OC, dequant_scratch_.data(), tag);
     } else {
       ConvertToBf16(inp, inp_bf16_.data(), rows * C);
       matmul_forward_bf16(out, inp_bf16_.data(), w, bias, 1, rows, C, OC, tag);
@@ -300,7 +340,7 @@ void CpuDecoder::Linear(float* out, const float* inp, const float* weight, const
     if (rows <= kMatvecMaxRows) {
       matvec_forward_int8(out, inp, w.q, w.scales, bias, rows, C, OC, tag);
     } else {
-      matmul_forward_int8(out, inp, w.q, w.scales, bias, rows, C, OC, int8_scratch_.data(), tag);
+      matmul_forward_int8(out, inp, w.q, w.scales, bias, rows, C, OC, dequant_scratch_.data(), tag);
     }
     return;
   }

@@ -53,25 +53,42 @@
 
 namespace model {
 
+// The arithmetic of a prompt's Linear layers over bf16 weights. kFp32: a tile of rows widened to
+// fp32 into the fp32 GEMM (matmul_dequant_cpu.h), the same products as a step's matrix-vector
+// form, on any CPU. kBf16: oneDNN's bf16 GEMM, its inputs rounded to bf16 (bf16 units, or
+// AVX-512 to emulate them): the --dtype=bf16 of the training step.
+enum class PromptMath { kFp32, kBf16 };
+
 class CpuDecoder final : public GptDecoder {
  public:
   // params: (num_params) with ParamLayout(config); must outlive the decoder. B >= 1 streams;
   // 1 <= max_prompt <= max_positions <= config.block. Errors name the value and the range.
   // weights (weight_format.h): kBf16, the Linear layers read a bf16 copy of their weights, made
-  // here once (the matrix-vector products for a step's few rows widen each weight to fp32 in the
-  // register; the prompt's GEMMs run bf16 on oneDNN, their inputs converted): half the weight
-  // bytes a token. The embeddings, norms, RoPE, attention, the KV cache and the logits stay fp32.
-  // Error when oneDNN cannot run bf16 here (onednn_gemm.h OneDnnBf16Implementation).
+  // here once: half the weight bytes a token. A step's few rows run matvec_cpu.h's bf16 form (each
+  // weight widened to fp32 in the register); a prompt's GEMMs as `math` says (PromptMath).
   // kInt8: every Linear weight (qkv, attproj, fc, fcproj and the LM head) quantised here once to
   // int8 with one fp32 scale per output row (quantize_int8.h; int8_weights.h holds them); a
   // step's few rows run matvec_cpu.h's int8 form (1 byte a weight, widened to fp32 in the
-  // register), a prompt dequantises a tile at a time into the fp32 GEMM (matmul_int8_cpu.h). With tied weights the
-  // LM head reads wte's int8 copy while the token's embedding row is still read from the fp32 wte.
-  // Error when a weight is NaN or infinite (named). The fp32 params must still outlive the decoder.
+  // register), a prompt widens a tile at a time into the fp32 GEMM (matmul_dequant_cpu.h).
+  // With tied weights the LM head reads wte's narrow copy while the token's embedding row is
+  // still read from the fp32 wte. The embeddings, norms, RoPE, attention, the KV cache and the
+  // logits stay fp32 in every format. Errors: a NaN or infinite weight under kInt8 (named);
+  // PromptMath::kBf16 with other than bf16 weights, or where oneDNN cannot run bf16 here
+  // (onednn_gemm.h OneDnnBf16Implementation). The fp32 params must still outlive the decoder.
   static absl::StatusOr<std::unique_ptr<CpuDecoder>> Create(const GptConfig& config, const float* params,
                                                             int B, int max_prompt, int max_positions,
-                                                            WeightFormat weights = WeightFormat::kFp32);
+                                                            WeightFormat weights = WeightFormat::kFp32,
+                                                            PromptMath math = PromptMath::kFp32);
   WeightFormat weights() const { return weights_; }
+  PromptMath prompt_math() const { return math_; }
+
+  // The bytes a decoder of these arguments allocates beyond gpt_memory.h's EstimateDecodeMemory
+  // (fp32 weights, cache, logits, activations): the narrow copy of the weights (bf16: every
+  // weight; int8: the Linear weights and a scale a row), and a prompt GEMM's bf16 input (bf16
+  // math) or widened tile (fp32 math). 0 for fp32 weights. Arguments as Create's, unchecked.
+  static int64_t NarrowBytes(const GptConfig& config, int B, int max_prompt, WeightFormat weights, PromptMath math);
+  // What this decoder allocated of those (NarrowBytes' count, taken from the buffers).
+  int64_t narrow_bytes() const;
 
   std::string_view device() const override { return "cpu"; }
   const GptConfig& config() const override { return config_; }
@@ -153,9 +170,10 @@ class CpuDecoder final : public GptDecoder {
   int logit_rows_ = 0;
   std::vector<int> step_pos_;   // StepSlots' positions of its rows (scratch)
   WeightFormat weights_ = WeightFormat::kFp32;
-  AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a prompt GEMM's input
+  PromptMath math_ = PromptMath::kFp32;
+  AlignedArray<uint16_t> params_bf16_, inp_bf16_;  // bf16: the weights' copy; a bf16 prompt GEMM's input
   Int8LinearWeights int8_;              // int8: the Linear weights' copy
-  AlignedArray<float> int8_scratch_;    // int8: a prompt GEMM's dequantised tile (matmul_int8_cpu.h)
+  AlignedArray<float> dequant_scratch_;  // int8, bf16 with fp32 math: a prompt GEMM's widened tile
   std::vector<int32_t> tokens_;
   // Scratch for up to B * max_prompt rows: x, ln, atty, proj (C), qkv (QKV), fch (FC: F, or 2F
   // for SwiGLU's gate | up), fch_gelu (F).

@@ -16,20 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "model/cpu_decoder.h"
-#include "model/data/rng.h"
+#include "model/decoder_test_util.h"
 #include "model/param_init.h"
 #include "model/quantize_int8.h"
 
 namespace model {
 namespace {
-
-// n tokens in [0, vocab) from `seed`.
-std::vector<int32_t> Tokens(int n, int vocab, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<int32_t> t(n);
-  for (int32_t& x : t) x = static_cast<int32_t>(rng.UniformInt(static_cast<uint64_t>(vocab)));
-  return t;
-}
 
 // The Linear weights as the decoder quantises them: (pointer into params, rows, columns).
 std::vector<std::tuple<float*, int64_t, int64_t>> LinearWeights(const GptConfig& c, float* params) {
@@ -50,19 +42,6 @@ void RoundTrip(float* w, int64_t rows, int64_t cols) {
   DequantizeInt8(q.data(), s.data(), rows, cols, w);
 }
 
-// max |a - b| / max |b| over the real vocabulary of every stream.
-double MaxRelErr(const float* got, const float* want, int B, const GptConfig& c) {
-  double diff = 0, scale = 1e-30;
-  for (int b = 0; b < B; ++b) {
-    for (int v = 0; v < c.vocab; ++v) {
-      const size_t i = static_cast<size_t>(b) * c.padded_vocab + v;
-      diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
-      scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-    }
-  }
-  return diff / scale;
-}
-
 TEST(CpuDecoderInt8, LogitsEqualTheFp32DecoderOverTheDequantisedWeights) {
   for (const auto& [preset, B] : {std::pair{"test-mini", 2}, std::pair{"test-mini", 10},
                                   std::pair{"llama-tiny", 2}, std::pair{"llama-tiny", 10}}) {
@@ -79,7 +58,7 @@ TEST(CpuDecoderInt8, LogitsEqualTheFp32DecoderOverTheDequantisedWeights) {
     for (const auto& [w, rows, cols] : LinearWeights(config, dequant.data())) RoundTrip(w, rows, cols);
 
     const int P = 6, G = 5, T = P + G;
-    const std::vector<int32_t> seq = Tokens(B * T, config.vocab, 19);
+    const std::vector<int32_t> seq = RandomTokens(B * T, config.vocab, 19);
     auto int8 = CpuDecoder::Create(config, params.data(), B, P, T, WeightFormat::kInt8);
     auto ref = CpuDecoder::Create(config, dequant.data(), B, P, T);
     auto fp32 = CpuDecoder::Create(config, params.data(), B, P, T);

@@ -15,50 +15,17 @@
 #include "gtest/gtest.h"
 #include "model/cpu_decoder.h"
 #include "model/data/rng.h"
+#include "model/decoder_test_util.h"
 #include "model/matvec_cpu.h"
-#include "model/param_init.h"
 
 namespace model {
 namespace {
-
-// GPT-2's init, with a rotary config's q and k weights scaled up (as cpu_decoder_test.cc does) so
-// that the attention is far from uniform and a key rotated at a wrong position shows.
-std::vector<float> SlotTestParams(const GptConfig& config, uint64_t seed) {
-  const ParamLayout layout(config);
-  std::vector<float> params(layout.num_params());
-  InitParams(config, layout, seed, params.data());
-  if (config.positions == PositionKind::kRope) {
-    const ParamTensorInfo& qkvw = layout.tensor(ParamId::kQkvw);
-    const int64_t C = config.width, per_layer = qkvw.size / config.layers;
-    for (int64_t l = 0; l < config.layers; ++l) {
-      float* w = params.data() + qkvw.offset + l * per_layer;
-      for (int64_t i = 0; i < (C + config.kv_width()) * C; ++i) w[i] *= 20.0f;
-    }
-  }
-  return params;
-}
-
-std::vector<int32_t> Tokens(int n, int vocab, Rng* rng) {
-  std::vector<int32_t> t(n);
-  for (int32_t& x : t) x = static_cast<int32_t>(rng->UniformInt(static_cast<uint64_t>(vocab)));
-  return t;
-}
-
-// max |row - ref| / max |ref| over the real vocabulary.
-double RelErr(const float* row, const float* ref, const GptConfig& c) {
-  double diff = 0, scale = 1e-30;
-  for (int v = 0; v < c.vocab; ++v) {
-    diff = std::max(diff, std::fabs(static_cast<double>(row[v]) - ref[v]));
-    scale = std::max(scale, std::fabs(static_cast<double>(ref[v])));
-  }
-  return diff / scale;
-}
 
 // A slotted decoder and, per request, its own B=1 decoder fed the same tokens.
 class SlotsVsOwnDecoders {
  public:
   SlotsVsOwnDecoders(const char* preset, int slots, int max_prompt, int positions)
-      : config_(*GptPreset(preset)), params_(SlotTestParams(config_, 7)), rng_(11) {
+      : config_(*GptPreset(preset)), params_(DecoderTestParams(config_, 7)), rng_(11) {
     auto d = CpuDecoder::Create(config_, params_.data(), slots, max_prompt, positions);
     EXPECT_TRUE(d.ok()) << d.status();
     slotted_ = std::move(*d);
@@ -70,7 +37,7 @@ class SlotsVsOwnDecoders {
   void Prefill(int slot, int P) {
     auto d = CpuDecoder::Create(config_, params_.data(), 1, max_prompt_, positions_);
     ASSERT_TRUE(d.ok()) << d.status();
-    const std::vector<int32_t> prompt = Tokens(P, config_.vocab, &rng_);
+    const std::vector<int32_t> prompt = RandomTokens(P, config_.vocab, &rng_);
     ASSERT_TRUE((*d)->Prefill(prompt, P).ok());
     own_[slot] = std::move(*d);
     ASSERT_TRUE(slotted_->PrefillSlot(slot, prompt, P).ok());
@@ -81,7 +48,7 @@ class SlotsVsOwnDecoders {
 
   // One step of the listed slots, a random token each; compares every row.
   void Step(const std::vector<int>& slots) {
-    const std::vector<int32_t> tokens = Tokens(static_cast<int>(slots.size()), config_.vocab, &rng_);
+    const std::vector<int32_t> tokens = RandomTokens(static_cast<int>(slots.size()), config_.vocab, &rng_);
     for (size_t i = 0; i < slots.size(); ++i) ASSERT_TRUE(own_[slots[i]]->Step({tokens[i]}).ok());
     ASSERT_TRUE(slotted_->StepSlots(tokens, slots).ok());
     ASSERT_EQ(slotted_->logit_rows(), static_cast<int>(slots.size()));
@@ -105,7 +72,7 @@ class SlotsVsOwnDecoders {
   void Compare(int row, int slot, const std::string& what) {
     const float* got = slotted_->logits() + static_cast<size_t>(row) * config_.padded_vocab;
     const float* want = own_[slot]->logits();
-    const double err = RelErr(got, want, config_);
+    const double err = MaxRelErr(got, want, 1, config_);
     EXPECT_LT(err, 2e-5) << what;
     worst_ = std::max(worst_, err);
     // Something is compared: the logits are not flat.
@@ -164,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(Presets, Slots, ::testing::Values("test-mini", "llama-t
 
 TEST(CpuDecoderSlots, GreedyPicksForTheCallsRows) {
   const GptConfig config = *GptPreset("test-tiny");
-  const std::vector<float> params = SlotTestParams(config, 3);
+  const std::vector<float> params = DecoderTestParams(config, 3);
   auto d = CpuDecoder::Create(config, params.data(), 4, 4, 8);
   ASSERT_TRUE(d.ok());
   ASSERT_TRUE((*d)->PrefillSlot(2, {1, 2, 3}, 3).ok());

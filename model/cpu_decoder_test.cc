@@ -19,67 +19,23 @@
 #include "model/cpu_gemm_backend.h"
 #include "model/cpu_gpt.h"
 #include "model/data/rng.h"
+#include "model/decoder_test_util.h"
 #include "model/full_forward_logits.h"
 #include "model/gpt_memory.h"
 #include "model/kv_attention_cpu.h"
 #include "model/matmul_cpu.h"
 #include "model/matvec_cpu.h"
 #include "model/onednn_gemm.h"
-#include "model/param_init.h"
+#include "model/rounded_weights.h"
 
 namespace model {
 namespace {
-
-std::vector<int32_t> RandomTokens(int n, int vocab, uint64_t seed) {
-  std::vector<int32_t> t(n);
-  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (int& x : t) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    x = static_cast<int32_t>(s % static_cast<uint64_t>(vocab));
-  }
-  return t;
-}
-
-// max |a - b| / max |b| over the real vocabulary of every stream.
-double MaxRelErr(const float* got, const std::vector<float>& want, int B, const GptConfig& c) {
-  double diff = 0, scale = 1e-30;
-  for (int b = 0; b < B; ++b) {
-    for (int v = 0; v < c.vocab; ++v) {
-      const size_t i = static_cast<size_t>(b) * c.padded_vocab + v;
-      diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
-      scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-    }
-  }
-  return diff / scale;
-}
 
 struct Case {
   const char* preset;
   int B, P, G;
   CpuGemmBackend backend;
 };
-
-// The parameters of a decoder test: GPT-2's init from a seed, with the query and key weights of a
-// rotary config scaled up so that the attention is far from uniform and a key rotated at the wrong
-// position moves the logits by far more than the tolerance (at init, q.k / sqrt(hd) is ~1e-2 and
-// the softmax nearly flat).
-std::vector<float> DecoderTestParams(const GptConfig& config, uint64_t seed) {
-  const ParamLayout layout(config);
-  std::vector<float> params(layout.num_params());
-  InitParams(config, layout, seed, params.data());
-  if (config.positions == PositionKind::kRope) {
-    const ParamTensorInfo& qkvw = layout.tensor(ParamId::kQkvw);
-    const int64_t C = config.width, per_layer = qkvw.size / config.layers;
-    const int64_t qk_rows = C + config.kv_width();  // q's rows, then k's
-    for (int64_t l = 0; l < config.layers; ++l) {
-      float* w = params.data() + qkvw.offset + l * per_layer;
-      for (int64_t i = 0; i < qk_rows * C; ++i) w[i] *= 20.0f;
-    }
-  }
-  return params;
-}
 
 class DecoderVsFullForward : public ::testing::TestWithParam<Case> {};
 
@@ -101,7 +57,7 @@ TEST_P(DecoderVsFullForward, LogitsAtEveryStepEqualAFullForwardOverThePrefix) {
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_TRUE((*d)->Prefill(prefix(P), P).ok());
   EXPECT_EQ((*d)->position(), P);
-  double worst = MaxRelErr((*d)->logits(), FullForwardLastLogits(config, params, prefix(P), B, P), B, config);
+  double worst = MaxRelErr((*d)->logits(), FullForwardLastLogits(config, params, prefix(P), B, P).data(), B, config);
   EXPECT_LT(worst, 2e-5) << "after the prompt of " << P;
   for (int t = P; t < T; ++t) {
     std::vector<int32_t> next(B);
@@ -109,7 +65,8 @@ TEST_P(DecoderVsFullForward, LogitsAtEveryStepEqualAFullForwardOverThePrefix) {
     ASSERT_TRUE((*d)->Step(next).ok());
     ASSERT_EQ((*d)->position(), t + 1);
     const double err =
-        MaxRelErr((*d)->logits(), FullForwardLastLogits(config, params, prefix(t + 1), B, t + 1), B, config);
+        MaxRelErr((*d)->logits(), FullForwardLastLogits(config, params, prefix(t + 1), B, t + 1).data(), B,
+                  config);
     EXPECT_LT(err, 2e-5) << "step at position " << t;
     worst = std::max(worst, err);
   }
@@ -136,24 +93,26 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"llama-tiny", 2, 9, 7, CpuGemmBackend::kOpenBlas},
                       Case{"llama-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn}));
 
-// bf16 weights: the decoder's logits equal a full fp32 forward over the same weights rounded to
-// bf16 (the only difference then: the prompt GEMMs' bf16 inputs, far smaller than the rounding of
-// the weights), and stay within bf16's precision of the fp32 weights' logits. Steps and the
-// prompt both checked; 10 streams send the steps' Linear layers to the bf16 GEMM too; GPT-2's
-// family and the Llama family. Skipped, with the reason, where oneDNN runs no bf16 (no AVX-512).
-TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
-  if (!OneDnnBf16Implementation().ok()) {
-    auto d = CpuDecoder::Create(*GptPreset("test-tiny"), std::vector<float>(1, 0).data(), 1, 1, 2, WeightFormat::kBf16);
-    EXPECT_FALSE(d.ok());
-    GTEST_SKIP() << "oneDNN runs no bf16 here: " << OneDnnBf16Implementation().status();
-  }
+// bf16 weights: the decoder's logits against a full fp32 forward over the same weights rounded to
+// bf16, and against the fp32 weights' logits, after the prompt and at every step; 10 streams send
+// the steps' Linear layers to the GEMM too; GPT-2's family and the Llama family.
+// - fp32 prompt math (the prompt's tiles widened to fp32, any CPU): the same model as the rounded
+//   weights' up to fp32 rounding, so within the fp32 tolerance of DecoderVsFullForward.
+// - bf16 prompt math (oneDNN's bf16 GEMM: its inputs rounded to bf16 too): within bf16's
+//   precision. Skipped, with the reason, where oneDNN runs no bf16 (no AVX-512), after checking
+//   that the decoder refuses it there.
+void ExpectBf16DecoderNear(PromptMath math, double tol_rounded) {
   for (const auto& [preset, B] : {std::pair{"test-mini", 2}, std::pair{"test-mini", 10},
                                   std::pair{"llama-tiny", 2}, std::pair{"llama-tiny", 10}}) {
     SCOPED_TRACE(absl::StrCat(preset, " B=", B));
     const GptConfig config = *GptPreset(preset);
-    const std::vector<float> params = DecoderTestParams(config, 7);
-    std::vector<float> rounded(params.size());
-    for (size_t i = 0; i < params.size(); ++i) rounded[i] = Bf16ToFloat(FloatToBf16(params[i]));
+    std::vector<float> params = DecoderTestParams(config, 7);
+    // A tied wte is both the embedding (read in fp32) and the LM head (read in bf16): put on the
+    // bf16 grid first, so that both models embed the same values.
+    float* wte = PointParams(ParamLayout(config), params.data()).wte;
+    for (int64_t i = 0; i < config.padded_vocab * config.width; ++i) wte[i] = Bf16ToFloat(FloatToBf16(wte[i]));
+    // Only the Linear weights are read in bf16 (the norms, biases, embeddings stay fp32).
+    const std::vector<float> rounded = *RoundLinearWeights(config, params.data(), WeightFormat::kBf16);
     const int P = 6, G = 4, T = P + G;
     const std::vector<int32_t> seq = RandomTokens(B * T, config.vocab, 13);
     auto prefix = [&](int t) {
@@ -161,9 +120,10 @@ TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
       for (int b = 0; b < B; ++b) out.insert(out.end(), seq.begin() + b * T, seq.begin() + b * T + t);
       return out;
     };
-    auto d = CpuDecoder::Create(config, params.data(), B, P, T, WeightFormat::kBf16);
+    auto d = CpuDecoder::Create(config, params.data(), B, P, T, WeightFormat::kBf16, math);
     ASSERT_TRUE(d.ok()) << d.status();
     EXPECT_EQ((*d)->weights(), WeightFormat::kBf16);
+    EXPECT_EQ((*d)->prompt_math(), math);
     ASSERT_TRUE((*d)->Prefill(prefix(P), P).ok());
     double worst_rounded = 0, worst_fp32 = 0;
     for (int t = P; t <= T; ++t) {
@@ -172,18 +132,35 @@ TEST(CpuDecoder, Bf16WeightsMatchAForwardOverTheRoundedWeights) {
         for (int b = 0; b < B; ++b) next[b] = seq[b * T + t - 1];
         ASSERT_TRUE((*d)->Step(next).ok());
       }
-      worst_rounded = std::max(worst_rounded, MaxRelErr((*d)->logits(),
-                                                        FullForwardLastLogits(config, rounded, prefix(t), B, t), B,
-                                                        config));
+      const double e = MaxRelErr((*d)->logits(), FullForwardLastLogits(config, rounded, prefix(t), B, t).data(), B,
+                                 config);
+      EXPECT_LT(e, tol_rounded) << "against the forward over the bf16-rounded weights at position " << t;
+      worst_rounded = std::max(worst_rounded, e);
       worst_fp32 = std::max(worst_fp32, MaxRelErr((*d)->logits(),
-                                                  FullForwardLastLogits(config, params, prefix(t), B, t), B, config));
+                                                  FullForwardLastLogits(config, params, prefix(t), B, t).data(), B,
+                                                  config));
     }
-    EXPECT_LT(worst_rounded, 1e-2) << "against the forward over the bf16-rounded weights";
     EXPECT_LT(worst_fp32, 3e-2) << "against the fp32 weights";
-    EXPECT_GT(worst_fp32, 0) << "bf16 weights gave the fp32 logits exactly: no bf16 was used";
-    std::printf("bf16 decoder %s B=%d: worst relative error %.3g vs rounded weights, %.3g vs fp32\n", preset,
-                B, worst_rounded, worst_fp32);
+    // bf16's rounding moves the logits far more than fp32 rounding does: the bf16 copy is what ran.
+    EXPECT_GT(worst_fp32, 10 * worst_rounded) << "bf16 weights gave about the fp32 weights' logits: no bf16 was used";
+    std::printf("bf16 decoder (%s prompt math) %s B=%d: worst relative error %.3g vs rounded weights, %.3g vs fp32\n",
+                math == PromptMath::kFp32 ? "fp32" : "bf16", preset, B, worst_rounded, worst_fp32);
   }
+}
+
+TEST(CpuDecoder, Bf16WeightsWithFp32MathEqualAForwardOverTheRoundedWeights) {
+  ExpectBf16DecoderNear(PromptMath::kFp32, 2e-5);
+}
+
+TEST(CpuDecoder, Bf16WeightsWithBf16MathMatchAForwardOverTheRoundedWeights) {
+  if (!OneDnnBf16Implementation().ok()) {
+    const std::vector<float> params = DecoderTestParams(*GptPreset("test-tiny"), 7);
+    auto d = CpuDecoder::Create(*GptPreset("test-tiny"), params.data(), 1, 1, 2, WeightFormat::kBf16,
+                                PromptMath::kBf16);
+    EXPECT_FALSE(d.ok());
+    GTEST_SKIP() << "oneDNN runs no bf16 here: " << OneDnnBf16Implementation().status();
+  }
+  ExpectBf16DecoderNear(PromptMath::kBf16, 1e-2);
 }
 
 TEST(CpuDecoder, KvAttentionOverAFreshCacheEqualsTheTrainingAttention) {
@@ -269,9 +246,34 @@ TEST(CpuDecoder, GroupedQueryCacheHoldsTheKvHeadsOnlyAndTheEstimateCountsIt) {
   // 32, RoPE's tables 12 x 8.
   EXPECT_EQ(m.activations_bytes,
             4 * (B * P * (128 + 64 + 128 + 64 + 2) + B * 4 * 25 + B * 4 * 12 + B * 32 + 96));
-  const DecodeMemoryEstimate bf16 = EstimateDecodeMemory(llama, B, P, positions, 4, /*cpu_bf16_copy=*/true);
-  EXPECT_EQ(bf16.weights_bytes, m.weights_bytes * 3 / 2);
-  EXPECT_EQ(bf16.activations_bytes, m.activations_bytes + 2 * B * P * 64);
+}
+
+// The narrow copies a decoder allocates are what NarrowBytes counts, for every format and prompt
+// math, GPT-2's family and the Llama family; bf16's is half the fp32 weights, with bf16 math a
+// bf16 prompt input of the widest Linear input (F = 64 for llama-tiny) a row.
+TEST(CpuDecoder, NarrowBytesCountWhatTheDecoderAllocates) {
+  for (const char* preset : {"test-mini", "llama-tiny"}) {
+    const GptConfig config = *GptPreset(preset);
+    const std::vector<float> params = DecoderTestParams(config, 3);
+    const int B = 2, P = 5, positions = 12;
+    for (WeightFormat w : {WeightFormat::kFp32, WeightFormat::kBf16, WeightFormat::kInt8}) {
+      SCOPED_TRACE(absl::StrCat(preset, " ", WeightFormatName(w)));
+      auto d = CpuDecoder::Create(config, params.data(), B, P, positions, w);
+      ASSERT_TRUE(d.ok()) << d.status();
+      EXPECT_EQ((*d)->narrow_bytes(), CpuDecoder::NarrowBytes(config, B, P, w, PromptMath::kFp32));
+      if (w == WeightFormat::kFp32) EXPECT_EQ((*d)->narrow_bytes(), 0);
+      if (w != WeightFormat::kFp32) EXPECT_GT((*d)->narrow_bytes(), 0);
+    }
+  }
+  const GptConfig llama = *GptPreset("llama-tiny");
+  const int64_t n = ParamLayout(llama).num_params();
+  EXPECT_EQ(CpuDecoder::NarrowBytes(llama, 2, 5, WeightFormat::kBf16, PromptMath::kBf16), 2 * n + 2 * 2 * 5 * 64);
+  if (OneDnnBf16Implementation().ok()) {
+    const std::vector<float> params = DecoderTestParams(llama, 3);
+    auto d = CpuDecoder::Create(llama, params.data(), 2, 5, 12, WeightFormat::kBf16, PromptMath::kBf16);
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_EQ((*d)->narrow_bytes(), 2 * n + 2 * 2 * 5 * 64);
+  }
 }
 
 TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
@@ -345,6 +347,8 @@ TEST(CpuDecoder, MisuseIsRefusedNamingTheValue) {
   EXPECT_TRUE(has(CpuDecoder::Create(config, params.data(), 1, 4, 17).status(), "max_positions=17"));
   EXPECT_TRUE(has(CpuDecoder::Create(config, params.data(), 1, 9, 8).status(), "max_prompt=9"));
   EXPECT_FALSE(CpuDecoder::Create(config, nullptr, 1, 4, 8).ok());
+  EXPECT_TRUE(has(CpuDecoder::Create(config, params.data(), 1, 4, 8, WeightFormat::kInt8, PromptMath::kBf16).status(),
+                  "bf16 prompt math with int8 weights"));
   auto d = CpuDecoder::Create(config, params.data(), 2, 4, 6);
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(has((*d)->Prefill({1, 2, 3}, 2), "3 tokens given, 4 expected"));

@@ -59,8 +59,7 @@ std::string DecodeMemoryEstimate::Describe() const {
 }
 
 DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch, int64_t max_prompt,
-                                          int64_t max_positions, int64_t bytes_per_element,
-                                          bool cpu_bf16_copy) {
+                                          int64_t max_positions, int64_t bytes_per_element) {
   // As CpuDecoder::Create allocates (cpu_decoder.cc); fp32 activations.
   const int64_t C = config.width, NH = config.heads, L = config.layers, Vp = config.padded_vocab;
   const int64_t QKV = config.qkv_width(), FC = config.fc_width(), F = config.hidden();
@@ -77,11 +76,6 @@ DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch
   const int64_t rope = config.positions == PositionKind::kRope ? max_positions * config.head_size() : 0;
   m.activations_bytes = 4 * (rows * (4 * C + QKV + FC + F + 2) + batch * NH * max_prompt * max_prompt +
                              batch * NH * max_positions + batch * C + rope);
-  if (cpu_bf16_copy) {
-    // The bf16 copy of every weight and of a prompt GEMM's widest input (C or F per row).
-    m.weights_bytes += 2 * n;
-    m.activations_bytes += 2 * rows * std::max(C, F);
-  }
   return m;
 }
 

@@ -41,12 +41,10 @@ struct DecodeMemoryEstimate {
 
 // batch, max_prompt, max_positions >= 1 (the decoder checks the shape itself); bytes_per_element
 // of the weights and the cache (4: fp32). The cache holds the K/V heads only: 2 * L * batch *
-// max_positions * KV * hd elements (grouped-query attention). cpu_bf16_copy: the CPU decoder's
-// bf16 weights (cpu_decoder.h), a 2-byte copy of every weight beside the fp32 ones and of a
-// prompt GEMM's input.
+// max_positions * KV * hd elements (grouped-query attention). The CPU decoder's bf16 or int8
+// copy of the weights comes on top: cpu_decoder.h's CpuDecoder::NarrowBytes.
 DecodeMemoryEstimate EstimateDecodeMemory(const GptConfig& config, int64_t batch, int64_t max_prompt,
-                                          int64_t max_positions, int64_t bytes_per_element = 4,
-                                          bool cpu_bf16_copy = false);
+                                          int64_t max_positions, int64_t bytes_per_element = 4);
 
 // "1.23 GB", "456.7 MB", "12.0 kB", "17 B" (decimal units), for memory messages here and in the
 // CUDA model's plan.

@@ -3,10 +3,10 @@
 // read each weight row once for all M input rows, straight from memory, with no packing. A GEMM
 // library packs the weight into panels on each call, which for M = 1 costs more traffic than
 // the product itself; this is the bandwidth-bound form (llm.c's and llama.cpp's decode path).
-// OpenMP over blocks of output rows; within a block, several weight rows at once (several
-// streams in flight a core: one stream a core leaves DRAM bandwidth unused), each in its own
-// vector accumulators (GCC vector extensions, as wide as the machine's vectors). Counts 2*M*C*OC
-// FLOPs under `tag`, as matmul_forward.
+// OpenMP over contiguous shares of output rows, one a thread; within a share, several weight rows
+// at once, each a quarter of the share apart (several long streams in flight a core: one stream a
+// core leaves DRAM bandwidth unused), each in its own vector accumulators (GCC vector extensions,
+// as wide as the machine's vectors). Counts 2*M*C*OC FLOPs under `tag`, as matmul_forward.
 #ifndef MODEL_MATVEC_CPU_H_
 #define MODEL_MATVEC_CPU_H_
 

@@ -2,14 +2,11 @@
 // (qkv, attention projection, fc, fc projection and the LM head) carry the rounding that format
 // makes at load (weight_format.h), everything else unchanged. An fp32 decoder over the copy shows
 // the accuracy cost of the format's values alone, without its kernels; it is what
-// //macro:decode_accuracy runs as --weights=bf16_in_fp32 / int8_in_fp32 (the oneDNN bf16 path
-// needs AVX-512 bf16, and the int8 decoder is another branch's), and what its tests perturb a
-// candidate with.
+// //macro:decode_accuracy runs as --weights=bf16_in_fp32 / int8_in_fp32, and what the tests
+// compare the bf16 and int8 decoders with.
 //   bf16: each weight rounded to nearest-even bf16 (model/bf16.h) and widened back;
-//   int8: each row of each (OC, C) weight quantised symmetric per output channel (s = max|w| /
-//         127, q = round-to-nearest-even(w / s) clamped to [-127, 127], a zero row s = 0) and
-//         dequantised as q * s in fp32 (model/quantize_int8.h's rule, kept here on its own until
-//         that file is merged).
+//   int8: each (OC, C) weight quantised by quantize_int8.h (symmetric per output channel) and
+//         dequantised as q * s in fp32: the int8 kernels' values.
 // With a tied LM head the rounding reaches wte, which is also the token embedding: the real
 // formats round the LM head's copy only, so this copy overstates their error by the embeddings'
 // share (small next to the LM head's own).

@@ -1,6 +1,6 @@
-// The int8 Linear kernels against an fp64 reference over the dequantised weights (q * s, the
-// weights they compute with): decode's matrix-vector form for M = 1 .. 8 rows and the prompt's
-// dequantised-tile GEMM, over shapes whose C is not a multiple of the 8 fp32 lanes (and C < 8),
+// The Linear kernels over narrow weights against an fp64 reference over the widened weights
+// (q * s, or the bf16 value: the weights they compute with): int8's matrix-vector form for
+// M = 1 .. 8 rows, and the prompt's widened-tile GEMM for int8 and bf16, over shapes whose C is not a multiple of the 8 fp32 lanes (and C < 8),
 // with output rows past the 64-row blocks and past a tile, with and without a bias, on every
 // concrete CPU GEMM backend; each counts 2*M*C*OC FLOPs once.
 #include <cmath>
@@ -9,8 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "accounting/flop_counter.h"
 #include "gtest/gtest.h"
+#include "model/bf16.h"
 #include "model/cpu_gemm_backend.h"
-#include "model/matmul_int8_cpu.h"
+#include "model/matmul_dequant_cpu.h"
 #include "model/matvec_cpu.h"
 #include "model/quantize_int8.h"
 
@@ -95,9 +96,9 @@ TEST(MatvecInt8, EqualsTheFp64ProductOfTheDequantisedWeights) {
 }
 
 TEST(MatmulInt8, PromptTilesEqualTheFp64ProductOfTheDequantisedWeights) {
-  // 1100 output rows of C = 2048: tiles of Int8TileRows = 512, the last one short.
-  ASSERT_EQ(Int8TileRows(2048, 1100), 512);
-  ASSERT_EQ(Int8TileRows(3, 5), 5);
+  // 1100 output rows of C = 2048: tiles of DequantTileRows = 512, the last one short.
+  ASSERT_EQ(DequantTileRows(2048, 1100), 512);
+  ASSERT_EQ(DequantTileRows(3, 5), 5);
   std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
   shapes.push_back({1100, 2048});
   for (CpuGemmBackend backend : kConcreteCpuGemms) {
@@ -106,7 +107,7 @@ TEST(MatmulInt8, PromptTilesEqualTheFp64ProductOfTheDequantisedWeights) {
       const Quantised k = Make(sh.OC, sh.C, static_cast<uint32_t>(sh.OC * 7 + sh.C));
       for (int64_t rows : {9, 37}) {
         const std::vector<float> x = Uniform(rows * sh.C, 23);
-        std::vector<float> scratch(Int8ScratchFloats(sh.C, sh.OC));
+        std::vector<float> scratch(DequantScratchFloats(sh.C, sh.OC));
         for (bool bias : {true, false}) {
           const std::string what = absl::StrCat(CpuGemmBackendName(backend), " OC=", sh.OC, " C=", sh.C,
                                                 " rows=", rows, bias ? " bias" : " no bias");
@@ -121,6 +122,41 @@ TEST(MatmulInt8, PromptTilesEqualTheFp64ProductOfTheDequantisedWeights) {
           EXPECT_EQ(flops.matmul_calls(), 1) << what;
           EXPECT_DOUBLE_EQ(flops.by_tag()["fc"], 2.0 * rows * sh.C * sh.OC) << what;
         }
+      }
+    }
+  }
+}
+
+// bf16 weights through the same tiles: the weights are Make's, rounded to bf16, and the
+// reference is over the rounded values.
+TEST(MatmulBf16w, PromptTilesEqualTheFp64ProductOfTheWidenedWeights) {
+  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  shapes.push_back({1100, 2048});
+  for (CpuGemmBackend backend : kConcreteCpuGemms) {
+    ScopedCpuGemmBackend scoped(backend);
+    for (const Shape& sh : shapes) {
+      Quantised k = Make(sh.OC, sh.C, static_cast<uint32_t>(sh.OC * 5 + sh.C));
+      std::vector<uint16_t> w(k.dequant.size());
+      for (size_t i = 0; i < w.size(); ++i) {
+        w[i] = FloatToBf16(k.dequant[i]);
+        k.dequant[i] = Bf16ToFloat(w[i]);
+      }
+      const int64_t rows = 37;
+      const std::vector<float> x = Uniform(rows * sh.C, 29);
+      std::vector<float> scratch(DequantScratchFloats(sh.C, sh.OC));
+      for (bool bias : {true, false}) {
+        const std::string what = absl::StrCat(CpuGemmBackendName(backend), " OC=", sh.OC, " C=", sh.C,
+                                              bias ? " bias" : " no bias");
+        std::vector<float> got(rows * sh.OC, NAN);
+        accounting::FlopCounter flops;
+        {
+          accounting::ScopedFlopCounter scope(&flops);
+          matmul_forward_bf16w(got.data(), x.data(), w.data(), bias ? k.bias.data() : nullptr, rows, sh.C, sh.OC,
+                               scratch.data(), "fc");
+        }
+        ExpectClose(got, Reference(k, x, rows, bias), sh.C, what);
+        EXPECT_EQ(flops.matmul_calls(), 1) << what;
+        EXPECT_DOUBLE_EQ(flops.by_tag()["fc"], 2.0 * rows * sh.C * sh.OC) << what;
       }
     }
   }
