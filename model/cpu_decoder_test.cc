@@ -102,8 +102,10 @@ INSTANTIATE_TEST_SUITE_P(
 //   precision. Skipped, with the reason, where oneDNN runs no bf16 (no AVX-512), after checking
 //   that the decoder refuses it there.
 void ExpectBf16DecoderNear(PromptMath math, double tol_rounded) {
-  for (const auto& [preset, B] : {std::pair{"test-mini", 2}, std::pair{"test-mini", 10},
-                                  std::pair{"llama-tiny", 2}, std::pair{"llama-tiny", 10}}) {
+  // B=1: the steps' one-row bf16 matvec (its even/odd pairs); 2: several rows; 10: the GEMM.
+  for (const auto& [preset, B] : {std::pair{"test-mini", 1}, std::pair{"test-mini", 2}, std::pair{"test-mini", 10},
+                                  std::pair{"llama-tiny", 1}, std::pair{"llama-tiny", 2},
+                                  std::pair{"llama-tiny", 10}}) {
     SCOPED_TRACE(absl::StrCat(preset, " B=", B));
     const GptConfig config = *GptPreset(preset);
     std::vector<float> params = DecoderTestParams(config, 7);
@@ -277,9 +279,10 @@ TEST(CpuDecoder, NarrowBytesCountWhatTheDecoderAllocates) {
 }
 
 TEST(CpuDecoder, MatvecEqualsTheGemmLinearForEveryRowCount) {
-  // Odd sizes: a tail of output rows past the 64-row blocks (groups of rows a quarter block apart,
-  // then single rows), lengths with and without a tail past the vector width, and one shorter
-  // than a vector. The bf16 form against the fp32 one over the bf16-rounded weights.
+  // Odd sizes: a tail of output rows past the groups (rows a quarter of a thread's share apart,
+  // then single rows), lengths with and without a tail past the vector width (and past bf16's
+  // pairs of vectors at one row), and one shorter than a vector. The bf16 form against the fp32
+  // one over the bf16-rounded weights.
   for (const auto& [C, OC] : {std::pair<int64_t, int64_t>{77, 131}, {64, 200}, {5, 67}}) {
     Rng rng(9);
     std::vector<float> w(OC * C), bias(OC), x(kMatvecMaxRows * C), rounded(OC * C);
