@@ -26,13 +26,7 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int64_
   }
   F beta = 0;
   if (bias != nullptr) {
-    // Start each output row from the bias, then accumulate the product into it.
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < BT; ++r) {
-      F* row = out + r * OC;
-#pragma omp simd
-      for (int64_t o = 0; o < OC; ++o) row[o] = bias[o];
-    }
+    bias_rows(out, bias, BT, OC);  // then accumulate the product into it
     beta = 1;
   }
   cpu_gemm(/*trans_a=*/false, /*trans_b=*/true, BT, OC, C, F(1), inp, C, weight, C, beta, out, OC);
@@ -55,6 +49,16 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
 }
 
 template <typename F>
+void bias_rows(F* out, const F* bias, int64_t rows, int64_t OC) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    F* row = out + r * OC;
+#pragma omp simd
+    for (int64_t o = 0; o < OC; ++o) row[o] = bias[o];
+  }
+}
+
+template <typename F>
 void bias_backward(F* dbias, const F* dout, int64_t BT, int64_t OC, GradWrite write) {
   const bool overwrite = write == GradWrite::kOverwrite;
   constexpr int64_t kBlock = 256;
@@ -72,6 +76,8 @@ void bias_backward(F* dbias, const F* dout, int64_t BT, int64_t OC, GradWrite wr
   }
 }
 
+template void bias_rows<float>(float*, const float*, int64_t, int64_t);
+template void bias_rows<double>(double*, const double*, int64_t, int64_t);
 template void bias_backward<float>(float*, const float*, int64_t, int64_t, GradWrite);
 template void bias_backward<double>(double*, const double*, int64_t, int64_t, GradWrite);
 template void matmul_forward<float>(float*, const float*, const float*, const float*, int64_t, int64_t,

@@ -28,6 +28,11 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
                      int64_t T, int64_t C, int64_t OC, std::string_view tag = "matmul",
                      GradWrite write = GradWrite::kAccumulate);
 
+// Each of out's rows (rows, OC) set to bias (OC): where a GEMM then accumulates its product
+// (beta = 1), the forward's bias comes first. OpenMP over the rows.
+template <typename F>
+void bias_rows(F* out, const F* bias, int64_t rows, int64_t OC);
+
 // dbias (OC) += the column sums of dout (BT, OC), or = with GradWrite::kOverwrite. Each thread owns
 // a block of columns and walks the rows in order, so the result does not depend on the thread
 // count. matmul_backward's and matmul_backward_bf16's bias gradient.

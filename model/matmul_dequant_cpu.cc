@@ -7,6 +7,7 @@
 #include "accounting/flop_counter.h"
 #include "model/bf16.h"
 #include "model/gemm_cpu.h"
+#include "model/matmul_cpu.h"
 #include "model/quantize_int8.h"
 
 namespace model {
@@ -19,13 +20,7 @@ void TiledMatmul(float* out, const float* inp, const float* bias, int64_t rows, 
   accounting::CountMatmul(rows, C, OC, tag);
   float beta = 0;
   if (bias != nullptr) {
-    // Start each output row from the bias, then accumulate the tiles' products into it.
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = out + r * OC;
-#pragma omp simd
-      for (int64_t o = 0; o < OC; ++o) row[o] = bias[o];
-    }
+    bias_rows(out, bias, rows, OC);  // then accumulate the tiles' products into it
     beta = 1;
   }
   const int64_t tile = DequantTileRows(C, OC);
