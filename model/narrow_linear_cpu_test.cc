@@ -1,7 +1,7 @@
 // The Linear kernels over narrow weights against an fp64 reference over the widened weights
 // (q * s, or the bf16 value: the weights they compute with): int8's matrix-vector form for
 // M = 1 .. 8 rows, and the prompt's widened-tile GEMM for int8 and bf16, over shapes whose C is not a multiple of the 8 fp32 lanes (and C < 8),
-// with output rows past the 64-row blocks and past a tile, with and without a bias, on every
+// with output rows past the row groups and past a tile, with and without a bias, on every
 // concrete CPU GEMM backend; each counts 2*M*C*OC FLOPs once.
 #include <cmath>
 #include <vector>
@@ -69,8 +69,8 @@ void ExpectClose(const std::vector<float>& got, const std::vector<double>& want,
 struct Shape {
   int64_t OC, C;
 };
-// C: below the lanes, not a multiple of 8, of 8 not of 32 (the unrolled width), of 32; OC past
-// a 64-row block.
+// C: below the lanes, not a multiple of 8, of 8 not of 32 (the unrolled width), of 32; OC not a
+// multiple of the threads' shares' four row groups.
 constexpr Shape kShapes[] = {{5, 3}, {131, 77}, {70, 40}, {64, 96}, {200, 771}};
 
 TEST(MatvecInt8, EqualsTheFp64ProductOfTheDequantisedWeights) {
