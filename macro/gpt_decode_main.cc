@@ -371,6 +371,7 @@ constexpr char kUsage[] =
     "  bazel run //macro:gpt_decode -- --prompt=128 --generate=128 --batch=4\n"
     "  bazel run //macro:gpt_decode -- --batch_sweep=64      B = 1, 2, 4, ... 64\n"
     "  bazel run //macro:gpt_decode -- --weights=int8        int8 Linear weights (CPU): ~4x fewer bytes a token\n"
+    "  bazel run //macro:gpt_decode -- --weights=bf16 --dtype=fp32   bf16 weight-only (CPU, any ISA): half the bytes\n"
     "  bazel run //macro:gpt_decode -- --benchmark_format=json --benchmark_out=/tmp/decode.json\n"
     "\n"
     "Each timed iteration is one generation: a prefill of --prompt tokens per stream (timed apart),\n"
