@@ -214,6 +214,14 @@ model::PromptMath PromptMathOf(const DecodeOptions& o) {
   return o.step.dtype == accounting::Dtype::kBf16 ? model::PromptMath::kBf16 : model::PromptMath::kFp32;
 }
 
+// A CPU --dtype=bf16 run that cannot run here (no bf16 peak loop, no oneDNN bf16): the error, and
+// the weight-only form that runs on any CPU.
+absl::Status WithBf16WeightOnlyHint(const absl::Status& st, const DecodeOptions& o) {
+  if (st.ok() || o.step.device != "cpu" || o.step.dtype != accounting::Dtype::kBf16) return st;
+  return absl::Status(st.code(), absl::StrCat(st.message(), "; for bf16 weights with fp32 arithmetic, which run on "
+                                                            "any CPU, give --weights=bf16 --dtype=fp32"));
+}
+
 // Refuses up front, with the figures, what the largest case cannot hold (--batch=100000 tried to
 // allocate 78 GB and aborted): on the CPU the weights (and the decoder's bf16 or int8 copy), the
 // KV cache, the logits and the activations (model/gpt_memory.h); on CUDA the host copy of the
@@ -272,7 +280,7 @@ absl::StatusOr<std::unique_ptr<DecodeSession>> DecodeSession::Create(const Decod
   }
 
   auto peak = ChooseRunPeak(so, s->device_name_, so.threads);
-  if (!peak.ok()) return peak.status();
+  if (!peak.ok()) return WithBf16WeightOnlyHint(peak.status(), o);
   s->peak_ = peak->peak;
   s->run_peak_ = *peak;
   // A STREAM figure on cache-sized arrays (`ceilings --sizes=quick`) is not a memory bound:
@@ -338,7 +346,7 @@ absl::StatusOr<model::GptDecoder*> DecodeSession::Decoder(int batch) {
   if (so.device == "cpu") {
     auto d = model::CpuDecoder::Create(so.config, params_.data(), batch, o_.prompt, o_.positions(), o_.weights,
                                        PromptMathOf(o_));
-    if (!d.ok()) return d.status();
+    if (!d.ok()) return WithBf16WeightOnlyHint(d.status(), o_);
     decoder_ = std::move(*d);
   } else {
     auto d = model::MakeCudaDecoder(so.config, params_, batch, o_.prompt, o_.positions(), so.dtype);

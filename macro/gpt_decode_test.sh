@@ -97,6 +97,7 @@ elif grep -q avx512f /proc/cpuinfo; then
   cat "$TMP/bf16.txt"; fail "gpt_decode --dtype=bf16 refused on a CPU with AVX-512"
 else
   grep -q "oneDNN cannot run a bf16 matmul here" "$TMP/bf16.txt" || { cat "$TMP/bf16.txt"; fail "bf16 refused without the reason"; }
+  grep -q "give --weights=bf16 --dtype=fp32" "$TMP/bf16.txt" || { cat "$TMP/bf16.txt"; fail "bf16 refused without the weight-only hint"; }
 fi
 
 # 1b. --cpu_gemm=auto (the default) chooses among the three backends for the prompt's GEMMs
