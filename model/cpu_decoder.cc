@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "absl/strings/str_cat.h"
+#include "accounting/decode_cost.h"
 #include "model/attention_cpu.h"
 #include "model/bf16.h"
 #include "model/encoder_cpu.h"
@@ -173,12 +174,10 @@ int64_t CpuDecoder::NarrowBytes(const GptConfig& config, int B, int max_prompt, 
   if (weights == WeightFormat::kBf16) {
     bytes += 2 * ParamLayout(config).num_params();
   } else {
-    // Each Linear weight (the LM head included) a byte an element and an fp32 scale a row.
-    const int64_t C = config.width, L = config.layers, F = config.hidden();
-    const int64_t rows = L * (config.qkv_width() + C + config.fc_width() + C) + config.padded_vocab;
-    const int64_t elements = L * (config.qkv_width() * C + C * C + config.fc_width() * C + C * F) +
-                             config.padded_vocab * C;
-    bytes += elements + 4 * rows;
+    // Each Linear weight (the LM head included) a byte an element and an fp32 scale a row, as the
+    // decode bytes count them (accounting/decode_cost.h).
+    const accounting::GptShape shape = ToGptShape(config);
+    bytes += accounting::MatmulWeightCount(shape) + 4 * accounting::MatmulOutputRows(shape);
   }
   if (math == PromptMath::kBf16) {
     bytes += 2 * static_cast<int64_t>(B) * max_prompt * std::max(config.width, config.hidden());
