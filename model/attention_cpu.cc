@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "accounting/flop_counter.h"
-#include "model/fast_math_cpu.h"
+#include "model/softmax_cpu.h"
 #include "model/gemm_cpu.h"
 #include "model/onednn_gemm.h"
 
@@ -59,18 +59,7 @@ bool Batched(int64_t T, int64_t hs) {
 // Causal softmax of one row of scores in place (entries past t zeroed).
 template <typename F>
 void SoftmaxRow(F* row, int64_t t, int64_t T) {
-  F maxval = row[0];
-#pragma omp simd reduction(max : maxval)
-  for (int64_t j = 1; j <= t; ++j) maxval = row[j] > maxval ? row[j] : maxval;
-  F sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t j = 0; j <= t; ++j) {
-    row[j] = ExpCpu(row[j] - maxval);
-    sum += row[j];
-  }
-  const F inv = F(1) / sum;
-#pragma omp simd
-  for (int64_t j = 0; j <= t; ++j) row[j] *= inv;
+  SoftmaxInPlace(row, t + 1);
   for (int64_t j = t + 1; j < T; ++j) row[j] = 0;
 }
 

@@ -33,7 +33,7 @@ namespace {
 const float* Slice(const float* base, int64_t offset) { return base == nullptr ? nullptr : base + offset; }
 
 // For a decode step's few rows, the small ops (the norms, RoPE, residual, GeLU or SwiGLU,
-// attention over the cache) run on the calling thread: their work is microseconds, and each
+// attention over a short cache: SerialAttention) run on the calling thread: their work is microseconds, and each
 // OpenMP region they would open is a barrier, which costs a scheduler time slice whenever
 // another process holds one of the cores (measured: a 2-thread step went from 23 ms to 960 ms
 // with one busy neighbour and ~120 regions per token). The Linear layers, where the bytes are,
@@ -61,6 +61,19 @@ void TimedOp(OpTimer* timer, std::string_view name, bool serial, const Fn& fn) {
   ScopedOp op(timer, name);
   SerialIfSmall serial_if_small(serial);
   fn();
+}
+
+// Attention over the cache keeps every thread once the K and V rows it reads pass this: it is a
+// stream from memory, not microseconds of work (the weights pass through the caches between
+// tokens). On the Intel Xeon (AMX) VM, gpt2 B=1 at positions 64-127 (about 590 KB a layer), the
+// attention took 0.70 ms a token on one thread and 0.37-0.39 ms on two.
+constexpr int64_t kSerialAttentionMaxBytes = 256 << 10;
+
+// Whether a layer's attention over `keys` cached positions (summed over the streams) stays on
+// the calling thread: only when the step is small and so is what it reads.
+bool SerialAttention(bool small, int64_t keys, const GptConfig& config) {
+  const int64_t bytes = 2 * keys * config.kv_width() * static_cast<int64_t>(sizeof(float));
+  return small && bytes < kSerialAttentionMaxBytes;
 }
 
 // The widened tile a prompt's Linear layer over int8 or bf16 weights needs (matmul_dequant_cpu.h),
@@ -395,7 +408,7 @@ void CpuDecoder::CachedAttention(int64_t l, const Rows& rows, bool small) {
   }
   TimedOp(timer_, "kv_cache_write", small,
           [&] { kv_cache_write(kc, vc, qkv_.data(), B, T, C, NH, maxT, pos, NKV); });
-  TimedOp(timer_, "attention_forward", small, [&] {
+  TimedOp(timer_, "attention_forward", SerialAttention(small, B * (pos + T), config_), [&] {
     if (pos == 0 && T > 1) {
       // The prompt: the training model's attention (GEMMs per head) over its T tokens.
       attention_forward(atty_.data(), att_.data(), qkv_.data(), B, T, C, NH, NKV);
@@ -425,7 +438,20 @@ void CpuDecoder::SlottedAttention(float* kc, float* vc, const Rows& rows, bool s
   TimedOp(timer_, "kv_cache_write", small, [&] {
     for (int64_t i = 0; i < n; ++i) kv_cache_write(k(i), v(i), qkv(i), 1, T, C, NH, maxT, rows.positions[i], NKV);
   });
-  TimedOp(timer_, "attention_forward", small, [&] {
+  int64_t keys = 0;
+  for (int64_t i = 0; i < n; ++i) keys += rows.positions[i] + T;
+  TimedOp(timer_, "attention_forward", SerialAttention(small, keys, config_), [&] {
+    if (T == 1) {
+      // One new row a stream: the streams share the threads in one region (each stream's own
+      // scores; the call inside runs on its thread, OpenMP nesting being off), not a region a
+      // stream. Dynamic: the streams' positions differ.
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int64_t i = 0; i < n; ++i) {
+        kv_attention_forward(atty_.data() + i * C, scores_.data() + i * NH * maxT, qkv(i), k(i), v(i), 1, 1, C,
+                             NH, maxT, rows.positions[i], NKV);
+      }
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) {
       const int64_t pos = rows.positions[i];
       float* out = atty_.data() + i * T * C;

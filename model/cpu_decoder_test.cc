@@ -84,6 +84,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"test-tiny", 2, 4, 8, CpuGemmBackend::kOpenBlas},
                       Case{"test-mini", 2, 16, 6, CpuGemmBackend::kOneDnn},
                       Case{"test-mini", 1, 7, 4, CpuGemmBackend::kOpenBlas},
+                      // The steps' attention on one thread up to position 126, then on every
+                      // thread (cpu_decoder.cc SerialAttention: 2 streams x 128 keys x K and V
+                      // of width 128 reach 256 KiB).
+                      Case{"test-mini", 2, 120, 10, CpuGemmBackend::kOneDnn},
                       // 10 streams: the steps' Linear layers take the GEMM, not the matvec.
                       Case{"test-tiny", 10, 2, 5, CpuGemmBackend::kOneDnn},
                       // The Llama family: one token of prompt, then every position of the block

@@ -5,8 +5,35 @@
 #include <cstring>
 
 #include "accounting/flop_counter.h"
+#include "model/softmax_cpu.h"
 
 namespace model {
+
+namespace {
+
+// o[0..hs-1] = sum over j < n of w[j] * v[j * hs ..]: four cached rows a pass, so that o is
+// loaded and stored once per four keys, not once per key. With the vectorised softmax, a gpt2 B=1
+// step's attention on one thread went from 0.75 to 0.70 ms a token on the Intel Xeon (AMX) VM: the
+// rest is reading the cache (cpu_decoder.cc SerialAttention).
+template <typename F>
+void WeightedRowSum(F* o, const F* w, const F* v, int64_t n, int64_t hs) {
+  for (int64_t i = 0; i < hs; ++i) o[i] = 0;
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const F w0 = w[j], w1 = w[j + 1], w2 = w[j + 2], w3 = w[j + 3];
+    const F *v0 = v + j * hs, *v1 = v0 + hs, *v2 = v1 + hs, *v3 = v2 + hs;
+#pragma omp simd
+    for (int64_t i = 0; i < hs; ++i) o[i] += (w0 * v0[i] + w1 * v1[i]) + (w2 * v2[i] + w3 * v3[i]);
+  }
+  for (; j < n; ++j) {
+    const F wj = w[j];
+    const F* vj = v + j * hs;
+#pragma omp simd
+    for (int64_t i = 0; i < hs; ++i) o[i] += wj * vj[i];
+  }
+}
+
+}  // namespace
 
 template <typename F>
 void kv_cache_write(F* k_cache, F* v_cache, const F* qkv, int64_t B, int64_t T, int64_t C, int64_t NH,
@@ -47,29 +74,15 @@ void kv_attention_forward(F* out, F* scratch, const F* qkv, const F* k_cache, co
     for (int64_t t = 0; t < T; ++t) {
       const F* q = qkv + (b * T + t) * QKV + h * hs;
       const int64_t n = pos + t + 1;  // keys 0 .. pos + t
-      F maxval = -INFINITY;
       for (int64_t j = 0; j < n; ++j) {
         const F* k = kc + j * hs;
         F dot = 0;
 #pragma omp simd reduction(+ : dot)
         for (int64_t i = 0; i < hs; ++i) dot += q[i] * k[i];
         p[j] = dot * scale;
-        maxval = p[j] > maxval ? p[j] : maxval;
       }
-      F sum = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        p[j] = std::exp(p[j] - maxval);
-        sum += p[j];
-      }
-      const F inv = F(1) / sum;
-      F* o = out + (b * T + t) * C + h * hs;
-      for (int64_t i = 0; i < hs; ++i) o[i] = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const F w = p[j] * inv;
-        const F* v = vc + j * hs;
-#pragma omp simd
-        for (int64_t i = 0; i < hs; ++i) o[i] += w * v[i];
-      }
+      SoftmaxInPlace(p, n);
+      WeightedRowSum(out + (b * T + t) * C + h * hs, p, vc, n, hs);
     }
   }
 }
