@@ -47,6 +47,7 @@
 #include "model/gemm_info.h"
 #include "model/threads.h"
 #include "sysinfo/cpu_info.h"
+#include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
 ABSL_FLAG(
@@ -301,6 +302,10 @@ void PrintSummary(const Run& run, const CaseResult& r) {
     Log(absl::StrFormat("              each generation against the bound at its own probe: %.1f%% median (%.1f%% to "
                         "%.1f%%), the figure above",
                         100 * f.bound_fraction, 100 * f.bound_fraction_min, 100 * f.bound_fraction_max));
+  }
+  if (o.step.device == "cpu") {
+    const std::string note = WeightsInCacheNote(f.cost.weight_bytes / G, sysinfo::ReadCpuInfo().l3_bytes);
+    if (!note.empty()) Log("cache         " + note);
   }
   Log(absl::StrCat("achieved      ", Bytes(f.achieved_bytes_per_s), "/s read (bytes per token x tokens/s)"));
   Log(absl::StrFormat(

@@ -75,6 +75,17 @@ absl::StatusOr<Generation> RunGeneration(model::GptDecoder* d, absl::Span<const 
   return g;
 }
 
+std::string WeightsInCacheNote(double weight_bytes_per_step, int64_t llc_bytes) {
+  if (llc_bytes <= 0 || !accounting::StreamFigureIsCacheResident(static_cast<int64_t>(weight_bytes_per_step), llc_bytes)) {
+    return "";
+  }
+  return absl::StrFormat(
+      "the weights a step reads (%.1f MB) are under 4x this CPU's last-level cache (%.0f MiB as the OS reports "
+      "it): part of them may stay in the cache from one token to the next, so the bound (DRAM's read roof) can "
+      "be passed, and a fraction near or above 100%% says so",
+      weight_bytes_per_step / 1e6, llc_bytes / 1048576.0);
+}
+
 double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   const double pos = p / 100.0 * static_cast<double>(v.size() - 1);

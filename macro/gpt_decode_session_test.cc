@@ -5,6 +5,7 @@
 #include "macro/gpt_decode_session.h"
 
 #include <cmath>
+#include <string>
 
 #include "accounting/estimates.h"
 #include "accounting/gpt_flops.h"
@@ -116,6 +117,20 @@ TEST(DecodeFigures, Percentile) {
   EXPECT_DOUBLE_EQ(Percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 90), 9.1);
   EXPECT_DOUBLE_EQ(Percentile({1, 2}, 0), 1);
   EXPECT_DOUBLE_EQ(Percentile({1, 2}, 100), 2);
+}
+
+TEST(DecodeFigures, WeightsUnderFourTimesTheLastLevelCacheGetANote) {
+  const int64_t MiB = int64_t{1} << 20;
+  // gpt2's int8 weights (131.7 MB a step) on the Intel VM (480 MiB reported); its fp32 weights
+  // (494.8 MB) on a Zen 3 (32 MiB).
+  const std::string note = WeightsInCacheNote(131.7e6, 480 * MiB);
+  EXPECT_NE(note.find("131.7 MB"), std::string::npos) << note;
+  EXPECT_NE(note.find("480 MiB"), std::string::npos) << note;
+  EXPECT_EQ(WeightsInCacheNote(494.8e6, 32 * MiB), "");
+  // At the edge: exactly 4x is not under it; unknown cache size: no note.
+  EXPECT_EQ(WeightsInCacheNote(4.0 * 32 * MiB, 32 * MiB), "");
+  EXPECT_NE(WeightsInCacheNote(4.0 * 32 * MiB - 1, 32 * MiB), "");
+  EXPECT_EQ(WeightsInCacheNote(1e6, 0), "");
 }
 
 TEST(DecodeSession, CpuGenerationsAreTimedAndRepeatable) {
