@@ -77,8 +77,10 @@ if "$STEP" "${SHAPE[@]}" --dtype=bf16 --ceilings="$TMP/bf16_ceil.json" --benchma
   grep -q "bf16 on oneDNN's matmul primitive" "$TMP/bf16.txt" || fail "the GEMM rates are not the bf16 GEMMs'"
   grep -q "(30 bytes per parameter: .*the bf16 copy of p written)" "$TMP/bf16.txt" || fail "AdamW's bytes without the bf16 copy"
   # What ran the GEMMs, whatever --cpu_gemm: the Linears bf16 on oneDNN, the attention on the flag's library.
+  # Console output (the start-up lines go to stdout here, to stderr only under
+  # --benchmark_format=json): both streams kept.
   "$STEP" "${SHAPE[@]}" --dtype=bf16 --cpu_gemm=openblas --ceilings="$TMP/bf16_ceil.json" \
-    --benchmark_out="$TMP/bf16_ob.json" --benchmark_out_format=json >/dev/null 2>"$TMP/bf16_ob.txt" \
+    --benchmark_out="$TMP/bf16_ob.json" --benchmark_out_format=json >"$TMP/bf16_ob.txt" 2>&1 \
     || { cat "$TMP/bf16_ob.txt"; fail "bf16 with --cpu_gemm=openblas"; }
   grep -q "^gpt_step: GEMM Linears: bf16 on oneDNN's matmul primitive (.*), whatever --cpu_gemm; attention's fp32 GEMMs: OpenBLAS" \
     "$TMP/bf16_ob.txt" || { cat "$TMP/bf16_ob.txt"; fail "a bf16 run on --cpu_gemm=openblas must say its Linears ran oneDNN"; }
