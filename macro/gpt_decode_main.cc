@@ -47,7 +47,6 @@
 #include "model/gemm_info.h"
 #include "model/threads.h"
 #include "sysinfo/cpu_info.h"
-#include "sysinfo/cpu_info.h"
 #include "sysinfo/cuda_info.h"
 
 ABSL_FLAG(

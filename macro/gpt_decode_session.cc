@@ -76,9 +76,8 @@ absl::StatusOr<Generation> RunGeneration(model::GptDecoder* d, absl::Span<const 
 }
 
 std::string WeightsInCacheNote(double weight_bytes_per_step, int64_t llc_bytes) {
-  if (llc_bytes <= 0 || !accounting::StreamFigureIsCacheResident(static_cast<int64_t>(weight_bytes_per_step), llc_bytes)) {
-    return "";
-  }
+  const auto bytes = static_cast<int64_t>(weight_bytes_per_step);
+  if (llc_bytes <= 0 || !accounting::StreamFigureIsCacheResident(bytes, llc_bytes)) return "";
   return absl::StrFormat(
       "the weights a step reads (%.1f MB) are under 4x this CPU's last-level cache (%.0f MiB as the OS reports "
       "it): part of them may stay in the cache from one token to the next, so the bound (DRAM's read roof) can "

@@ -33,11 +33,11 @@ namespace {
 const float* Slice(const float* base, int64_t offset) { return base == nullptr ? nullptr : base + offset; }
 
 // For a decode step's few rows, the small ops (the norms, RoPE, residual, GeLU or SwiGLU,
-// attention over a short cache: SerialAttention) run on the calling thread: their work is microseconds, and each
-// OpenMP region they would open is a barrier, which costs a scheduler time slice whenever
-// another process holds one of the cores (measured: a 2-thread step went from 23 ms to 960 ms
-// with one busy neighbour and ~120 regions per token). The Linear layers, where the bytes are,
-// keep every thread.
+// attention over a short cache: SerialAttention) run on the calling thread: their work is
+// microseconds, and each OpenMP region they would open is a barrier, which costs a scheduler time
+// slice whenever another process holds one of the cores (measured: a 2-thread step went from 23
+// ms to 960 ms with one busy neighbour and ~120 regions per token). The Linear layers, where the
+// bytes are, keep every thread.
 class SerialIfSmall {
  public:
   explicit SerialIfSmall(bool small) : previous_(omp_get_max_threads()), small_(small) {
